@@ -1,0 +1,130 @@
+import { parseArgs } from 'node:util';
+import { DEFAULT_HOST, DEFAULT_PORT, defaultDataDir } from '../config.js';
+import { createEngine, type Engine } from '../engine.js';
+import { AppError } from '../errors.js';
+
+const USAGE = `Usage: callbench <command> [options]
+
+Commands:
+  serve [--port N] [--host H] [--data-dir DIR]   Start the engine and its local HTTP API
+  keys create [--label L]                        Create an API key (printed once)
+  keys list                                      List API keys
+  keys revoke <id>                               Revoke an API key
+  workspaces [create <name>]                     List workspaces, or create one
+
+Every command takes --data-dir DIR (default: CALLBENCH_DATA_DIR or ${defaultDataDir()}).`;
+
+type Out = (line: string) => void;
+
+function dataDirOf(values: { 'data-dir'?: string }): string {
+  return values['data-dir'] ?? process.env.CALLBENCH_DATA_DIR ?? defaultDataDir();
+}
+
+async function serve(args: string[], out: Out): Promise<number> {
+  const { values } = parseArgs({ args, options: { port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' } } });
+  const port = Number(values.port ?? process.env.CALLBENCH_PORT ?? DEFAULT_PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new AppError('bad_port', 2, `--port must be 0 to 65535, got ${values.port}`);
+  const host = values.host ?? process.env.CALLBENCH_HOST ?? DEFAULT_HOST;
+  const engine = createEngine({
+    dataDir: dataDirOf(values),
+    envApiKey: process.env.CALLBENCH_API_KEY || undefined,
+    log: { info: (m) => out(m), error: (m, err) => console.error(m, err) },
+  });
+  const { firstApiKey } = engine.start();
+  const url = await engine.listen(port, host);
+  if (firstApiKey) {
+    out(`Created your first API key (shown only now, keep it): ${firstApiKey}`);
+  }
+  out(`Callbench engine (data in ${engine.dataDir}) listening on ${url}`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await engine.stop();
+  return 0;
+}
+
+/** Short commands share the store with a running app: same operations, no second engine. */
+async function withStore<T>(dataDir: string, fn: (engine: Engine) => Promise<T>): Promise<T> {
+  const engine = createEngine({ dataDir, exclusive: false });
+  engine.start();
+  try {
+    return await fn(engine);
+  } finally {
+    await engine.stop();
+  }
+}
+
+async function keys(args: string[], out: Out): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { label: { type: 'string' }, 'data-dir': { type: 'string' } } });
+  const [sub, id] = positionals;
+  return withStore(dataDirOf(values), async (engine) => {
+    if (sub === 'create') {
+      const { data } = await engine.invoke('keys.create', { label: values.label });
+      const { key } = data as { key: { id: string; key: string } };
+      out(key.key);
+      console.error(`(API key ${key.id}; shown only now)`);
+    } else if (sub === 'list') {
+      const { data } = await engine.invoke('keys.list', {});
+      for (const k of (data as { keys: { id: string; label: string | null; prefix: string; created_at: string; revoked_at: string | null }[] }).keys) {
+        out(`${k.id}\t${k.prefix}…\t${k.label ?? ''}\t${k.created_at}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`);
+      }
+    } else if (sub === 'revoke' && id) {
+      await engine.invoke('keys.revoke', { key_id: id });
+      out(`revoked ${id}`);
+    } else {
+      throw new AppError('usage', 2, 'Usage: callbench keys create [--label L] | keys list | keys revoke <id>');
+    }
+    return 0;
+  });
+}
+
+async function workspaces(args: string[], out: Out): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { 'data-dir': { type: 'string' } } });
+  return withStore(dataDirOf(values), async (engine) => {
+    if (positionals[0] === 'create') {
+      const name = positionals.slice(1).join(' ');
+      const { data } = await engine.invoke('workspaces.create', { name });
+      const { workspace } = data as { workspace: { id: string; name: string } };
+      out(`${workspace.id}\t${workspace.name}`);
+      return 0;
+    }
+    const { data } = await engine.invoke('workspaces.list', {});
+    for (const w of (data as { workspaces: { id: string; name: string; created_at: string }[] }).workspaces) {
+      out(`${w.id}\t${w.name}\t${w.created_at}`);
+    }
+    return 0;
+  });
+}
+
+export async function main(argv: string[], out: Out = (l) => console.log(l)): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'serve':
+        return await serve(rest, out);
+      case 'keys':
+        return await keys(rest, out);
+      case 'workspaces':
+        return await workspaces(rest, out);
+      case undefined:
+      case 'help':
+      case '--help':
+        out(USAGE);
+        return command ? 0 : 2;
+      default:
+        console.error(`Unknown command '${command}'.\n\n${USAGE}`);
+        return 2;
+    }
+  } catch (err) {
+    if (err instanceof AppError) {
+      console.error(`callbench: ${err.message}`);
+      const details = err.details as { path: string; message: string }[] | undefined;
+      if (Array.isArray(details)) for (const d of details) console.error(`  ${d.path}: ${d.message}`);
+      return err.status === 2 ? 2 : 1;
+    }
+    console.error('callbench:', (err as Error).message);
+    return 1;
+  }
+}

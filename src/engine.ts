@@ -1,0 +1,130 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { systemClock, isoNow, type Clock } from './clock.js';
+import { osUserName } from './config.js';
+import { EventBus } from './events.js';
+import { newId, newSecret } from './ids.js';
+import { acquireDataDirLock } from './lock.js';
+import { catalogue } from './operations/catalogue.js';
+import { createInvoker, type Invoke } from './operations/invoke.js';
+import type { Caller, EngineServices } from './operations/types.js';
+import { SecretBox } from './secrets.js';
+import { buildServer, type Logger } from './server/app.js';
+import { createAuthenticator } from './server/auth.js';
+import { openDatabase, type Db } from './store/db.js';
+import { createStore, type Store } from './store/index.js';
+import { migrate } from './store/migrate.js';
+
+export interface EngineOptions {
+  dataDir: string;
+  clock?: Clock;
+  /** CALLBENCH_API_KEY: accepted as an API key, never stored. */
+  envApiKey?: string;
+  /**
+   * The one engine on this data dir (takes the lock, bootstraps the first key, runs background
+   * work). The CLI's short commands open the store shared, beside a running app.
+   */
+  exclusive?: boolean;
+  log?: Logger;
+}
+
+export interface StartResult {
+  /** Generated on the first start of an empty store; shown once. */
+  firstApiKey?: string;
+}
+
+const silent: Logger = { info: () => {}, error: () => {} };
+
+export interface Engine {
+  readonly dataDir: string;
+  readonly events: EventBus;
+  readonly store: Store;
+  start(): StartResult;
+  invoke(name: string, input: unknown, caller?: Caller): ReturnType<Invoke>;
+  listen(port: number, host: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export function createEngine(options: EngineOptions): Engine {
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? silent;
+  const events = new EventBus();
+  const osUser = osUserName();
+  const localCaller: Caller = { kind: 'local', user: { id: `usr_${osUser}`, name: osUser } };
+  let db: Db | null = null;
+  let store: Store | null = null;
+  let invoke: Invoke | null = null;
+  let server: FastifyInstance | null = null;
+  let releaseLock: (() => void) | null = null;
+
+  const started = <T>(value: T | null): T => {
+    if (value === null) throw new Error('The engine is not started');
+    return value;
+  };
+
+  function bootstrap(s: Store, exclusive: boolean): StartResult {
+    return s.transaction(() => {
+      if (s.workspaces.count() === 0) {
+        s.workspaces.insert({ id: newId('ws', clock.now()), name: 'Default workspace', created_at: isoNow(clock) });
+      }
+      if (!exclusive || s.credentials.countKeys() > 0) return {};
+      const secret = newSecret('cbk');
+      s.credentials.insertKey({ id: newId('key', clock.now()), label: 'first key', secret, created_at: isoNow(clock) });
+      return { firstApiKey: secret };
+    });
+  }
+
+  return {
+    dataDir: options.dataDir,
+    events,
+    get store() {
+      return started(store);
+    },
+    start() {
+      mkdirSync(options.dataDir, { recursive: true });
+      const exclusive = options.exclusive ?? true;
+      if (exclusive) releaseLock = acquireDataDirLock(options.dataDir);
+      try {
+        db = openDatabase(join(options.dataDir, 'callbench.db'));
+        migrate(db, join(options.dataDir, 'backups'));
+        store = createStore(db);
+        const services: EngineServices = { store, clock, events, secrets: SecretBox.forDataDir(options.dataDir) };
+        invoke = createInvoker(catalogue, services);
+        return bootstrap(store, exclusive);
+      } catch (err) {
+        db?.close();
+        db = null;
+        releaseLock?.();
+        throw err;
+      }
+    },
+    invoke(name, input, caller = localCaller) {
+      return started(invoke)(name, input, caller);
+    },
+    async listen(port, host) {
+      const s = started(store);
+      server = buildServer({
+        catalogue,
+        invoke: started(invoke),
+        authenticate: createAuthenticator({ store: s, clock, envApiKey: options.envApiKey, osUser }),
+        host,
+        log,
+      });
+      await server.listen({ port, host });
+      const address = server.server.address() as { port: number };
+      return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+    },
+    async stop() {
+      // In-flight requests finish before the database closes.
+      await server?.close();
+      server = null;
+      db?.close();
+      db = null;
+      store = null;
+      invoke = null;
+      releaseLock?.();
+      releaseLock = null;
+    },
+  };
+}

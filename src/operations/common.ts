@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+/** Schemas shared by several resources: ids, tags, paging, answers. */
+export const Id = z.string().min(1).max(128);
+export const WorkspaceParams = { workspace_id: Id };
+
+export const Tag = z.string().trim().min(1).max(64);
+export const Tags = z.array(Tag).max(50);
+
+/** `a,b,c` in a query string; an array over IPC. */
+export const CommaList = z.preprocess(
+  (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v),
+  z.array(Tag).max(50),
+);
+
+/** `true`/`false` in a query string; a boolean over IPC. */
+export const QueryBoolean = z.preprocess(
+  (v) => (v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : v),
+  z.boolean(),
+);
+
+export const Paging = {
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+  offset: z.coerce.number().int().min(0).default(0),
+};
+
+export const SortOrder = z.enum(['asc', 'desc']);
+
+export const Pagination = z.object({
+  total: z.number().int(),
+  page: z.number().int(),
+  limit: z.number().int(),
+  has_more: z.boolean(),
+});
+
+export const pagination = (total: number, limit: number, offset: number): z.infer<typeof Pagination> => ({
+  total,
+  page: Math.floor(offset / limit) + 1,
+  limit,
+  has_more: offset + limit < total,
+});
+
+export const UserRef = z.object({ id: z.string(), name: z.string() });
+
+export const Deleted = z.object({ deleted: z.literal(true), id: z.string() });
+export const deleted = (id: string) => ({ deleted: true as const, id });
+
+export const Timestamp = z.string().describe('ISO 8601 UTC timestamp');

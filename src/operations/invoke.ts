@@ -1,0 +1,89 @@
+import type { z } from 'zod';
+import { AppError, forbidden, notFound, validationError, type ErrorDetail } from '../errors.js';
+import { isWorkspaceOperation, WithStatus, type Caller, type EngineServices, type Operation } from './types.js';
+
+const pathOf = (path: PropertyKey[]): string =>
+  path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key)), '');
+
+const UNITS: Record<string, string> = { string: ' characters', array: ' items', set: ' items', file: ' bytes' };
+
+/** Says what a value must be, in words, for the bounds and types a schema checks. */
+function plainMessage(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case 'too_big':
+      return `must be at most ${String(issue.maximum)}${UNITS[issue.origin] ?? ''}`;
+    case 'too_small':
+      return issue.origin === 'string' && Number(issue.minimum) === 1 ? 'must not be empty' : `must be at least ${String(issue.minimum)}${UNITS[issue.origin] ?? ''}`;
+    case 'invalid_type':
+      return issue.message === 'is required' ? issue.message : `must be ${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected}`;
+    case 'invalid_format':
+      return issue.format === 'regex' ? issue.message : `must be a valid ${issue.format}`;
+    default:
+      return issue.message;
+  }
+}
+
+/** Turns schema issues into `details`: one entry per bad field, by its path, saying why. */
+export function describeIssues(issues: z.core.$ZodIssue[]): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        details.push({ path: pathOf([...issue.path, key]), message: 'is not a field of this resource' });
+      }
+    } else if (issue.code === 'invalid_value' && issue.values.length > 1) {
+      details.push({ path: pathOf(issue.path), message: `must be one of: ${issue.values.map(String).join(', ')}` });
+    } else {
+      details.push({ path: pathOf(issue.path), message: plainMessage(issue) });
+    }
+  }
+  return details;
+}
+
+const errorMap = (iss: z.core.$ZodRawIssue): string | undefined =>
+  iss.code === 'invalid_type' && iss.input === undefined ? 'is required' : undefined;
+
+export function parseInput(op: Operation, raw: unknown): unknown {
+  const result = op.input.safeParse(raw ?? {}, { error: errorMap });
+  if (result.success) return result.data;
+  const details = describeIssues(result.error.issues);
+  const summary = details.map((d) => (d.path ? `${d.path} ${d.message}` : d.message)).join('; ');
+  throw validationError(`Invalid input: ${summary}`, details);
+}
+
+export interface InvokeResult {
+  status: number;
+  data: unknown;
+}
+
+/**
+ * Runs an operation for a caller: authorises (a workspace token only on its own workspace, and
+ * only on workspace operations), validates the input against the operation's schema, checks the
+ * workspace exists, then calls the handler.
+ */
+export function createInvoker(catalogue: Operation[], services: EngineServices) {
+  const byName = new Map(catalogue.map((op) => [op.name, op]));
+
+  return async function invoke(name: string, raw: unknown, caller: Caller): Promise<InvokeResult> {
+    const op = byName.get(name);
+    if (!op) throw new AppError('unknown_operation', 404, `There is no operation named '${name}'`);
+    const input = (raw ?? {}) as Record<string, unknown>;
+    if (caller.kind === 'token') {
+      if (!isWorkspaceOperation(op)) {
+        throw forbidden('A workspace access token is only valid on /api/v1/workspaces/{its workspace}/... paths; use an API key.');
+      }
+      if (input.workspace_id !== caller.workspaceId) {
+        throw forbidden('This access token belongs to another workspace.');
+      }
+    }
+    const parsed = parseInput(op, input) as Record<string, unknown>;
+    if (isWorkspaceOperation(op) && !services.store.workspaces.get(parsed.workspace_id as string)) {
+      throw notFound('workspace', parsed.workspace_id as string);
+    }
+    const out = await op.handler(parsed, { ...services, caller });
+    if (out instanceof WithStatus) return { status: out.status, data: out.data };
+    return { status: op.http?.status ?? 200, data: out };
+  };
+}
+
+export type Invoke = ReturnType<typeof createInvoker>;

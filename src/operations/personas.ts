@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import { conflict, invalidField, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import { isoNow } from '../clock.js';
+import type { PersonaPatch } from '../store/personas.js';
+import { CommaList, Deleted, Id, pagination, Pagination, Paging, SortOrder, Tags, Timestamp, UserRef, WorkspaceParams, deleted } from './common.js';
+import { defineOperation } from './types.js';
+
+export const EMOTIONS = ['neutral', 'happy', 'calm', 'confused', 'frustrated', 'angry', 'anxious', 'impatient', 'sad', 'skeptical'] as const;
+export const DIFFICULTIES = ['easy', 'medium', 'hard', 'very_hard'] as const;
+export const BACKGROUND_NOISES = [
+  'none', 'office', 'call_center', 'home', 'street', 'traffic', 'car', 'train', 'airport', 'cafe', 'restaurant', 'crowd', 'construction', 'wind',
+] as const;
+
+/** Language tags are stored canonical (`en`, `en-US`), so filters match however they were typed. */
+export const Language = z.string().trim().min(2).max(35).transform((value, ctx) => {
+  try {
+    return Intl.getCanonicalLocales(value)[0]!;
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be a language code such as en, es or en-US' });
+    return z.NEVER;
+  }
+});
+
+const Name = z.string().trim().min(1).max(200);
+const Prompt = z.string().trim().min(1).max(20_000);
+
+const fields = {
+  name: Name,
+  language: Language.optional(),
+  prompt: Prompt,
+  emotion: z.enum(EMOTIONS).optional(),
+  difficulty: z.enum(DIFFICULTIES).optional(),
+  backgroundNoise: z.enum(BACKGROUND_NOISES).optional(),
+  tags: Tags.optional(),
+};
+
+const UsageStats = z.object({
+  total_simulations: z.number().int(),
+  avg_score: z.number().nullable().describe('Mean score of scored simulations; null before any'),
+  last_used: Timestamp.nullable(),
+});
+
+const PersonaFields = {
+  id: z.string(),
+  name: z.string(),
+  language: z.string(),
+  emotion: z.enum(EMOTIONS),
+  difficulty: z.enum(DIFFICULTIES),
+  backgroundNoise: z.enum(BACKGROUND_NOISES),
+  tags: z.array(z.string()),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  created_by: UserRef,
+};
+export const PersonaSchema = z.object({ ...PersonaFields, prompt: z.string() });
+const PersonaListItem = z.object({ ...PersonaFields, usage_stats: UsageStats });
+const PersonaWithUsage = PersonaSchema.extend({ usage_stats: UsageStats });
+const PersonaUpdated = PersonaSchema.pick({
+  id: true, name: true, language: true, prompt: true, emotion: true, difficulty: true, backgroundNoise: true, tags: true, updated_at: true,
+});
+
+const base = '/api/v1/workspaces/:workspace_id/personas';
+const ItemParams = { ...WorkspaceParams, persona_id: Id };
+
+export const personaOperations = [
+  defineOperation({
+    name: 'personas.create',
+    summary: 'Create a persona (a simulated caller)',
+    http: { method: 'POST', path: base, status: 201 },
+    params: WorkspaceParams,
+    body: fields,
+    output: z.object({ persona: PersonaSchema }),
+    handler({ workspace_id, ...input }, ctx) {
+      const now = isoNow(ctx.clock);
+      const persona = ctx.store.personas.insert(workspace_id, {
+        id: newId('per', ctx.clock.now()),
+        name: input.name,
+        language: input.language ?? 'en',
+        prompt: input.prompt,
+        emotion: input.emotion ?? 'neutral',
+        difficulty: input.difficulty ?? 'medium',
+        backgroundNoise: input.backgroundNoise ?? 'none',
+        tags: input.tags ?? [],
+        created_at: now,
+        updated_at: now,
+        created_by: ctx.caller.user,
+      });
+      const { usage_stats: _none, ...full } = persona;
+      return { persona: full };
+    },
+  }),
+
+  defineOperation({
+    name: 'personas.list',
+    summary: 'List personas with filters, sorting and paging. `tags` matches personas carrying every listed tag.',
+    http: { method: 'GET', path: base },
+    params: WorkspaceParams,
+    query: {
+      name: z.string().trim().min(1).max(200).optional().describe('Case-insensitive partial match on the name'),
+      language: Language.optional(),
+      emotion: z.enum(EMOTIONS).optional(),
+      difficulty: z.enum(DIFFICULTIES).optional(),
+      tags: CommaList.optional().describe('Comma-separated; a persona must carry all of them'),
+      createdBy: Id.optional().describe('Creator user id (created_by.id)'),
+      sortBy: z.enum(['name', 'createdAt', 'updatedAt', 'usage']).default('createdAt'),
+      sortOrder: SortOrder.default('desc'),
+      ...Paging,
+    },
+    output: z.object({ personas: z.array(PersonaListItem), pagination: Pagination }),
+    handler({ workspace_id, ...q }, ctx) {
+      const { items, total } = ctx.store.personas.list(workspace_id, q);
+      return { personas: items, pagination: pagination(total, q.limit, q.offset) };
+    },
+  }),
+
+  defineOperation({
+    name: 'personas.get',
+    summary: 'Get one persona, with its usage statistics',
+    http: { method: 'GET', path: `${base}/:persona_id` },
+    params: ItemParams,
+    output: z.object({ persona: PersonaWithUsage }),
+    handler({ workspace_id, persona_id }, ctx) {
+      const persona = ctx.store.personas.get(workspace_id, persona_id);
+      if (!persona) throw notFound('persona', persona_id);
+      return { persona };
+    },
+  }),
+
+  defineOperation({
+    name: 'personas.update',
+    summary: 'Change any subset of a persona\'s fields',
+    http: { method: 'PUT', path: `${base}/:persona_id` },
+    params: ItemParams,
+    body: { ...fields, name: Name.optional(), prompt: Prompt.optional() },
+    output: z.object({ persona: PersonaUpdated }),
+    handler({ workspace_id, persona_id, ...patch }, ctx) {
+      if (Object.values(patch).every((v) => v === undefined)) {
+        throw invalidField('', 'send at least one field to change');
+      }
+      const p = ctx.store.personas.update(workspace_id, persona_id, patch as PersonaPatch, isoNow(ctx.clock));
+      if (!p) throw notFound('persona', persona_id);
+      const { id, name, language, prompt, emotion, difficulty, backgroundNoise, tags, updated_at } = p;
+      return { persona: { id, name, language, prompt, emotion, difficulty, backgroundNoise, tags, updated_at } };
+    },
+  }),
+
+  defineOperation({
+    name: 'personas.delete',
+    summary: 'Delete a persona that no scenario uses',
+    http: { method: 'DELETE', path: `${base}/:persona_id` },
+    params: ItemParams,
+    output: Deleted,
+    handler({ workspace_id, persona_id }, ctx) {
+      return ctx.store.transaction(() => {
+        const users = ctx.store.scenarios.referencing(workspace_id, 'personas', persona_id);
+        if (users.length) {
+          throw conflict(`Persona '${persona_id}' is used by ${users.length} scenario(s); remove it from them first`, { scenarios: users });
+        }
+        if (!ctx.store.personas.delete(workspace_id, persona_id)) throw notFound('persona', persona_id);
+        return deleted(persona_id);
+      });
+    },
+  }),
+];

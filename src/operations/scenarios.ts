@@ -1,0 +1,220 @@
+import { z } from 'zod';
+import { isoNow } from '../clock.js';
+import { conflict, invalidField, notFound, notImplemented, validationError, type ErrorDetail } from '../errors.js';
+import { newId } from '../ids.js';
+import type { OperationContext } from './types.js';
+import type { Scenario } from '../store/scenarios.js';
+import { CommaList, Deleted, Id, pagination, Pagination, Paging, SortOrder, Tags, Timestamp, UserRef, WorkspaceParams, deleted } from './common.js';
+import { defineOperation } from './types.js';
+
+const PromptVariable = z.strictObject({
+  name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a letter or _ followed by letters, digits or _'),
+  type: z.enum(['string', 'number', 'boolean', 'date']).default('string'),
+  defaultValue: z.string().max(2_000).default(''),
+});
+
+const ScriptLine = z.strictObject({
+  say: z.string().min(1).max(5_000),
+  expect: z.strictObject({
+    contains: z.string().min(1).optional(),
+    regex: z.string().min(1).optional(),
+    toolCalled: z.string().min(1).optional(),
+  }).optional(),
+});
+
+const fields = {
+  name: z.string().trim().min(1).max(200),
+  prompt: z.string().trim().min(1).max(20_000),
+  promptVariables: z.array(PromptVariable).max(50).optional(),
+  personas: z.array(Id).max(100).optional(),
+  targetAgents: z.array(Id).max(100).optional(),
+  scorecard: Id.nullable().optional(),
+  tags: Tags.optional(),
+  expectedOutcome: z.string().max(5_000).nullable().optional(),
+  expectedBehavior: z.strictObject({
+    toolCalls: z.array(z.string().min(1)).max(50).optional(),
+    providesTrackingInfo: z.boolean().optional(),
+  }).nullable().optional(),
+  script: z.array(ScriptLine).min(1).max(200).nullable().optional(),
+  maxTurns: z.number().int().min(1).max(200).nullable().optional(),
+  maxDurationMs: z.number().int().min(1_000).max(3_600_000).nullable().optional(),
+};
+
+export const ScenarioSchema = z.object({
+  id: z.string(), name: z.string(), prompt: z.string(),
+  promptVariables: z.array(z.object({ name: z.string(), type: z.string(), defaultValue: z.string() })),
+  personas: z.array(z.string()), targetAgents: z.array(z.string()), scorecard: z.string().nullable(), tags: z.array(z.string()),
+  expectedOutcome: z.string().nullable(),
+  expectedBehavior: z.object({ toolCalls: z.array(z.string()).optional(), providesTrackingInfo: z.boolean().optional() }).nullable(),
+  script: z.array(z.object({ say: z.string(), expect: z.record(z.string(), z.unknown()).optional() })).nullable(),
+  maxTurns: z.number().int().nullable(), maxDurationMs: z.number().int().nullable(),
+  created_at: Timestamp, updated_at: Timestamp, created_by: UserRef,
+});
+const ScenarioStats = z.object({
+  total_simulations: z.number().int(), avg_score: z.number().nullable(), success_rate: z.number().nullable().describe('Percent'),
+  last_run: Timestamp.nullable(),
+});
+
+type Refs = { personas?: string[] | undefined; targetAgents?: string[] | undefined; scorecard?: string | null | undefined; promptVariables?: { name: string }[] | undefined };
+
+/** Every referenced id must exist; one 400 names all that do not. */
+function checkReferences(ctx: OperationContext, workspaceId: string, refs: Refs): void {
+  const details: ErrorDetail[] = [];
+  const missing = (ids: string[], found: Set<string>) => [...new Set(ids)].filter((id) => !found.has(id));
+  if (refs.personas?.length) {
+    const m = missing(refs.personas, ctx.store.personas.existing(workspaceId, refs.personas));
+    if (m.length) details.push({ path: 'personas', message: `unknown persona id(s): ${m.join(', ')}` });
+  }
+  if (refs.targetAgents?.length) {
+    const m = missing(refs.targetAgents, ctx.store.agents.existing(refs.targetAgents));
+    if (m.length) details.push({ path: 'targetAgents', message: `unknown agent id(s): ${m.join(', ')} (connect agents with POST /v1/agents/connect)` });
+  }
+  if (refs.scorecard && !ctx.store.scorecards.get(workspaceId, refs.scorecard)) {
+    details.push({ path: 'scorecard', message: `unknown scorecard id: ${refs.scorecard}` });
+  }
+  const names = (refs.promptVariables ?? []).map((v) => v.name);
+  const dup = names.filter((n, i) => names.indexOf(n) !== i);
+  if (dup.length) details.push({ path: 'promptVariables', message: `duplicate variable name(s): ${[...new Set(dup)].join(', ')}` });
+  if (details.length) throw validationError(`Invalid references: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
+}
+
+const base = '/api/v1/workspaces/:workspace_id/scenarios';
+const ItemParams = { ...WorkspaceParams, scenario_id: Id };
+
+export const scenarioOperations = [
+  defineOperation({
+    name: 'scenarios.create',
+    summary: 'Create a scenario: a caller situation, personas, target agents and a scorecard',
+    http: { method: 'POST', path: base, status: 201 },
+    params: WorkspaceParams,
+    body: fields,
+    output: z.object({ scenario: ScenarioSchema }),
+    handler({ workspace_id, ...input }, ctx) {
+      return ctx.store.transaction(() => {
+        checkReferences(ctx, workspace_id, input);
+        const now = isoNow(ctx.clock);
+        const scenario: Scenario = {
+          id: newId('scn', ctx.clock.now()),
+          name: input.name,
+          prompt: input.prompt,
+          promptVariables: input.promptVariables ?? [],
+          personas: [...new Set(input.personas ?? [])],
+          targetAgents: [...new Set(input.targetAgents ?? [])],
+          scorecard: input.scorecard ?? null,
+          tags: input.tags ?? [],
+          expectedOutcome: input.expectedOutcome ?? null,
+          expectedBehavior: input.expectedBehavior ?? null,
+          script: input.script ?? null,
+          maxTurns: input.maxTurns ?? null,
+          maxDurationMs: input.maxDurationMs ?? null,
+          created_at: now,
+          updated_at: now,
+          created_by: ctx.caller.user,
+        };
+        return { scenario: ctx.store.scenarios.insert(workspace_id, scenario) };
+      });
+    },
+  }),
+  defineOperation({
+    name: 'scenarios.list',
+    summary: 'List scenarios with filters, sorting and paging',
+    http: { method: 'GET', path: base },
+    params: WorkspaceParams,
+    query: {
+      name: z.string().trim().min(1).max(200).optional().describe('Case-insensitive partial match on the name'),
+      tags: CommaList.optional().describe('Comma-separated; a scenario must carry all of them'),
+      sortBy: z.enum(['name', 'createdAt', 'updatedAt', 'usage']).default('createdAt'),
+      sortOrder: SortOrder.default('desc'),
+      ...Paging,
+    },
+    output: z.object({ scenarios: z.array(ScenarioSchema), pagination: Pagination }),
+    handler({ workspace_id, ...q }, ctx) {
+      const { items, total } = ctx.store.scenarios.list(workspace_id, q);
+      return { scenarios: items, pagination: pagination(total, q.limit, q.offset) };
+    },
+  }),
+  defineOperation({
+    name: 'scenarios.stats',
+    summary: 'Scenario statistics of the workspace',
+    http: { method: 'GET', path: `${base}/stats` },
+    params: WorkspaceParams,
+    output: z.object({
+      stats: z.object({
+        total_scenarios: z.number().int(), active_scenarios: z.number().int(), total_simulations: z.number().int(),
+        avg_score_last_30_days: z.number().nullable(),
+        most_used_scenario: z.object({ id: z.string(), name: z.string(), simulation_count: z.number().int() }).nullable(),
+      }),
+    }),
+    handler({ workspace_id }, ctx) {
+      const since = new Date(ctx.clock.now() - 30 * 86_400_000).toISOString();
+      return { stats: ctx.store.scenarios.workspaceStats(workspace_id, since) };
+    },
+  }),
+  defineOperation({
+    name: 'scenarios.get',
+    summary: 'Get one scenario with its statistics',
+    http: { method: 'GET', path: `${base}/:scenario_id` },
+    params: ItemParams,
+    output: z.object({ scenario: ScenarioSchema.extend({ stats: ScenarioStats }) }),
+    handler({ workspace_id, scenario_id }, ctx) {
+      const scenario = ctx.store.scenarios.get(workspace_id, scenario_id);
+      if (!scenario) throw notFound('scenario', scenario_id);
+      return { scenario: { ...scenario, stats: ctx.store.scenarios.stats(scenario_id) } };
+    },
+  }),
+  defineOperation({
+    name: 'scenarios.update',
+    summary: 'Change any subset of a scenario\'s fields (null clears an optional one)',
+    http: { method: 'PUT', path: `${base}/:scenario_id` },
+    params: ItemParams,
+    body: { ...fields, name: fields.name.optional(), prompt: fields.prompt.optional() },
+    output: z.object({ scenario: ScenarioSchema }),
+    handler({ workspace_id, scenario_id, ...patch }, ctx) {
+      if (Object.values(patch).every((v) => v === undefined)) throw invalidField('', 'send at least one field to change');
+      return ctx.store.transaction(() => {
+        if (!ctx.store.scenarios.get(workspace_id, scenario_id)) throw notFound('scenario', scenario_id);
+        checkReferences(ctx, workspace_id, patch);
+        const clean = {
+          ...patch,
+          personas: patch.personas && [...new Set(patch.personas)],
+          targetAgents: patch.targetAgents && [...new Set(patch.targetAgents)],
+        } as Partial<Scenario>;
+        return { scenario: ctx.store.scenarios.update(workspace_id, scenario_id, clean, isoNow(ctx.clock))! };
+      });
+    },
+  }),
+  defineOperation({
+    name: 'scenarios.delete',
+    summary: 'Delete a scenario that no schedule runs (its simulations go with it)',
+    http: { method: 'DELETE', path: `${base}/:scenario_id` },
+    params: ItemParams,
+    output: Deleted,
+    handler({ workspace_id, scenario_id }, ctx) {
+      return ctx.store.transaction(() => {
+        const schedules = ctx.store.schedules.forScenario(workspace_id, scenario_id);
+        if (schedules.length) throw conflict(`Scenario '${scenario_id}' is run by ${schedules.length} schedule(s); delete them first`, { schedules });
+        if (!ctx.store.scenarios.delete(workspace_id, scenario_id)) throw notFound('scenario', scenario_id);
+        return deleted(scenario_id);
+      });
+    },
+  }),
+  defineOperation({
+    name: 'scenarios.execute',
+    summary: 'Execute a scenario: one simulation per persona and target agent',
+    http: { method: 'POST', path: `${base}/:scenario_id/execute`, status: 202 },
+    params: ItemParams,
+    body: {
+      variables: z.record(z.string(), z.string()).optional(),
+      runs: z.number().int().min(1).max(20).optional(),
+      channel: z.enum(['provider', 'replica', 'http']).optional(),
+    },
+    output: z.object({
+      execution: z.object({
+        id: z.string(), scenario_id: z.string(), status: z.string(), simulations_created: z.number().int(), estimated_completion: Timestamp,
+      }),
+    }),
+    handler() {
+      throw notImplemented('Executing scenarios', 'simulations issue');
+    },
+  }),
+];

@@ -1,0 +1,178 @@
+import { z } from 'zod';
+import { isoNow } from '../clock.js';
+import { conflict, invalidField, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Metric } from '../store/scorecards.js';
+import { Deleted, Id, pagination, Pagination, Paging, Timestamp, WorkspaceParams, deleted } from './common.js';
+import { defineOperation } from './types.js';
+
+const Text = z.string().min(1).max(2_000);
+const Regex = z.object({ pattern: z.string().min(1).max(1_000), flags: z.string().regex(/^[gimsuy]*$/).optional() })
+  .strict()
+  .refine(({ pattern, flags }) => {
+    try {
+      new RegExp(pattern, flags);
+      return true;
+    } catch {
+      return false;
+    }
+  }, { message: 'is not a valid regular expression', path: ['pattern'] });
+
+/** Each metric type with the config it needs; the simulation runner evaluates them. */
+export const METRIC_CONFIGS = {
+  llm_judge: z.strictObject({ criterion: Text }),
+  tool_called: z.strictObject({ tool: z.string().min(1), arguments: z.record(z.string(), z.unknown()).optional() }),
+  tool_not_called: z.strictObject({ tool: z.string().min(1) }),
+  contains: z.strictObject({ text: Text, caseSensitive: z.boolean().optional() }),
+  not_contains: z.strictObject({ text: Text, caseSensitive: z.boolean().optional() }),
+  regex: Regex,
+  max_turns: z.strictObject({ max: z.number().int().min(1).max(1_000) }),
+  max_latency_ms: z.strictObject({ max: z.number().positive().max(600_000) }),
+  ended_by: z.strictObject({ who: z.enum(['agent', 'caller']) }),
+} as const;
+
+export const METRIC_TYPES = Object.keys(METRIC_CONFIGS) as (keyof typeof METRIC_CONFIGS)[];
+
+const metricCommon = {
+  id: z.string().optional().describe('Kept when it names a metric of this scorecard; assigned by the server otherwise'),
+  name: z.string().trim().min(1).max(200),
+  category: z.string().trim().min(1).max(100).default('general'),
+  description: z.string().max(2_000).optional(),
+  weight: z.number().positive().max(1_000).default(1),
+  critical: z.boolean().default(false),
+};
+
+interface MetricInputValue {
+  id?: string;
+  name: string;
+  category: string;
+  description?: string;
+  weight: number;
+  critical: boolean;
+  type: string;
+  config: Record<string, unknown>;
+}
+
+// The union is built from METRIC_CONFIGS, so TypeScript cannot name its output: it is MetricInputValue.
+const MetricInput = z.discriminatedUnion(
+  'type',
+  METRIC_TYPES.map((type) => z.strictObject({ ...metricCommon, type: z.literal(type), config: METRIC_CONFIGS[type] })) as unknown as [
+    z.ZodObject,
+    ...z.ZodObject[],
+  ],
+) as unknown as z.ZodType<MetricInputValue>;
+
+const MetricSchema = z.object({
+  id: z.string(), name: z.string(), category: z.string(), type: z.enum(METRIC_TYPES), description: z.string().nullable(),
+  weight: z.number(), critical: z.boolean(), config: z.record(z.string(), z.unknown()),
+});
+export const ScorecardSchema = z.object({
+  id: z.string(), name: z.string(), description: z.string().nullable(), metrics: z.array(MetricSchema),
+  passThreshold: z.number(), created_at: Timestamp, updated_at: Timestamp,
+});
+
+const fields = {
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(5_000).optional(),
+  metrics: z.array(MetricInput).max(100),
+  passThreshold: z.number().min(0).max(100).optional(),
+};
+
+function toMetrics(input: MetricInputValue[], existing: Metric[], now: number): Metric[] {
+  const ids = new Set(existing.map((m) => m.id));
+  return input.map((m) => ({
+    id: m.id && ids.has(m.id) ? m.id : newId('met', now),
+    name: m.name,
+    category: m.category,
+    type: m.type,
+    description: m.description ?? null,
+    weight: m.weight,
+    critical: m.critical,
+    config: m.config,
+  }));
+}
+
+const base = '/api/v1/workspaces/:workspace_id/scorecards';
+const ItemParams = { ...WorkspaceParams, scorecard_id: Id };
+
+export const scorecardOperations = [
+  defineOperation({
+    name: 'scorecards.create',
+    summary: 'Create a scorecard: weighted metrics and a pass threshold (default 70)',
+    http: { method: 'POST', path: base, status: 201 },
+    params: WorkspaceParams,
+    body: fields,
+    output: z.object({ scorecard: ScorecardSchema }),
+    handler({ workspace_id, ...input }, ctx) {
+      const now = isoNow(ctx.clock);
+      return {
+        scorecard: ctx.store.scorecards.insert(workspace_id, {
+          id: newId('scd', ctx.clock.now()),
+          name: input.name,
+          description: input.description ?? null,
+          metrics: toMetrics(input.metrics, [], ctx.clock.now()),
+          passThreshold: input.passThreshold ?? 70,
+          created_at: now,
+          updated_at: now,
+        }),
+      };
+    },
+  }),
+  defineOperation({
+    name: 'scorecards.list',
+    summary: 'List scorecards',
+    http: { method: 'GET', path: base },
+    params: WorkspaceParams,
+    query: Paging,
+    output: z.object({ scorecards: z.array(ScorecardSchema), pagination: Pagination }),
+    handler({ workspace_id, limit, offset }, ctx) {
+      const { items, total } = ctx.store.scorecards.list(workspace_id, limit, offset);
+      return { scorecards: items, pagination: pagination(total, limit, offset) };
+    },
+  }),
+  defineOperation({
+    name: 'scorecards.get',
+    summary: 'Get one scorecard',
+    http: { method: 'GET', path: `${base}/:scorecard_id` },
+    params: ItemParams,
+    output: z.object({ scorecard: ScorecardSchema }),
+    handler({ workspace_id, scorecard_id }, ctx) {
+      const scorecard = ctx.store.scorecards.get(workspace_id, scorecard_id);
+      if (!scorecard) throw notFound('scorecard', scorecard_id);
+      return { scorecard };
+    },
+  }),
+  defineOperation({
+    name: 'scorecards.update',
+    summary: 'Change any subset of a scorecard; `metrics`, when sent, replaces the list (ids of kept metrics stay)',
+    http: { method: 'PUT', path: `${base}/:scorecard_id` },
+    params: ItemParams,
+    body: { ...fields, name: fields.name.optional(), metrics: fields.metrics.optional() },
+    output: z.object({ scorecard: ScorecardSchema }),
+    handler({ workspace_id, scorecard_id, ...patch }, ctx) {
+      if (Object.values(patch).every((v) => v === undefined)) throw invalidField('', 'send at least one field to change');
+      return ctx.store.transaction(() => {
+        const current = ctx.store.scorecards.get(workspace_id, scorecard_id);
+        if (!current) throw notFound('scorecard', scorecard_id);
+        const metrics = patch.metrics && toMetrics(patch.metrics, current.metrics, ctx.clock.now());
+        const scorecard = ctx.store.scorecards.update(workspace_id, scorecard_id, { ...patch, metrics }, isoNow(ctx.clock));
+        return { scorecard: scorecard! };
+      });
+    },
+  }),
+  defineOperation({
+    name: 'scorecards.delete',
+    summary: 'Delete a scorecard that no scenario uses',
+    http: { method: 'DELETE', path: `${base}/:scorecard_id` },
+    params: ItemParams,
+    output: Deleted,
+    handler({ workspace_id, scorecard_id }, ctx) {
+      return ctx.store.transaction(() => {
+        const users = ctx.store.scenarios.usingScorecard(workspace_id, scorecard_id);
+        if (users.length) throw conflict(`Scorecard '${scorecard_id}' is used by ${users.length} scenario(s)`, { scenarios: users });
+        if (!ctx.store.scorecards.delete(workspace_id, scorecard_id)) throw notFound('scorecard', scorecard_id);
+        return deleted(scorecard_id);
+      });
+    },
+  }),
+];

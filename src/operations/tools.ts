@@ -1,0 +1,188 @@
+import { z } from 'zod';
+import { isoNow } from '../clock.js';
+import { conflict, notFound, notImplemented, validationError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { StoredTool, ToolDefinition } from '../store/tools.js';
+import { checkToolDefinition, TOOL_TYPES, ToolInput, type ToolInputValue } from '../tools/definition.js';
+import { maskAuth, sealAuth } from '../tools/secrets.js';
+import { Deleted, Id, Timestamp, UserRef, deleted } from './common.js';
+import { defineOperation, type OperationContext } from './types.js';
+
+const ToolSchema = z.object({
+  id: z.string(), name: z.string(), description: z.string(), type: z.enum(TOOL_TYPES),
+  config: z.record(z.string(), z.unknown()).optional(), parameters: z.array(z.record(z.string(), z.unknown())),
+  responseMapping: z.record(z.string(), z.string()).optional(), rules: z.array(z.record(z.string(), z.unknown())).optional(),
+  conditions: z.array(z.record(z.string(), z.unknown())).optional(), steps: z.array(z.record(z.string(), z.unknown())).optional(),
+  aggregateResults: z.boolean().optional(), errorHandling: z.record(z.string(), z.unknown()).optional(),
+  version: z.number().int(), created_at: Timestamp, updated_at: Timestamp,
+}).describe('A Tool; secrets in config.auth are masked (last 4 characters at most)');
+
+const withoutUndefined = <T extends Record<string, unknown>>(o: T): T =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+
+/** The answer form of a stored definition: secrets masked. */
+function present(ctx: OperationContext, def: ToolDefinition): ToolDefinition {
+  const config = def.config as Record<string, unknown> | undefined;
+  if (!config?.auth) return def;
+  return { ...def, config: { ...config, auth: maskAuth(config.auth as Record<string, unknown>, ctx.secrets) } };
+}
+
+export function toolView(ctx: OperationContext, t: StoredTool) {
+  return { id: t.id, ...present(ctx, t.definition), version: t.version, created_at: t.created_at, updated_at: t.updated_at };
+}
+
+/** Validates a definition against the store (steps, name) and seals its secrets. */
+function prepare(ctx: OperationContext, input: ToolInputValue, current: StoredTool | undefined): ToolDefinition {
+  const lookup = (name: string) => ctx.store.tools.findByName(name)?.definition as { steps?: { tool: string }[] } | undefined;
+  const { definition, details } = checkToolDefinition(input, lookup);
+  if (details.length) throw validationError(`Invalid tool: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`, details);
+  const owner = ctx.store.tools.findByName(definition.name);
+  if (owner && owner.id !== current?.id) throw conflict(`A tool named '${definition.name}' already exists`, { name: definition.name, id: owner.id });
+  if (current && current.name !== definition.name) {
+    const users = ctx.store.tools.compositesUsing(current.name);
+    if (users.length) throw conflict(`Tool '${current.name}' is a step of ${users.join(', ')}; it cannot be renamed`, { composites: users });
+  }
+  const config = definition.config as Record<string, unknown> | undefined;
+  const previousAuth = (current?.definition.config as Record<string, unknown> | undefined)?.auth as Record<string, unknown> | undefined;
+  const sealed = config ? { ...config, auth: sealAuth(config.auth as Record<string, unknown> | undefined, previousAuth, ctx.secrets) } : undefined;
+  return withoutUndefined({ ...definition, config: sealed && withoutUndefined(sealed) }) as ToolDefinition;
+}
+
+function findTool(ctx: OperationContext, ref: string): StoredTool {
+  const tool = ctx.store.tools.find(ref);
+  if (!tool) throw notFound('tool', ref);
+  return tool;
+}
+
+const ToolRef = { tool: Id.describe('Tool id or name') };
+
+export const toolOperations = [
+  defineOperation({
+    name: 'tools.create',
+    summary: 'Create a tool; its first version is recorded',
+    http: { method: 'POST', path: '/v1/tools', status: 201 },
+    body: ToolInput,
+    output: ToolSchema,
+    handler(input, ctx) {
+      return ctx.store.transaction(() => {
+        const definition = prepare(ctx, input as ToolInputValue, undefined);
+        const now = isoNow(ctx.clock);
+        return toolView(ctx, ctx.store.tools.insert({
+          id: newId('tool', ctx.clock.now()), name: definition.name, type: definition.type, definition, created_at: now, updated_at: now,
+        }, ctx.caller.user));
+      });
+    },
+  }),
+  defineOperation({
+    name: 'tools.list',
+    summary: 'List tools',
+    http: { method: 'GET', path: '/v1/tools' },
+    query: { type: z.enum(TOOL_TYPES).optional() },
+    output: z.object({ tools: z.array(ToolSchema) }),
+    handler({ type }, ctx) {
+      return { tools: ctx.store.tools.list().filter((t) => !type || t.type === type).map((t) => toolView(ctx, t)) };
+    },
+  }),
+  defineOperation({
+    name: 'tools.get',
+    summary: 'Get a tool by id or name',
+    http: { method: 'GET', path: '/v1/tools/:tool' },
+    params: ToolRef,
+    output: ToolSchema,
+    handler({ tool }, ctx) {
+      return toolView(ctx, findTool(ctx, tool));
+    },
+  }),
+  defineOperation({
+    name: 'tools.update',
+    summary: 'Replace a tool\'s definition (a new version). Sending a masked secret back keeps the stored one.',
+    http: { method: 'PUT', path: '/v1/tools/:tool' },
+    params: ToolRef,
+    body: ToolInput,
+    output: ToolSchema,
+    handler({ tool, ...input }, ctx) {
+      return ctx.store.transaction(() => {
+        const current = findTool(ctx, tool);
+        const definition = prepare(ctx, input as ToolInputValue, current);
+        return toolView(ctx, ctx.store.tools.replace(current.id, definition, 'updated', isoNow(ctx.clock), ctx.caller.user));
+      });
+    },
+  }),
+  defineOperation({
+    name: 'tools.delete',
+    summary: 'Delete a tool that no composite tool or alert uses (its versions go with it)',
+    http: { method: 'DELETE', path: '/v1/tools/:tool' },
+    params: ToolRef,
+    output: Deleted,
+    handler({ tool }, ctx) {
+      return ctx.store.transaction(() => {
+        const current = findTool(ctx, tool);
+        const composites = ctx.store.tools.compositesUsing(current.name);
+        const alerts = ctx.store.alerts.forTool(current.id);
+        if (composites.length || alerts.length) {
+          throw conflict(`Tool '${current.name}' is still in use`, { composites, alerts });
+        }
+        ctx.store.tools.delete(current.id);
+        return deleted(current.id);
+      });
+    },
+  }),
+  defineOperation({
+    name: 'tools.versions',
+    summary: 'Every version of a tool, newest first',
+    http: { method: 'GET', path: '/v1/tools/:tool/versions' },
+    params: ToolRef,
+    output: z.object({ versions: z.array(z.object({ version: z.number().int(), change: z.string(), created_at: Timestamp, created_by: UserRef, tool: z.record(z.string(), z.unknown()) })) }),
+    handler({ tool }, ctx) {
+      const current = findTool(ctx, tool);
+      return {
+        versions: ctx.store.tools.versions(current.id).map((v) => ({
+          version: v.version, change: v.change, created_at: v.created_at, created_by: v.created_by, tool: present(ctx, v.definition),
+        })),
+      };
+    },
+  }),
+  defineOperation({
+    name: 'tools.rollback',
+    summary: 'Make an earlier version current again, as a new version (history is never rewritten)',
+    http: { method: 'POST', path: '/v1/tools/:tool/rollback' },
+    params: ToolRef,
+    body: { version: z.number().int().min(1) },
+    output: ToolSchema,
+    handler({ tool, version }, ctx) {
+      return ctx.store.transaction(() => {
+        const current = findTool(ctx, tool);
+        const old = ctx.store.tools.version(current.id, version);
+        if (!old) throw notFound('tool version', `${current.name}@${version}`);
+        const owner = ctx.store.tools.findByName(old.name);
+        if (owner && owner.id !== current.id) throw conflict(`Version ${version} is named '${old.name}', which another tool now has`);
+        return toolView(ctx, ctx.store.tools.replace(current.id, old, `rollback to version ${version}`, isoNow(ctx.clock), ctx.caller.user));
+      });
+    },
+  }),
+  defineOperation({
+    name: 'tools.test',
+    summary: 'Call a tool for real with the given parameters',
+    http: { method: 'POST', path: '/v1/tools/:tool/test' },
+    params: ToolRef,
+    body: {
+      parameters: z.record(z.string(), z.unknown()).default({}),
+      context: z.record(z.string(), z.unknown()).optional(),
+      dryRun: z.boolean().optional(),
+      agentId: z.string().optional(),
+    },
+    handler() {
+      throw notImplemented('Testing tools', 'tool runtime issue');
+    },
+  }),
+  defineOperation({
+    name: 'tools.analytics',
+    summary: 'Usage, performance and errors of a tool over a window of days',
+    http: { method: 'GET', path: '/v1/tools/:tool/analytics' },
+    params: ToolRef,
+    query: { days: z.coerce.number().int().min(1).max(365).default(7) },
+    handler() {
+      throw notImplemented('Tool analytics', 'tool runtime issue');
+    },
+  }),
+];

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import type { Clock } from '../clock.js';
+import type { EventBus } from '../events.js';
+import type { SecretBox } from '../secrets.js';
+import type { Store } from '../store/index.js';
+import type { User } from '../store/personas.js';
+
+/** Who is calling: an API key, a workspace token, or the desktop user over IPC. */
+export type Caller =
+  | { kind: 'api_key'; keyId: string; user: User }
+  | { kind: 'token'; tokenId: string; workspaceId: string; user: User }
+  | { kind: 'local'; user: User };
+
+export interface EngineServices {
+  store: Store;
+  clock: Clock;
+  events: EventBus;
+  secrets: SecretBox;
+}
+
+export interface OperationContext extends EngineServices {
+  caller: Caller;
+}
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface HttpBinding {
+  method: HttpMethod;
+  /** Fastify-style path (`/v1/tools/:tool`). Workspace paths start with `/api/v1/workspaces/:workspace_id`. */
+  path: string;
+  /** Success status (200 unless said); a handler may answer another with `withStatus`. */
+  status?: number;
+}
+
+type Shape = z.ZodRawShape;
+
+export interface OperationSpec<P extends Shape, Q extends Shape, B extends Shape, O> {
+  name: string;
+  summary: string;
+  http?: HttpBinding;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Response data schema, for the OpenAPI document. */
+  output?: z.ZodType;
+  handler(input: z.output<z.ZodObject<P & Q & B>>, ctx: OperationContext): O | Promise<O>;
+}
+
+/** An operation with its merged input schema: path parameters, query and body in one flat object. */
+export interface Operation {
+  name: string;
+  summary: string;
+  http?: HttpBinding;
+  params: Shape;
+  query: Shape;
+  body: Shape | undefined;
+  input: z.ZodObject;
+  output?: z.ZodType;
+  handler(input: unknown, ctx: OperationContext): unknown;
+}
+
+/**
+ * Defines an operation once. The HTTP routes, the IPC bridge and the CLI all call it through the
+ * same invoker, so validation and behaviour cannot differ between them.
+ */
+export function defineOperation<P extends Shape = {}, Q extends Shape = {}, B extends Shape = {}, O = unknown>(
+  spec: OperationSpec<P, Q, B, O>,
+): Operation {
+  const params = (spec.params ?? {}) as Shape;
+  const query = (spec.query ?? {}) as Shape;
+  return {
+    name: spec.name,
+    summary: spec.summary,
+    http: spec.http,
+    params,
+    query,
+    body: spec.body,
+    input: z.strictObject({ ...params, ...query, ...(spec.body ?? {}) }),
+    output: spec.output,
+    handler: spec.handler as Operation['handler'],
+  };
+}
+
+/** A handler's answer with a status other than its operation's default (e.g. 200 for an existing agent). */
+export class WithStatus<T> {
+  constructor(readonly status: number, readonly data: T) {}
+}
+
+export const withStatus = <T>(status: number, data: T): WithStatus<T> => new WithStatus(status, data);
+
+export const isWorkspaceOperation = (op: Operation): boolean => 'workspace_id' in op.params;

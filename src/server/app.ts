@@ -1,0 +1,115 @@
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { AppError, forbidden, unauthorized, validationError } from '../errors.js';
+import type { Invoke } from '../operations/invoke.js';
+import type { Caller, Operation } from '../operations/types.js';
+import type { Authenticate } from './auth.js';
+import { failure, success, toAppError } from './envelope.js';
+import { buildOpenApi } from './openapi.js';
+
+export interface Logger {
+  info(msg: string): void;
+  error(msg: string, err?: unknown): void;
+}
+
+export interface ServerOptions {
+  catalogue: Operation[];
+  invoke: Invoke;
+  authenticate: Authenticate;
+  host: string;
+  log: Logger;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller?: Caller;
+  }
+}
+
+const PUBLIC_PATHS = new Set(['/openapi.json']);
+
+/** Hosts a browser may address us by. Anything else is refused, so DNS rebinding cannot reach us. */
+function allowedHosts(host: string, port: number): Set<string> {
+  const hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+  if (!['127.0.0.1', 'localhost', '::1'].includes(host)) hosts.add(`${host.includes(':') ? `[${host}]` : host}:${port}`);
+  return hosts;
+}
+
+export function buildServer(opts: ServerOptions): FastifyInstance {
+  const app = Fastify({
+    bodyLimit: 1024 * 1024,
+    logger: false,
+    genReqId: () => randomUUID(),
+    return503OnClosing: true,
+  });
+  let hosts: Set<string> | null = null;
+
+  // JSON is the only body we take: anything else is a 415.
+  app.removeAllContentTypeParsers();
+  // An empty body is "no body" (curl -X POST without -d); malformed JSON is a 400 that says where.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      done(new AppError('invalid_json', 400, `The request body is not valid JSON: ${(err as Error).message}`), undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (req: FastifyRequest) => {
+    if (!hosts) hosts = allowedHosts(opts.host, (app.server.address() as { port: number }).port);
+    const host = req.headers.host ?? '';
+    if (!hosts.has(host)) throw forbidden(`Host '${host}' is not accepted; address the API as http://127.0.0.1:PORT or http://localhost:PORT`);
+    const origin = req.headers.origin;
+    if (origin && origin !== 'null' && !hosts.has(origin.replace(/^https?:\/\//, ''))) {
+      throw forbidden('Cross-origin requests are not accepted');
+    }
+    const path = req.url.split('?')[0]!;
+    if (PUBLIC_PATHS.has(path)) return;
+    const header = req.headers.authorization;
+    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!match) throw unauthorized('Send Authorization: Bearer <API key or workspace access token>');
+    const caller = opts.authenticate(match[1]!);
+    if (!caller) throw unauthorized('The credential is not a valid API key or workspace access token (revoked, or mistyped?)');
+    req.caller = caller;
+  });
+
+  app.get('/openapi.json', async () => buildOpenApi(opts.catalogue));
+
+  for (const op of opts.catalogue) {
+    if (!op.http) continue;
+    app.route({
+      method: op.http.method,
+      url: op.http.path,
+      handler: async (req, reply) => {
+        const params = req.params as Record<string, string>;
+        const query = req.query as Record<string, unknown>;
+        const body = req.body;
+        if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+          throw validationError('The request body must be a JSON object', [{ path: '', message: 'must be a JSON object' }]);
+        }
+        const bodyFields = (op.body ? body : undefined) as Record<string, unknown> | undefined;
+        const clash = Object.keys(bodyFields ?? {}).filter((k) => k in op.params || k in op.query);
+        if (clash.length) {
+          throw validationError(`Not a body field: ${clash.join(', ')}`, clash.map((path) => ({ path, message: 'is not a field of this resource' })));
+        }
+        const { status, data } = await opts.invoke(op.name, { ...query, ...bodyFields, ...params }, req.caller!);
+        reply.code(status).send(success(req.url, data));
+      },
+    });
+  }
+
+  app.setNotFoundHandler((req, reply) => {
+    const err = new AppError('not_found', 404, `There is no endpoint ${req.method} ${req.url.split('?')[0]}`);
+    reply.code(404).send(failure(req.url, err));
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    const { error, unexpected } = toAppError(err, req.id);
+    if (unexpected) opts.log.error(`request ${req.id} ${req.method} ${req.url.split('?')[0]} failed`, err);
+    reply.code(error.status).send(failure(req.url, error));
+  });
+
+  return app;
+}

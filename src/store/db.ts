@@ -1,0 +1,50 @@
+import Database from 'better-sqlite3';
+
+export type Db = Database.Database;
+
+/** Opens the store with the settings every connection needs (WAL, foreign keys, busy wait). */
+export function openDatabase(file: string): Db {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('synchronous = NORMAL');
+  // The CLI writes while the app runs: wait for the other writer instead of failing at once.
+  db.pragma('busy_timeout = 5000');
+  return db;
+}
+
+/** JSON columns are read and written through these two, so a bad row fails loudly in one place. */
+export const toJson = (value: unknown): string => JSON.stringify(value ?? null);
+export const fromJson = <T>(text: string | null): T => (text === null ? (null as T) : (JSON.parse(text) as T));
+
+/** Column name of each patchable field, and whether it is stored as JSON. */
+export type ColumnMap = Record<string, { column: string; json?: boolean }>;
+
+/**
+ * Writes the defined fields of a partial update (plus always-set columns such as `updated_at`),
+ * so every resource's update is built the same way and only from known column names.
+ */
+export function patchRow(
+  db: Db,
+  table: string,
+  columns: ColumnMap,
+  patch: Record<string, unknown>,
+  always: Record<string, unknown>,
+  where: { sql: string; args: unknown[] },
+): number {
+  const sets: string[] = [];
+  const values: unknown[] = [];
+  for (const [column, value] of Object.entries(always)) {
+    sets.push(`${column} = ?`);
+    values.push(value);
+  }
+  for (const [key, value] of Object.entries(patch)) {
+    const target = columns[key];
+    if (!target || value === undefined) continue;
+    sets.push(`${target.column} = ?`);
+    values.push(target.json ? toJson(value) : typeof value === 'boolean' ? Number(value) : value);
+  }
+  return db.prepare(`UPDATE ${table} SET ${sets.join(', ')} WHERE ${where.sql}`).run(...values, ...where.args).changes;
+}
+
+export const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(',');

@@ -1,0 +1,10 @@
+import { m001Initial } from './001-initial.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Every migration this build knows, in order. Never edit one that has shipped: add the next. */
+export const migrations: Migration[] = [m001Initial];

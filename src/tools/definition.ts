@@ -1,0 +1,206 @@
+import { z } from 'zod';
+import { compileCondition, ExpressionError } from './expressions.js';
+import type { ErrorDetail } from '../errors.js';
+
+export const TOOL_TYPES = ['api', 'routing', 'composite', 'database', 'action'] as const;
+export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+const Secret = z.string().min(1).max(4_096);
+const HttpUrl = z.url({ protocol: /^https?$/ }).max(2_048);
+
+export const Auth = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('none') }),
+  z.strictObject({ type: z.literal('bearer'), token: Secret }),
+  z.strictObject({
+    type: z.literal('api_key'),
+    key: Secret,
+    location: z.enum(['header', 'query']).default('header'),
+    paramName: z.string().min(1).max(128).default('X-API-Key'),
+  }),
+  z.strictObject({
+    type: z.literal('oauth2'),
+    clientId: z.string().min(1).max(512),
+    clientSecret: Secret,
+    tokenUrl: HttpUrl,
+    scope: z.string().max(2_048).optional(),
+  }),
+  z.strictObject({ type: z.literal('basic'), username: z.string().min(1).max(512), password: Secret }),
+]);
+
+/** Fields of config.auth that are secrets: sealed at rest and masked in answers. */
+export const SECRET_AUTH_FIELDS = ['token', 'key', 'clientSecret', 'password'] as const;
+
+const HttpConfig = {
+  url: z.string().min(1).max(2_048).describe('http(s) URL; may contain {parameterName} placeholders'),
+  auth: Auth.optional(),
+  headers: z.record(z.string().min(1).max(256), z.string().max(8_192)).optional(),
+  timeoutMs: z.number().int().min(1).max(120_000).optional().describe('Default 10000'),
+};
+
+export const CONFIG_BY_TYPE = {
+  api: z.strictObject({ method: z.enum(METHODS).default('GET'), ...HttpConfig }),
+  action: z.strictObject({ method: z.enum(METHODS).default('POST'), ...HttpConfig }),
+  routing: z.strictObject({ transferTo: z.string().min(1).max(512), priority: z.string().max(64).optional() }),
+  database: z.strictObject({
+    driver: z.enum(['sqlite', 'postgres']),
+    connection: z.string().min(1).max(2_048).describe('SQLite file path, or a PostgreSQL connection URI'),
+    query: z.string().min(1).max(20_000).describe('SQL with named parameters (:name) bound, never interpolated'),
+    timeoutMs: z.number().int().min(1).max(120_000).optional(),
+  }),
+} as const;
+
+const Scalar = z.union([z.string(), z.number(), z.boolean()]);
+export const Parameter = z.strictObject({
+  name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a letter or _ followed by letters, digits or _'),
+  type: z.enum(['string', 'number', 'boolean']).default('string'),
+  description: z.string().max(2_000).optional(),
+  required: z.boolean().default(false),
+  default: Scalar.optional(),
+  min: z.number().optional(),
+  max: z.number().optional(),
+  enum: z.array(z.union([z.string(), z.number()])).min(1).max(200).optional(),
+  dynamicValue: z.strictObject({ basedOn: z.string().min(1).max(256), mapping: z.record(z.string(), Scalar) }).optional(),
+});
+
+const Handler = z.strictObject({
+  fallbackMessage: z.string().max(2_000).optional(),
+  action: z.enum(['escalate', 'retry', 'ask_for_clarification']),
+  maxRetries: z.number().int().min(1).max(10).optional().describe('For retry; default 3'),
+});
+
+export const ToolInput = {
+  name: z.string().regex(TOOL_NAME, 'must be 1 to 64 letters, digits, _ or -'),
+  description: z.string().max(5_000).default(''),
+  type: z.enum(TOOL_TYPES),
+  config: z.record(z.string(), z.unknown()).optional().describe('Per type: api/action {method, url, auth, headers, timeoutMs}; routing {transferTo, priority}; database {driver, connection, query}'),
+  parameters: z.array(Parameter).max(100).default([]),
+  responseMapping: z.record(z.string().min(1).max(128), z.string().min(1).max(512)).optional(),
+  rules: z.array(z.strictObject({
+    condition: z.string().min(1).max(2_000),
+    action: z.enum(['require_approval', 'deny']),
+    message: z.string().max(2_000).default(''),
+  })).max(50).optional(),
+  conditions: z.array(z.strictObject({ check: z.string().min(1).max(2_000), action: z.enum(['allow', 'deny']) })).max(50).optional(),
+  steps: z.array(z.strictObject({
+    tool: z.string().regex(TOOL_NAME),
+    params: z.array(z.string()).max(100).default([]),
+    dependsOn: z.string().optional(),
+  })).max(50).optional(),
+  aggregateResults: z.boolean().optional(),
+  errorHandling: z.strictObject({ onTimeout: Handler.optional(), onAuthError: Handler.optional(), onNotFound: Handler.optional() }).optional(),
+  logPayloads: z.boolean().optional().describe('Store full parameters and results in the call log (secrets never)'),
+};
+
+const ToolInputSchema = z.object(ToolInput);
+export type ToolInputValue = z.output<typeof ToolInputSchema>;
+
+const prefix = (path: string, issues: z.core.$ZodIssue[]): ErrorDetail[] =>
+  issues.flatMap((i) =>
+    i.code === 'unrecognized_keys'
+      ? i.keys.map((k) => ({ path: [path, ...i.path, k].join('.'), message: 'is not a field of this resource' }))
+      : [{ path: [path, ...i.path].join('.'), message: i.message }],
+  );
+
+/**
+ * The checks a schema cannot express: config per type, parameter consistency, URL placeholders,
+ * expressions that parse, steps that form no cycle. Returns the normalised definition and every
+ * problem found at once.
+ */
+export function checkToolDefinition(
+  input: ToolInputValue,
+  lookupSteps: (name: string) => { steps?: { tool: string }[] } | undefined,
+): { definition: ToolInputValue; details: ErrorDetail[] } {
+  const details: ErrorDetail[] = [];
+  const def: ToolInputValue = { ...input };
+
+  if (input.type === 'composite') {
+    if (input.config !== undefined) details.push({ path: 'config', message: 'composite tools have steps instead of a config' });
+    if (!input.steps?.length) details.push({ path: 'steps', message: 'a composite tool needs at least one step' });
+  } else {
+    if (input.config === undefined) details.push({ path: 'config', message: 'is required' });
+    else {
+      const parsed = CONFIG_BY_TYPE[input.type].safeParse(input.config);
+      if (parsed.success) def.config = parsed.data as Record<string, unknown>;
+      else details.push(...prefix('config', parsed.error.issues));
+    }
+    if (input.steps?.length) details.push({ path: 'steps', message: 'only composite tools have steps' });
+  }
+
+  const names = new Set<string>();
+  input.parameters.forEach((p, i) => {
+    const at = `parameters[${i}]`;
+    if (names.has(p.name)) details.push({ path: `${at}.name`, message: `duplicate parameter name ${p.name}` });
+    names.add(p.name);
+    if (p.type !== 'number' && (p.min !== undefined || p.max !== undefined)) details.push({ path: at, message: 'min and max apply to number parameters only' });
+    if (p.min !== undefined && p.max !== undefined && p.min > p.max) details.push({ path: at, message: 'min is greater than max' });
+    if (p.default !== undefined) {
+      if (typeof p.default !== p.type) details.push({ path: `${at}.default`, message: `must be a ${p.type}` });
+      else if (p.enum && !p.enum.includes(p.default as string | number)) details.push({ path: `${at}.default`, message: 'is not one of the enum values' });
+      else if (typeof p.default === 'number' && ((p.min !== undefined && p.default < p.min) || (p.max !== undefined && p.default > p.max))) {
+        details.push({ path: `${at}.default`, message: 'is outside min..max' });
+      }
+    }
+    if (p.enum?.some((v) => typeof v !== (p.type === 'boolean' ? 'string' : p.type))) {
+      details.push({ path: `${at}.enum`, message: `values must be ${p.type === 'number' ? 'numbers' : 'strings'}` });
+    }
+  });
+
+  const url = typeof def.config?.url === 'string' ? def.config.url : undefined;
+  if (url) {
+    for (const [, name] of url.matchAll(/\{([^{}]*)\}/g)) {
+      if (!names.has(name!)) details.push({ path: 'config.url', message: `placeholder {${name}} names no parameter` });
+    }
+    if (!HttpUrl.safeParse(url.replace(/\{[^{}]*\}/g, 'x')).success) details.push({ path: 'config.url', message: 'must be an http or https URL' });
+  }
+
+  const expressions: [string, string | undefined][] = [
+    ...(input.rules ?? []).map((r, i) => [`rules[${i}].condition`, r.condition] as [string, string]),
+    ...(input.conditions ?? []).map((c, i) => [`conditions[${i}].check`, c.check] as [string, string]),
+  ];
+  for (const [path, source] of expressions) {
+    try {
+      compileCondition(source!);
+    } catch (err) {
+      details.push({ path, message: err instanceof ExpressionError ? err.message : 'does not parse' });
+    }
+  }
+  if (input.conditions?.length && input.type !== 'routing') details.push({ path: 'conditions', message: 'conditions apply to routing tools only' });
+
+  if (input.type === 'composite' && input.steps?.length) {
+    const stepTools = input.steps.map((s) => s.tool);
+    input.steps.forEach((s, i) => {
+      if (s.tool === input.name) details.push({ path: `steps[${i}].tool`, message: 'a composite tool cannot call itself' });
+      else if (!lookupSteps(s.tool)) details.push({ path: `steps[${i}].tool`, message: `unknown tool ${s.tool}` });
+      if (s.dependsOn !== undefined && !stepTools.slice(0, i).includes(s.dependsOn)) {
+        details.push({ path: `steps[${i}].dependsOn`, message: `must name an earlier step's tool` });
+      }
+    });
+    const cycle = findCycle(input.name, stepTools, lookupSteps);
+    if (cycle) details.push({ path: 'steps', message: `composite steps form a cycle: ${cycle.join(' -> ')}` });
+  }
+  return { definition: def, details };
+}
+
+/** Depth-first search through composite steps, starting from the tool being saved. */
+function findCycle(
+  root: string,
+  rootSteps: string[],
+  lookup: (name: string) => { steps?: { tool: string }[] } | undefined,
+): string[] | null {
+  const stack = [root];
+  const done = new Set<string>();
+  const visit = (steps: string[]): string[] | null => {
+    for (const name of steps) {
+      if (stack.includes(name)) return [...stack.slice(stack.indexOf(name)), name];
+      if (done.has(name)) continue;
+      stack.push(name);
+      const found = visit((lookup(name)?.steps ?? []).map((s) => s.tool));
+      if (found) return found;
+      stack.pop();
+      done.add(name);
+    }
+    return null;
+  };
+  return visit(rootSteps);
+}

@@ -1,0 +1,67 @@
+import jexlModule from 'jexl';
+
+/**
+ * Rule and routing conditions (`amount > 500`, `customer.tier == "gold" and amount < 100`,
+ * `status in ["open", "pending"]`) are Jexl expressions: parsed, never eval'd, and unable to call
+ * anything. On top of that, names that lead out of the given values into JavaScript's prototypes
+ * are refused when the expression is parsed, and values are evaluated as null-prototype copies.
+ */
+const jexl = new jexlModule.Jexl();
+jexl.addBinaryOp('and', 10, (a: unknown, b: unknown) => Boolean(a) && Boolean(b));
+jexl.addBinaryOp('or', 10, (a: unknown, b: unknown) => Boolean(a) || Boolean(b));
+jexl.addUnaryOp('not', (a: unknown) => !a);
+
+const FORBIDDEN = new Set(['constructor', '__proto__', 'prototype', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__']);
+
+export interface CompiledCondition {
+  source: string;
+  evaluate(values: Record<string, unknown>): boolean;
+}
+
+export class ExpressionError extends Error {}
+
+function checkNode(node: unknown): void {
+  if (!node || typeof node !== 'object') return;
+  const n = node as { type?: string; value?: unknown; expr?: { type?: string; value?: unknown } };
+  if (n.type === 'Identifier' && typeof n.value === 'string' && FORBIDDEN.has(n.value)) {
+    throw new ExpressionError(`"${n.value}" may not be used in an expression`);
+  }
+  if (n.type === 'FilterExpression' && n.expr?.type === 'Literal' && typeof n.expr.value === 'string' && FORBIDDEN.has(n.expr.value)) {
+    throw new ExpressionError(`"${n.expr.value}" may not be used in an expression`);
+  }
+  if (n.type === 'FunctionCall' || n.type === 'Transform') {
+    throw new ExpressionError('functions and transforms are not available in conditions');
+  }
+  for (const child of Object.values(n)) {
+    if (Array.isArray(child)) child.forEach(checkNode);
+    else checkNode(child);
+  }
+}
+
+/** A deep copy whose objects have no prototype, so nothing outside the values is reachable. */
+function isolate(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(isolate);
+  if (value && typeof value === 'object') {
+    const out = Object.create(null) as Record<string, unknown>;
+    for (const [k, v] of Object.entries(value)) out[k] = isolate(v);
+    return out;
+  }
+  return value;
+}
+
+export function compileCondition(source: string): CompiledCondition {
+  let expression: ReturnType<typeof jexl.compile>;
+  try {
+    expression = jexl.compile(source);
+    checkNode((expression as unknown as { _getAst(): unknown })._getAst());
+  } catch (err) {
+    if (err instanceof ExpressionError) throw err;
+    throw new ExpressionError(`does not parse: ${(err as Error).message}`);
+  }
+  return {
+    source,
+    evaluate(values) {
+      return Boolean(expression.evalSync(isolate(values) as Record<string, unknown>));
+    },
+  };
+}

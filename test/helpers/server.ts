@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createEngine, type Engine, type EngineOptions } from '../../src/engine.js';
+import type { Clock } from '../../src/clock.js';
+
+export interface Api {
+  method: string;
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+export interface TestServer {
+  url: string;
+  port: number;
+  key: string;
+  workspaceId: string;
+  engine: Engine;
+  dataDir: string;
+  /** A request with the API key unless headers say otherwise; JSON bodies are sent as JSON. */
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Api>;
+  /** Shorthand for workspace paths: `ws('GET', '/personas')`. */
+  ws(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Api>;
+  stop(): Promise<void>;
+}
+
+export const tempDir = (): string => mkdtempSync(join(tmpdir(), 'callbench-test-'));
+
+/** A movable clock for tests that need time to pass. */
+export function testClock(start = Date.parse('2026-06-01T12:00:00Z')): Clock & { advance(ms: number): void; set(iso: string): void } {
+  let now = start;
+  return { now: () => now, advance: (ms) => (now += ms), set: (iso) => (now = Date.parse(iso)) };
+}
+
+/** The real engine and HTTP server on port 0 with a fresh data dir. */
+export async function startServer(options: Partial<EngineOptions> = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? tempDir();
+  const engine = createEngine({ dataDir, ...options });
+  const { firstApiKey } = engine.start();
+  const url = await engine.listen(0, '127.0.0.1');
+  const port = Number(new URL(url).port);
+  const key = firstApiKey!;
+
+  async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Api> {
+    const h: Record<string, string> = { authorization: `Bearer ${key}`, ...headers };
+    let payload: string | undefined;
+    if (body !== undefined) {
+      payload = typeof body === 'string' ? body : JSON.stringify(body);
+      h['content-type'] ??= 'application/json';
+    }
+    for (const [k, v] of Object.entries(h)) if (v === '') delete h[k];
+    const res = await fetch(url + path, { method, headers: h, body: payload });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: keep the text
+    }
+    return { method, status: res.status, body: parsed, headers: res.headers };
+  }
+
+  const { data } = (await call('GET', '/api/v1/workspaces')).body;
+  const workspaceId = data.workspaces[0].id as string;
+
+  return {
+    url,
+    port,
+    key,
+    workspaceId,
+    engine,
+    dataDir,
+    call,
+    ws: (method, path, body, headers) => call(method, `/api/v1/workspaces/${workspaceId}${path}`, body, headers),
+    async stop() {
+      await engine.stop();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
