@@ -12,6 +12,9 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** Lock files this process holds: our own pid in a lock file is only stale when we do not hold it. */
+const held = new Set<string>();
+
 /**
  * One engine per data dir: the desktop app and `serve` share a store, and two schedulers or two
  * sync loops on it would run everything twice. A lock left by a dead process is taken over.
@@ -21,7 +24,9 @@ export function acquireDataDirLock(dataDir: string): () => void {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       writeFileSync(file, String(process.pid), { flag: 'wx' });
+      held.add(file);
       return () => {
+        held.delete(file);
         try {
           if (readFileSync(file, 'utf8').trim() === String(process.pid)) unlinkSync(file);
         } catch {
@@ -31,7 +36,8 @@ export function acquireDataDirLock(dataDir: string): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const owner = Number.parseInt(readFileSync(file, 'utf8').trim(), 10);
-      if (Number.isInteger(owner) && owner !== process.pid && isAlive(owner)) {
+      const ours = owner === process.pid;
+      if (Number.isInteger(owner) && ((ours && held.has(file)) || (!ours && isAlive(owner)))) {
         throw new AppError(
           'data_dir_locked',
           409,

@@ -162,7 +162,7 @@ export const alertOperations = [
     params: ItemParams,
     body: {
       name: AlertBody.name.optional(),
-      condition: Condition.partial(),
+      condition: Condition.partial().optional(),
       severity: z.enum(SEVERITIES).optional(),
       notifications: Notifications.optional(),
       cooldown: Duration.nullable().optional(),

@@ -37,7 +37,7 @@ const metricCommon = {
   id: z.string().optional().describe('Kept when it names a metric of this scorecard; assigned by the server otherwise'),
   name: z.string().trim().min(1).max(200),
   category: z.string().trim().min(1).max(100).default('general'),
-  description: z.string().max(2_000).optional(),
+  description: z.string().max(2_000).nullable().optional(),
   weight: z.number().positive().max(1_000).default(1),
   critical: z.boolean().default(false),
 };
@@ -46,7 +46,7 @@ interface MetricInputValue {
   id?: string;
   name: string;
   category: string;
-  description?: string;
+  description?: string | null;
   weight: number;
   critical: boolean;
   type: string;
@@ -73,7 +73,7 @@ export const ScorecardSchema = z.object({
 
 const fields = {
   name: z.string().trim().min(1).max(200),
-  description: z.string().max(5_000).optional(),
+  description: z.string().max(5_000).nullable().optional(),
   metrics: z.array(MetricInput).max(100),
   passThreshold: z.number().min(0).max(100).optional(),
 };

@@ -146,7 +146,7 @@ export function checkToolDefinition(
     }
   });
 
-  const url = typeof def.config?.url === 'string' ? def.config.url : undefined;
+  const url = (input.type === 'api' || input.type === 'action') && typeof def.config?.url === 'string' ? def.config.url : undefined;
   if (url) {
     for (const [, name] of url.matchAll(/\{([^{}]*)\}/g)) {
       if (!names.has(name!)) details.push({ path: 'config.url', message: `placeholder {${name}} names no parameter` });

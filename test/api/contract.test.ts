@@ -1,0 +1,80 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+/** Every endpoint row of the interface specification, as METHOD path. */
+function specificationRoutes(): string[] {
+  const spec = readFileSync(new URL('../../../shared/spec/000_0ed66a3fb6a4e0d6.txt', import.meta.url), 'utf8');
+  const rows = [...spec.matchAll(/^\| (GET|POST|PUT|PATCH|DELETE) \| (\S+) \|/gm)];
+  return rows.map(([, method, path]) => {
+    const full = path!.startsWith('/v1') ? path! : `/api/v1/workspaces/{workspace_id}${path}`;
+    return `${method} ${full}`;
+  });
+}
+
+const normalise = (path: string) => path.replace(/\{[^}]+\}/g, '{}');
+
+describe('the contract of the specification', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer();
+  });
+  afterAll(() => s.stop());
+
+  it('the OpenAPI document lists every route of the specification with request and response schemas', async () => {
+    const doc = (await s.call('GET', '/openapi.json')).body;
+    const documented = new Set<string>();
+    for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(methods)) {
+        documented.add(`${method.toUpperCase()} ${normalise(path)}`);
+        expect(Object.keys(op.responses).length, `${method} ${path}`).toBeGreaterThan(1);
+        if (['post', 'put', 'patch'].includes(method) && !path.endsWith('/tokens')) expect(op.requestBody, `${method} ${path}`).toBeDefined();
+      }
+    }
+    const routes = specificationRoutes();
+    expect(routes.length).toBe(20);
+    const missing = routes.filter((r) => !documented.has(`${r.split(' ')[0]} ${normalise(r.split(' ')[1]!)}`));
+    expect(missing).toEqual([]);
+  });
+
+  it('publishes the full enum sets of persona fields', async () => {
+    const doc = (await s.call('GET', '/openapi.json')).body;
+    const body = doc.paths['/api/v1/workspaces/{workspace_id}/personas'].post.requestBody.content['application/json'].schema;
+    expect(body.properties.difficulty.enum).toEqual(['easy', 'medium', 'hard', 'very_hard']);
+    expect(body.properties.emotion.enum).toEqual(expect.arrayContaining(['frustrated', 'happy', 'confused', 'neutral']));
+    expect(body.properties.backgroundNoise.enum).toEqual(expect.arrayContaining(['office', 'none']));
+    expect(body.required).toEqual(['name', 'prompt']);
+    expect(body.additionalProperties).toBe(false);
+  });
+
+  it('every route of the specification answers (none is missing from the server)', async () => {
+    for (const route of specificationRoutes()) {
+      const [method, template] = route.split(' ') as [string, string];
+      const path = template.replace('{workspace_id}', s.workspaceId).replace(/\{[^}]+\}/g, 'x_1');
+      const res = await s.call(method, path, method === 'GET' ? undefined : {});
+      expect(res.status, route).not.toBe(405);
+      expect(res.body?.error?.message ?? '', route).not.toMatch(/There is no endpoint/);
+    }
+  });
+
+  it('endpoints of later issues answer 501 with a clear message', async () => {
+    const tool = (await s.call('POST', '/v1/tools', { name: 't', type: 'routing', config: { transferTo: 'x' } })).body;
+    const scn = (await s.ws('POST', '/scenarios', { name: 'S', prompt: 'p' })).body.data.scenario;
+    const cases: [string, string, unknown?][] = [
+      ['POST', '/v1/agents/connect', { provider: 'vapi', agent_id: 'a', credentials: { api_key: 'k' } }],
+      ['GET', '/v1/agents'],
+      ['GET', '/v1/agents/agt_1'],
+      ['PATCH', '/v1/agents/agt_1', { tags: ['x'] }],
+      ['GET', '/v1/agents/agt_1/tools'],
+      ['GET', '/v1/agents/agt_1/analytics?breakdown=category'],
+      ['POST', `/v1/tools/${tool.name}/test`, { parameters: {} }],
+      ['GET', `/v1/tools/${tool.id}/analytics?days=7`],
+      ['POST', `/api/v1/workspaces/${s.workspaceId}/scenarios/${scn.id}/execute`, { variables: {} }],
+    ];
+    for (const [method, path, body] of cases) {
+      const res = await s.call(method, path, body);
+      expect(res.status, path).toBe(501);
+      expect(JSON.stringify(res.body), path).toMatch(/not available in this build yet/);
+    }
+  });
+});
