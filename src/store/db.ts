@@ -48,3 +48,17 @@ export function patchRow(
 }
 
 export const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(',');
+
+const statements = new WeakMap<Db, Map<string, Database.Statement>>();
+
+/** Prepares each distinct SQL text once per connection (list queries are built from a few shapes). */
+export function prepared(db: Db, sql: string): Database.Statement {
+  let cache = statements.get(db);
+  if (!cache) statements.set(db, (cache = new Map()));
+  let stmt = cache.get(sql);
+  if (!stmt) {
+    stmt = db.prepare(sql);
+    cache.set(sql, stmt);
+  }
+  return stmt;
+}

@@ -3,6 +3,7 @@ import { createAlertStore } from './alerts.js';
 import { createCredentialStore } from './credentials.js';
 import type { Db } from './db.js';
 import { createPersonaStore } from './personas.js';
+import { createReadCache } from './read-cache.js';
 import { createScenarioStore } from './scenarios.js';
 import { createScheduleStore } from './schedules.js';
 import { createScorecardStore } from './scorecards.js';
@@ -14,6 +15,7 @@ import { createWorkspaceStore } from './workspaces.js';
  * hold SQL. A PostgreSQL store would provide the same shape.
  */
 export function createStore(db: Db) {
+  const cache = createReadCache(db);
   return {
     db,
     /** Runs fn in one transaction: several writes that must land together or not at all. */
@@ -23,7 +25,7 @@ export function createStore(db: Db) {
     agents: createAgentStore(db),
     alerts: createAlertStore(db),
     credentials: createCredentialStore(db),
-    personas: createPersonaStore(db),
+    personas: createPersonaStore(db, cache),
     scenarios: createScenarioStore(db),
     schedules: createScheduleStore(db),
     scorecards: createScorecardStore(db),

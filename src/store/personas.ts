@@ -1,5 +1,6 @@
 import type { Db } from './db.js';
-import { fromJson, patchRow, placeholders, toJson, type ColumnMap } from './db.js';
+import { fromJson, patchRow, placeholders, prepared, toJson, type ColumnMap } from './db.js';
+import type { ReadCache } from './read-cache.js';
 import { RAN, noUsage, usageByIds, type UsageStats } from './usage.js';
 
 export interface User {
@@ -87,13 +88,51 @@ const LIST_COLUMNS =
 /** Escapes LIKE wildcards so that a user's `%` or `_` is matched literally. */
 const likeContains = (s: string): string => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-export function createPersonaStore(db: Db) {
+export function createPersonaStore(db: Db, cache: ReadCache) {
   const getRow = db.prepare('SELECT * FROM personas WHERE workspace_id = ? AND id = ?');
 
   function get(workspaceId: string, id: string): PersonaWithUsage | undefined {
     const row = getRow.get(workspaceId, id) as Row | undefined;
     if (!row) return undefined;
     return { ...fromRow(row), usage_stats: usageByIds(db, 'persona_id', [id]).get(id) ?? noUsage() };
+  }
+
+  function listUncached(workspaceId: string, q: PersonaQuery): { items: PersonaListItem[]; total: number } {
+    const where: string[] = ['p.workspace_id = ?'];
+    const args: unknown[] = [workspaceId];
+    let from = 'personas p';
+    if (q.name) {
+      // The trigram index needs three characters; shorter searches scan with LIKE. CROSS JOIN makes
+      // SQLite start from the index's matches instead of walking every persona in date order.
+      if ([...q.name].length >= 3) {
+        from = 'personas_name_fts f CROSS JOIN personas p ON p.rowid = f.rowid';
+        where.unshift('personas_name_fts MATCH ?');
+        args.unshift(`"${q.name.replace(/"/g, '""')}"`);
+      } else {
+        where.push("p.name LIKE ? ESCAPE '\\'");
+        args.push(likeContains(q.name));
+      }
+    }
+    if (q.language) { where.push('p.language = ?'); args.push(q.language); }
+    if (q.emotion) { where.push('p.emotion = ?'); args.push(q.emotion); }
+    if (q.difficulty) { where.push('p.difficulty = ?'); args.push(q.difficulty); }
+    if (q.createdBy) { where.push('p.created_by_id = ?'); args.push(q.createdBy); }
+    for (const tag of q.tags ?? []) {
+      where.push('EXISTS (SELECT 1 FROM json_each(p.tags) t WHERE lower(t.value) = lower(?))');
+      args.push(tag);
+    }
+    const filter = where.join(' AND ');
+    const total = prepared(db, `SELECT COUNT(*) FROM ${from} WHERE ${filter}`).pluck().get(...args) as number;
+    const dir = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
+    const rows = prepared(db, `SELECT ${LIST_COLUMNS} FROM ${from} WHERE ${filter}
+                  ORDER BY ${SORT_COLUMNS[q.sortBy]} ${dir}, p.id ${dir} LIMIT ? OFFSET ?`)
+      .all(...args, q.limit, q.offset) as Row[];
+    const usage = usageByIds(db, 'persona_id', rows.map((r) => r.id));
+    const items = rows.map((r) => {
+      const { prompt: _omitted, ...item } = fromRow(r);
+      return { ...item, usage_stats: usage.get(r.id) ?? noUsage() };
+    });
+    return { items, total };
   }
 
   return {
@@ -122,39 +161,7 @@ export function createPersonaStore(db: Db) {
       return new Set(rows.map((r) => r.id));
     },
     list(workspaceId: string, q: PersonaQuery): { items: PersonaListItem[]; total: number } {
-      const where: string[] = ['p.workspace_id = ?'];
-      const args: unknown[] = [workspaceId];
-      if (q.name) {
-        // The trigram index needs three characters; shorter searches scan with LIKE.
-        if ([...q.name].length >= 3) {
-          where.push('p.rowid IN (SELECT rowid FROM personas_name_fts WHERE personas_name_fts MATCH ?)');
-          args.push(`"${q.name.replace(/"/g, '""')}"`);
-        } else {
-          where.push("p.name LIKE ? ESCAPE '\\'");
-          args.push(likeContains(q.name));
-        }
-      }
-      if (q.language) { where.push('p.language = ?'); args.push(q.language); }
-      if (q.emotion) { where.push('p.emotion = ?'); args.push(q.emotion); }
-      if (q.difficulty) { where.push('p.difficulty = ?'); args.push(q.difficulty); }
-      if (q.createdBy) { where.push('p.created_by_id = ?'); args.push(q.createdBy); }
-      for (const tag of q.tags ?? []) {
-        where.push('EXISTS (SELECT 1 FROM json_each(p.tags) t WHERE lower(t.value) = lower(?))');
-        args.push(tag);
-      }
-      const filter = where.join(' AND ');
-      const total = (db.prepare(`SELECT COUNT(*) AS n FROM personas p WHERE ${filter}`).get(...args) as { n: number }).n;
-      const dir = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
-      const rows = db
-        .prepare(`SELECT ${LIST_COLUMNS} FROM personas p WHERE ${filter}
-                  ORDER BY ${SORT_COLUMNS[q.sortBy]} ${dir}, p.id ${dir} LIMIT ? OFFSET ?`)
-        .all(...args, q.limit, q.offset) as Row[];
-      const usage = usageByIds(db, 'persona_id', rows.map((r) => r.id));
-      const items = rows.map((r) => {
-        const { prompt: _omitted, ...item } = fromRow(r);
-        return { ...item, usage_stats: usage.get(r.id) ?? noUsage() };
-      });
-      return { items, total };
+      return cache.get(`personas:${workspaceId}:${JSON.stringify(q)}`, () => listUncached(workspaceId, q));
     },
   };
 }

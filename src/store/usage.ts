@@ -1,4 +1,4 @@
-import type { Db } from './db.js';
+import { placeholders, prepared, type Db } from './db.js';
 
 /** Simulations that "ran" count towards usage: completed or failed, not queued or cancelled. */
 export const RAN = "status IN ('completed', 'failed')";
@@ -15,11 +15,9 @@ const round = (n: number | null): number | null => (n === null ? null : Math.rou
 export function usageByIds(db: Db, column: 'persona_id' | 'scenario_id', ids: string[]): Map<string, UsageStats> {
   const out = new Map<string, UsageStats>();
   if (ids.length === 0) return out;
-  const rows = db
-    .prepare(
+  const rows = prepared(db, 
       `SELECT ${column} AS id, COUNT(*) AS total, AVG(score) AS avg, MAX(COALESCE(ended_at, started_at, created_at)) AS last
-       FROM simulations WHERE ${column} IN (${ids.map(() => '?').join(',')}) AND ${RAN} GROUP BY ${column}`,
-    )
+       FROM simulations WHERE ${column} IN (${placeholders(ids.length)}) AND ${RAN} GROUP BY ${column}`)
     .all(...ids) as { id: string; total: number; avg: number | null; last: string | null }[];
   for (const r of rows) out.set(r.id, { total_simulations: r.total, avg_score: round(r.avg), last_used: r.last });
   return out;

@@ -78,6 +78,22 @@ describe('store and migrations', () => {
     expect(readdirSync(dir)).not.toContain('callbench.lock');
   });
 
+  it('a cached list never outlives a write, also one made by another process on the same file', async () => {
+    const dir = tempDir();
+    const engine = createEngine({ dataDir: dir });
+    engine.start();
+    const ws = engine.store.workspaces.list()[0]!.id;
+    const list = async () => ((await engine.invoke('personas.list', { workspace_id: ws })).data as { personas: { name: string }[] }).personas.map((p) => p.name);
+    await engine.invoke('personas.create', { workspace_id: ws, name: 'First', prompt: 'p' });
+    expect(await list()).toEqual(['First']);
+    expect(await list()).toEqual(['First']);
+    const other = new Database(join(dir, 'callbench.db'));
+    other.prepare("UPDATE personas SET name = 'Renamed elsewhere'").run();
+    other.close();
+    expect(await list()).toEqual(['Renamed elsewhere']);
+    await engine.stop();
+  });
+
   it('generates one API key on the first start only, and starts with one workspace', async () => {
     const dir = tempDir();
     const engine = createEngine({ dataDir: dir });

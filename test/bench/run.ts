@@ -1,0 +1,20 @@
+import { foundationBench } from './foundation.js';
+import type { Figure } from './harness.js';
+
+/**
+ * `npm run bench`: every figure is a ratio against a baseline measured in the same run, because
+ * absolute times on a shared machine mean little. BENCH_SECONDS shortens or lengthens each sample.
+ */
+const seconds = Number(process.env.BENCH_SECONDS ?? 3);
+const suites: [string, (s: number) => Promise<Figure[]>][] = [['foundation', foundationBench]];
+
+let failed = 0;
+for (const [name, run] of suites) {
+  console.log(`\n== ${name}`);
+  for (const f of await run(seconds)) {
+    if (!f.met) failed++;
+    console.log(`${f.met ? 'ok  ' : 'MISS'} ${f.name}: ${f.value} (goal ${f.goal}) — ${f.detail}`);
+  }
+}
+console.log(failed ? `\n${failed} figure(s) missed their goal` : '\nall figures met their goals');
+process.exitCode = failed ? 1 : 0;
