@@ -15,6 +15,7 @@ import { createAuthenticator } from './server/auth.js';
 import { openDatabase, type Db } from './store/db.js';
 import { createStore, type Store } from './store/index.js';
 import { migrate } from './store/migrate.js';
+import { createToolRuntime } from './tools/deps.js';
 
 export interface EngineOptions {
   dataDir: string;
@@ -27,6 +28,8 @@ export interface EngineOptions {
    */
   exclusive?: boolean;
   log?: Logger;
+  /** First delay between tool call retries (doubles each time); tests shorten it. */
+  toolRetryBaseMs?: number;
 }
 
 export interface StartResult {
@@ -89,7 +92,9 @@ export function createEngine(options: EngineOptions): Engine {
         db = openDatabase(join(options.dataDir, 'callbench.db'));
         migrate(db, join(options.dataDir, 'backups'));
         store = createStore(db);
-        const services: EngineServices = { store, clock, events, secrets: SecretBox.forDataDir(options.dataDir) };
+        const secrets = SecretBox.forDataDir(options.dataDir);
+        const tools = createToolRuntime({ store, secrets, clock, retryBaseMs: options.toolRetryBaseMs });
+        const services: EngineServices = { store, clock, events, secrets, tools };
         invoke = createInvoker(catalogue, services);
         return bootstrap(store, exclusive);
       } catch (err) {

@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import { isoNow } from '../clock.js';
-import { conflict, notFound, notImplemented, validationError } from '../errors.js';
+import { conflict, notFound, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { StoredTool, ToolDefinition } from '../store/tools.js';
 import { checkToolDefinition, TOOL_TYPES, ToolInput, type ToolInputValue } from '../tools/definition.js';
 import { maskAuth, sealAuth } from '../tools/secrets.js';
+import { executeTool } from '../tools/runtime.js';
+import { toolAnalytics } from '../tools/analytics.js';
+import { FAILURE_TYPES } from '../tools/outcome.js';
 import { Deleted, Id, Timestamp, UserRef, deleted } from './common.js';
 import { defineOperation, type OperationContext } from './types.js';
 
@@ -171,8 +174,17 @@ export const toolOperations = [
       dryRun: z.boolean().optional(),
       agentId: z.string().optional(),
     },
-    handler() {
-      throw notImplemented('Testing tools', 'tool runtime issue');
+    output: z.object({
+      success: z.boolean(), responseTime: z.number().int().describe('ms'), result: z.unknown().describe('Shaped by responseMapping; the whole body without one'),
+      statusCode: z.number().int().nullable(), attempts: z.number().int(), warnings: z.array(z.string()),
+      approvalRequired: z.literal(true).optional(), message: z.string().optional().describe('The rule\'s message when approval is required'),
+      error: z.object({ type: z.string().describe(FAILURE_TYPES.join(' | ')), message: z.string(), step: z.string().optional() }).optional(),
+      fallback: z.object({ message: z.string().nullable(), action: z.string() }).optional(),
+      dryRun: z.literal(true).optional(), request: z.unknown().optional().describe('Dry runs: the request that would be sent, secrets masked'),
+    }).describe('A failing tool is a 200 with success false; bad parameters are a 400'),
+    async handler({ tool, parameters, context, dryRun, agentId }, ctx) {
+      const found = findTool(ctx, tool);
+      return executeTool(found, parameters, context ?? {}, ctx.tools, { source: 'test', agentId: agentId ?? null, dryRun });
     },
   }),
   defineOperation({
@@ -181,8 +193,16 @@ export const toolOperations = [
     http: { method: 'GET', path: '/v1/tools/:tool/analytics' },
     params: ToolRef,
     query: { days: z.coerce.number().int().min(1).max(365).default(7) },
-    handler() {
-      throw notImplemented('Tool analytics', 'tool runtime issue');
+    output: z.object({
+      toolId: z.string(), name: z.string(), timeRange: z.string(),
+      usage: z.object({ totalCalls: z.number().int(), uniqueAgents: z.number().int(), avgCallsPerDay: z.number().int() }),
+      performance: z.object({ successRate: z.number(), avgResponseTime: z.number(), p95ResponseTime: z.number(), timeoutRate: z.number(), errorRate: z.number() })
+        .describe('Rates are percentages 0 to 100 adding up to 100; times are ms over all calls'),
+      errors: z.array(z.object({ type: z.string(), count: z.number().int(), percentage: z.number(), message: z.string() })),
+      recommendations: z.array(z.string()),
+    }),
+    handler({ tool, days }, ctx) {
+      return toolAnalytics(ctx.store.toolCalls, findTool(ctx, tool), days, ctx.clock.now());
     },
   }),
 ];

@@ -4,6 +4,7 @@ import type { EventBus } from '../events.js';
 import type { SecretBox } from '../secrets.js';
 import type { Store } from '../store/index.js';
 import type { User } from '../store/personas.js';
+import type { RuntimeDeps } from '../tools/types.js';
 
 /** Who is calling: an API key, a workspace token, or the desktop user over IPC. */
 export type Caller =
@@ -16,6 +17,7 @@ export interface EngineServices {
   clock: Clock;
   events: EventBus;
   secrets: SecretBox;
+  tools: RuntimeDeps;
 }
 
 export interface OperationContext extends EngineServices {

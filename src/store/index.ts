@@ -7,6 +7,7 @@ import { createReadCache } from './read-cache.js';
 import { createScenarioStore } from './scenarios.js';
 import { createScheduleStore } from './schedules.js';
 import { createScorecardStore } from './scorecards.js';
+import { createToolCallStore } from './tool-calls.js';
 import { createToolStore } from './tools.js';
 import { createWorkspaceStore } from './workspaces.js';
 
@@ -30,6 +31,7 @@ export function createStore(db: Db) {
     schedules: createScheduleStore(db),
     scorecards: createScorecardStore(db),
     tools: createToolStore(db),
+    toolCalls: createToolCallStore(db),
     workspaces: createWorkspaceStore(db),
   };
 }

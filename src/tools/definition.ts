@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { compileCondition, ExpressionError } from './expressions.js';
+import { scanNamedParameters } from './sql-params.js';
 import type { ErrorDetail } from '../errors.js';
 
 export const TOOL_TYPES = ['api', 'routing', 'composite', 'database', 'action'] as const;
@@ -78,7 +79,7 @@ export const ToolInput = {
   responseMapping: z.record(z.string().min(1).max(128), z.string().min(1).max(512)).optional(),
   rules: z.array(z.strictObject({
     condition: z.string().min(1).max(2_000),
-    action: z.enum(['require_approval', 'deny']),
+    action: z.enum(['require_approval']),
     message: z.string().max(2_000).default(''),
   })).max(50).optional(),
   conditions: z.array(z.strictObject({ check: z.string().min(1).max(2_000), action: z.enum(['allow', 'deny']) })).max(50).optional(),
@@ -152,6 +153,12 @@ export function checkToolDefinition(
       if (!names.has(name!)) details.push({ path: 'config.url', message: `placeholder {${name}} names no parameter` });
     }
     if (!HttpUrl.safeParse(url.replace(/\{[^{}]*\}/g, 'x')).success) details.push({ path: 'config.url', message: 'must be an http or https URL' });
+  }
+
+  if (input.type === 'database' && typeof def.config?.query === 'string') {
+    for (const name of scanNamedParameters(def.config.query).names) {
+      if (!names.has(name)) details.push({ path: 'config.query', message: `:${name} names no parameter` });
+    }
   }
 
   const expressions: [string, string | undefined][] = [

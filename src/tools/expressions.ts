@@ -49,7 +49,20 @@ function isolate(value: unknown): unknown {
   return value;
 }
 
+const compiled = new Map<string, CompiledCondition>();
+
+/** Conditions are compiled once per distinct text: tools evaluate the same few on every call. */
 export function compileCondition(source: string): CompiledCondition {
+  let found = compiled.get(source);
+  if (!found) {
+    found = compileUncached(source);
+    if (compiled.size > 1_000) compiled.clear();
+    compiled.set(source, found);
+  }
+  return found;
+}
+
+function compileUncached(source: string): CompiledCondition {
   let expression: ReturnType<typeof jexl.compile>;
   try {
     expression = jexl.compile(source);

@@ -58,7 +58,6 @@ describe('the contract of the specification', () => {
   });
 
   it('endpoints of later issues answer 501 with a clear message', async () => {
-    const tool = (await s.call('POST', '/v1/tools', { name: 't', type: 'routing', config: { transferTo: 'x' } })).body;
     const scn = (await s.ws('POST', '/scenarios', { name: 'S', prompt: 'p' })).body.data.scenario;
     const cases: [string, string, unknown?][] = [
       ['POST', '/v1/agents/connect', { provider: 'vapi', agent_id: 'a', credentials: { api_key: 'k' } }],
@@ -67,8 +66,6 @@ describe('the contract of the specification', () => {
       ['PATCH', '/v1/agents/agt_1', { tags: ['x'] }],
       ['GET', '/v1/agents/agt_1/tools'],
       ['GET', '/v1/agents/agt_1/analytics?breakdown=category'],
-      ['POST', `/v1/tools/${tool.name}/test`, { parameters: {} }],
-      ['GET', `/v1/tools/${tool.id}/analytics?days=7`],
       ['POST', `/api/v1/workspaces/${s.workspaceId}/scenarios/${scn.id}/execute`, { variables: {} }],
     ];
     for (const [method, path, body] of cases) {

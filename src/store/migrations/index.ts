@@ -1,4 +1,5 @@
 import { m001Initial } from './001-initial.js';
+import { m002ToolCalls } from './002-tool-calls.js';
 
 export interface Migration {
   version: number;
@@ -7,4 +8,4 @@ export interface Migration {
 }
 
 /** Every migration this build knows, in order. Never edit one that has shipped: add the next. */
-export const migrations: Migration[] = [m001Initial];
+export const migrations: Migration[] = [m001Initial, m002ToolCalls];

@@ -1,0 +1,56 @@
+import type { ToolCallRecord } from '../tools/types.js';
+import { prepared, toJson, type Db } from './db.js';
+
+export interface WindowFigures {
+  total: number;
+  agents: number;
+  avgMs: number | null;
+  successes: number;
+  timeouts: number;
+  retried: number;
+  retriedOk: number;
+}
+
+export interface ErrorFigure {
+  type: string;
+  count: number;
+  message: string;
+}
+
+/** The call log: one row per tool call, from tests, simulations and production call history. */
+export function createToolCallStore(db: Db) {
+  const insert = db.prepare(
+    `INSERT INTO tool_calls (tool_id, tool_name, agent_id, source, started_ms, duration_ms, outcome, status_code, attempts, error_message, parameters, result)
+     VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+  );
+  const WINDOW = 'tool_id = ? AND started_ms >= ? AND started_ms <= ?';
+  return {
+    insert(c: ToolCallRecord): void {
+      insert.run(c.toolId, c.toolName, c.agentId, c.source, c.startedMs, c.durationMs, c.outcome, c.statusCode, c.attempts,
+        c.errorMessage, c.parameters === null ? null : toJson(c.parameters), c.result === null ? null : toJson(c.result));
+    },
+    figures(toolId: string, from: number, to: number): WindowFigures {
+      return prepared(db, `SELECT COUNT(*) AS total, COUNT(DISTINCT agent_id) AS agents, AVG(duration_ms) AS avgMs,
+          COALESCE(SUM(outcome = 'success'), 0) AS successes, COALESCE(SUM(outcome = 'timeout'), 0) AS timeouts,
+          COALESCE(SUM(attempts > 1), 0) AS retried, COALESCE(SUM(attempts > 1 AND outcome = 'success'), 0) AS retriedOk
+        FROM tool_calls WHERE ${WINDOW}`).get(toolId, from, to) as WindowFigures;
+    },
+    /** The real 95th percentile (nearest rank) of the window's durations. */
+    p95(toolId: string, from: number, to: number, total: number): number | null {
+      if (total === 0) return null;
+      const rank = Math.ceil(0.95 * total) - 1;
+      return prepared(db, `SELECT duration_ms FROM tool_calls WHERE ${WINDOW} ORDER BY duration_ms LIMIT 1 OFFSET ?`)
+        .pluck().get(toolId, from, to, rank) as number;
+    },
+    /** Failures by type, each with its most recent message. */
+    errors(toolId: string, from: number, to: number): ErrorFigure[] {
+      return prepared(db, `SELECT outcome AS type, COUNT(*) AS count,
+          (SELECT e.error_message FROM tool_calls e WHERE e.tool_id = t.tool_id AND e.outcome = t.outcome
+             AND e.started_ms >= ? AND e.started_ms <= ? ORDER BY e.started_ms DESC, e.id DESC LIMIT 1) AS message
+        FROM tool_calls t WHERE ${WINDOW} AND outcome != 'success' GROUP BY outcome ORDER BY count DESC, type`)
+        .all(from, to, toolId, from, to) as ErrorFigure[];
+    },
+  };
+}
+
+export type ToolCallStore = ReturnType<typeof createToolCallStore>;

@@ -1,0 +1,49 @@
+import type { StoredTool } from '../store/tools.js';
+import type { ToolCallStore } from '../store/tool-calls.js';
+import { recommend } from './recommendations.js';
+import { DEFAULT_TIMEOUT_MS } from './runtime.js';
+import type { ToolDef } from './types.js';
+
+export interface ToolAnalytics {
+  toolId: string;
+  name: string;
+  timeRange: string;
+  usage: { totalCalls: number; uniqueAgents: number; avgCallsPerDay: number };
+  performance: { successRate: number; avgResponseTime: number; p95ResponseTime: number; timeoutRate: number; errorRate: number };
+  errors: { type: string; count: number; percentage: number; message: string }[];
+  recommendations: string[];
+}
+
+const pct = (part: number, total: number): number => (total === 0 ? 0 : Math.round((10_000 * part) / total) / 100);
+
+/**
+ * The specification's tool analytics record over the last `days` days. Rates are percentages that
+ * add up to 100 (errorRate is every failure that is not a timeout, taken as the remainder so that
+ * rounding never breaks the sum); times are over all calls.
+ */
+export function toolAnalytics(calls: ToolCallStore, tool: StoredTool, days: number, now: number): ToolAnalytics {
+  const from = now - days * 86_400_000;
+  const f = calls.figures(tool.id, from, now);
+  const successRate = pct(f.successes, f.total);
+  const timeoutRate = pct(f.timeouts, f.total);
+  const errorRate = f.total === 0 ? 0 : Math.round((100 - successRate - timeoutRate) * 100) / 100;
+  const p95 = calls.p95(tool.id, from, now, f.total) ?? 0;
+  const errors = calls.errors(tool.id, from, now).map((e) => ({ type: e.type, count: e.count, percentage: pct(e.count, f.total), message: e.message ?? '' }));
+  const def = tool.definition as unknown as ToolDef;
+  const analytics: Omit<ToolAnalytics, 'recommendations'> = {
+    toolId: tool.id,
+    name: tool.name,
+    timeRange: `${days}d`,
+    usage: { totalCalls: f.total, uniqueAgents: f.agents, avgCallsPerDay: Math.round(f.total / days) },
+    performance: { successRate, avgResponseTime: Math.round(f.avgMs ?? 0), p95ResponseTime: p95, timeoutRate, errorRate },
+    errors,
+  };
+  const recommendations = recommend({
+    ...analytics,
+    timeoutMs: def.type === 'api' || def.type === 'action' || def.type === 'database' ? (def.config?.timeoutMs ?? DEFAULT_TIMEOUT_MS) : null,
+    handlers: Object.keys(def.errorHandling ?? {}),
+    retried: f.retried,
+    retriedOk: f.retriedOk,
+  });
+  return { ...analytics, recommendations };
+}

@@ -1,0 +1,107 @@
+import axios, { AxiosError } from 'axios';
+import { failureForStatus, ToolFailure } from './outcome.js';
+import type { AuthApplied } from './auth.js';
+
+export const MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
+export const MAX_REDIRECTS = 3;
+
+export interface HttpConfig {
+  method: string;
+  url: string;
+  headers?: Record<string, string>;
+}
+
+/** The exact request a tool call sends (what a dry run answers, with secrets masked). */
+export interface PreparedRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: unknown;
+}
+
+/**
+ * Fills `{name}` placeholders (URL-encoded), then sends the other parameters as the query string
+ * for GET and DELETE and as a JSON body otherwise.
+ */
+export function buildRequest(config: HttpConfig, params: Record<string, unknown>, auth: AuthApplied): PreparedRequest {
+  const used = new Set<string>();
+  const filled = config.url.replace(/\{([^{}]+)\}/g, (_m, name: string) => {
+    used.add(name);
+    return encodeURIComponent(String(params[name] ?? ''));
+  });
+  const rest = Object.fromEntries(Object.entries(params).filter(([k]) => !used.has(k)));
+  const url = new URL(filled);
+  const method = config.method.toUpperCase();
+  const inQuery = method === 'GET' || method === 'DELETE';
+  if (inQuery) for (const [k, v] of Object.entries(rest)) url.searchParams.set(k, String(v));
+  for (const [k, v] of Object.entries(auth.query)) url.searchParams.set(k, v);
+  const headers: Record<string, string> = { accept: 'application/json', ...lower(config.headers ?? {}), ...auth.headers };
+  const request: PreparedRequest = { method, url: url.toString(), headers };
+  if (!inQuery) {
+    request.body = rest;
+    headers['content-type'] = 'application/json';
+  }
+  return request;
+}
+
+const lower = (h: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
+
+export interface HttpAnswer {
+  status: number;
+  text: string;
+}
+
+/** Sends the request; a non-2xx status or a transport failure becomes a classified ToolFailure. */
+export async function send(request: PreparedRequest, timeoutMs: number): Promise<HttpAnswer> {
+  let res;
+  try {
+    res = await axios.request<string>({
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      data: request.body === undefined ? undefined : JSON.stringify(request.body),
+      // The deadline covers the whole exchange, also a body that trickles in slowly.
+      signal: AbortSignal.timeout(timeoutMs),
+      timeout: timeoutMs,
+      maxRedirects: MAX_REDIRECTS,
+      maxContentLength: MAX_RESPONSE_BYTES,
+      responseType: 'text',
+      transformResponse: [(data: string) => data],
+      validateStatus: () => true,
+      proxy: false,
+    });
+  } catch (err) {
+    throw classifyTransportError(err, timeoutMs);
+  }
+  if (res.status >= 400) throw failureForStatus(res.status, res.data ?? '');
+  return { status: res.status, text: res.data ?? '' };
+}
+
+function classifyTransportError(err: unknown, timeoutMs: number): ToolFailure {
+  const e = err as AxiosError & { cause?: { name?: string } };
+  const message = e.message ?? String(err);
+  if (e.code === 'ECONNABORTED' || e.code === 'ETIMEDOUT' || axios.isCancel(err) || e.name === 'CanceledError' || e.cause?.name === 'TimeoutError') {
+    return new ToolFailure('timeout', `No complete answer within ${timeoutMs} ms`);
+  }
+  if (/maxContentLength/.test(message)) {
+    return new ToolFailure('response_too_large', `The response is larger than ${MAX_RESPONSE_BYTES} bytes; it was cut off`);
+  }
+  if (e.code === 'ERR_FR_TOO_MANY_REDIRECTS' || /redirects exceeded/i.test(message)) {
+    return new ToolFailure('http_error', `More than ${MAX_REDIRECTS} redirects`);
+  }
+  return new ToolFailure('network_error', `The target could not be reached: ${e.code ? `${e.code} ` : ''}${message}`);
+}
+
+/** Parses a JSON body; `required` when a mapping needs it. */
+export function parseBody(answer: HttpAnswer, required: boolean): unknown {
+  const fail = (why: string): never => {
+    throw new ToolFailure('invalid_response', `The response mapping needs JSON, but ${why}`, answer.status);
+  };
+  if (answer.text.trim() === '') return required ? fail('the response body is empty') : null;
+  try {
+    return JSON.parse(answer.text);
+  } catch {
+    return required ? fail('the response body is not JSON') : answer.text;
+  }
+}

@@ -1,0 +1,37 @@
+/** How a tool call ended. Every failure is one of these kinds, so analytics and handlers agree. */
+export const FAILURE_TYPES = [
+  'timeout', 'auth_error', 'not_found', 'http_error', 'network_error', 'invalid_response', 'response_too_large',
+  // Database tools only: the SQL itself failed (syntax, a write attempted on a read-only tool).
+  'query_error',
+] as const;
+export type FailureType = (typeof FAILURE_TYPES)[number];
+export type Outcome = 'success' | FailureType;
+
+export class ToolFailure extends Error {
+  constructor(
+    readonly type: FailureType,
+    message: string,
+    readonly statusCode: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+export function failureForStatus(status: number, body: string): ToolFailure {
+  const snippet = body.length > 200 ? `${body.slice(0, 200)}…` : body;
+  const message = `The target answered ${status}${snippet ? `: ${snippet}` : ''}`;
+  if (status === 401 || status === 403) return new ToolFailure('auth_error', message, status);
+  if (status === 404) return new ToolFailure('not_found', message, status);
+  return new ToolFailure('http_error', message, status);
+}
+
+/** A failed call, with how many attempts it took (and which composite step failed, if any). */
+export class CallFailed extends Error {
+  constructor(readonly failure: ToolFailure, readonly attempts: number, readonly step?: string) {
+    super(failure.message);
+  }
+
+  describe(): { type: string; message: string; step?: string } {
+    return this.step ? { type: this.failure.type, message: this.failure.message, step: this.step } : { type: this.failure.type, message: this.failure.message };
+  }
+}

@@ -1,0 +1,79 @@
+import type { StoredTool } from '../store/tools.js';
+import type { ParameterDefinition } from './params.js';
+import type { Outcome } from './outcome.js';
+import type { OAuthTokenCache, TargetAuth } from './auth.js';
+
+export type CallSource = 'test' | 'simulation' | 'production';
+
+export interface Handler {
+  fallbackMessage?: string;
+  action: 'escalate' | 'retry' | 'ask_for_clarification';
+  maxRetries?: number;
+}
+
+/** A tool definition as the runtime reads it (validated when it was saved). */
+export interface ToolDef {
+  name: string;
+  type: 'api' | 'routing' | 'composite' | 'database' | 'action';
+  config?: Record<string, unknown> & { auth?: TargetAuth; timeoutMs?: number };
+  parameters?: ParameterDefinition[];
+  responseMapping?: Record<string, string>;
+  rules?: { condition: string; action: 'require_approval'; message: string }[];
+  conditions?: { check: string; action: 'allow' | 'deny' }[];
+  steps?: { tool: string; params: string[]; dependsOn?: string }[];
+  aggregateResults?: boolean;
+  errorHandling?: { onTimeout?: Handler; onAuthError?: Handler; onNotFound?: Handler };
+  logPayloads?: boolean;
+}
+
+/** One row of the call log. */
+export interface ToolCallRecord {
+  toolId: string;
+  toolName: string;
+  agentId: string | null;
+  source: CallSource;
+  startedMs: number;
+  durationMs: number;
+  outcome: Outcome;
+  statusCode: number | null;
+  attempts: number;
+  errorMessage: string | null;
+  parameters: unknown;
+  result: unknown;
+}
+
+/** The answer of a tool call, as `POST /v1/tools/{name}/test` gives it. */
+export interface ToolAnswer {
+  success: boolean;
+  responseTime: number;
+  result: unknown;
+  statusCode: number | null;
+  attempts: number;
+  warnings: string[];
+  approvalRequired?: true;
+  message?: string;
+  error?: { type: string; message: string; step?: string };
+  fallback?: { message: string | null; action: string };
+  dryRun?: true;
+  request?: unknown;
+}
+
+export interface RuntimeDeps {
+  findTool(name: string): StoredTool | undefined;
+  /** The tool's config with its secrets in clear (for the call only, never answered or logged). */
+  openConfig(tool: StoredTool): ToolDef['config'];
+  /** The tool's config as answers show it (secrets masked). */
+  maskedConfig(tool: StoredTool): ToolDef['config'];
+  oauth: OAuthTokenCache;
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  retryBaseMs: number;
+  record(call: ToolCallRecord): void;
+}
+
+export interface CallOptions {
+  source: CallSource;
+  agentId?: string | null;
+  dryRun?: boolean;
+  depth?: number;
+}
