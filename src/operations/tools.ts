@@ -4,7 +4,7 @@ import { conflict, notFound, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { StoredTool, ToolDefinition } from '../store/tools.js';
 import { checkToolDefinition, TOOL_TYPES, ToolInput, type ToolInputValue } from '../tools/definition.js';
-import { maskAuth, sealAuth } from '../tools/secrets.js';
+import { maskConfig, sealConfig } from '../tools/secrets.js';
 import { executeTool } from '../tools/runtime.js';
 import { toolAnalytics } from '../tools/analytics.js';
 import { FAILURE_TYPES } from '../tools/outcome.js';
@@ -26,8 +26,7 @@ const withoutUndefined = <T extends Record<string, unknown>>(o: T): T =>
 /** The answer form of a stored definition: secrets masked. */
 function present(ctx: OperationContext, def: ToolDefinition): ToolDefinition {
   const config = def.config as Record<string, unknown> | undefined;
-  if (!config?.auth) return def;
-  return { ...def, config: { ...config, auth: maskAuth(config.auth as Record<string, unknown>, ctx.secrets) } };
+  return config ? { ...def, config: maskConfig(config, ctx.secrets) } : def;
 }
 
 export function toolView(ctx: OperationContext, t: StoredTool) {
@@ -45,9 +44,7 @@ function prepare(ctx: OperationContext, input: ToolInputValue, current: StoredTo
     const users = ctx.store.tools.compositesUsing(current.name);
     if (users.length) throw conflict(`Tool '${current.name}' is a step of ${users.join(', ')}; it cannot be renamed`, { composites: users });
   }
-  const config = definition.config as Record<string, unknown> | undefined;
-  const previousAuth = (current?.definition.config as Record<string, unknown> | undefined)?.auth as Record<string, unknown> | undefined;
-  const sealed = config ? { ...config, auth: sealAuth(config.auth as Record<string, unknown> | undefined, previousAuth, ctx.secrets) } : undefined;
+  const sealed = sealConfig(definition.config, current?.definition.config as Record<string, unknown> | undefined, ctx.secrets);
   return withoutUndefined({ ...definition, config: sealed && withoutUndefined(sealed) }) as ToolDefinition;
 }
 

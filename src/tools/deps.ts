@@ -2,8 +2,8 @@ import type { Clock } from '../clock.js';
 import type { SecretBox } from '../secrets.js';
 import type { Store } from '../store/index.js';
 import type { StoredTool } from '../store/tools.js';
-import { OAuthTokenCache, type TargetAuth } from './auth.js';
-import { maskAuth, openAuth } from './secrets.js';
+import { OAuthTokenCache } from './auth.js';
+import { maskConfig, openConfig } from './secrets.js';
 import type { RuntimeDeps, ToolDef } from './types.js';
 
 export interface ToolRuntimeOptions {
@@ -16,15 +16,12 @@ export interface ToolRuntimeOptions {
 
 /** What the tool runtime needs from the engine: tools by name, secrets, a clock, the call log. */
 export function createToolRuntime({ store, secrets, clock, retryBaseMs = 250 }: ToolRuntimeOptions): RuntimeDeps {
-  const withAuth = (tool: StoredTool, transform: typeof openAuth): ToolDef['config'] => {
-    const config = (tool.definition as unknown as ToolDef).config;
-    if (!config?.auth) return config;
-    return { ...config, auth: transform(config.auth as unknown as Record<string, unknown>, secrets) as unknown as TargetAuth };
-  };
+  const config = (tool: StoredTool, transform: typeof openConfig): ToolDef['config'] =>
+    transform((tool.definition as unknown as ToolDef).config, secrets) as ToolDef['config'];
   return {
     findTool: (name) => store.tools.findByName(name),
-    openConfig: (tool) => withAuth(tool, openAuth),
-    maskedConfig: (tool) => withAuth(tool, maskAuth),
+    openConfig: (tool) => config(tool, openConfig),
+    maskedConfig: (tool) => config(tool, maskConfig),
     oauth: new OAuthTokenCache(() => clock.now()),
     now: () => clock.now(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),

@@ -1,42 +1,60 @@
 import { isSealed, mask, type Sealed, type SecretBox } from '../secrets.js';
+import { maskConnection } from './database.js';
 import { SECRET_AUTH_FIELDS } from './definition.js';
 
+type Config = Record<string, unknown>;
 type Auth = Record<string, unknown>;
 
 /**
- * Seals the secret fields of config.auth. A value equal to the mask of the stored secret means
- * "unchanged" (a client that read the tool and sends it back must not overwrite the secret with
- * its own mask).
+ * The secrets of a tool config: the fields of config.auth (token, key, clientSecret, password)
+ * and a database tool's connection string (which may carry a password). Each is sealed at rest,
+ * answered masked, and opened only to make a call.
  */
-export function sealAuth(auth: Auth | undefined, previous: Auth | undefined, box: SecretBox): Auth | undefined {
-  if (!auth) return auth;
-  const out: Auth = { ...auth };
-  for (const field of SECRET_AUTH_FIELDS) {
-    const value = auth[field];
+interface SecretField {
+  read(config: Config): unknown;
+  write(config: Config, value: unknown): Config;
+  mask(plain: string): string;
+}
+
+const authField = (name: string): SecretField => ({
+  read: (c) => (c.auth as Auth | undefined)?.[name],
+  write: (c, v) => ({ ...c, auth: { ...(c.auth as Auth), [name]: v } }),
+  mask,
+});
+
+const FIELDS: SecretField[] = [
+  ...SECRET_AUTH_FIELDS.map(authField),
+  { read: (c) => (c.driver ? c.connection : undefined), write: (c, v) => ({ ...c, connection: v }), mask: maskConnection },
+];
+
+/** Seals every secret; a value equal to the mask of the stored one means "unchanged". */
+export function sealConfig(config: Config | undefined, previous: Config | undefined, box: SecretBox): Config | undefined {
+  if (!config) return config;
+  let out = config;
+  for (const field of FIELDS) {
+    const value = field.read(config);
     if (typeof value !== 'string') continue;
-    const before = previous?.[field];
-    out[field] = isSealed(before) && value === mask(box.open(before)) ? before : box.seal(value);
+    const before = previous ? field.read(previous) : undefined;
+    const stored = isSealed(before) ? box.open(before) : undefined;
+    const unchanged = stored !== undefined && (value === stored || value === field.mask(stored));
+    out = field.write(out, unchanged ? before : box.seal(value));
   }
   return out;
 }
 
-export function maskAuth(auth: Auth | undefined, box: SecretBox): Auth | undefined {
-  if (!auth) return auth;
-  const out: Auth = { ...auth };
-  for (const field of SECRET_AUTH_FIELDS) {
-    const value = auth[field];
-    if (isSealed(value)) out[field] = mask(box.open(value as Sealed));
+function transform(config: Config | undefined, fn: (field: SecretField, sealed: Sealed) => string): Config | undefined {
+  if (!config) return config;
+  let out = config;
+  for (const field of FIELDS) {
+    const value = field.read(config);
+    if (isSealed(value)) out = field.write(out, fn(field, value));
   }
   return out;
 }
 
-/** The clear auth for making a call (never answered, never logged). */
-export function openAuth(auth: Auth | undefined, box: SecretBox): Auth | undefined {
-  if (!auth) return auth;
-  const out: Auth = { ...auth };
-  for (const field of SECRET_AUTH_FIELDS) {
-    const value = auth[field];
-    if (isSealed(value)) out[field] = box.open(value);
-  }
-  return out;
-}
+export const maskConfig = (config: Config | undefined, box: SecretBox): Config | undefined =>
+  transform(config, (field, sealed) => field.mask(box.open(sealed)));
+
+/** The clear config for making a call (never answered, never logged). */
+export const openConfig = (config: Config | undefined, box: SecretBox): Config | undefined =>
+  transform(config, (_field, sealed) => box.open(sealed));

@@ -121,6 +121,20 @@ describe('tools', () => {
     expect((await s.call('GET', '/v1/tools/secretive')).body.config.auth.token).toBe('****1111');
   });
 
+  it('a database connection\'s password is a secret too: sealed, masked, kept when echoed', async () => {
+    const connection = 'postgres://app:db-pass-4321@127.0.0.1:5432/crm';
+    const created = await s.call('POST', '/v1/tools', { name: 'pg_secret', type: 'database', config: { driver: 'postgres', connection, query: 'SELECT 1' } });
+    expect(created.body.config.connection).toBe('postgres://app:****@127.0.0.1:5432/crm');
+    expect(JSON.stringify(s.engine.store.db.prepare('SELECT definition FROM tools UNION ALL SELECT definition FROM tool_versions').all())).not.toContain('db-pass-4321');
+    const { id: _i, version: _v, created_at: _c, updated_at: _u, ...definition } = created.body;
+    await s.call('PUT', '/v1/tools/pg_secret', { ...definition, description: 'echoed' });
+    const dry = await s.call('POST', '/v1/tools/pg_secret/test', { dryRun: true });
+    expect(dry.body.request.connection).toBe('postgres://app:****@127.0.0.1:5432/crm');
+    const stored = s.engine.store.tools.findByName('pg_secret')!.definition as any;
+    const { SecretBox } = await import('../../src/secrets.js');
+    expect(SecretBox.forDataDir(s.dataDir).open(stored.config.connection)).toBe(connection);
+  });
+
   it('numbers every version and rolls back as a new version', async () => {
     await s.call('POST', '/v1/tools', api('versioned', { description: 'one' }));
     await s.call('PUT', '/v1/tools/versioned', api('versioned', { description: 'two' }));
