@@ -124,6 +124,7 @@ export function createEngine(options: EngineOptions): Engine {
       // In-flight requests finish before the database closes.
       await server?.close();
       server = null;
+      store?.toolCalls.flush();
       db?.close();
       db = null;
       store = null;

@@ -30,7 +30,7 @@ export function createStore(db: Db) {
     scenarios: createScenarioStore(db),
     schedules: createScheduleStore(db),
     scorecards: createScorecardStore(db),
-    tools: createToolStore(db),
+    tools: createToolStore(db, cache),
     toolCalls: createToolCallStore(db),
     workspaces: createWorkspaceStore(db),
   };

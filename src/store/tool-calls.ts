@@ -17,19 +17,44 @@ export interface ErrorFigure {
   message: string;
 }
 
-/** The call log: one row per tool call, from tests, simulations and production call history. */
+/**
+ * The call log: one row per tool call, from tests, simulations and production call history.
+ * Writes are buffered and land together in one transaction within 50 ms (a call should not wait
+ * for its own log line, and one transaction per call would cost more than the call's own work);
+ * every read, and the engine's stop, flushes first.
+ */
 export function createToolCallStore(db: Db) {
+  let buffer: ToolCallRecord[] = [];
+  let scheduled = false;
   const insert = db.prepare(
     `INSERT INTO tool_calls (tool_id, tool_name, agent_id, source, started_ms, duration_ms, outcome, status_code, attempts, error_message, parameters, result)
      VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
   );
   const WINDOW = 'tool_id = ? AND started_ms >= ? AND started_ms <= ?';
-  return {
-    insert(c: ToolCallRecord): void {
+  const writeAll = db.transaction((calls: ToolCallRecord[]) => {
+    for (const c of calls) {
       insert.run(c.toolId, c.toolName, c.agentId, c.source, c.startedMs, c.durationMs, c.outcome, c.statusCode, c.attempts,
         c.errorMessage, c.parameters === null ? null : toJson(c.parameters), c.result === null ? null : toJson(c.result));
+    }
+  });
+  function flush(): void {
+    scheduled = false;
+    if (buffer.length === 0 || !db.open) return;
+    const calls = buffer;
+    buffer = [];
+    writeAll(calls);
+  }
+  return {
+    insert(c: ToolCallRecord): void {
+      buffer.push(c);
+      if (!scheduled) {
+        scheduled = true;
+        setTimeout(flush, 50).unref();
+      }
     },
+    flush,
     figures(toolId: string, from: number, to: number): WindowFigures {
+      flush();
       return prepared(db, `SELECT COUNT(*) AS total, COUNT(DISTINCT agent_id) AS agents, AVG(duration_ms) AS avgMs,
           COALESCE(SUM(outcome = 'success'), 0) AS successes, COALESCE(SUM(outcome = 'timeout'), 0) AS timeouts,
           COALESCE(SUM(attempts > 1), 0) AS retried, COALESCE(SUM(attempts > 1 AND outcome = 'success'), 0) AS retriedOk
@@ -37,6 +62,7 @@ export function createToolCallStore(db: Db) {
     },
     /** The real 95th percentile (nearest rank) of the window's durations. */
     p95(toolId: string, from: number, to: number, total: number): number | null {
+      flush();
       if (total === 0) return null;
       const rank = Math.ceil(0.95 * total) - 1;
       return prepared(db, `SELECT duration_ms FROM tool_calls WHERE ${WINDOW} ORDER BY duration_ms LIMIT 1 OFFSET ?`)
@@ -44,6 +70,7 @@ export function createToolCallStore(db: Db) {
     },
     /** Failures by type, each with its most recent message. */
     errors(toolId: string, from: number, to: number): ErrorFigure[] {
+      flush();
       return prepared(db, `SELECT outcome AS type, COUNT(*) AS count,
           (SELECT e.error_message FROM tool_calls e WHERE e.tool_id = t.tool_id AND e.outcome = t.outcome
              AND e.started_ms >= ? AND e.started_ms <= ? ORDER BY e.started_ms DESC, e.id DESC LIMIT 1) AS message

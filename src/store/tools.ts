@@ -1,5 +1,6 @@
 import { fromJson, placeholders, toJson, type Db } from './db.js';
 import type { User } from './personas.js';
+import type { ReadCache } from './read-cache.js';
 
 /** A tool definition as stored: the Tool object of the specification, secrets sealed. */
 export type ToolDefinition = Record<string, unknown> & { name: string; type: string };
@@ -34,7 +35,7 @@ interface Row {
 
 const fromRow = (r: Row): StoredTool => ({ ...r, definition: fromJson<ToolDefinition>(r.definition) });
 
-export function createToolStore(db: Db) {
+export function createToolStore(db: Db, cache: ReadCache) {
   const byId = db.prepare('SELECT * FROM tools WHERE id = ?');
   const byName = db.prepare('SELECT * FROM tools WHERE name = ?');
   const insertVersion = db.prepare(
@@ -43,16 +44,20 @@ export function createToolStore(db: Db) {
   );
 
   /** Tools are addressed by id or by name in paths; an id wins when both could match. */
-  const find = (idOrName: string): StoredTool | undefined => {
-    const row = (byId.get(idOrName) ?? byName.get(idOrName)) as Row | undefined;
-    return row && fromRow(row);
-  };
+  const find = (idOrName: string): StoredTool | undefined =>
+    cache.get(`tool-ref:${idOrName}`, () => {
+      const row = (byId.get(idOrName) ?? byName.get(idOrName)) as Row | undefined;
+      return row && fromRow(row);
+    });
 
   return {
     find,
+    /** Answered from the read cache: the runtime looks tools up by name on every call. */
     findByName(name: string): StoredTool | undefined {
-      const row = byName.get(name) as Row | undefined;
-      return row && fromRow(row);
+      return cache.get(`tool:${name}`, () => {
+        const row = byName.get(name) as Row | undefined;
+        return row && fromRow(row);
+      });
     },
     list(): StoredTool[] {
       return (db.prepare('SELECT * FROM tools ORDER BY name').all() as Row[]).map(fromRow);

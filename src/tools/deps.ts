@@ -18,9 +18,20 @@ export interface ToolRuntimeOptions {
 export function createToolRuntime({ store, secrets, clock, retryBaseMs = 250 }: ToolRuntimeOptions): RuntimeDeps {
   const config = (tool: StoredTool, transform: typeof openConfig): ToolDef['config'] =>
     transform((tool.definition as unknown as ToolDef).config, secrets) as ToolDef['config'];
+  // Opening secrets is an AES decryption: do it once per tool version, not once per call.
+  const opened = new Map<string, ToolDef['config']>();
+  const openOnce = (tool: StoredTool): ToolDef['config'] => {
+    const key = `${tool.id}@${tool.version}`;
+    let found = opened.get(key);
+    if (!found) {
+      if (opened.size > 500) opened.clear();
+      opened.set(key, (found = config(tool, openConfig)));
+    }
+    return found;
+  };
   return {
     findTool: (name) => store.tools.findByName(name),
-    openConfig: (tool) => config(tool, openConfig),
+    openConfig: openOnce,
     maskedConfig: (tool) => config(tool, maskConfig),
     oauth: new OAuthTokenCache(() => clock.now()),
     now: () => clock.now(),

@@ -30,13 +30,18 @@ export function buildRequest(config: HttpConfig, params: Record<string, unknown>
     return encodeURIComponent(String(params[name] ?? ''));
   });
   const rest = Object.fromEntries(Object.entries(params).filter(([k]) => !used.has(k)));
-  const url = new URL(filled);
   const method = config.method.toUpperCase();
   const inQuery = method === 'GET' || method === 'DELETE';
-  if (inQuery) for (const [k, v] of Object.entries(rest)) url.searchParams.set(k, String(v));
-  for (const [k, v] of Object.entries(auth.query)) url.searchParams.set(k, v);
+  const query = { ...(inQuery ? rest : {}), ...auth.query };
+  let url = filled;
+  // Parsing the URL is only needed to merge query parameters into it.
+  if (Object.keys(query).length > 0) {
+    const parsed = new URL(filled);
+    for (const [k, v] of Object.entries(query)) parsed.searchParams.set(k, String(v));
+    url = parsed.toString();
+  }
   const headers: Record<string, string> = { accept: 'application/json', ...lower(config.headers ?? {}), ...auth.headers };
-  const request: PreparedRequest = { method, url: url.toString(), headers };
+  const request: PreparedRequest = { method, url, headers };
   if (!inQuery) {
     request.body = rest;
     headers['content-type'] = 'application/json';
@@ -63,7 +68,6 @@ export async function send(request: PreparedRequest, timeoutMs: number): Promise
       data: request.body === undefined ? undefined : JSON.stringify(request.body),
       // The deadline covers the whole exchange, also a body that trickles in slowly.
       signal: AbortSignal.timeout(timeoutMs),
-      timeout: timeoutMs,
       maxRedirects: MAX_REDIRECTS,
       maxContentLength: MAX_RESPONSE_BYTES,
       responseType: 'text',

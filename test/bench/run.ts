@@ -1,4 +1,5 @@
 import { foundationBench } from './foundation.js';
+import { toolsBench } from './tools.js';
 import type { Figure } from './harness.js';
 
 /**
@@ -6,7 +7,10 @@ import type { Figure } from './harness.js';
  * absolute times on a shared machine mean little. BENCH_SECONDS shortens or lengthens each sample.
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
-const suites: [string, (s: number) => Promise<Figure[]>][] = [['foundation', foundationBench]];
+const only = process.argv[2];
+const suites: [string, (s: number) => Promise<Figure[]>][] = (
+  [['foundation', foundationBench], ['tools', toolsBench]] as [string, (s: number) => Promise<Figure[]>][]
+).filter(([name]) => !only || name === only);
 
 let failed = 0;
 for (const [name, run] of suites) {

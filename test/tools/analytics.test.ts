@@ -89,6 +89,7 @@ describe('tool analytics: GET /v1/tools/{id}/analytics', () => {
   it('real test calls are logged with source, agent, outcome and attempts; secrets never', async () => {
     const id = (await s.call('POST', '/v1/tools', { name: 'logged', type: 'api', config: { url: 'http://127.0.0.1:1/x', auth: { type: 'bearer', token: 'log-secret-token-1' } } })).body.id;
     await s.call('POST', '/v1/tools/logged/test', { agentId: 'agt_7' });
+    s.engine.store.toolCalls.flush();
     const rows = s.engine.store.db.prepare('SELECT * FROM tool_calls WHERE tool_id = ?').all(id) as Record<string, unknown>[];
     expect(rows).toEqual([expect.objectContaining({ source: 'test', agent_id: 'agt_7', outcome: 'network_error', attempts: 1, parameters: null, result: null })]);
     expect(JSON.stringify(s.engine.store.db.prepare('SELECT * FROM tool_calls').all())).not.toContain('log-secret-token-1');
