@@ -16,6 +16,9 @@ import { openDatabase, type Db } from './store/db.js';
 import { createStore, type Store } from './store/index.js';
 import { migrate } from './store/migrate.js';
 import { createToolRuntime } from './tools/deps.js';
+import type { RetryPolicy } from './providers/client.js';
+import { createAdapters } from './providers/registry.js';
+import { createSyncService, type SyncService } from './providers/sync.js';
 
 export interface EngineOptions {
   dataDir: string;
@@ -30,6 +33,10 @@ export interface EngineOptions {
   log?: Logger;
   /** First delay between tool call retries (doubles each time); tests shorten it. */
   toolRetryBaseMs?: number;
+  /** How provider calls are retried (tests shorten the waits). */
+  providerRetry?: RetryPolicy;
+  /** Minutes between periodic syncs of connected agents (default 15). */
+  syncIntervalMinutes?: number;
 }
 
 export interface StartResult {
@@ -60,6 +67,7 @@ export function createEngine(options: EngineOptions): Engine {
   let invoke: Invoke | null = null;
   let server: FastifyInstance | null = null;
   let releaseLock: (() => void) | null = null;
+  let syncService: SyncService | null = null;
 
   const started = <T>(value: T | null): T => {
     if (value === null) throw new Error('The engine is not started');
@@ -94,7 +102,10 @@ export function createEngine(options: EngineOptions): Engine {
         store = createStore(db);
         const secrets = SecretBox.forDataDir(options.dataDir);
         const tools = createToolRuntime({ store, secrets, clock, retryBaseMs: options.toolRetryBaseMs });
-        const services: EngineServices = { store, clock, events, secrets, tools };
+        const sync = createSyncService({ store, secrets, clock, events, adapters: createAdapters(options.providerRetry), log: (m) => log.error(m) });
+        syncService = sync;
+        const services: EngineServices = { store, clock, events, secrets, tools, sync };
+        if (exclusive) sync.schedule(options.syncIntervalMinutes ?? 15);
         invoke = createInvoker(catalogue, services);
         return bootstrap(store, exclusive);
       } catch (err) {
@@ -124,6 +135,8 @@ export function createEngine(options: EngineOptions): Engine {
       // In-flight requests finish before the database closes.
       await server?.close();
       server = null;
+      await syncService?.stop();
+      syncService = null;
       store?.toolCalls.flush();
       db?.close();
       db = null;

@@ -1,56 +1,189 @@
 import { z } from 'zod';
-import { notImplemented } from '../errors.js';
-import { CommaList, Id } from './common.js';
-import { defineOperation } from './types.js';
+import { isoNow } from '../clock.js';
+import { AppError, conflict, notFound, notImplemented } from '../errors.js';
+import { deepMerge } from '../providers/diff.js';
+import { PROVIDERS } from '../providers/registry.js';
+import { agentTools, agentView } from '../providers/view.js';
+import type { AgentRecord } from '../store/agents.js';
+import { CommaList, Deleted, Id, QueryBoolean, deleted } from './common.js';
+import { defineOperation, withStatus, type OperationContext } from './types.js';
 
-const PROVIDERS = ['vapi', 'retell', 'elevenlabs', 'bland', 'http'] as const;
-const pending = (what: string) => () => {
-  throw notImplemented(what, 'provider connections issue');
-};
 const AgentParams = { agent_id: Id };
+const Nullable = <T extends z.ZodType>(t: T) => t.nullable().optional();
 
-/** The agent endpoints of the specification; their behaviour lands with the provider issue. */
+const ConfigurationPatch = z.strictObject({
+  model: z.strictObject({
+    provider: Nullable(z.string().max(100)), name: Nullable(z.string().max(200)),
+    temperature: Nullable(z.number().min(0).max(2)), maxTokens: Nullable(z.number().int().positive().max(1_000_000)),
+  }).optional(),
+  voice: z.strictObject({
+    provider: Nullable(z.string().max(100)), voiceId: Nullable(z.string().max(200)),
+    stability: Nullable(z.number().min(0).max(1)), similarityBoost: Nullable(z.number().min(0).max(1)),
+  }).optional(),
+  prompt: Nullable(z.string().max(200_000)),
+  firstMessage: Nullable(z.string().max(10_000)),
+  tools: z.array(z.strictObject({
+    name: z.string().min(1).max(128), description: Nullable(z.string().max(5_000)), type: Nullable(z.string()), endpoint: Nullable(z.string().max(2_048)),
+    method: Nullable(z.string()), auth: z.string().default('none'),
+  })).max(100).optional(),
+});
+
+function getAgent(ctx: OperationContext, id: string): AgentRecord {
+  const agent = ctx.store.agents.get(id);
+  if (!agent) throw notFound('agent', id);
+  return agent;
+}
+
+const PROVIDER_CHOICES = [...PROVIDERS, 'http'] as const;
+
 export const agentOperations = [
   defineOperation({
     name: 'agents.connect',
-    summary: 'Connect an agent from its provider',
+    summary: 'Connect an agent from its provider (201), or answer the already connected one (200) with its credentials renewed',
     http: { method: 'POST', path: '/v1/agents/connect', status: 201 },
     body: {
-      provider: z.enum(PROVIDERS),
-      agent_id: z.string().min(1).max(256),
-      credentials: z.strictObject({ api_key: z.string().min(1).max(4_096).optional(), base_url: z.url().optional() }),
-      format: z.enum(['openai', 'simple']).optional(),
+      provider: z.string().min(1).max(50).describe(`One of ${PROVIDER_CHOICES.join(', ')}`),
+      agent_id: z.string().min(1).max(256).describe('The agent\'s id at the provider'),
+      credentials: z.strictObject({
+        api_key: z.string().min(1).max(4_096).optional(),
+        base_url: z.url({ protocol: /^https?$/ }).optional().describe('For regional hosts'),
+      }),
+      format: z.enum(['openai', 'simple']).optional().describe('http agents only'),
     },
-    handler: pending('Connecting agents'),
+    async handler({ provider, agent_id, credentials }, ctx) {
+      if (!(PROVIDER_CHOICES as readonly string[]).includes(provider)) {
+        throw new AppError('validation_error', 400, `Unknown provider '${provider}': supported are ${PROVIDER_CHOICES.join(', ')}`, [{ path: 'provider', message: `must be one of: ${PROVIDER_CHOICES.join(', ')}` }]);
+      }
+      if (provider === 'http') throw notImplemented('Agents reached at a URL of your own (provider http)', 'simulations issue');
+      if (!credentials.api_key) throw new AppError('validation_error', 400, 'credentials.api_key is required', [{ path: 'credentials.api_key', message: 'is required' }]);
+      const { agent, created } = await ctx.sync.connect({ provider: provider as (typeof PROVIDERS)[number], agentId: agent_id, apiKey: credentials.api_key, baseUrl: credentials.base_url });
+      return withStatus(created ? 201 : 200, agentView(ctx.store, agent));
+    },
   }),
   defineOperation({
     name: 'agents.list',
-    summary: 'List connected agents',
+    summary: 'Connected agents; `tags` keeps those carrying every listed tag',
     http: { method: 'GET', path: '/v1/agents' },
     query: { tags: CommaList.optional() },
-    handler: pending('Listing agents'),
+    handler({ tags }, ctx) {
+      const wanted = (tags ?? []).map((t) => t.toLowerCase());
+      const agents = ctx.store.agents.list().filter((a) => wanted.every((t) => a.tags.some((x) => x.toLowerCase() === t)));
+      return { agents: agents.map((a) => agentView(ctx.store, a)), total: agents.length };
+    },
   }),
   defineOperation({
     name: 'agents.get',
-    summary: 'Get an agent',
+    summary: 'An agent: the effective configuration (synced snapshot plus local overrides), stats and sync state',
     http: { method: 'GET', path: '/v1/agents/:agent_id' },
     params: AgentParams,
-    handler: pending('Reading agents'),
+    handler({ agent_id }, ctx) {
+      return agentView(ctx.store, getAgent(ctx, agent_id));
+    },
   }),
   defineOperation({
     name: 'agents.update',
-    summary: 'Set local overrides of an agent\'s configuration and its tags',
+    summary: 'Local overrides (deep-merged; never written back to the provider, kept across syncs), tags (replaced) and channel',
     http: { method: 'PATCH', path: '/v1/agents/:agent_id' },
     params: AgentParams,
-    body: { configuration: z.record(z.string(), z.unknown()).optional(), tags: z.array(z.string()).optional(), channel: z.enum(['provider', 'replica', 'http']).optional() },
-    handler: pending('Changing agents'),
+    body: { configuration: ConfigurationPatch.optional(), tags: z.array(z.string().trim().min(1).max(64)).max(50).optional(), channel: z.enum(['provider', 'replica', 'http']).optional() },
+    handler({ agent_id, configuration, tags, channel }, ctx) {
+      const agent = getAgent(ctx, agent_id);
+      const overrides = configuration ? deepMerge(agent.overrides, { configuration }) : agent.overrides;
+      return agentView(ctx.store, ctx.store.agents.update(agent_id, { overrides, tags, channel, updated_at: isoNow(ctx.clock) })!);
+    },
+  }),
+  defineOperation({
+    name: 'agents.reset_overrides',
+    summary: 'Drop every local override: the synced configuration is in force again',
+    http: { method: 'DELETE', path: '/v1/agents/:agent_id/overrides' },
+    params: AgentParams,
+    handler({ agent_id }, ctx) {
+      getAgent(ctx, agent_id);
+      return agentView(ctx.store, ctx.store.agents.update(agent_id, { overrides: {}, updated_at: isoNow(ctx.clock) })!);
+    },
+  }),
+  defineOperation({
+    name: 'agents.delete',
+    summary: 'Disconnect an agent (its history is kept), or with purge=true delete it with its history',
+    http: { method: 'DELETE', path: '/v1/agents/:agent_id' },
+    params: AgentParams,
+    query: { purge: QueryBoolean.optional() },
+    output: Deleted,
+    handler({ agent_id, purge }, ctx) {
+      getAgent(ctx, agent_id);
+      if (purge) {
+        const users = ctx.store.db.prepare("SELECT s.id, s.name FROM scenarios s WHERE EXISTS (SELECT 1 FROM json_each(s.target_agents) j WHERE j.value = ?)").all(agent_id);
+        if (users.length) throw conflict(`Agent '${agent_id}' is a target of ${users.length} scenario(s)`, { scenarios: users });
+        ctx.store.agents.delete(agent_id);
+      } else {
+        ctx.store.agents.update(agent_id, { status: 'disconnected', credentials: null, syncStatus: 'idle', updated_at: isoNow(ctx.clock) });
+      }
+      return deleted(agent_id);
+    },
   }),
   defineOperation({
     name: 'agents.tools',
-    summary: 'The tools of an agent with their success rate and response time',
+    summary: 'The agent\'s tools, with success rate (percent) and average response time (ms) from imported calls and our own tool log',
     http: { method: 'GET', path: '/v1/agents/:agent_id/tools' },
     params: AgentParams,
-    handler: pending('Agent tools'),
+    handler({ agent_id }, ctx) {
+      return { tools: agentTools(ctx.store, getAgent(ctx, agent_id)) };
+    },
+  }),
+  defineOperation({
+    name: 'agents.sync',
+    summary: 'Sync now (configuration and calls); progress shows on the agent\'s sync field',
+    http: { method: 'POST', path: '/v1/agents/:agent_id/sync', status: 202 },
+    params: AgentParams,
+    handler({ agent_id }, ctx) {
+      const agent = getAgent(ctx, agent_id);
+      if (agent.status === 'disconnected') throw conflict('This agent is disconnected: connect it again with POST /v1/agents/connect');
+      void ctx.sync.sync(agent_id);
+      return agentView(ctx.store, ctx.store.agents.get(agent_id)!);
+    },
+  }),
+  defineOperation({
+    name: 'agents.calls',
+    summary: 'The agent\'s imported calls, newest first',
+    http: { method: 'GET', path: '/v1/agents/:agent_id/calls' },
+    params: AgentParams,
+    query: { limit: z.coerce.number().int().min(1).max(100).default(20), offset: z.coerce.number().int().min(0).default(0) },
+    handler({ agent_id, limit, offset }, ctx) {
+      getAgent(ctx, agent_id);
+      return ctx.store.calls.list(agent_id, limit, offset);
+    },
+  }),
+  defineOperation({
+    name: 'calls.get',
+    summary: 'One imported call, normalised: transcript, tool calls, cost',
+    http: { method: 'GET', path: '/v1/calls/:call_id' },
+    params: { call_id: Id },
+    handler({ call_id }, ctx) {
+      const call = ctx.store.calls.get(call_id);
+      if (!call) throw notFound('call', call_id);
+      return call;
+    },
+  }),
+  defineOperation({
+    name: 'agents.errors',
+    summary: 'The agent\'s error log: calls that ended in provider errors, failed tool calls, failed syncs; newest first',
+    http: { method: 'GET', path: '/v1/agents/:agent_id/errors' },
+    params: AgentParams,
+    query: { limit: z.coerce.number().int().min(1).max(100).default(50), offset: z.coerce.number().int().min(0).default(0) },
+    handler({ agent_id, limit, offset }, ctx) {
+      getAgent(ctx, agent_id);
+      return ctx.store.calls.errors(agent_id, limit, offset);
+    },
+  }),
+  defineOperation({
+    name: 'agents.versions',
+    summary: 'One version per distinct synced configuration, newest first',
+    http: { method: 'GET', path: '/v1/agents/:agent_id/versions' },
+    params: AgentParams,
+    handler({ agent_id }, ctx) {
+      getAgent(ctx, agent_id);
+      return { versions: ctx.store.agents.versions(agent_id).map(({ snapshot: _s, ...v }) => v) };
+    },
   }),
   defineOperation({
     name: 'agents.analytics',
@@ -58,6 +191,8 @@ export const agentOperations = [
     http: { method: 'GET', path: '/v1/agents/:agent_id/analytics' },
     params: AgentParams,
     query: { breakdown: z.enum(['category']).optional(), days: z.coerce.number().int().min(1).max(365).optional() },
-    handler: pending('Agent analytics'),
+    handler() {
+      throw notImplemented('Agent analytics', 'simulations issue');
+    },
   }),
 ];

@@ -5,6 +5,7 @@ import type { SecretBox } from '../secrets.js';
 import type { Store } from '../store/index.js';
 import type { User } from '../store/personas.js';
 import type { RuntimeDeps } from '../tools/types.js';
+import type { SyncService } from '../providers/sync.js';
 
 /** Who is calling: an API key, a workspace token, or the desktop user over IPC. */
 export type Caller =
@@ -18,6 +19,7 @@ export interface EngineServices {
   events: EventBus;
   secrets: SecretBox;
   tools: RuntimeDeps;
+  sync: SyncService;
 }
 
 export interface OperationContext extends EngineServices {

@@ -68,7 +68,7 @@ export function buildOpenApi(catalogue: Operation[]): JsonSchema {
             },
           },
         },
-        ...(op.name.startsWith('agents.') || ['scenarios.execute'].includes(op.name)
+        ...(['agents.analytics', 'scenarios.execute'].includes(op.name)
           ? { 501: { description: 'Not available in this build yet' } }
           : {}),
         ...errorResponses(envelope),

@@ -1,5 +1,6 @@
 import { createAgentStore } from './agents.js';
 import { createAlertStore } from './alerts.js';
+import { createCallStore } from './calls.js';
 import { createCredentialStore } from './credentials.js';
 import type { Db } from './db.js';
 import { createPersonaStore } from './personas.js';
@@ -25,6 +26,7 @@ export function createStore(db: Db) {
     },
     agents: createAgentStore(db),
     alerts: createAlertStore(db),
+    calls: createCallStore(db),
     credentials: createCredentialStore(db),
     personas: createPersonaStore(db, cache),
     scenarios: createScenarioStore(db),

@@ -1,0 +1,90 @@
+import axios from 'axios';
+import { AppError } from '../errors.js';
+
+export type ProviderFailure = 'auth' | 'not_found' | 'unavailable' | 'bad_response';
+
+/** A provider call that failed, classified the way sync and connect must react to it. */
+export class ProviderError extends Error {
+  constructor(readonly kind: ProviderFailure, message: string, readonly status: number | null = null) {
+    super(message);
+  }
+}
+
+export interface RetryPolicy {
+  /** Attempts in all, the first included. */
+  attempts: number;
+  baseDelayMs: number;
+  /** Longest Retry-After honoured; a longer one waits this long. */
+  maxRetryAfterMs: number;
+  timeoutMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 500, maxRetryAfterMs: 60_000, timeoutMs: 30_000 };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function retryAfterMs(header: unknown, policy: RetryPolicy): number | null {
+  if (typeof header !== 'string') return null;
+  const seconds = Number(header);
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now();
+  return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), policy.maxRetryAfterMs) : null;
+}
+
+export interface ProviderRequest {
+  method?: 'GET' | 'POST' | 'PATCH';
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+}
+
+/**
+ * One provider's HTTP API: honours Retry-After on 429, retries 5xx and network failures with
+ * exponential backoff and jitter (bounded), and never retries 401, 403 or 404.
+ */
+export function providerClient(baseUrl: string, headers: Record<string, string>, policy: RetryPolicy = DEFAULT_RETRY) {
+  return async function call<T = unknown>(req: ProviderRequest): Promise<T> {
+    const url = new URL(req.path.replace(/^\//, ''), baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
+    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    let lastProblem = '';
+    for (let attempt = 1; attempt <= policy.attempts; attempt++) {
+      let wait = policy.baseDelayMs * 2 ** (attempt - 1) + Math.random() * policy.baseDelayMs;
+      try {
+        const res = await axios.request({
+          method: req.method ?? 'GET', url: url.toString(), data: req.body, headers: { accept: 'application/json', ...headers },
+          timeout: policy.timeoutMs, validateStatus: () => true, proxy: false, responseType: 'json',
+        });
+        if (res.status < 300) return res.data as T;
+        if (res.status === 401 || res.status === 403) throw new ProviderError('auth', `The provider refused the API key (${res.status})`, res.status);
+        if (res.status === 404) throw new ProviderError('not_found', `The provider has no ${url.pathname}`, 404);
+        if (res.status === 429) {
+          wait = retryAfterMs(res.headers['retry-after'], policy) ?? wait;
+          lastProblem = 'it is throttling us (429)';
+        } else if (res.status >= 500) {
+          lastProblem = `it answered ${res.status}`;
+        } else {
+          throw new ProviderError('bad_response', `The provider answered ${res.status} to ${url.pathname}`, res.status);
+        }
+      } catch (err) {
+        if (err instanceof ProviderError) throw err;
+        lastProblem = `it could not be reached (${(err as Error).message})`;
+      }
+      if (attempt < policy.attempts) await sleep(wait);
+    }
+    throw new ProviderError('unavailable', `The provider is unavailable: ${lastProblem}, ${policy.attempts} attempts`);
+  };
+}
+
+export type ProviderCall = ReturnType<typeof providerClient>;
+
+/** How a failed connect is answered to our API's caller. */
+export function connectError(err: unknown, provider: string): AppError {
+  if (!(err instanceof ProviderError)) throw err;
+  switch (err.kind) {
+    case 'auth':
+      return new AppError('provider_auth_failed', 400, `${provider} refused the API key: check credentials.api_key (and base_url for regional hosts).`);
+    case 'not_found':
+      return new AppError('provider_agent_not_found', 404, `${provider} has no agent with that id, or this key cannot see it.`);
+    default:
+      return new AppError('provider_unavailable', 502, `${provider} could not be reached or failed: ${err.message}. Try again shortly.`);
+  }
+}

@@ -1,0 +1,178 @@
+import cron from 'node-cron';
+import type { Clock } from '../clock.js';
+import { isoNow } from '../clock.js';
+import type { EventBus } from '../events.js';
+import { newId } from '../ids.js';
+import type { SecretBox } from '../secrets.js';
+import type { AgentRecord } from '../store/agents.js';
+import type { Store } from '../store/index.js';
+import { connectError, ProviderError } from './client.js';
+import { changedPaths } from './diff.js';
+import type { ProviderName } from './registry.js';
+import type { AgentSnapshot, ProviderAdapter, ProviderContext } from './types.js';
+
+export const FIRST_IMPORT_DAYS = 30;
+
+export interface SyncDeps {
+  store: Store;
+  secrets: SecretBox;
+  clock: Clock;
+  events: EventBus;
+  adapters: Record<ProviderName, ProviderAdapter>;
+  log: (message: string) => void;
+}
+
+export interface ConnectInput {
+  provider: ProviderName;
+  agentId: string;
+  apiKey: string;
+  baseUrl?: string;
+}
+
+/**
+ * Keeps connected agents in step with their providers: configuration snapshots (a new version,
+ * and an `agent.config_changed` event, whenever it changes) and call history, imported page by
+ * page, each page in one transaction, so that a failure leaves the store as before that page.
+ */
+export function createSyncService(deps: SyncDeps) {
+  const { store, secrets, clock, events, adapters } = deps;
+  const running = new Map<string, Promise<void>>();
+  let task: { stop(): unknown } | null = null;
+  let stopping = false;
+
+  const contextOf = (agent: AgentRecord): ProviderContext | null => {
+    if (!agent.credentials) return null;
+    const creds = JSON.parse(secrets.open(agent.credentials as { $enc: string })) as { apiKey: string; baseUrl?: string };
+    return { apiKey: creds.apiKey, baseUrl: creds.baseUrl ?? adapters[agent.provider as ProviderName].defaultBaseUrl };
+  };
+
+  /** Stores a snapshot; a changed one becomes the next version. Answers the changed paths. */
+  function recordSnapshot(agent: AgentRecord, snapshot: AgentSnapshot): string[] {
+    const latest = store.agents.latestVersion(agent.id);
+    const previous = latest ? store.agents.versions(agent.id)[0]!.snapshot : undefined;
+    const paths = previous ? changedPaths(previous, snapshot) : [];
+    if (!previous || paths.length > 0) {
+      store.agents.addVersion(agent.id, { version: (latest?.version ?? 0) + 1, syncedAt: isoNow(clock), changedPaths: paths, configuration: snapshot.configuration, snapshot });
+    }
+    store.agents.update(agent.id, { snapshot, name: snapshot.name, description: snapshot.description, updated_at: isoNow(clock) });
+    return paths;
+  }
+
+  async function importCalls(agent: AgentRecord, ctx: ProviderContext): Promise<void> {
+    const adapter = adapters[agent.provider as ProviderName];
+    const since = agent.callsCursorMs ?? clock.now() - FIRST_IMPORT_DAYS * 86_400_000;
+    let newest = since;
+    for await (const page of adapter.listCalls(ctx, agent.providerAgentId, since)) {
+      if (stopping) throw new ProviderError('unavailable', 'the engine is stopping');
+      store.transaction(() => {
+        const fresh = store.calls.upsert(agent.id, page, clock.now());
+        const at = isoNow(clock);
+        for (const { id, call } of fresh) {
+          if (call.providerError) store.calls.addError(agent.id, at, 'call_error', `Call ended in a provider error: ${call.providerError}`, id);
+          for (const tc of call.toolCalls) {
+            const ours = store.tools.findByName(tc.name);
+            const started = call.startedAt ? Date.parse(call.startedAt) : clock.now();
+            store.toolCalls.insert({
+              toolId: ours?.id ?? `ext_${tc.name}`, toolName: tc.name, agentId: agent.id, source: 'production', startedMs: started,
+              durationMs: tc.latencyMs ?? 0, outcome: tc.success === false ? 'http_error' : 'success', statusCode: null, attempts: 1,
+              errorMessage: tc.success === false ? String(JSON.stringify(tc.result) ?? '').slice(0, 500) : null, parameters: null, result: null,
+            });
+            if (tc.success === false) store.calls.addError(agent.id, at, 'tool_error', `Tool ${tc.name} failed during a call`, id);
+          }
+        }
+        store.toolCalls.flush();
+      });
+      for (const c of page) if (c.startedAt) newest = Math.max(newest, Date.parse(c.startedAt));
+    }
+    // The cursor moves only once every page is in: an interrupted import starts over from the same
+    // point, and the provider call ids keep it from duplicating what already arrived.
+    store.agents.update(agent.id, { callsCursorMs: newest });
+  }
+
+  async function runSync(agentId: string): Promise<void> {
+    const agent = store.agents.get(agentId);
+    if (!agent || agent.status === 'disconnected') return;
+    const ctx = contextOf(agent);
+    if (!ctx) return;
+    store.agents.update(agentId, { syncStatus: 'running', syncError: null });
+    events.emit('sync.started', { agentId });
+    try {
+      const snapshot = await adapters[agent.provider as ProviderName].fetchAgent(ctx, agent.providerAgentId);
+      const paths = store.transaction(() => recordSnapshot(agent, snapshot));
+      if (paths.length) events.emit('agent.config_changed', { agentId, changedPaths: paths });
+      await importCalls(store.agents.get(agentId)!, ctx);
+      store.agents.update(agentId, { syncStatus: 'idle', lastSyncedAt: isoNow(clock), syncError: null });
+      events.emit('sync.finished', { agentId, ok: true });
+    } catch (err) {
+      if (!(err instanceof ProviderError)) deps.log(`sync of ${agentId} failed unexpectedly: ${(err as Error).message}`);
+      const message = err instanceof Error ? err.message : String(err);
+      const status = err instanceof ProviderError && err.kind === 'auth' ? 'needs_credentials' : 'failed';
+      if (!stopping) {
+        store.agents.update(agentId, { syncStatus: status, syncError: message });
+        store.calls.addError(agentId, isoNow(clock), 'sync_error', `Sync failed: ${message}`);
+        events.emit('sync.finished', { agentId, ok: false, error: message });
+      }
+    }
+  }
+
+  function sync(agentId: string): Promise<void> {
+    const current = running.get(agentId);
+    if (current) return current;
+    const run = runSync(agentId).finally(() => running.delete(agentId));
+    running.set(agentId, run);
+    return run;
+  }
+
+  return {
+    sync,
+    /** Fetches the agent (so that a bad key or id is answered at once), stores it, imports in the background. */
+    async connect(input: ConnectInput): Promise<{ agent: AgentRecord; created: boolean }> {
+      const adapter = adapters[input.provider];
+      const ctx: ProviderContext = { apiKey: input.apiKey, baseUrl: input.baseUrl ?? adapter.defaultBaseUrl };
+      let snapshot: AgentSnapshot;
+      try {
+        snapshot = await adapter.fetchAgent(ctx, input.agentId);
+      } catch (err) {
+        throw connectError(err, input.provider);
+      }
+      const credentials = secrets.seal(JSON.stringify({ apiKey: input.apiKey, baseUrl: input.baseUrl }));
+      const existing = store.agents.findByProvider(input.provider, input.agentId);
+      const now = isoNow(clock);
+      const agent = store.transaction(() => {
+        if (existing) {
+          store.agents.update(existing.id, { credentials, status: 'active', syncStatus: 'idle', syncError: null, updated_at: now });
+          recordSnapshot(store.agents.get(existing.id)!, snapshot);
+          return store.agents.get(existing.id)!;
+        }
+        const created = store.agents.insert({
+          id: newId('agt', clock.now()), provider: input.provider, providerAgentId: input.agentId, name: snapshot.name, status: 'active',
+          description: snapshot.description, snapshot, overrides: {}, channel: null, credentials, tags: snapshot.tags,
+          syncStatus: 'running', lastSyncedAt: null, syncError: null, callsCursorMs: null, created_at: now, updated_at: now,
+        });
+        recordSnapshot(created, snapshot);
+        return store.agents.get(created.id)!;
+      });
+      void sync(agent.id);
+      return { agent: store.agents.get(agent.id)!, created: !existing };
+    },
+    /** Every agent that can sync, every `minutes` minutes (node-cron), until stop(). */
+    schedule(minutes: number): void {
+      task = cron.schedule(`*/${Math.max(1, Math.min(59, Math.round(minutes)))} * * * *`, () => {
+        for (const agent of store.agents.list()) {
+          if (agent.status === 'active' && agent.syncStatus !== 'needs_credentials') void sync(agent.id);
+        }
+      });
+    },
+    isRunning: (agentId: string) => running.has(agentId),
+    async idle(): Promise<void> {
+      while (running.size) await Promise.allSettled([...running.values()]);
+    },
+    async stop(): Promise<void> {
+      stopping = true;
+      task?.stop();
+      await Promise.allSettled([...running.values()]);
+    },
+  };
+}
+
+export type SyncService = ReturnType<typeof createSyncService>;

@@ -1,0 +1,54 @@
+import type { AgentRecord } from '../store/agents.js';
+import type { Store } from '../store/index.js';
+import { deepMerge, leafPaths } from './diff.js';
+import type { AgentConfiguration } from './types.js';
+
+const pct = (part: number, total: number): number | null => (total === 0 ? null : Math.round((10_000 * part) / total) / 100);
+
+/** The effective configuration: the synced snapshot with the local overrides on top. */
+export const effectiveConfiguration = (agent: AgentRecord): AgentConfiguration =>
+  deepMerge(agent.snapshot.configuration, (agent.overrides as { configuration?: unknown }).configuration);
+
+/** The Agent object of the specification, plus what sync and overrides add. */
+export function agentView(store: Store, agent: AgentRecord) {
+  const f = store.calls.figures(agent.id);
+  const avgScore = store.db.prepare("SELECT AVG(score) FROM simulations WHERE agent_id = ? AND status IN ('completed', 'failed')").pluck().get(agent.id) as number | null;
+  const snapshot = agent.snapshot;
+  return {
+    id: agent.id,
+    name: agent.name,
+    provider: agent.provider,
+    providerAgentId: agent.providerAgentId,
+    status: agent.status,
+    description: agent.description,
+    configuration: effectiveConfiguration(agent),
+    phoneNumbers: snapshot.phoneNumbers ?? [],
+    knowledgeBases: snapshot.knowledgeBases ?? [],
+    routingRules: snapshot.routingRules ?? [],
+    channel: agent.channel ?? (snapshot.textChat ? 'provider' : 'replica'),
+    tags: agent.tags,
+    stats: { totalCalls: f.totalCalls, avgScore: avgScore === null ? null : Math.round(avgScore * 100) / 100, successRate: pct(f.successful, f.knownOutcome) },
+    usage: { totalCalls: f.totalCalls, totalMinutes: Math.round(f.totalDurationMs / 600) / 100, totalCostUsd: f.totalCostUsd === null ? null : Math.round(f.totalCostUsd * 10_000) / 10_000 },
+    qualityMetrics: { successRate: pct(f.successful, f.knownOutcome), avgDurationMs: f.totalCalls ? Math.round(f.totalDurationMs / f.totalCalls) : null },
+    sync: { status: agent.syncStatus, lastSyncedAt: agent.lastSyncedAt, importedCalls: f.totalCalls, error: agent.syncError },
+    overrides: leafPaths(agent.overrides),
+    created_at: agent.created_at,
+    updated_at: agent.updated_at,
+  };
+}
+
+/** An agent's tools with the success rate and response time of their calls (ours and imported). */
+export function agentTools(store: Store, agent: AgentRecord) {
+  return effectiveConfiguration(agent).tools.map((t) => {
+    const ours = store.tools.findByName(t.name);
+    store.toolCalls.flush();
+    const r = store.db.prepare(
+      `SELECT COUNT(*) AS n, COALESCE(SUM(outcome = 'success'), 0) AS ok, AVG(duration_ms) AS avg FROM tool_calls
+       WHERE tool_name = ? AND (agent_id = ? OR tool_id = ?)`,
+    ).get(t.name, agent.id, ours?.id ?? '') as { n: number; ok: number; avg: number | null };
+    return {
+      name: t.name, description: t.description, type: t.type, endpoint: t.endpoint, method: t.method, auth: t.auth,
+      successRate: pct(r.ok, r.n), avgResponseTime: r.avg === null ? null : Math.round(r.avg),
+    };
+  });
+}
