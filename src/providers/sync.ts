@@ -13,6 +13,22 @@ import type { AgentSnapshot, ProviderAdapter, ProviderContext } from './types.js
 
 export const FIRST_IMPORT_DAYS = 30;
 
+/**
+ * Asks for the next page while the current one is written, so that the provider's answer and our
+ * SQLite writes overlap. At most two pages are held at once.
+ */
+async function* prefetched<T>(pages: AsyncGenerator<T>): AsyncGenerator<T> {
+  let next = pages.next();
+  for (;;) {
+    const current = await next;
+    if (current.done) return;
+    next = pages.next();
+    // A failure of the prefetch surfaces when it is awaited, not as an unhandled rejection.
+    next.catch(() => {});
+    yield current.value;
+  }
+}
+
 export interface SyncDeps {
   store: Store;
   secrets: SecretBox;
@@ -62,18 +78,23 @@ export function createSyncService(deps: SyncDeps) {
     const adapter = adapters[agent.provider as ProviderName];
     const since = agent.callsCursorMs ?? clock.now() - FIRST_IMPORT_DAYS * 86_400_000;
     let newest = since;
-    for await (const page of adapter.listCalls(ctx, agent.providerAgentId, since)) {
+    for await (const page of prefetched(adapter.listCalls(ctx, agent.providerAgentId, since))) {
       if (stopping) throw new ProviderError('unavailable', 'the engine is stopping');
       store.transaction(() => {
         const fresh = store.calls.upsert(agent.id, page, clock.now());
         const at = isoNow(clock);
+        const toolIds = new Map<string, string>();
+        const toolIdOf = (name: string): string => {
+          let id = toolIds.get(name);
+          if (id === undefined) toolIds.set(name, (id = store.tools.findByName(name)?.id ?? `ext_${name}`));
+          return id;
+        };
         for (const { id, call } of fresh) {
           if (call.providerError) store.calls.addError(agent.id, at, 'call_error', `Call ended in a provider error: ${call.providerError}`, id);
           for (const tc of call.toolCalls) {
-            const ours = store.tools.findByName(tc.name);
             const started = call.startedAt ? Date.parse(call.startedAt) : clock.now();
             store.toolCalls.insert({
-              toolId: ours?.id ?? `ext_${tc.name}`, toolName: tc.name, agentId: agent.id, source: 'production', startedMs: started,
+              toolId: toolIdOf(tc.name), toolName: tc.name, agentId: agent.id, source: 'production', startedMs: started,
               durationMs: tc.latencyMs ?? 0, outcome: tc.success === false ? 'http_error' : 'success', statusCode: null, attempts: 1,
               errorMessage: tc.success === false ? String(JSON.stringify(tc.result) ?? '').slice(0, 500) : null, parameters: null, result: null,
             });
