@@ -28,6 +28,7 @@ async function serve(args: string[], out: Out): Promise<number> {
   const engine = createEngine({
     dataDir: dataDirOf(values),
     envApiKey: process.env.CALLBENCH_API_KEY || undefined,
+    syncIntervalMinutes: process.env.CALLBENCH_SYNC_MINUTES ? Number(process.env.CALLBENCH_SYNC_MINUTES) : undefined,
     log: { info: (m) => out(m), error: (m, err) => console.error(m, err) },
   });
   const { firstApiKey } = engine.start();

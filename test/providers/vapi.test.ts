@@ -103,11 +103,14 @@ describe('provider connections: Vapi end to end', () => {
   });
 
   it('answers connect failures in words: bad key 400, unknown agent 404, unreachable 502, unknown provider 400', async () => {
+    const before = p.hits.get('/assistant/asst_1') ?? 0;
     const bad = await connect({ credentials: { api_key: 'wrong', base_url: p.url } });
     expect(bad.status).toBe(400);
+    expect(p.hits.get('/assistant/asst_1')).toBe(before + 1); // nor a 401
     expect(bad.body.error).toMatchObject({ code: 'provider_auth_failed', message: expect.stringContaining('refused the API key') });
     const missing = await connect({ agent_id: 'asst_nope' });
     expect(missing.status).toBe(404);
+    expect(p.hits.get('/assistant/asst_nope')).toBe(1); // a 404 is never retried
     expect(missing.body.error.code).toBe('provider_agent_not_found');
     const down = await connect({ credentials: { api_key: GOOD_KEY, base_url: 'http://127.0.0.1:1' } });
     expect(down.status).toBe(502);
