@@ -5,7 +5,7 @@ import { deepMerge } from '../providers/diff.js';
 import { PROVIDERS } from '../providers/registry.js';
 import { agentTools, agentView } from '../providers/view.js';
 import type { AgentRecord } from '../store/agents.js';
-import { CommaList, Deleted, Id, QueryBoolean, deleted } from './common.js';
+import { CommaList, Deleted, Id, Paging, QueryBoolean, deleted } from './common.js';
 import { defineOperation, withStatus, type OperationContext } from './types.js';
 
 const AgentParams = { agent_id: Id };
@@ -147,7 +147,7 @@ export const agentOperations = [
     summary: 'The agent\'s imported calls, newest first',
     http: { method: 'GET', path: '/v1/agents/:agent_id/calls' },
     params: AgentParams,
-    query: { limit: z.coerce.number().int().min(1).max(100).default(20), offset: z.coerce.number().int().min(0).default(0) },
+    query: Paging,
     handler({ agent_id, limit, offset }, ctx) {
       getAgent(ctx, agent_id);
       return ctx.store.calls.list(agent_id, limit, offset);
@@ -169,7 +169,7 @@ export const agentOperations = [
     summary: 'The agent\'s error log: calls that ended in provider errors, failed tool calls, failed syncs; newest first',
     http: { method: 'GET', path: '/v1/agents/:agent_id/errors' },
     params: AgentParams,
-    query: { limit: z.coerce.number().int().min(1).max(100).default(50), offset: z.coerce.number().int().min(0).default(0) },
+    query: Paging,
     handler({ agent_id, limit, offset }, ctx) {
       getAgent(ctx, agent_id);
       return ctx.store.calls.errors(agent_id, limit, offset);

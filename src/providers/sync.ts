@@ -178,7 +178,8 @@ export function createSyncService(deps: SyncDeps) {
     },
     /** Every agent that can sync, every `minutes` minutes (node-cron), until stop(). */
     schedule(minutes: number): void {
-      task = cron.schedule(`*/${Math.max(1, Math.min(59, Math.round(minutes)))} * * * *`, () => {
+      const every = Number.isFinite(minutes) ? Math.max(1, Math.min(59, Math.round(minutes))) : 15;
+      task = cron.schedule(`*/${every} * * * *`, () => {
         for (const agent of store.agents.list()) {
           if (agent.status === 'active' && agent.syncStatus !== 'needs_credentials') void sync(agent.id);
         }
