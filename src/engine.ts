@@ -16,6 +16,8 @@ import { openDatabase, type Db } from './store/db.js';
 import { createStore, type Store } from './store/index.js';
 import { migrate } from './store/migrate.js';
 import { createToolRuntime } from './tools/deps.js';
+import { createAlertService } from './alerts/service.js';
+import { createAlertEvaluator, type AlertEvaluator } from './alerts/evaluator.js';
 import type { RetryPolicy } from './providers/client.js';
 import { createAdapters } from './providers/registry.js';
 import { createSyncService, type SyncService } from './providers/sync.js';
@@ -37,6 +39,8 @@ export interface EngineOptions {
   providerRetry?: RetryPolicy;
   /** Minutes between periodic syncs of connected agents (default 15). */
   syncIntervalMinutes?: number;
+  /** First delay between notification delivery attempts (doubling); tests shorten it. */
+  deliveryRetryBaseMs?: number;
 }
 
 export interface StartResult {
@@ -68,6 +72,8 @@ export function createEngine(options: EngineOptions): Engine {
   let server: FastifyInstance | null = null;
   let releaseLock: (() => void) | null = null;
   let syncService: SyncService | null = null;
+  let alertEvaluator: AlertEvaluator | null = null;
+  let stopEvaluator: (() => void) | null = null;
 
   const started = <T>(value: T | null): T => {
     if (value === null) throw new Error('The engine is not started');
@@ -104,7 +110,11 @@ export function createEngine(options: EngineOptions): Engine {
         const tools = createToolRuntime({ store, secrets, clock, retryBaseMs: options.toolRetryBaseMs });
         const sync = createSyncService({ store, secrets, clock, events, adapters: createAdapters(options.providerRetry), log: (m) => log.error(m) });
         syncService = sync;
-        const services: EngineServices = { store, clock, events, secrets, tools, sync };
+        const alerts = createAlertService({ store, secrets, clock, events, deliveryRetryBaseMs: options.deliveryRetryBaseMs });
+        const evaluator = createAlertEvaluator({ store, clock, events, alerts, log: (m) => log.error(m) });
+        alertEvaluator = evaluator;
+        const services: EngineServices = { store, clock, events, secrets, tools, sync, alerts, evaluator };
+        if (exclusive) stopEvaluator = evaluator.start();
         if (exclusive) sync.schedule(options.syncIntervalMinutes ?? 15);
         invoke = createInvoker(catalogue, services);
         return bootstrap(store, exclusive);
@@ -137,6 +147,10 @@ export function createEngine(options: EngineOptions): Engine {
       server = null;
       await syncService?.stop();
       syncService = null;
+      stopEvaluator?.();
+      stopEvaluator = null;
+      await alertEvaluator?.idle();
+      alertEvaluator = null;
       store?.toolCalls.flush();
       db?.close();
       db = null;

@@ -32,6 +32,10 @@ async function serve(args: string[], out: Out): Promise<number> {
     log: { info: (m) => out(m), error: (m, err) => console.error(m, err) },
   });
   const { firstApiKey } = engine.start();
+  // Headless, an OS notification is a line in the log.
+  engine.events.subscribe((e) => {
+    if (e.type === 'notification') out(`[notification] ${String(e.data.title)}`);
+  });
   const url = await engine.listen(port, host);
   if (firstApiKey) {
     out(`Created your first API key (shown only now, keep it): ${firstApiKey}`);

@@ -190,6 +190,35 @@ export const alertOperations = [
     },
   }),
   defineOperation({
+    name: 'alerts.evaluate',
+    summary: 'Evaluate every active alert now (they are evaluated every minute anyway); answers the state changes',
+    http: { method: 'POST', path: '/v1/alerts/evaluate' },
+    output: z.object({ changes: z.array(z.object({ alertId: z.string(), state: z.enum(['firing', 'resolved']), value: z.number().nullable() })) }),
+    async handler(_input, ctx) {
+      return { changes: await ctx.evaluator.evaluate() };
+    },
+  }),
+  defineOperation({
+    name: 'alerts.test',
+    summary: 'Send a test notification to every channel of the alert; answers what each channel did',
+    http: { method: 'POST', path: '/v1/alerts/:alert_id/test' },
+    params: ItemParams,
+    output: z.object({ results: z.array(z.object({ channel: z.string(), delivered: z.boolean(), error: z.string().nullable() })) }),
+    async handler({ alert_id }, ctx) {
+      return { results: await ctx.alerts.notify(getAlert(ctx, alert_id), 'test', null) };
+    },
+  }),
+  defineOperation({
+    name: 'alerts.events',
+    summary: 'The alert\'s state changes (firing, resolved), newest first, with each channel\'s delivery',
+    http: { method: 'GET', path: '/v1/alerts/:alert_id/events' },
+    params: ItemParams,
+    handler({ alert_id }, ctx) {
+      getAlert(ctx, alert_id);
+      return { events: ctx.store.alertEvents.list(alert_id) };
+    },
+  }),
+  defineOperation({
     name: 'alerts.delete',
     summary: 'Delete an alert',
     http: { method: 'DELETE', path: '/v1/alerts/:alert_id' },

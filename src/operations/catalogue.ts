@@ -5,6 +5,7 @@ import { personaOperations } from './personas.js';
 import { scenarioOperations } from './scenarios.js';
 import { scheduleOperations } from './schedules.js';
 import { scorecardOperations } from './scorecards.js';
+import { settingsOperations } from './settings.js';
 import { toolOperations } from './tools.js';
 import type { Operation } from './types.js';
 
@@ -18,6 +19,7 @@ export const catalogue: Operation[] = [
   ...toolOperations,
   ...alertOperations,
   ...agentOperations,
+  ...settingsOperations,
 ];
 
 export const operationNames = new Set(catalogue.map((op) => op.name));

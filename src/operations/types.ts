@@ -6,6 +6,8 @@ import type { Store } from '../store/index.js';
 import type { User } from '../store/personas.js';
 import type { RuntimeDeps } from '../tools/types.js';
 import type { SyncService } from '../providers/sync.js';
+import type { AlertService } from '../alerts/service.js';
+import type { AlertEvaluator } from '../alerts/evaluator.js';
 
 /** Who is calling: an API key, a workspace token, or the desktop user over IPC. */
 export type Caller =
@@ -20,6 +22,8 @@ export interface EngineServices {
   secrets: SecretBox;
   tools: RuntimeDeps;
   sync: SyncService;
+  alerts: AlertService;
+  evaluator: AlertEvaluator;
 }
 
 export interface OperationContext extends EngineServices {

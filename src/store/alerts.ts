@@ -54,6 +54,13 @@ export function createAlertStore(db: Db) {
         .run(definition.name, toJson(definition), toolIdOf(definition), isActive ? 1 : 0, at, id);
       return get(id);
     },
+    setState(id: string, state: string, lastFiredAt?: string): void {
+      if (lastFiredAt) db.prepare('UPDATE alerts SET state = ?, last_fired_at = ? WHERE id = ?').run(state, lastFiredAt, id);
+      else db.prepare('UPDATE alerts SET state = ? WHERE id = ?').run(state, id);
+    },
+    lastFiredAt(id: string): string | null {
+      return (db.prepare('SELECT last_fired_at FROM alerts WHERE id = ?').pluck().get(id) as string | null) ?? null;
+    },
     delete(id: string): boolean {
       return db.prepare('DELETE FROM alerts WHERE id = ?').run(id).changes > 0;
     },

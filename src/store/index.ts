@@ -1,5 +1,7 @@
 import { createAgentStore } from './agents.js';
 import { createAlertStore } from './alerts.js';
+import { createAlertEventStore } from './alert-events.js';
+import { createSettingsStore } from './settings.js';
 import { createCallStore } from './calls.js';
 import { createCredentialStore } from './credentials.js';
 import type { Db } from './db.js';
@@ -26,6 +28,8 @@ export function createStore(db: Db) {
     },
     agents: createAgentStore(db),
     alerts: createAlertStore(db),
+    alertEvents: createAlertEventStore(db),
+    settings: createSettingsStore(db),
     calls: createCallStore(db),
     credentials: createCredentialStore(db),
     personas: createPersonaStore(db, cache),

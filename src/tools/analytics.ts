@@ -21,12 +21,17 @@ const pct = (part: number, total: number): number => (total === 0 ? 0 : Math.rou
  * add up to 100 (errorRate is every failure that is not a timeout, taken as the remainder so that
  * rounding never breaks the sum); times are over all calls.
  */
+/** The three rates of a window, as analytics and alerts both report them. */
+export function ratesOf(f: { total: number; successes: number; timeouts: number }): { successRate: number; timeoutRate: number; errorRate: number } {
+  const successRate = pct(f.successes, f.total);
+  const timeoutRate = pct(f.timeouts, f.total);
+  return { successRate, timeoutRate, errorRate: f.total === 0 ? 0 : Math.round((100 - successRate - timeoutRate) * 100) / 100 };
+}
+
 export function toolAnalytics(calls: ToolCallStore, tool: StoredTool, days: number, now: number): ToolAnalytics {
   const from = now - days * 86_400_000;
   const f = calls.figures(tool.id, from, now);
-  const successRate = pct(f.successes, f.total);
-  const timeoutRate = pct(f.timeouts, f.total);
-  const errorRate = f.total === 0 ? 0 : Math.round((100 - successRate - timeoutRate) * 100) / 100;
+  const { successRate, timeoutRate, errorRate } = ratesOf(f);
   const p95 = calls.p95(tool.id, from, now, f.total) ?? 0;
   const errors = calls.errors(tool.id, from, now).map((e) => ({ type: e.type, count: e.count, percentage: pct(e.count, f.total), message: e.message ?? '' }));
   const def = tool.definition as unknown as ToolDef;

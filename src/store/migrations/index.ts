@@ -1,6 +1,7 @@
 import { m001Initial } from './001-initial.js';
 import { m002ToolCalls } from './002-tool-calls.js';
 import { m003Providers } from './003-providers.js';
+import { m004Alerts } from './004-alerts.js';
 
 export interface Migration {
   version: number;
@@ -9,4 +10,4 @@ export interface Migration {
 }
 
 /** Every migration this build knows, in order. Never edit one that has shipped: add the next. */
-export const migrations: Migration[] = [m001Initial, m002ToolCalls, m003Providers];
+export const migrations: Migration[] = [m001Initial, m002ToolCalls, m003Providers, m004Alerts];

@@ -1,0 +1,107 @@
+import cron from 'node-cron';
+import type { Clock } from '../clock.js';
+import type { EventBus } from '../events.js';
+import type { StoredAlert } from '../store/alerts.js';
+import type { Store } from '../store/index.js';
+import { durationMs, measureAll, type Measurement } from './measure.js';
+import type { AlertService, Condition } from './service.js';
+
+const COMPARE: Record<string, (v: number, t: number) => boolean> = {
+  less_than: (v, t) => v < t, less_than_or_equal: (v, t) => v <= t, greater_than: (v, t) => v > t,
+  greater_than_or_equal: (v, t) => v >= t, equals: (v, t) => v === t,
+};
+
+function holds(c: Condition, m: Measurement): boolean {
+  if (m.value === null) return false;
+  if (c.type === 'agent_config_changed') return m.value > 0;
+  return COMPARE[c.operator ?? 'less_than']!(m.value, c.threshold ?? 0);
+}
+
+export interface Change {
+  alertId: string;
+  state: 'firing' | 'resolved';
+  value: number | null;
+}
+
+/**
+ * Evaluates active alerts: ok -> firing -> resolved. A notification goes out on each change only,
+ * never once per evaluation; a window with fewer than minSamples (default 5) samples changes
+ * nothing; `cooldown` bounds how soon an alert may fire again.
+ */
+export function createAlertEvaluator(deps: { store: Store; clock: Clock; events: EventBus; alerts: AlertService; log(m: string): void }) {
+  const { store, clock, alerts } = deps;
+  let running: Promise<Change[]> | null = null;
+  let again = false;
+  let task: { stop(): unknown } | null = null;
+
+  async function change(alert: StoredAlert, state: Change['state'], m: Measurement, now: number): Promise<Change> {
+    const c = alert.definition.condition as Condition;
+    const at = new Date(now).toISOString();
+    const eventId = store.transaction(() => {
+      store.alerts.setState(alert.id, state, state === 'firing' ? at : undefined);
+      return store.alertEvents.add(alert.id, { state, value: m.value, threshold: c.threshold ?? null, timeWindow: c.timeWindow ?? null, at }, now);
+    });
+    deps.events.emit(`alert.${state}`, { alertId: alert.id, name: alert.definition.name, value: m.value });
+    const deliveries = await alerts.notify(alert, state, m.value);
+    store.alertEvents.setDeliveries(eventId, deliveries);
+    return { alertId: alert.id, state, value: m.value };
+  }
+
+  async function round(): Promise<Change[]> {
+    const now = clock.now();
+    const active = store.alerts.list().filter((a) => a.isActive);
+    const measured = measureAll(store, active, now);
+    const changes: Promise<Change>[] = [];
+    for (const alert of active) {
+      const c = alert.definition.condition as Condition;
+      const m = measured.get(alert.id);
+      if (!m || m.samples < (c.minSamples ?? 5)) continue;
+      if (holds(c, m)) {
+        if (alert.state === 'firing') continue;
+        const last = store.alerts.lastFiredAt(alert.id);
+        const cooldown = alert.definition.cooldown as string | undefined;
+        if (cooldown && last && Date.parse(last) + durationMs(cooldown) > now) continue;
+        changes.push(change(alert, 'firing', m, now));
+      } else if (alert.state === 'firing') {
+        changes.push(change(alert, 'resolved', m, now));
+      }
+    }
+    // Channels are slow and independent: one failing never holds up the others, nor the round.
+    return Promise.all(changes);
+  }
+
+  async function evaluate(): Promise<Change[]> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = round().finally(() => {
+      running = null;
+      if (again) {
+        again = false;
+        void evaluate();
+      }
+    });
+    return running;
+  }
+
+  return {
+    evaluate,
+    /** Every minute, and at once when an engine event concerns alerts. */
+    start(): () => void {
+      task = cron.schedule('* * * * *', () => void evaluate().catch((err) => deps.log(`alert evaluation failed: ${(err as Error).message}`)));
+      const off = deps.events.subscribe((e) => {
+        if (e.type === 'agent.config_changed' || e.type === 'simulation.finished') void evaluate().catch(() => {});
+      });
+      return () => {
+        task?.stop();
+        off();
+      };
+    },
+    async idle(): Promise<void> {
+      while (running) await running.catch(() => {});
+    },
+  };
+}
+
+export type AlertEvaluator = ReturnType<typeof createAlertEvaluator>;

@@ -1,0 +1,87 @@
+import type { Clock } from '../clock.js';
+import { isoNow } from '../clock.js';
+import type { EventBus } from '../events.js';
+import { isSealed, type SecretBox } from '../secrets.js';
+import type { Delivery } from '../store/alert-events.js';
+import type { StoredAlert } from '../store/alerts.js';
+import type { Store } from '../store/index.js';
+import { deliver, type Channels, type SmtpSettings } from '../notify/channels.js';
+import { composeNotification, type AlertFacts } from '../notify/message.js';
+
+export interface AlertServiceDeps {
+  store: Store;
+  secrets: SecretBox;
+  clock: Clock;
+  events: EventBus;
+  /** Delivery retries: attempts in all, and the first delay (doubling). */
+  deliveryAttempts?: number;
+  deliveryRetryBaseMs?: number;
+}
+
+export type Condition = {
+  type: string; toolId?: string; agentId?: string; scenarioId?: string; metric?: string; operator?: string;
+  threshold?: number; timeWindow?: string; minSamples?: number;
+};
+
+/** The SMTP settings with the password opened, for sending only. */
+export function openSmtp(store: Store, secrets: SecretBox): SmtpSettings | null {
+  const smtp = store.settings.get<SmtpSettings & { password?: unknown }>('smtp');
+  if (!smtp) return null;
+  return { ...smtp, password: isSealed(smtp.password) ? secrets.open(smtp.password) : undefined };
+}
+
+export function createAlertService(deps: AlertServiceDeps) {
+  const { store, secrets, clock, events } = deps;
+  const notifyDeps = {
+    smtp: () => openSmtp(store, secrets),
+    events,
+    attempts: deps.deliveryAttempts ?? 3,
+    retryBaseMs: deps.deliveryRetryBaseMs ?? 1_000,
+  };
+
+  function channelsOf(alert: StoredAlert): Channels {
+    const n = (alert.definition.notifications ?? {}) as Record<string, any>;
+    const open = (v: unknown) => (isSealed(v) ? secrets.open(v) : (v as string));
+    return {
+      email: n.email,
+      slack: n.slack && { channel: n.slack.channel, webhookUrl: open(n.slack.webhookUrl) },
+      webhook: n.webhook && { url: n.webhook.url, secret: n.webhook.secret === undefined ? undefined : open(n.webhook.secret) },
+      os: n.os,
+    };
+  }
+
+  /** Describes what an alert watches, in words, for its notifications. */
+  function subjectOf(c: Condition): string {
+    switch (c.type) {
+      case 'tool_performance': {
+        const tool = c.toolId ? store.tools.find(c.toolId) : undefined;
+        return `${c.metric} of tool ${tool?.name ?? c.toolId}`;
+      }
+      case 'agent_score':
+        return `the average simulation score of agent ${store.agents.get(c.agentId ?? '')?.name ?? c.agentId}`;
+      case 'scenario_failure':
+        return `the pass rate of scenario ${c.scenarioId}`;
+      default:
+        return `configuration changes of agent ${store.agents.get(c.agentId ?? '')?.name ?? c.agentId} on its provider`;
+    }
+  }
+
+  function facts(alert: StoredAlert, state: AlertFacts['state'], value: number | null): AlertFacts {
+    const c = alert.definition.condition as Condition;
+    return {
+      alertId: alert.id, name: alert.definition.name, severity: String(alert.definition.severity ?? 'medium'), state,
+      subject: subjectOf(c), metric: c.metric ?? null, operator: c.operator ?? null, value, threshold: c.threshold ?? null,
+      timeWindow: c.timeWindow ?? null, at: isoNow(clock),
+    };
+  }
+
+  return {
+    channelsOf,
+    /** Sends a notification of a state change (or a test) to every channel of the alert. */
+    notify(alert: StoredAlert, state: AlertFacts['state'], value: number | null): Promise<Delivery[]> {
+      return deliver(channelsOf(alert), composeNotification(facts(alert, state, value)), notifyDeps);
+    },
+  };
+}
+
+export type AlertService = ReturnType<typeof createAlertService>;

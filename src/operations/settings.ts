@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { isoNow } from '../clock.js';
+import { validationError } from '../errors.js';
+import { isSealed, mask } from '../secrets.js';
+import { defineOperation, type OperationContext } from './types.js';
+
+const SmtpPatch = z.strictObject({
+  host: z.string().min(1).max(255).optional(),
+  port: z.number().int().min(1).max(65_535).optional(),
+  secure: z.boolean().optional().describe('TLS from the start (port 465); otherwise STARTTLS when offered'),
+  user: z.string().max(255).nullable().optional(),
+  password: z.string().max(1_024).nullable().optional().describe('Stored encrypted; answered masked; sending the mask back keeps it'),
+  from: z.string().min(3).max(320).optional().describe('Sender, such as "Callbench <qa@example.com>"'),
+});
+
+type StoredSmtp = { host: string; port: number; secure: boolean; user?: string | null; password?: unknown; from: string };
+
+function present(ctx: OperationContext) {
+  const smtp = ctx.store.settings.get<StoredSmtp>('smtp');
+  return {
+    smtp: smtp && { ...smtp, user: smtp.user ?? null, password: isSealed(smtp.password) ? mask(ctx.secrets.open(smtp.password)) : null },
+  };
+}
+
+export const settingsOperations = [
+  defineOperation({
+    name: 'settings.get',
+    summary: 'Engine settings (secrets masked)',
+    http: { method: 'GET', path: '/v1/settings' },
+    handler: (_input, ctx) => present(ctx),
+  }),
+  defineOperation({
+    name: 'settings.update',
+    summary: 'Change settings: `smtp` is merged field by field (null removes it)',
+    http: { method: 'PATCH', path: '/v1/settings' },
+    body: { smtp: SmtpPatch.nullable().optional() },
+    handler({ smtp }, ctx) {
+      if (smtp === null) ctx.store.settings.set('smtp', null, isoNow(ctx.clock));
+      else if (smtp) {
+        const current = ctx.store.settings.get<StoredSmtp>('smtp');
+        const merged = { ...current, ...Object.fromEntries(Object.entries(smtp).filter(([, v]) => v !== undefined)) } as StoredSmtp;
+        const missing = (['host', 'from'] as const).filter((k) => !merged[k]);
+        if (missing.length) throw validationError(`smtp needs ${missing.join(' and ')}`, missing.map((k) => ({ path: `smtp.${k}`, message: 'is required' })));
+        merged.port ??= 587;
+        merged.secure ??= merged.port === 465;
+        const before = current?.password;
+        if (typeof smtp.password === 'string') {
+          const unchanged = isSealed(before) && smtp.password === mask(ctx.secrets.open(before));
+          merged.password = unchanged ? before : ctx.secrets.seal(smtp.password);
+        }
+        ctx.store.settings.set('smtp', merged, isoNow(ctx.clock));
+      }
+      return present(ctx);
+    },
+  }),
+];

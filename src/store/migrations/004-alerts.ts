@@ -1,0 +1,27 @@
+import type { Migration } from './index.js';
+
+export const m004Alerts: Migration = {
+  version: 4,
+  name: 'settings and alert events',
+  sql: `
+CREATE TABLE settings (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+
+ALTER TABLE alerts ADD COLUMN last_fired_at TEXT;
+
+CREATE TABLE alert_events (
+  id TEXT PRIMARY KEY,
+  alert_id TEXT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+  state TEXT NOT NULL,
+  value REAL,
+  threshold REAL,
+  time_window TEXT,
+  at TEXT NOT NULL,
+  deliveries TEXT NOT NULL DEFAULT '[]'
+);
+CREATE INDEX alert_events_by_alert ON alert_events (alert_id, at DESC);
+`,
+};
