@@ -30,7 +30,7 @@ export function createAlertEventStore(db: Db) {
       db.prepare('UPDATE alert_events SET deliveries = ? WHERE id = ?').run(toJson(deliveries), id);
     },
     list(alertId: string): AlertEvent[] {
-      return (db.prepare('SELECT * FROM alert_events WHERE alert_id = ? ORDER BY at DESC, id DESC').all(alertId) as {
+      return (db.prepare('SELECT * FROM alert_events WHERE alert_id = ? ORDER BY at DESC, rowid DESC').all(alertId) as {
         id: string; state: 'firing' | 'resolved'; value: number | null; threshold: number | null; time_window: string | null; at: string; deliveries: string;
       }[]).map((r) => ({ id: r.id, state: r.state, value: r.value, threshold: r.threshold, timeWindow: r.time_window, at: r.at, deliveries: fromJson(r.deliveries) }));
     },
