@@ -6,6 +6,7 @@ import { PROVIDERS } from '../providers/registry.js';
 import { agentTools, agentView } from '../providers/view.js';
 import type { AgentRecord } from '../store/agents.js';
 import { CommaList, Deleted, Id, Paging, QueryBoolean, deleted } from './common.js';
+import { AgentErrorSchema, AgentSchema, AgentToolEntry, AgentVersionSchema, CallSchema } from './agent-schemas.js';
 import { defineOperation, withStatus, type OperationContext } from './types.js';
 
 const AgentParams = { agent_id: Id };
@@ -50,6 +51,7 @@ export const agentOperations = [
       }),
       format: z.enum(['openai', 'simple']).optional().describe('http agents only'),
     },
+    output: AgentSchema,
     async handler({ provider, agent_id, credentials }, ctx) {
       if (!(PROVIDER_CHOICES as readonly string[]).includes(provider)) {
         throw new AppError('validation_error', 400, `Unknown provider '${provider}': supported are ${PROVIDER_CHOICES.join(', ')}`, [{ path: 'provider', message: `must be one of: ${PROVIDER_CHOICES.join(', ')}` }]);
@@ -65,6 +67,7 @@ export const agentOperations = [
     summary: 'Connected agents; `tags` keeps those carrying every listed tag',
     http: { method: 'GET', path: '/v1/agents' },
     query: { tags: CommaList.optional() },
+    output: z.object({ agents: z.array(AgentSchema), total: z.number().int() }),
     handler({ tags }, ctx) {
       const wanted = (tags ?? []).map((t) => t.toLowerCase());
       const agents = ctx.store.agents.list().filter((a) => wanted.every((t) => a.tags.some((x) => x.toLowerCase() === t)));
@@ -76,6 +79,7 @@ export const agentOperations = [
     summary: 'An agent: the effective configuration (synced snapshot plus local overrides), stats and sync state',
     http: { method: 'GET', path: '/v1/agents/:agent_id' },
     params: AgentParams,
+    output: AgentSchema,
     handler({ agent_id }, ctx) {
       return agentView(ctx.store, getAgent(ctx, agent_id));
     },
@@ -86,6 +90,7 @@ export const agentOperations = [
     http: { method: 'PATCH', path: '/v1/agents/:agent_id' },
     params: AgentParams,
     body: { configuration: ConfigurationPatch.optional(), tags: z.array(z.string().trim().min(1).max(64)).max(50).optional(), channel: z.enum(['provider', 'replica', 'http']).optional() },
+    output: AgentSchema,
     handler({ agent_id, configuration, tags, channel }, ctx) {
       const agent = getAgent(ctx, agent_id);
       const overrides = configuration ? deepMerge(agent.overrides, { configuration }) : agent.overrides;
@@ -97,6 +102,7 @@ export const agentOperations = [
     summary: 'Drop every local override: the synced configuration is in force again',
     http: { method: 'DELETE', path: '/v1/agents/:agent_id/overrides' },
     params: AgentParams,
+    output: AgentSchema,
     handler({ agent_id }, ctx) {
       getAgent(ctx, agent_id);
       return agentView(ctx.store, ctx.store.agents.update(agent_id, { overrides: {}, updated_at: isoNow(ctx.clock) })!);
@@ -126,6 +132,7 @@ export const agentOperations = [
     summary: 'The agent\'s tools, with success rate (percent) and average response time (ms) from imported calls and our own tool log',
     http: { method: 'GET', path: '/v1/agents/:agent_id/tools' },
     params: AgentParams,
+    output: z.object({ tools: z.array(AgentToolEntry) }),
     handler({ agent_id }, ctx) {
       return { tools: agentTools(ctx.store, getAgent(ctx, agent_id)) };
     },
@@ -135,6 +142,7 @@ export const agentOperations = [
     summary: 'Sync now (configuration and calls); progress shows on the agent\'s sync field',
     http: { method: 'POST', path: '/v1/agents/:agent_id/sync', status: 202 },
     params: AgentParams,
+    output: AgentSchema,
     handler({ agent_id }, ctx) {
       const agent = getAgent(ctx, agent_id);
       if (agent.status === 'disconnected') throw conflict('This agent is disconnected: connect it again with POST /v1/agents/connect');
@@ -148,6 +156,7 @@ export const agentOperations = [
     http: { method: 'GET', path: '/v1/agents/:agent_id/calls' },
     params: AgentParams,
     query: Paging,
+    output: z.object({ calls: z.array(CallSchema), total: z.number().int() }),
     handler({ agent_id, limit, offset }, ctx) {
       getAgent(ctx, agent_id);
       return ctx.store.calls.list(agent_id, limit, offset);
@@ -158,6 +167,7 @@ export const agentOperations = [
     summary: 'One imported call, normalised: transcript, tool calls, cost',
     http: { method: 'GET', path: '/v1/calls/:call_id' },
     params: { call_id: Id },
+    output: CallSchema,
     handler({ call_id }, ctx) {
       const call = ctx.store.calls.get(call_id);
       if (!call) throw notFound('call', call_id);
@@ -170,6 +180,7 @@ export const agentOperations = [
     http: { method: 'GET', path: '/v1/agents/:agent_id/errors' },
     params: AgentParams,
     query: Paging,
+    output: z.object({ errors: z.array(AgentErrorSchema), total: z.number().int() }),
     handler({ agent_id, limit, offset }, ctx) {
       getAgent(ctx, agent_id);
       return ctx.store.calls.errors(agent_id, limit, offset);
@@ -180,6 +191,7 @@ export const agentOperations = [
     summary: 'One version per distinct synced configuration, newest first',
     http: { method: 'GET', path: '/v1/agents/:agent_id/versions' },
     params: AgentParams,
+    output: z.object({ versions: z.array(AgentVersionSchema) }),
     handler({ agent_id }, ctx) {
       getAgent(ctx, agent_id);
       return { versions: ctx.store.agents.versions(agent_id).map(({ snapshot: _s, ...v }) => v) };
@@ -191,6 +203,14 @@ export const agentOperations = [
     http: { method: 'GET', path: '/v1/agents/:agent_id/analytics' },
     params: AgentParams,
     query: { breakdown: z.enum(['category']).optional(), days: z.coerce.number().int().min(1).max(365).optional() },
+    output: z.object({
+      agent: z.string(), timeRange: z.string(), overallScore: z.number().nullable(),
+      categoryBreakdown: z.array(z.object({
+        category: z.string(), score: z.number(), trend: z.enum(['improving', 'declining', 'stable']), status: z.enum(['good', 'needs_improvement']),
+        commonIssues: z.array(z.string()).optional(),
+      })),
+      recommendations: z.array(z.string()),
+    }),
     handler() {
       throw notImplemented('Agent analytics', 'simulations issue');
     },

@@ -213,6 +213,12 @@ export const alertOperations = [
     summary: 'The alert\'s state changes (firing, resolved), newest first, with each channel\'s delivery',
     http: { method: 'GET', path: '/v1/alerts/:alert_id/events' },
     params: ItemParams,
+    output: z.object({
+      events: z.array(z.object({
+        id: z.string(), state: z.enum(['firing', 'resolved']), value: z.number().nullable(), threshold: z.number().nullable(), timeWindow: z.string().nullable(),
+        at: Timestamp, deliveries: z.array(z.object({ channel: z.string(), delivered: z.boolean(), error: z.string().nullable() })),
+      })),
+    }),
     handler({ alert_id }, ctx) {
       getAlert(ctx, alert_id);
       return { events: ctx.store.alertEvents.list(alert_id) };

@@ -4,6 +4,10 @@ import { validationError } from '../errors.js';
 import { isSealed, mask } from '../secrets.js';
 import { defineOperation, type OperationContext } from './types.js';
 
+const SettingsSchema = z.object({
+  smtp: z.object({ host: z.string(), port: z.number().int(), secure: z.boolean(), user: z.string().nullable(), password: z.string().nullable().describe('Masked'), from: z.string() }).nullable(),
+});
+
 const SmtpPatch = z.strictObject({
   host: z.string().min(1).max(255).optional(),
   port: z.number().int().min(1).max(65_535).optional(),
@@ -27,6 +31,7 @@ export const settingsOperations = [
     name: 'settings.get',
     summary: 'Engine settings (secrets masked)',
     http: { method: 'GET', path: '/v1/settings' },
+    output: SettingsSchema,
     handler: (_input, ctx) => present(ctx),
   }),
   defineOperation({
@@ -34,6 +39,7 @@ export const settingsOperations = [
     summary: 'Change settings: `smtp` is merged field by field (null removes it)',
     http: { method: 'PATCH', path: '/v1/settings' },
     body: { smtp: SmtpPatch.nullable().optional() },
+    output: SettingsSchema,
     handler({ smtp }, ctx) {
       if (smtp === null) ctx.store.settings.set('smtp', null, isoNow(ctx.clock));
       else if (smtp) {

@@ -31,6 +31,10 @@ describe('the contract of the specification', () => {
         expect(Object.keys(op.responses).length, `${method} ${path}`).toBeGreaterThan(1);
       }
     }
+    // Every route documents what it answers (beyond a bare object).
+    for (const op of catalogue.filter((o) => o.http)) {
+      expect(op.output, `${op.name} has no response schema`).toBeDefined();
+    }
     for (const op of catalogue.filter((o) => o.http && o.body)) {
       const path = op.http!.path.replace(/:([A-Za-z_]+)/g, '{$1}');
       expect(doc.paths[path][op.http!.method.toLowerCase()].requestBody, op.name).toBeDefined();
