@@ -17,6 +17,7 @@ import { createStore, type Store } from './store/index.js';
 import { migrate } from './store/migrate.js';
 import { createToolRuntime } from './tools/deps.js';
 import { createAlertService } from './alerts/service.js';
+import type { ModelConnection } from './llm/types.js';
 import { createAlertEvaluator, type AlertEvaluator } from './alerts/evaluator.js';
 import type { RetryPolicy } from './providers/client.js';
 import { createAdapters } from './providers/registry.js';
@@ -41,6 +42,8 @@ export interface EngineOptions {
   syncIntervalMinutes?: number;
   /** First delay between notification delivery attempts (doubling); tests shorten it. */
   deliveryRetryBaseMs?: number;
+  /** The default language model of every role (serve reads CALLBENCH_LLM_BASE_URL, _API_KEY, _MODEL). */
+  llmDefault?: ModelConnection | null;
 }
 
 export interface StartResult {
@@ -113,7 +116,7 @@ export function createEngine(options: EngineOptions): Engine {
         const alerts = createAlertService({ store, secrets, clock, events, deliveryRetryBaseMs: options.deliveryRetryBaseMs });
         const evaluator = createAlertEvaluator({ store, clock, events, alerts, log: (m) => log.error(m) });
         alertEvaluator = evaluator;
-        const services: EngineServices = { store, clock, events, secrets, tools, sync, alerts, evaluator };
+        const services: EngineServices = { store, clock, events, secrets, tools, sync, alerts, evaluator, llmDefault: options.llmDefault ?? null };
         if (exclusive) stopEvaluator = evaluator.start();
         if (exclusive) sync.schedule(options.syncIntervalMinutes ?? 15);
         invoke = createInvoker(catalogue, services);

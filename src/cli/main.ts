@@ -28,6 +28,9 @@ async function serve(args: string[], out: Out): Promise<number> {
   const engine = createEngine({
     dataDir: dataDirOf(values),
     envApiKey: process.env.CALLBENCH_API_KEY || undefined,
+    llmDefault: process.env.CALLBENCH_LLM_API_KEY && process.env.CALLBENCH_LLM_MODEL
+      ? { kind: 'openai', baseUrl: process.env.CALLBENCH_LLM_BASE_URL || undefined, apiKey: process.env.CALLBENCH_LLM_API_KEY, model: process.env.CALLBENCH_LLM_MODEL }
+      : null,
     syncIntervalMinutes: process.env.CALLBENCH_SYNC_MINUTES ? Number(process.env.CALLBENCH_SYNC_MINUTES) : undefined,
     log: { info: (m) => out(m), error: (m, err) => console.error(m, err) },
   });

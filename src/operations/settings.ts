@@ -3,8 +3,18 @@ import { isoNow } from '../clock.js';
 import { validationError } from '../errors.js';
 import { isSealed, mask } from '../secrets.js';
 import { defineOperation, type OperationContext } from './types.js';
+import { patchRoles, presentRoles } from '../llm/settings.js';
+
+const RoleSchema = z.object({ kind: z.string(), baseUrl: z.string().nullable(), model: z.string(), apiKey: z.string().describe('Masked'), source: z.enum(['settings', 'environment']) }).nullable();
+const RolePatch = z.strictObject({
+  kind: z.enum(['openai', 'anthropic']).optional().describe('openai: any OpenAI-compatible chat completions API at baseUrl'),
+  baseUrl: z.url({ protocol: /^https?$/ }).nullable().optional(),
+  apiKey: z.string().min(1).max(4_096).optional(),
+  model: z.string().min(1).max(200).optional(),
+}).nullable().optional();
 
 const SettingsSchema = z.object({
+  llm: z.object({ caller: RoleSchema, judge: RoleSchema, replica: RoleSchema }).describe('The language model of each role (null: none configured)'),
   smtp: z.object({ host: z.string(), port: z.number().int(), secure: z.boolean(), user: z.string().nullable(), password: z.string().nullable().describe('Masked'), from: z.string() }).nullable(),
 });
 
@@ -22,6 +32,7 @@ type StoredSmtp = { host: string; port: number; secure: boolean; user?: string |
 function present(ctx: OperationContext) {
   const smtp = ctx.store.settings.get<StoredSmtp>('smtp');
   return {
+    llm: presentRoles(ctx.store, ctx.secrets, ctx.llmDefault),
     smtp: smtp && { ...smtp, user: smtp.user ?? null, password: isSealed(smtp.password) ? mask(ctx.secrets.open(smtp.password)) : null },
   };
 }
@@ -38,9 +49,14 @@ export const settingsOperations = [
     name: 'settings.update',
     summary: 'Change settings: `smtp` is merged field by field (null removes it)',
     http: { method: 'PATCH', path: '/v1/settings' },
-    body: { smtp: SmtpPatch.nullable().optional() },
+    body: { smtp: SmtpPatch.nullable().optional(), llm: z.strictObject({ caller: RolePatch, judge: RolePatch, replica: RolePatch }).optional() },
     output: SettingsSchema,
-    handler({ smtp }, ctx) {
+    handler({ smtp, llm }, ctx) {
+      if (llm) {
+        const { errors, roles } = patchRoles(ctx.store, ctx.secrets, llm);
+        if (errors.length) throw validationError(errors.map((e) => `${e.path} ${e.message}`).join('; '), errors);
+        ctx.store.settings.set('llm', roles, isoNow(ctx.clock));
+      }
       if (smtp === null) ctx.store.settings.set('smtp', null, isoNow(ctx.clock));
       else if (smtp) {
         const current = ctx.store.settings.get<StoredSmtp>('smtp');

@@ -8,6 +8,7 @@ import type { RuntimeDeps } from '../tools/types.js';
 import type { SyncService } from '../providers/sync.js';
 import type { AlertService } from '../alerts/service.js';
 import type { AlertEvaluator } from '../alerts/evaluator.js';
+import type { ModelConnection } from '../llm/types.js';
 
 /** Who is calling: an API key, a workspace token, or the desktop user over IPC. */
 export type Caller =
@@ -24,6 +25,8 @@ export interface EngineServices {
   sync: SyncService;
   alerts: AlertService;
   evaluator: AlertEvaluator;
+  /** The default model connection of every role (CALLBENCH_LLM_*), or null. */
+  llmDefault: ModelConnection | null;
 }
 
 export interface OperationContext extends EngineServices {

@@ -1,0 +1,50 @@
+/** A language model connection: the OpenAI chat completions API at a base URL, or Anthropic. */
+export interface ModelConnection {
+  kind: 'openai' | 'anthropic';
+  /** OpenAI-compatible servers (OpenAI, Groq, Together, OpenRouter, vLLM, LM Studio, Ollama) or a regional Anthropic host. */
+  baseUrl?: string;
+  apiKey: string;
+  model: string;
+}
+
+export const ROLES = ['caller', 'judge', 'replica'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+}
+
+export type ChatMessage =
+  | { role: 'user' | 'assistant'; content: string; toolCalls?: ToolCallRequest[] }
+  | { role: 'tool'; toolCallId: string; name: string; content: string };
+
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+export interface CompletionRequest {
+  system?: string;
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  temperature?: number;
+  maxTokens?: number;
+}
+
+export interface Completion {
+  text: string;
+  toolCalls: ToolCallRequest[];
+}
+
+/** What model calls cost a simulation: every call made, retries included. */
+export interface Usage {
+  llm_calls: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+export const emptyUsage = (): Usage => ({ llm_calls: 0, input_tokens: 0, output_tokens: 0 });
