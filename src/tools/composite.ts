@@ -1,11 +1,9 @@
 import { AppError, validationError } from '../errors.js';
-import type { StoredTool } from '../store/tools.js';
 import { CallFailed, ToolFailure } from './outcome.js';
 import type { CallOptions, RuntimeDeps, ToolAnswer, ToolDef } from './types.js';
 
-type Execute = (
-  tool: StoredTool, params: Record<string, unknown>, context: Record<string, unknown>, deps: RuntimeDeps, options: CallOptions,
-) => Promise<ToolAnswer>;
+// The runtime passes itself in (a value import would be circular); its type is imported alone.
+type Execute = typeof import('./runtime.js').executeTool;
 
 interface StepFailed {
   step: string;

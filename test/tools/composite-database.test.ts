@@ -3,24 +3,19 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type Postgres } from '../helpers/postgres.js';
-import { startServer, tempDir, type TestServer } from '../helpers/server.js';
-import { startTarget, type Target } from '../helpers/target.js';
+import { tempDir, type TestServer } from '../helpers/server.js';
+import type { Target } from '../helpers/target.js';
+import { toolFixture } from './fixture.js';
 
 describe('composite and database tools', () => {
+  const f = toolFixture();
+  const { create, test } = f;
+  // The servers exist once the fixture's beforeAll has run.
   let s: TestServer;
   let t: Target;
-  beforeAll(async () => {
-    [s, t] = await Promise.all([startServer({ toolRetryBaseMs: 5 }), startTarget()]);
+  beforeAll(() => {
+    ({ s, t } = f);
   });
-  afterAll(async () => {
-    await s.stop();
-    await t.stop();
-  });
-  const create = async (tool: Record<string, unknown>) => {
-    const res = await s.call('POST', '/v1/tools', tool);
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-  };
-  const test = (name: string, body: Record<string, unknown> = {}) => s.call('POST', `/v1/tools/${name}/test`, body);
 
   describe('composite', () => {
     beforeAll(async () => {

@@ -1,24 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { startTarget, type Target } from '../helpers/target.js';
+import type { TestServer } from '../helpers/server.js';
+import type { Target } from '../helpers/target.js';
+import { toolFixture } from './fixture.js';
 
 describe('tool runtime: real calls through POST /v1/tools/{name}/test', () => {
+  const f = toolFixture();
+  const { create, test } = f;
+  // The servers exist once the fixture's beforeAll has run.
   let s: TestServer;
   let t: Target;
-  beforeAll(async () => {
-    [s, t] = await Promise.all([startServer({ toolRetryBaseMs: 5 }), startTarget()]);
+  beforeAll(() => {
+    ({ s, t } = f);
   });
-  afterAll(async () => {
-    await s.stop();
-    await t.stop();
-  });
-
-  const create = async (tool: Record<string, unknown>) => {
-    const res = await s.call('POST', '/v1/tools', tool);
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    return res.body;
-  };
-  const test = (name: string, body: Record<string, unknown> = {}) => s.call('POST', `/v1/tools/${name}/test`, body);
   const api = (name: string, path: string, extra: Record<string, unknown> = {}, config: Record<string, unknown> = {}) =>
     create({ name, type: 'api', config: { method: 'GET', url: `${t.url}${path}`, ...config }, ...extra });
 
