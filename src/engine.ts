@@ -18,6 +18,8 @@ import { migrate } from './store/migrate.js';
 import { createToolRuntime } from './tools/deps.js';
 import { createAlertService } from './alerts/service.js';
 import type { ModelConnection } from './llm/types.js';
+import type { ModelPolicy } from './llm/client.js';
+import { createSimulationRunner, type SimulationRunner } from './simulations/runner.js';
 import { createAlertEvaluator, type AlertEvaluator } from './alerts/evaluator.js';
 import type { RetryPolicy } from './providers/client.js';
 import { createAdapters } from './providers/registry.js';
@@ -44,6 +46,11 @@ export interface EngineOptions {
   deliveryRetryBaseMs?: number;
   /** The default language model of every role (serve reads CALLBENCH_LLM_BASE_URL, _API_KEY, _MODEL). */
   llmDefault?: ModelConnection | null;
+  /** Simulations run at once (default 4), and the per-simulation limits a scenario may override. */
+  simulationConcurrency?: number;
+  maxTurns?: number;
+  maxDurationMs?: number;
+  modelPolicy?: ModelPolicy;
 }
 
 export interface StartResult {
@@ -76,6 +83,7 @@ export function createEngine(options: EngineOptions): Engine {
   let releaseLock: (() => void) | null = null;
   let syncService: SyncService | null = null;
   let alertEvaluator: AlertEvaluator | null = null;
+  let simulationRunner: SimulationRunner | null = null;
   let stopEvaluator: (() => void) | null = null;
 
   const started = <T>(value: T | null): T => {
@@ -116,7 +124,14 @@ export function createEngine(options: EngineOptions): Engine {
         const alerts = createAlertService({ store, secrets, clock, events, deliveryRetryBaseMs: options.deliveryRetryBaseMs });
         const evaluator = createAlertEvaluator({ store, clock, events, alerts, log: (m) => log.error(m) });
         alertEvaluator = evaluator;
-        const services: EngineServices = { store, clock, events, secrets, tools, sync, alerts, evaluator, llmDefault: options.llmDefault ?? null };
+        const runner = createSimulationRunner({
+          store, secrets, clock, events, tools, llmDefault: options.llmDefault ?? null, concurrency: options.simulationConcurrency ?? 4,
+          maxTurns: options.maxTurns ?? 20, maxDurationMs: options.maxDurationMs ?? 300_000, modelPolicy: options.modelPolicy, log: (m) => log.error(m),
+        });
+        simulationRunner = runner;
+        const services: EngineServices = { store, clock, events, secrets, tools, sync, alerts, evaluator, llmDefault: options.llmDefault ?? null, runner };
+        // Only the one engine on a data dir works the queue; the CLI's short commands never do.
+        if (exclusive) runner.start();
         if (exclusive) stopEvaluator = evaluator.start();
         if (exclusive) sync.schedule(options.syncIntervalMinutes ?? 15);
         invoke = createInvoker(catalogue, services);
@@ -148,6 +163,8 @@ export function createEngine(options: EngineOptions): Engine {
       // In-flight requests finish before the database closes.
       await server?.close();
       server = null;
+      await simulationRunner?.stop();
+      simulationRunner = null;
       await syncService?.stop();
       syncService = null;
       stopEvaluator?.();

@@ -3,6 +3,7 @@ import { agentOperations } from './agents.js';
 import { alertOperations } from './alerts.js';
 import { personaOperations } from './personas.js';
 import { scenarioOperations } from './scenarios.js';
+import { executionOperations } from './executions.js';
 import { scheduleOperations } from './schedules.js';
 import { scorecardOperations } from './scorecards.js';
 import { settingsOperations } from './settings.js';
@@ -15,6 +16,7 @@ export const catalogue: Operation[] = [
   ...personaOperations,
   ...scorecardOperations,
   ...scenarioOperations,
+  ...executionOperations,
   ...scheduleOperations,
   ...toolOperations,
   ...alertOperations,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isoNow } from '../clock.js';
-import { conflict, invalidField, notFound, notImplemented, validationError, type ErrorDetail } from '../errors.js';
+import { conflict, invalidField, notFound, validationError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
 import type { OperationContext } from './types.js';
 import type { Scenario } from '../store/scenarios.js';
@@ -196,25 +196,6 @@ export const scenarioOperations = [
         if (!ctx.store.scenarios.delete(workspace_id, scenario_id)) throw notFound('scenario', scenario_id);
         return deleted(scenario_id);
       });
-    },
-  }),
-  defineOperation({
-    name: 'scenarios.execute',
-    summary: 'Execute a scenario: one simulation per persona and target agent',
-    http: { method: 'POST', path: `${base}/:scenario_id/execute`, status: 202 },
-    params: ItemParams,
-    body: {
-      variables: z.record(z.string(), z.string()).optional(),
-      runs: z.number().int().min(1).max(20).optional(),
-      channel: z.enum(['provider', 'replica', 'http']).optional(),
-    },
-    output: z.object({
-      execution: z.object({
-        id: z.string(), scenario_id: z.string(), status: z.string(), simulations_created: z.number().int(), estimated_completion: Timestamp,
-      }),
-    }),
-    handler() {
-      throw notImplemented('Executing scenarios', 'simulations issue');
     },
   }),
 ];

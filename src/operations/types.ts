@@ -9,6 +9,7 @@ import type { SyncService } from '../providers/sync.js';
 import type { AlertService } from '../alerts/service.js';
 import type { AlertEvaluator } from '../alerts/evaluator.js';
 import type { ModelConnection } from '../llm/types.js';
+import type { SimulationRunner } from '../simulations/runner.js';
 
 /** Who is calling: an API key, a workspace token, or the desktop user over IPC. */
 export type Caller =
@@ -27,6 +28,7 @@ export interface EngineServices {
   evaluator: AlertEvaluator;
   /** The default model connection of every role (CALLBENCH_LLM_*), or null. */
   llmDefault: ModelConnection | null;
+  runner: SimulationRunner;
 }
 
 export interface OperationContext extends EngineServices {

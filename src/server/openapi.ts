@@ -68,7 +68,7 @@ export function buildOpenApi(catalogue: Operation[]): JsonSchema {
             },
           },
         },
-        ...(['agents.analytics', 'scenarios.execute'].includes(op.name)
+        ...(['agents.analytics'].includes(op.name)
           ? { 501: { description: 'Not available in this build yet' } }
           : {}),
         ...errorResponses(envelope),

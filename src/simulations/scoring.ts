@@ -7,6 +7,8 @@ export interface Turn {
   at_ms: number;
   latency_ms: number | null;
   tool?: { name: string; arguments: unknown; result: unknown; success: boolean };
+  /** Scripted mode: the expectation on this agent reply, when the script line had one. */
+  expectation?: { passed: boolean; problems: string[] };
 }
 
 export type EndReason = 'agent_ended' | 'caller_ended' | 'max_turns' | 'max_duration' | 'error';

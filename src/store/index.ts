@@ -2,6 +2,7 @@ import { createAgentStore } from './agents.js';
 import { createAlertStore } from './alerts.js';
 import { createAlertEventStore } from './alert-events.js';
 import { createSettingsStore } from './settings.js';
+import { createSimulationStore } from './simulations.js';
 import { createCallStore } from './calls.js';
 import { createCredentialStore } from './credentials.js';
 import type { Db } from './db.js';
@@ -30,6 +31,7 @@ export function createStore(db: Db) {
     alerts: createAlertStore(db),
     alertEvents: createAlertEventStore(db),
     settings: createSettingsStore(db),
+    simulations: createSimulationStore(db),
     calls: createCallStore(db),
     credentials: createCredentialStore(db),
     personas: createPersonaStore(db, cache),

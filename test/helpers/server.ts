@@ -40,7 +40,8 @@ export async function startServer(options: Partial<EngineOptions> = {}): Promise
   const { firstApiKey } = engine.start();
   const url = await engine.listen(0, '127.0.0.1');
   const port = Number(new URL(url).port);
-  const key = firstApiKey!;
+  // A data dir that already has keys (a restart) gets a fresh key for the test.
+  const key = firstApiKey ?? ((await engine.invoke('keys.create', { label: 'test' })).data as { key: { key: string } }).key.key;
 
   async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Api> {
     const h: Record<string, string> = { authorization: `Bearer ${key}`, ...headers };

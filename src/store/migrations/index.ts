@@ -2,6 +2,7 @@ import { m001Initial } from './001-initial.js';
 import { m002ToolCalls } from './002-tool-calls.js';
 import { m003Providers } from './003-providers.js';
 import { m004Alerts } from './004-alerts.js';
+import { m005Simulations } from './005-simulations.js';
 
 export interface Migration {
   version: number;
@@ -10,4 +11,4 @@ export interface Migration {
 }
 
 /** Every migration this build knows, in order. Never edit one that has shipped: add the next. */
-export const migrations: Migration[] = [m001Initial, m002ToolCalls, m003Providers, m004Alerts];
+export const migrations: Migration[] = [m001Initial, m002ToolCalls, m003Providers, m004Alerts, m005Simulations];

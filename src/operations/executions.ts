@@ -1,0 +1,149 @@
+import { z } from 'zod';
+import { isoNow } from '../clock.js';
+import { AppError, notFound, validationError, type ErrorDetail } from '../errors.js';
+import { newId } from '../ids.js';
+import { connectionFor } from '../llm/settings.js';
+import { resolveVariables } from '../simulations/caller.js';
+import type { Execution } from '../store/simulations.js';
+import { Id, pagination, Pagination, Paging, Timestamp, WorkspaceParams } from './common.js';
+import { defineOperation, withStatus, type OperationContext } from './types.js';
+
+const ExecutionSchema = z.object({
+  id: z.string(), scenario_id: z.string(), status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
+  simulations_created: z.number().int(), estimated_completion: Timestamp.nullable(), created_at: Timestamp,
+  variables: z.record(z.string(), z.string()), runs: z.number().int(), channel: z.string().nullable(),
+  counts: z.object({ queued: z.number().int(), running: z.number().int(), completed: z.number().int(), failed: z.number().int(), cancelled: z.number().int() }),
+  avg_score: z.number().nullable(), pass_rate: z.number().nullable().describe('Percent of scored simulations that passed'),
+});
+const SimulationSchema = z.object({
+  id: z.string(), execution_id: z.string(), scenario_id: z.string(), persona_id: z.string().nullable(), agent_id: z.string().nullable(), channel: z.string(),
+  status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']), created_at: Timestamp, started_at: Timestamp.nullable(), ended_at: Timestamp.nullable(),
+  duration_ms: z.number().int().nullable(), end_reason: z.enum(['agent_ended', 'caller_ended', 'max_turns', 'max_duration', 'error']).nullable(),
+  turns: z.array(z.object({ role: z.enum(['caller', 'agent', 'tool']), text: z.string(), at_ms: z.number(), latency_ms: z.number().nullable(), tool: z.unknown().optional(), expectation: z.unknown().optional() })),
+  score: z.number().nullable(), passed: z.boolean().nullable(),
+  results: z.array(z.object({ metric_id: z.string(), name: z.string(), category: z.string(), type: z.string(), score: z.number().nullable(), passed: z.boolean(), reasoning: z.string(), error: z.string().optional() })),
+  usage: z.object({ llm_calls: z.number().int(), input_tokens: z.number().int(), output_tokens: z.number().int() }),
+  error: z.string().optional(),
+});
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+const base = '/api/v1/workspaces/:workspace_id';
+
+function getExecution(ctx: OperationContext, workspaceId: string, id: string): Execution {
+  const e = ctx.store.simulations.execution(workspaceId, id);
+  if (!e) throw notFound('execution', id);
+  return e;
+}
+
+export const executionOperations = [
+  defineOperation({
+    name: 'scenarios.execute',
+    summary: 'Execute a scenario: one simulation per persona, target agent and run. Agents run on the replica channel in this build.',
+    http: { method: 'POST', path: `${base}/scenarios/:scenario_id/execute`, status: 202 },
+    params: { ...WorkspaceParams, scenario_id: Id },
+    body: {
+      variables: z.record(z.string(), z.string()).optional().describe('Values of the scenario\'s promptVariables ({{name}}); missing ones take their defaultValue'),
+      runs: z.number().int().min(1).max(20).optional().describe('Repeats of each persona-agent pair (default 1)'),
+      channel: z.enum(['provider', 'replica', 'http']).optional(),
+    },
+    output: z.object({ execution: ExecutionSchema.pick({ id: true, scenario_id: true, status: true, simulations_created: true, estimated_completion: true }) }),
+    handler({ workspace_id, scenario_id, variables, runs, channel }, ctx) {
+      const scenario = ctx.store.scenarios.get(workspace_id, scenario_id);
+      if (!scenario) throw notFound('scenario', scenario_id);
+      const problems: ErrorDetail[] = [];
+      if (!scenario.personas.length) problems.push({ path: 'personas', message: 'the scenario has no personas to play the caller' });
+      if (!scenario.targetAgents.length) problems.push({ path: 'targetAgents', message: 'the scenario has no target agents' });
+      const given = resolveVariables(scenario.promptVariables, variables ?? {});
+      const model = (role: 'caller' | 'replica') => connectionFor(ctx.store, ctx.secrets, role, ctx.llmDefault);
+      if (!model('replica')) problems.push({ path: 'settings.llm.replica', message: 'no language model is configured for the replica role (PATCH /v1/settings, or CALLBENCH_LLM_*)' });
+      if (!scenario.script && !model('caller')) problems.push({ path: 'settings.llm.caller', message: 'the scenario has no script, and no language model is configured for the caller role' });
+      for (const agentId of scenario.targetAgents) {
+        const agent = ctx.store.agents.get(agentId);
+        const wanted = channel ?? agent?.channel ?? 'replica';
+        if (wanted !== 'replica') problems.push({ path: 'channel', message: `agent ${agentId}: the ${wanted} channel is not available in this build yet; execute with {"channel": "replica"}` });
+      }
+      if (problems.length) throw new AppError('validation_error', 400, `Nothing can run: ${problems.map((p) => p.message).join('; ')}`, problems);
+      const now = ctx.clock.now();
+      const sims = scenario.personas.flatMap((persona_id) => scenario.targetAgents.flatMap((agent_id) =>
+        Array.from({ length: runs ?? 1 }, () => ({ id: newId('sim', now), persona_id, agent_id, channel: 'replica' }))));
+      const id = newId('exe', now);
+      const estimate = new Date(now + Math.ceil(sims.length / 4) * 30_000).toISOString();
+      ctx.store.simulations.createExecution({ id, workspaceId: workspace_id, scenarioId: scenario_id, variables: given, runs: runs ?? 1, channel: channel ?? null, created_at: isoNow(ctx.clock), estimated_completion: estimate }, sims);
+      ctx.runner.enqueued();
+      return withStatus(202, { execution: { id, scenario_id, status: 'queued' as const, simulations_created: sims.length, estimated_completion: estimate } });
+    },
+  }),
+  defineOperation({
+    name: 'executions.list',
+    summary: 'Executions, newest first',
+    http: { method: 'GET', path: `${base}/executions` },
+    params: WorkspaceParams,
+    query: Paging,
+    output: z.object({ executions: z.array(ExecutionSchema), pagination: Pagination }),
+    handler({ workspace_id, limit, offset }, ctx) {
+      const { items, total } = ctx.store.simulations.listExecutions(workspace_id, limit, offset);
+      return { executions: items, pagination: pagination(total, limit, offset) };
+    },
+  }),
+  defineOperation({
+    name: 'executions.get',
+    summary: 'An execution with its counts, average score and pass rate; ?wait=S holds the answer up to S seconds (at most 120) until it ends',
+    http: { method: 'GET', path: `${base}/executions/:execution_id` },
+    params: { ...WorkspaceParams, execution_id: Id },
+    query: { wait: z.coerce.number().min(0).max(120).optional() },
+    output: z.object({ execution: ExecutionSchema }),
+    async handler({ workspace_id, execution_id, wait }, ctx) {
+      let execution = getExecution(ctx, workspace_id, execution_id);
+      if (wait && !TERMINAL.has(execution.status)) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, wait * 1000);
+          const off = ctx.events.subscribe((e) => {
+            if (e.type === 'simulation.finished' && e.data.executionId === execution_id && TERMINAL.has(getExecution(ctx, workspace_id, execution_id).status)) done();
+          });
+          function done() {
+            clearTimeout(timer);
+            off();
+            resolve();
+          }
+        });
+        execution = getExecution(ctx, workspace_id, execution_id);
+      }
+      return { execution };
+    },
+  }),
+  defineOperation({
+    name: 'executions.cancel',
+    summary: 'Cancel: queued simulations stop at once, running ones at their next turn',
+    http: { method: 'POST', path: `${base}/executions/:execution_id/cancel` },
+    params: { ...WorkspaceParams, execution_id: Id },
+    output: z.object({ execution: ExecutionSchema }),
+    handler({ workspace_id, execution_id }, ctx) {
+      getExecution(ctx, workspace_id, execution_id);
+      ctx.store.simulations.cancel(workspace_id, execution_id, isoNow(ctx.clock));
+      return { execution: getExecution(ctx, workspace_id, execution_id) };
+    },
+  }),
+  defineOperation({
+    name: 'executions.simulations',
+    summary: 'The simulations of an execution, in the order they were queued',
+    http: { method: 'GET', path: `${base}/executions/:execution_id/simulations` },
+    params: { ...WorkspaceParams, execution_id: Id },
+    output: z.object({ simulations: z.array(SimulationSchema) }),
+    handler({ workspace_id, execution_id }, ctx) {
+      getExecution(ctx, workspace_id, execution_id);
+      return { simulations: ctx.store.simulations.simulationsOf(execution_id) };
+    },
+  }),
+  defineOperation({
+    name: 'simulations.get',
+    summary: 'One simulation: its turns (caller, agent, tool) with latencies, score and each metric\'s result',
+    http: { method: 'GET', path: `${base}/simulations/:simulation_id` },
+    params: { ...WorkspaceParams, simulation_id: Id },
+    output: z.object({ simulation: SimulationSchema }),
+    handler({ workspace_id, simulation_id }, ctx) {
+      const simulation = ctx.store.simulations.simulation(workspace_id, simulation_id);
+      if (!simulation) throw notFound('simulation', simulation_id);
+      return { simulation };
+    },
+  }),
+];

@@ -1,0 +1,104 @@
+import type { ModelClient } from '../llm/client.js';
+import type { Usage } from '../llm/types.js';
+import type { Persona } from '../store/personas.js';
+import type { Scenario } from '../store/scenarios.js';
+import { callerInstructions, fill, stripEnd } from './caller.js';
+import type { replicaAgent } from './replica.js';
+import type { EndReason, Turn } from './scoring.js';
+
+export class Interrupted extends Error {}
+
+export interface ConversationLimits {
+  maxTurns: number;
+  maxDurationMs: number;
+}
+
+export interface ConversationOutcome {
+  turns: Turn[];
+  endReason: EndReason;
+  /** Script expectations that failed, by turn. */
+  failedExpectations: string[];
+}
+
+type Agent = ReturnType<typeof replicaAgent>;
+
+/** A caller: the next line of the script, or the caller model's next turn. */
+function makeCaller(scenario: Scenario, persona: Persona, variables: Record<string, string>, model: ModelClient | null, usage: Usage) {
+  if (scenario.script) {
+    const lines = scenario.script;
+    let i = 0;
+    return {
+      scripted: true,
+      expectation: () => lines[i - 1]?.expect,
+      heard(_agentText: string) {},
+      async next(): Promise<{ text: string; ended: boolean }> {
+        if (i >= lines.length) return { text: '', ended: true };
+        return { text: fill(lines[i++]!.say, variables), ended: false };
+      },
+    };
+  }
+  const system = callerInstructions(persona, fill(scenario.prompt, variables));
+  // From the caller's side, the agent speaks as the user and the caller as the assistant.
+  const history: { role: 'user' | 'assistant'; content: string }[] = [];
+  return {
+    scripted: false,
+    expectation: () => undefined,
+    heard(agentText: string) {
+      history.push({ role: 'user', content: agentText });
+    },
+    async next(): Promise<{ text: string; ended: boolean }> {
+      if (history.length === 0) history.push({ role: 'user', content: '(The call connects. Say your first sentence.)' });
+      const out = await model!({ system, messages: history }, usage);
+      history.push({ role: 'assistant', content: out.text });
+      return stripEnd(out.text);
+    },
+  };
+}
+
+/**
+ * One simulated call: caller and agent take turns until one ends it or a limit is reached.
+ * `shouldStop` is asked at each turn (cancel, engine stopping).
+ */
+export async function converse(
+  scenario: Scenario, persona: Persona, variables: Record<string, string>, agent: Agent, callerModel: ModelClient | null,
+  limits: ConversationLimits, usage: Usage, shouldStop: () => 'cancel' | 'interrupt' | null,
+): Promise<ConversationOutcome & { cancelled?: true }> {
+  const started = Date.now();
+  const turns: Turn[] = [];
+  const failedExpectations: string[] = [];
+  const caller = makeCaller(scenario, persona, variables, callerModel, usage);
+  if (agent.firstMessage) {
+    turns.push({ role: 'agent', text: agent.firstMessage, at_ms: 0, latency_ms: 0 });
+    caller.heard(agent.firstMessage);
+  }
+  let replies = 0;
+  for (;;) {
+    const stop = shouldStop();
+    if (stop === 'interrupt') throw new Interrupted('the engine is stopping');
+    if (stop === 'cancel') return { turns, endReason: 'caller_ended', failedExpectations, cancelled: true };
+    if (replies >= limits.maxTurns) return { turns, endReason: 'max_turns', failedExpectations };
+    if (Date.now() - started >= limits.maxDurationMs) return { turns, endReason: 'max_duration', failedExpectations };
+
+    const said = await caller.next();
+    if (said.text) turns.push({ role: 'caller', text: said.text, at_ms: Date.now() - started, latency_ms: null });
+    if (said.ended) return { turns, endReason: 'caller_ended', failedExpectations };
+
+    const began = Date.now();
+    const reply = await agent.reply(said.text);
+    turns.push(...reply.toolTurns);
+    turns.push({ role: 'agent', text: reply.text, at_ms: Date.now() - started, latency_ms: Date.now() - began });
+    replies++;
+    caller.heard(reply.text);
+
+    const expect = caller.expectation();
+    if (expect) {
+      const problems: string[] = [];
+      if (expect.contains && !reply.text.toLowerCase().includes(String(expect.contains).toLowerCase())) problems.push(`did not say "${expect.contains}"`);
+      if (expect.regex && !new RegExp(String(expect.regex), 'i').test(reply.text)) problems.push(`did not match /${expect.regex}/`);
+      if (expect.toolCalled && !reply.toolTurns.some((t) => t.tool?.name === expect.toolCalled)) problems.push(`did not call ${expect.toolCalled}`);
+      turns[turns.length - 1]!.expectation = { passed: problems.length === 0, problems };
+      if (problems.length) failedExpectations.push(`After "${said.text}" the agent ${problems.join(', ')}.`);
+    }
+    if (reply.ended) return { turns, endReason: 'agent_ended', failedExpectations };
+  }
+}

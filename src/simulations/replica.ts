@@ -1,0 +1,76 @@
+import type { ModelClient } from '../llm/client.js';
+import type { ChatMessage, ToolSpec, Usage } from '../llm/types.js';
+import type { AgentConfiguration } from '../providers/types.js';
+import { executeTool } from '../tools/runtime.js';
+import type { ParameterDefinition } from '../tools/params.js';
+import type { RuntimeDeps, ToolDef } from '../tools/types.js';
+import { END_MARKER, stripEnd } from './caller.js';
+import type { Turn } from './scoring.js';
+
+const MAX_TOOL_ROUNDS = 5;
+
+/** Our parameter definitions as the JSON Schema a model's tool calling expects. */
+function schemaOf(params: ParameterDefinition[] = []): Record<string, unknown> {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(params.map((p) => [p.name, { type: p.type, ...(p.description ? { description: p.description } : {}), ...(p.enum ? { enum: p.enum } : {}) }])),
+    required: params.filter((p) => p.required).map((p) => p.name),
+  };
+}
+
+export interface AgentReply {
+  text: string;
+  ended: boolean;
+  toolTurns: Turn[];
+}
+
+/**
+ * The agent under test run from its effective configuration (synced snapshot plus local
+ * overrides) on the replica model. Its tools are ours of the same name, called for real.
+ */
+export function replicaAgent(config: AgentConfiguration, model: ModelClient, tools: RuntimeDeps, agentId: string, usage: Usage, startedAt: number) {
+  const offered = config.tools.map((t) => tools.findTool(t.name)).filter((t) => t !== undefined);
+  const specs: ToolSpec[] = offered.map((t) => {
+    const def = t.definition as unknown as ToolDef & { description?: string };
+    return { name: t.name, description: def.description || t.name, parameters: schemaOf(def.parameters) };
+  });
+  const system = `${config.prompt ?? 'You are a helpful voice agent.'}\n\nYou are on a phone call: answer in short spoken sentences. When the conversation is finished, say goodbye and end your message with ${END_MARKER}.`;
+  const messages: ChatMessage[] = [];
+  if (config.firstMessage) messages.push({ role: 'assistant', content: config.firstMessage });
+
+  return {
+    firstMessage: config.firstMessage,
+    async reply(callerText: string): Promise<AgentReply> {
+      messages.push({ role: 'user', content: callerText });
+      const toolTurns: Turn[] = [];
+      for (let round = 0; round <= MAX_TOOL_ROUNDS; round++) {
+        const out = await model({ system, messages, tools: specs, temperature: config.model.temperature ?? undefined, maxTokens: config.model.maxTokens ?? undefined }, usage);
+        if (out.toolCalls.length === 0 || round === MAX_TOOL_ROUNDS) {
+          messages.push({ role: 'assistant', content: out.text });
+          return { ...stripEnd(out.text), toolTurns };
+        }
+        messages.push({ role: 'assistant', content: out.text, toolCalls: out.toolCalls });
+        for (const call of out.toolCalls) {
+          const tool = offered.find((t) => t.name === call.name);
+          const began = performance.now();
+          let result: unknown;
+          let success = false;
+          if (!tool) result = { error: `no tool named ${call.name}` };
+          else {
+            try {
+              const answer = await executeTool(tool, call.arguments, {}, tools, { source: 'simulation', agentId });
+              success = answer.success;
+              result = answer.success ? answer.result : { error: answer.error, fallback: answer.fallback, approvalRequired: answer.approvalRequired, message: answer.message };
+            } catch (err) {
+              result = { error: (err as Error).message };
+            }
+          }
+          const latency = Math.round(performance.now() - began);
+          toolTurns.push({ role: 'tool', text: '', at_ms: Date.now() - startedAt, latency_ms: latency, tool: { name: call.name, arguments: call.arguments, result, success } });
+          messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: JSON.stringify(result) });
+        }
+      }
+      return { text: '', ended: false, toolTurns };
+    },
+  };
+}

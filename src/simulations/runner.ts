@@ -1,0 +1,126 @@
+import type { Clock } from '../clock.js';
+import { isoNow } from '../clock.js';
+import type { EventBus } from '../events.js';
+import { createModelClient, DEFAULT_MODEL_POLICY, type ModelPolicy } from '../llm/client.js';
+import { connectionFor } from '../llm/settings.js';
+import { emptyUsage, type ModelConnection } from '../llm/types.js';
+import { effectiveConfiguration } from '../providers/view.js';
+import type { SecretBox } from '../secrets.js';
+import type { Store } from '../store/index.js';
+import type { Simulation } from '../store/simulations.js';
+import type { RuntimeDeps } from '../tools/types.js';
+import { resolveVariables } from './caller.js';
+import { converse, Interrupted } from './conversation.js';
+import { modelJudge } from './judge.js';
+import { replicaAgent } from './replica.js';
+import { metricsFor, scoreConversation, type MetricResult } from './scoring.js';
+
+export interface RunnerDeps {
+  store: Store;
+  secrets: SecretBox;
+  clock: Clock;
+  events: EventBus;
+  tools: RuntimeDeps;
+  llmDefault: ModelConnection | null;
+  concurrency: number;
+  maxTurns: number;
+  maxDurationMs: number;
+  modelPolicy?: ModelPolicy;
+  log(message: string): void;
+}
+
+/**
+ * Works the simulation queue (queued rows in SQLite) with a pool of `concurrency` workers.
+ * A simulation interrupted by a stop or a crash is still `running` in the store; the next start
+ * puts it back in the queue, so it runs again from the start, never lost and never twice at once.
+ */
+export function createSimulationRunner(deps: RunnerDeps) {
+  const { store, clock, events } = deps;
+  const active = new Set<Promise<void>>();
+  let stopping = false;
+  let started = false;
+
+  async function run(sim: Simulation & { workspace_id: string }): Promise<void> {
+    const began = Date.now();
+    const usage = emptyUsage();
+    const finish = (r: Partial<Parameters<typeof store.simulations.finish>[1]> & { status: Simulation['status'] }) => {
+      store.simulations.finish(sim.id, {
+        ended_at: isoNow(clock), duration_ms: Date.now() - began, end_reason: null, turns: [], score: null, passed: null, results: [], usage, ...r,
+      });
+      events.emit('simulation.finished', { simulationId: sim.id, executionId: sim.execution_id, status: r.status });
+    };
+    try {
+      const scenario = store.scenarios.get(sim.workspace_id, sim.scenario_id);
+      const persona = store.personas.get(sim.workspace_id, sim.persona_id ?? '');
+      const agent = store.agents.get(sim.agent_id ?? '');
+      if (!scenario || !persona || !agent) throw new Error('its scenario, persona or agent was deleted');
+      const execution = store.simulations.execution(sim.workspace_id, sim.execution_id)!;
+      const variables = resolveVariables(scenario.promptVariables, execution.variables);
+      const connection = (role: 'caller' | 'judge' | 'replica') => connectionFor(store, deps.secrets, role, deps.llmDefault);
+      const replica = connection('replica');
+      if (!replica) throw new Error('no language model is configured for the replica role');
+      const callerConnection = scenario.script ? null : connection('caller');
+      if (!scenario.script && !callerConnection) throw new Error('no language model is configured for the caller role');
+      const policy = deps.modelPolicy ?? DEFAULT_MODEL_POLICY;
+      const agentUnderTest = replicaAgent(effectiveConfiguration(agent), createModelClient(replica, policy), deps.tools, agent.id, usage, began);
+      const outcome = await converse(
+        scenario, persona, variables, agentUnderTest, callerConnection && createModelClient(callerConnection, policy),
+        { maxTurns: scenario.maxTurns ?? deps.maxTurns, maxDurationMs: scenario.maxDurationMs ?? deps.maxDurationMs }, usage,
+        () => (stopping ? 'interrupt' : store.simulations.isCancelled(sim.execution_id) ? 'cancel' : null),
+      );
+      if (outcome.cancelled) return finish({ status: 'cancelled', turns: outcome.turns, end_reason: null });
+      const scorecard = scenario.scorecard ? store.scorecards.get(sim.workspace_id, scenario.scorecard) ?? null : null;
+      const judgeConnection = connection('judge');
+      const judge = judgeConnection ? modelJudge(createModelClient(judgeConnection, policy), usage) : null;
+      const metrics = metricsFor(scorecard, scenario.expectedBehavior, scenario.expectedOutcome);
+      const scored = await scoreConversation(metrics, { turns: outcome.turns, endReason: outcome.endReason }, scorecard?.passThreshold ?? 70, judge);
+      const results: MetricResult[] = [...scored.results];
+      let passed = scored.passed;
+      if (scenario.script && scenario.script.some((l) => l.expect)) {
+        const ok = outcome.failedExpectations.length === 0;
+        results.push({ metric_id: 'script', name: 'Script expectations', category: 'script', type: 'script', score: ok ? 100 : 0, passed: ok, reasoning: ok ? 'Every expectation of the script held.' : outcome.failedExpectations.join(' ') });
+        if (!ok) passed = false;
+        else if (passed === null) passed = true;
+      }
+      finish({ status: 'completed', turns: outcome.turns, end_reason: outcome.endReason, score: scored.score, passed, results });
+    } catch (err) {
+      if (err instanceof Interrupted) return; // stays running: the next start runs it again
+      finish({ status: 'failed', end_reason: 'error', error: (err as Error).message });
+    }
+  }
+
+  function pump(): void {
+    if (!started || stopping) return;
+    while (active.size < deps.concurrency) {
+      const sim = store.simulations.claim(isoNow(clock));
+      if (!sim) return;
+      events.emit('simulation.progress', { simulationId: sim.id, executionId: sim.execution_id, status: 'running' });
+      const job = run(sim)
+        .catch((err) => deps.log(`simulation ${sim.id} failed unexpectedly: ${(err as Error).message}`))
+        .finally(() => {
+          active.delete(job);
+          pump();
+        });
+      active.add(job);
+    }
+  }
+
+  return {
+    start(): void {
+      started = true;
+      const recovered = store.simulations.recover(isoNow(clock));
+      if (recovered) deps.log(`${recovered} simulation(s) interrupted by the last stop will run again`);
+      pump();
+    },
+    enqueued: pump,
+    async idle(): Promise<void> {
+      while (active.size) await Promise.allSettled([...active]);
+    },
+    async stop(): Promise<void> {
+      stopping = true;
+      await Promise.allSettled([...active]);
+    },
+  };
+}
+
+export type SimulationRunner = ReturnType<typeof createSimulationRunner>;

@@ -1,0 +1,136 @@
+import type { Usage } from '../llm/types.js';
+import type { MetricResult, Turn } from '../simulations/scoring.js';
+import { fromJson, prepared, toJson, type Db } from './db.js';
+
+export interface Simulation {
+  id: string;
+  execution_id: string;
+  scenario_id: string;
+  persona_id: string | null;
+  agent_id: string | null;
+  channel: string;
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  duration_ms: number | null;
+  end_reason: string | null;
+  turns: Turn[];
+  score: number | null;
+  passed: boolean | null;
+  results: MetricResult[];
+  usage: Usage;
+  error?: string;
+}
+
+export interface Execution {
+  id: string;
+  scenario_id: string;
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+  simulations_created: number;
+  estimated_completion: string | null;
+  created_at: string;
+  variables: Record<string, string>;
+  runs: number;
+  channel: string | null;
+  counts: Record<'queued' | 'running' | 'completed' | 'failed' | 'cancelled', number>;
+  avg_score: number | null;
+  pass_rate: number | null;
+}
+
+interface SimRow {
+  id: string; execution_id: string; scenario_id: string; persona_id: string | null; agent_id: string | null; channel: string; status: Simulation['status'];
+  created_at: string; started_at: string | null; ended_at: string | null; duration_ms: number | null; end_reason: string | null; turns: string;
+  score: number | null; passed: number | null; results: string; usage: string; error: string | null; attempts: number; workspace_id: string;
+}
+
+const simFromRow = (r: SimRow): Simulation => ({
+  id: r.id, execution_id: r.execution_id, scenario_id: r.scenario_id, persona_id: r.persona_id, agent_id: r.agent_id, channel: r.channel,
+  status: r.status, created_at: r.created_at, started_at: r.started_at, ended_at: r.ended_at, duration_ms: r.duration_ms, end_reason: r.end_reason,
+  turns: fromJson(r.turns), score: r.score, passed: r.passed === null ? null : r.passed === 1, results: fromJson(r.results), usage: fromJson(r.usage),
+  ...(r.error ? { error: r.error } : {}),
+});
+
+const round = (n: number | null) => (n === null ? null : Math.round(n * 100) / 100);
+
+/** Executions and their simulations; queued simulations are the persistent work queue. */
+export function createSimulationStore(db: Db) {
+  function execution(workspaceId: string, id: string): Execution | undefined {
+    const e = prepared(db, 'SELECT * FROM executions WHERE workspace_id = ? AND id = ?').get(workspaceId, id) as Record<string, any> | undefined;
+    if (!e) return undefined;
+    const rows = prepared(db, 'SELECT status, COUNT(*) AS n FROM simulations WHERE execution_id = ? GROUP BY status').all(id) as { status: string; n: number }[];
+    const counts = { queued: 0, running: 0, completed: 0, failed: 0, cancelled: 0 } as Execution['counts'];
+    for (const r of rows) counts[r.status as keyof Execution['counts']] = r.n;
+    const total = Object.values(counts).reduce((a, b) => a + b, 0);
+    const agg = prepared(db, `SELECT AVG(score) AS avg, 100.0 * SUM(passed = 1) / NULLIF(COUNT(passed), 0) AS rate FROM simulations WHERE execution_id = ? AND status IN ('completed', 'failed')`).get(id) as { avg: number | null; rate: number | null };
+    const ended = counts.completed + counts.failed + counts.cancelled;
+    // completed once every simulation has ended (even when some failed); failed only when none could run.
+    const status: Execution['status'] = e.cancelled_at ? 'cancelled'
+      : ended < total ? (counts.running > 0 || ended > 0 ? 'running' : 'queued')
+      : counts.completed === 0 && counts.failed > 0 && agg.avg === null && counts.failed === total ? 'failed' : 'completed';
+    return {
+      id: e.id, scenario_id: e.scenario_id, status, simulations_created: total, estimated_completion: e.estimated_completion, created_at: e.created_at,
+      variables: fromJson(e.variables), runs: e.runs, channel: e.channel, counts, avg_score: round(agg.avg), pass_rate: round(agg.rate),
+    };
+  }
+  return {
+    createExecution(e: { id: string; workspaceId: string; scenarioId: string; variables: Record<string, string>; runs: number; channel: string | null; created_at: string; estimated_completion: string },
+      sims: { id: string; persona_id: string; agent_id: string; channel: string }[]): void {
+      db.transaction(() => {
+        prepared(db, 'INSERT INTO executions (id, workspace_id, scenario_id, status, created_at, variables, runs, channel, estimated_completion) VALUES (?,?,?,?,?,?,?,?,?)')
+          .run(e.id, e.workspaceId, e.scenarioId, 'queued', e.created_at, toJson(e.variables), e.runs, e.channel, e.estimated_completion);
+        const next = (prepared(db, 'SELECT COALESCE(MAX(seq), 0) FROM simulations').pluck().get() as number) + 1;
+        const insert = prepared(db, "INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, persona_id, agent_id, channel, status, created_at, seq) VALUES (?,?,?,?,?,?,?,'queued',?,?)");
+        sims.forEach((s, i) => insert.run(s.id, e.workspaceId, e.id, e.scenarioId, s.persona_id, s.agent_id, s.channel, e.created_at, next + i));
+      })();
+    },
+    execution,
+    listExecutions(workspaceId: string, limit: number, offset: number): { items: Execution[]; total: number } {
+      const total = prepared(db, 'SELECT COUNT(*) FROM executions WHERE workspace_id = ?').pluck().get(workspaceId) as number;
+      const ids = prepared(db, 'SELECT id FROM executions WHERE workspace_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?').pluck().all(workspaceId, limit, offset) as string[];
+      return { items: ids.map((id) => execution(workspaceId, id)!), total };
+    },
+    simulationsOf(executionId: string): Simulation[] {
+      return (prepared(db, 'SELECT * FROM simulations WHERE execution_id = ? ORDER BY seq').all(executionId) as SimRow[]).map(simFromRow);
+    },
+    simulation(workspaceId: string, id: string): Simulation | undefined {
+      const row = prepared(db, 'SELECT * FROM simulations WHERE workspace_id = ? AND id = ?').get(workspaceId, id) as SimRow | undefined;
+      return row && simFromRow(row);
+    },
+    /** Takes the oldest queued simulation and marks it running (one transaction: never twice). */
+    claim(at: string): (Simulation & { workspace_id: string; attempts: number }) | undefined {
+      return db.transaction(() => {
+        const row = prepared(db, "SELECT * FROM simulations WHERE status = 'queued' ORDER BY seq LIMIT 1").get() as SimRow | undefined;
+        if (!row) return undefined;
+        prepared(db, "UPDATE simulations SET status = 'running', started_at = ?, attempts = attempts + 1 WHERE id = ?").run(at, row.id);
+        return { ...simFromRow({ ...row, status: 'running', started_at: at }), workspace_id: row.workspace_id, attempts: row.attempts + 1 };
+      })();
+    },
+    finish(id: string, r: Pick<Simulation, 'status' | 'ended_at' | 'duration_ms' | 'end_reason' | 'turns' | 'score' | 'passed' | 'results' | 'usage'> & { error?: string }): void {
+      prepared(db, `UPDATE simulations SET status = ?, ended_at = ?, duration_ms = ?, end_reason = ?, turns = ?, score = ?, passed = ?, results = ?, usage = ?, error = ?
+        WHERE id = ? AND status = 'running'`).run(r.status, r.ended_at, r.duration_ms, r.end_reason, toJson(r.turns), r.score,
+        r.passed === null ? null : Number(r.passed), toJson(r.results), toJson(r.usage), r.error ?? null, id);
+    },
+    status(id: string): string | undefined {
+      return prepared(db, 'SELECT status FROM simulations WHERE id = ?').pluck().get(id) as string | undefined;
+    },
+    /** After a crash: running simulations start again from the start, at most twice more, else fail. */
+    recover(at: string): number {
+      return db.transaction(() => {
+        prepared(db, "UPDATE simulations SET status = 'failed', ended_at = ?, end_reason = 'error', error = 'interrupted three times' WHERE status = 'running' AND attempts >= 3").run(at);
+        return prepared(db, "UPDATE simulations SET status = 'queued', started_at = NULL, turns = '[]' WHERE status = 'running'").run().changes;
+      })();
+    },
+    cancel(workspaceId: string, executionId: string, at: string): void {
+      db.transaction(() => {
+        prepared(db, 'UPDATE executions SET cancelled_at = ? WHERE workspace_id = ? AND id = ? AND cancelled_at IS NULL').run(at, workspaceId, executionId);
+        prepared(db, "UPDATE simulations SET status = 'cancelled', ended_at = ? WHERE execution_id = ? AND status = 'queued'").run(at, executionId);
+      })();
+    },
+    isCancelled(executionId: string): boolean {
+      return prepared(db, 'SELECT cancelled_at IS NOT NULL FROM executions WHERE id = ?').pluck().get(executionId) === 1;
+    },
+  };
+}
+
+export type SimulationStore = ReturnType<typeof createSimulationStore>;
