@@ -20,6 +20,7 @@ import { createAlertService } from './alerts/service.js';
 import type { ModelConnection } from './llm/types.js';
 import type { ModelPolicy } from './llm/client.js';
 import { createSimulationRunner, type SimulationRunner } from './simulations/runner.js';
+import { defaultScorecard } from './simulations/default-scorecard.js';
 import { createAlertEvaluator, type AlertEvaluator } from './alerts/evaluator.js';
 import type { RetryPolicy } from './providers/client.js';
 import { createAdapters } from './providers/registry.js';
@@ -94,7 +95,8 @@ export function createEngine(options: EngineOptions): Engine {
   function bootstrap(s: Store, exclusive: boolean): StartResult {
     return s.transaction(() => {
       if (s.workspaces.count() === 0) {
-        s.workspaces.insert({ id: newId('ws', clock.now()), name: 'Default workspace', created_at: isoNow(clock) });
+        const ws = s.workspaces.insert({ id: newId('ws', clock.now()), name: 'Default workspace', created_at: isoNow(clock) });
+        s.scorecards.insert(ws.id, defaultScorecard(clock.now(), isoNow(clock)));
       }
       if (!exclusive || s.credentials.countKeys() > 0) return {};
       const secret = newSecret('cbk');

@@ -4,6 +4,7 @@ import { notFound } from '../errors.js';
 import { newId, newSecret } from '../ids.js';
 import { Deleted, Id, Timestamp, WorkspaceParams, deleted } from './common.js';
 import { defineOperation } from './types.js';
+import { defaultScorecard } from '../simulations/default-scorecard.js';
 
 const WorkspaceSchema = z.object({ id: z.string(), name: z.string(), created_at: Timestamp });
 const KeySchema = z.object({
@@ -29,7 +30,11 @@ export const accessOperations = [
     body: { name: z.string().trim().min(1).max(200) },
     output: z.object({ workspace: WorkspaceSchema }),
     handler({ name }, ctx) {
-      return { workspace: ctx.store.workspaces.insert({ id: newId('ws', ctx.clock.now()), name, created_at: isoNow(ctx.clock) }) };
+      return ctx.store.transaction(() => {
+        const workspace = ctx.store.workspaces.insert({ id: newId('ws', ctx.clock.now()), name, created_at: isoNow(ctx.clock) });
+        ctx.store.scorecards.insert(workspace.id, defaultScorecard(ctx.clock.now(), isoNow(ctx.clock)));
+        return { workspace };
+      });
     },
   }),
   defineOperation({

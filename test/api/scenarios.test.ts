@@ -17,6 +17,15 @@ describe('scenarios and scorecards', () => {
   afterAll(() => s.stop());
 
   describe('scorecards', () => {
+    it('every workspace starts with the default scorecard, which no scenario gets implicitly', async () => {
+      const cards = (await s.ws('GET', '/scorecards')).body.data.scorecards;
+      expect(cards[0]).toMatchObject({ name: 'Default scorecard', passThreshold: 70 });
+      expect(cards[0].metrics.map((m: { category: string }) => m.category)).toEqual(['task completion', 'accuracy', 'tone', 'policy compliance', 'latency']);
+      const other = (await s.call('POST', '/api/v1/workspaces', { name: 'Team C' })).body.data.workspace.id;
+      expect((await s.call('GET', `/api/v1/workspaces/${other}/scorecards`)).body.data.scorecards.map((c: { name: string }) => c.name)).toEqual(['Default scorecard']);
+      expect((await s.ws('POST', '/scenarios', { name: 'No card', prompt: 'p' })).body.data.scenario.scorecard).toBeNull();
+    });
+
     const metric = (type: string, config: unknown, extra: Record<string, unknown> = {}) => ({ name: `m ${type}`, category: 'accuracy', type, config, ...extra });
 
     it('stores every metric type with server-assigned ids, default weight 1 and threshold 70', async () => {
