@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_HOST, DEFAULT_PORT, defaultDataDir } from '../config.js';
 import { createEngine, type Engine } from '../engine.js';
 import { AppError } from '../errors.js';
+import { run } from './run.js';
 
 const USAGE = `Usage: callbench <command> [options]
 
@@ -11,6 +12,10 @@ Commands:
   keys list                                      List API keys
   keys revoke <id>                               Revoke an API key
   workspaces [create <name>]                     List workspaces, or create one
+  run <scenario id or name> [--workspace W] [--var name=value ...] [--runs N] [--wait] [--junit FILE] [--json]
+                                                 Execute a scenario through the running app or serve
+                                                 (key: --key or CALLBENCH_API_KEY; --url or CALLBENCH_URL);
+                                                 exit 0 all passed, 1 some failed, 2 could not run
 
 Every command takes --data-dir DIR (default: CALLBENCH_DATA_DIR or ${defaultDataDir()}).`;
 
@@ -116,6 +121,8 @@ export async function main(argv: string[], out: Out = (l) => console.log(l)): Pr
         return await keys(rest, out);
       case 'workspaces':
         return await workspaces(rest, out);
+      case 'run':
+        return await run(rest, out);
       case undefined:
       case 'help':
       case '--help':
