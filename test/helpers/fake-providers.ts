@@ -161,7 +161,8 @@ export async function startFakeProviders(): Promise<FakeProviders> {
       return send(200, { agent: { agent_id: 'bl_1', name: 'Bland Bob', prompt: 'You are Bob.', first_sentence: 'Bob here.', model: 'enhanced', temperature: 0.7, voice: 'maya', tools: [{ name: 'lookup', description: 'Look up', url: 'https://b.example/l', method: 'POST' }] } });
     }
     if (path === '/v1/calls') {
-      return send(200, { count: 1, calls: [{ call_id: 'bc_1', agent_id: 'bl_1', created_at: new Date(Date.now() - 3_600_000).toISOString(), call_length: 1.5, price: 0.135, summary: 'Short call', call_ended_by: 'USER', completed: true, recording_url: null, transcripts: [{ created_at: new Date(Date.now() - 3_600_000 + 1000).toISOString(), text: 'Hello', user: 'user' }, { created_at: new Date(Date.now() - 3_600_000 + 3000).toISOString(), text: 'Hi there', user: 'assistant' }, { text: 'lookup called', user: 'agent-action' }] }] });
+      const t = Date.now() - 3_600_000; // one base time, so that the gaps between turns are exact
+      return send(200, { count: 1, calls: [{ call_id: 'bc_1', agent_id: 'bl_1', created_at: new Date(t).toISOString(), call_length: 1.5, price: 0.135, summary: 'Short call', call_ended_by: 'USER', completed: true, recording_url: null, transcripts: [{ created_at: new Date(t + 1000).toISOString(), text: 'Hello', user: 'user' }, { created_at: new Date(t + 3000).toISOString(), text: 'Hi there', user: 'assistant' }, { text: 'lookup called', user: 'agent-action' }] }] });
     }
     return send(404, { message: `no fake for ${path}` });
   });
