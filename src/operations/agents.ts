@@ -4,6 +4,7 @@ import { AppError, conflict, notFound, notImplemented } from '../errors.js';
 import { deepMerge } from '../providers/diff.js';
 import { PROVIDERS } from '../providers/registry.js';
 import { agentTools, agentView } from '../providers/view.js';
+import { agentAnalytics } from '../simulations/agent-analytics.js';
 import type { AgentRecord } from '../store/agents.js';
 import { CommaList, Deleted, Id, Paging, QueryBoolean, deleted } from './common.js';
 import { AgentErrorSchema, AgentSchema, AgentToolEntry, AgentVersionSchema, CallSchema } from './agent-schemas.js';
@@ -199,7 +200,7 @@ export const agentOperations = [
   }),
   defineOperation({
     name: 'agents.analytics',
-    summary: 'Agent analytics by scorecard category',
+    summary: 'Agent analytics by scorecard category over the last `days` (default 30); trend compares with the window before (beyond 5 points)',
     http: { method: 'GET', path: '/v1/agents/:agent_id/analytics' },
     params: AgentParams,
     query: { breakdown: z.enum(['category']).optional(), days: z.coerce.number().int().min(1).max(365).optional() },
@@ -211,8 +212,9 @@ export const agentOperations = [
       })),
       recommendations: z.array(z.string()),
     }),
-    handler() {
-      throw notImplemented('Agent analytics', 'simulations issue');
+    handler({ agent_id, days }, ctx) {
+      getAgent(ctx, agent_id);
+      return agentAnalytics(ctx.store, agent_id, days ?? 30, ctx.clock.now());
     },
   }),
 ];

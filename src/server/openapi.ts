@@ -68,9 +68,6 @@ export function buildOpenApi(catalogue: Operation[]): JsonSchema {
             },
           },
         },
-        ...(['agents.analytics'].includes(op.name)
-          ? { 501: { description: 'Not available in this build yet' } }
-          : {}),
         ...errorResponses(envelope),
       },
     };

@@ -1,0 +1,71 @@
+import type { Store } from '../store/index.js';
+import type { MetricResult } from './scoring.js';
+
+/** A category's score must move by more than this many points to be a trend. */
+export const TREND_MARGIN = 5;
+export const GOOD_AT = 80;
+
+export interface CategoryFigure {
+  category: string;
+  score: number;
+  trend: 'improving' | 'declining' | 'stable';
+  status: 'good' | 'needs_improvement';
+  commonIssues: string[];
+}
+
+const mean = (xs: number[]) => (xs.length ? Math.round((100 * xs.reduce((a, b) => a + b, 0)) / xs.length) / 100 : null);
+
+function byCategory(results: MetricResult[][]): Map<string, { scores: number[]; issues: string[] }> {
+  const out = new Map<string, { scores: number[]; issues: string[] }>();
+  for (const list of results) {
+    for (const r of list) {
+      const c = out.get(r.category) ?? { scores: [], issues: [] };
+      if (r.score !== null) c.scores.push(r.score);
+      if (!r.passed) c.issues.push(`${r.name}: ${r.reasoning}`);
+      out.set(r.category, c);
+    }
+  }
+  return out;
+}
+
+/** The specification's Agent analytics record, from the agent's scored simulations. */
+export function agentAnalytics(store: Store, agentId: string, days: number, now: number) {
+  const from = now - days * 86_400_000;
+  const before = from - days * 86_400_000;
+  const rows = store.db.prepare(
+    `SELECT score, results, COALESCE(ended_at, created_at) AS at FROM simulations
+     WHERE agent_id = ? AND status IN ('completed', 'failed') AND COALESCE(ended_at, created_at) >= ? AND COALESCE(ended_at, created_at) <= ?`,
+  ).all(agentId, new Date(before).toISOString(), new Date(now).toISOString()) as { score: number | null; results: string; at: string }[];
+  const current = rows.filter((r) => Date.parse(r.at) >= from);
+  const previous = rows.filter((r) => Date.parse(r.at) < from);
+  const now_ = byCategory(current.map((r) => JSON.parse(r.results)));
+  const then = byCategory(previous.map((r) => JSON.parse(r.results)));
+  const categoryBreakdown: (CategoryFigure & { previous: number | null })[] = [...now_].filter(([, c]) => c.scores.length).map(([category, c]) => {
+    const score = mean(c.scores)!;
+    const earlier = mean(then.get(category)?.scores ?? []);
+    const trend = earlier === null || Math.abs(score - earlier) <= TREND_MARGIN ? 'stable' : score > earlier ? 'improving' : 'declining';
+    const counts = new Map<string, number>();
+    for (const issue of c.issues) counts.set(issue, (counts.get(issue) ?? 0) + 1);
+    const commonIssues = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 3).map(([issue, n]) => `${issue} (${n}x)`);
+    return { category, score, trend, status: score >= GOOD_AT ? 'good' : 'needs_improvement', commonIssues, previous: earlier } as CategoryFigure & { previous: number | null };
+  }).sort((a, b) => a.category.localeCompare(b.category));
+  const overallScore = mean(current.map((r) => r.score).filter((s): s is number => s !== null));
+  return {
+    agent: agentId,
+    timeRange: `${days}d`,
+    overallScore,
+    categoryBreakdown: categoryBreakdown.map(({ previous: _p, ...c }) => c),
+    recommendations: recommend(categoryBreakdown, current.length),
+  };
+}
+
+/** Advice from the breakdown; each rule is tested. */
+export function recommend(categories: (CategoryFigure & { previous: number | null })[], simulations: number): string[] {
+  if (simulations === 0) return ['No scored simulations in this window: execute a scenario that targets this agent.'];
+  const out: string[] = [];
+  for (const c of [...categories].sort((a, b) => a.score - b.score)) {
+    if (c.status === 'needs_improvement') out.push(`Improve ${c.category}: ${c.score} is below ${GOOD_AT}${c.commonIssues[0] ? `; most common issue: ${c.commonIssues[0]}` : ''}.`);
+    if (c.trend === 'declining' && c.previous !== null) out.push(`${c.category} fell from ${c.previous} to ${c.score} against the previous window: look at configuration changes in that time.`);
+  }
+  return out;
+}
