@@ -65,14 +65,9 @@ describe('the contract of the specification', () => {
     }
   });
 
-  it('endpoints of later issues answer 501 with a clear message', async () => {
-    const cases: [string, string, unknown?][] = [
-      ['GET', '/v1/agents/agt_1/analytics?breakdown=category'],
-    ];
-    for (const [method, path, body] of cases) {
-      const res = await s.call(method, path, body);
-      expect(res.status, path).toBe(501);
-      expect(JSON.stringify(res.body), path).toMatch(/not available in this build yet/);
-    }
+  it('what is not built yet answers 501 with a clear message: agents reached at a URL of your own', async () => {
+    const res = await s.call('POST', '/v1/agents/connect', { provider: 'http', agent_id: 'mine', credentials: { base_url: 'http://127.0.0.1:9/chat' } });
+    expect(res.status).toBe(501);
+    expect(res.body.error.message).toMatch(/not available in this build yet/);
   });
 });
