@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { isoNow } from '../clock.js';
-import { AppError, notFound, validationError, type ErrorDetail } from '../errors.js';
-import { newId } from '../ids.js';
-import { connectionFor } from '../llm/settings.js';
-import { resolveVariables } from '../simulations/caller.js';
+import { notFound } from '../errors.js';
+import { startExecution } from '../simulations/start.js';
 import type { Execution } from '../store/simulations.js';
 import { Id, pagination, Pagination, Paging, Timestamp, WorkspaceParams } from './common.js';
 import { defineOperation, withStatus, type OperationContext } from './types.js';
@@ -48,29 +46,8 @@ export const executionOperations = [
     },
     output: z.object({ execution: ExecutionSchema.pick({ id: true, scenario_id: true, status: true, simulations_created: true, estimated_completion: true }) }),
     handler({ workspace_id, scenario_id, variables, runs, channel }, ctx) {
-      const scenario = ctx.store.scenarios.get(workspace_id, scenario_id);
-      if (!scenario) throw notFound('scenario', scenario_id);
-      const problems: ErrorDetail[] = [];
-      if (!scenario.personas.length) problems.push({ path: 'personas', message: 'the scenario has no personas to play the caller' });
-      if (!scenario.targetAgents.length) problems.push({ path: 'targetAgents', message: 'the scenario has no target agents' });
-      const given = resolveVariables(scenario.promptVariables, variables ?? {});
-      const model = (role: 'caller' | 'replica') => connectionFor(ctx.store, ctx.secrets, role, ctx.llmDefault);
-      if (!model('replica')) problems.push({ path: 'settings.llm.replica', message: 'no language model is configured for the replica role (PATCH /v1/settings, or CALLBENCH_LLM_*)' });
-      if (!scenario.script && !model('caller')) problems.push({ path: 'settings.llm.caller', message: 'the scenario has no script, and no language model is configured for the caller role' });
-      for (const agentId of scenario.targetAgents) {
-        const agent = ctx.store.agents.get(agentId);
-        const wanted = channel ?? agent?.channel ?? 'replica';
-        if (wanted !== 'replica') problems.push({ path: 'channel', message: `agent ${agentId}: the ${wanted} channel is not available in this build yet; execute with {"channel": "replica"}` });
-      }
-      if (problems.length) throw new AppError('validation_error', 400, `Nothing can run: ${problems.map((p) => p.message).join('; ')}`, problems);
-      const now = ctx.clock.now();
-      const sims = scenario.personas.flatMap((persona_id) => scenario.targetAgents.flatMap((agent_id) =>
-        Array.from({ length: runs ?? 1 }, () => ({ id: newId('sim', now), persona_id, agent_id, channel: 'replica' }))));
-      const id = newId('exe', now);
-      const estimate = new Date(now + Math.ceil(sims.length / 4) * 30_000).toISOString();
-      ctx.store.simulations.createExecution({ id, workspaceId: workspace_id, scenarioId: scenario_id, variables: given, runs: runs ?? 1, channel: channel ?? null, created_at: isoNow(ctx.clock), estimated_completion: estimate }, sims);
-      ctx.runner.enqueued();
-      return withStatus(202, { execution: { id, scenario_id, status: 'queued' as const, simulations_created: sims.length, estimated_completion: estimate } });
+      const execution = startExecution(ctx, workspace_id, scenario_id, { variables: variables ?? {}, runs: runs ?? 1, channel });
+      return withStatus(202, { execution });
     },
   }),
   defineOperation({
