@@ -21,6 +21,7 @@ import type { ModelConnection } from './llm/types.js';
 import type { ModelPolicy } from './llm/client.js';
 import { createSimulationRunner, type SimulationRunner } from './simulations/runner.js';
 import { defaultScorecard } from './simulations/default-scorecard.js';
+import { createScheduler, type Scheduler } from './schedules/scheduler.js';
 import { createAlertEvaluator, type AlertEvaluator } from './alerts/evaluator.js';
 import type { RetryPolicy } from './providers/client.js';
 import { createAdapters } from './providers/registry.js';
@@ -65,6 +66,8 @@ export interface Engine {
   readonly dataDir: string;
   readonly events: EventBus;
   readonly store: Store;
+  /** The schedule runner (tests tick it after moving the clock). */
+  readonly scheduler: Scheduler;
   start(): StartResult;
   invoke(name: string, input: unknown, caller?: Caller): ReturnType<Invoke>;
   listen(port: number, host: string): Promise<string>;
@@ -85,6 +88,7 @@ export function createEngine(options: EngineOptions): Engine {
   let syncService: SyncService | null = null;
   let alertEvaluator: AlertEvaluator | null = null;
   let simulationRunner: SimulationRunner | null = null;
+  let schedulerService: Scheduler | null = null;
   let stopEvaluator: (() => void) | null = null;
 
   const started = <T>(value: T | null): T => {
@@ -111,6 +115,9 @@ export function createEngine(options: EngineOptions): Engine {
     get store() {
       return started(store);
     },
+    get scheduler() {
+      return started(schedulerService);
+    },
     start() {
       mkdirSync(options.dataDir, { recursive: true });
       const exclusive = options.exclusive ?? true;
@@ -131,9 +138,15 @@ export function createEngine(options: EngineOptions): Engine {
           maxTurns: options.maxTurns ?? 20, maxDurationMs: options.maxDurationMs ?? 300_000, modelPolicy: options.modelPolicy, log: (m) => log.error(m),
         });
         simulationRunner = runner;
-        const services: EngineServices = { store, clock, events, secrets, tools, sync, alerts, evaluator, llmDefault: options.llmDefault ?? null, runner };
+        const partial = { store, clock, events, secrets, tools, sync, alerts, evaluator, llmDefault: options.llmDefault ?? null, runner };
+        const scheduler = createScheduler(partial);
+        schedulerService = scheduler;
+        const services: EngineServices = { ...partial, scheduler };
         // Only the one engine on a data dir works the queue; the CLI's short commands never do.
-        if (exclusive) runner.start();
+        if (exclusive) {
+          runner.start();
+          scheduler.start((m) => log.error(m));
+        }
         if (exclusive) stopEvaluator = evaluator.start();
         if (exclusive) sync.schedule(options.syncIntervalMinutes ?? 15);
         invoke = createInvoker(catalogue, services);
@@ -165,6 +178,7 @@ export function createEngine(options: EngineOptions): Engine {
       // In-flight requests finish before the database closes.
       await server?.close();
       server = null;
+      schedulerService?.stop();
       await simulationRunner?.stop();
       simulationRunner = null;
       await syncService?.stop();

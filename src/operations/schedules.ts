@@ -16,6 +16,11 @@ export const ScheduleSchema = z.object({
   endedReason: z.string().nullable(), created_at: Timestamp, updated_at: Timestamp,
 });
 
+const RunSchema = z.object({
+  id: z.string(), scheduledFor: Timestamp.nullable(), startedAt: Timestamp, executionId: z.string().nullable(),
+  trigger: z.enum(['schedule', 'manual']), outcome: z.enum(['started', 'skipped', 'failed_to_start']), reason: z.string().nullable(), late: z.boolean(),
+});
+
 const fields = {
   name: z.string().trim().min(1).max(200),
   scenarioId: Id,
@@ -121,6 +126,29 @@ export const scheduleOperations = [
         const schedule = ctx.store.schedules.update(workspace_id, schedule_id, { ...patch, nextRun, endedReason }, isoNow(ctx.clock));
         return { schedule: schedule! };
       });
+    },
+  }),
+  defineOperation({
+    name: 'schedules.runs',
+    summary: 'The runs of a schedule, newest first: scheduled or manual, started, skipped (overlap) or failed to start, and whether late',
+    http: { method: 'GET', path: `${base}/:schedule_id/runs` },
+    params: ItemParams,
+    output: z.object({ runs: z.array(RunSchema) }),
+    handler({ workspace_id, schedule_id }, ctx) {
+      if (!ctx.store.schedules.get(workspace_id, schedule_id)) throw notFound('schedule', schedule_id);
+      return { runs: ctx.store.schedules.runs(schedule_id) };
+    },
+  }),
+  defineOperation({
+    name: 'schedules.run',
+    summary: 'Run the schedule\'s scenario now (does not count towards after:N)',
+    http: { method: 'POST', path: `${base}/:schedule_id/run`, status: 202 },
+    params: ItemParams,
+    output: z.object({ run: RunSchema }),
+    handler({ workspace_id, schedule_id }, ctx) {
+      const schedule = ctx.store.schedules.get(workspace_id, schedule_id);
+      if (!schedule) throw notFound('schedule', schedule_id);
+      return { run: ctx.scheduler.runNow(workspace_id, schedule_id, schedule.scenarioId) };
     },
   }),
   defineOperation({

@@ -10,6 +10,7 @@ import type { AlertService } from '../alerts/service.js';
 import type { AlertEvaluator } from '../alerts/evaluator.js';
 import type { ModelConnection } from '../llm/types.js';
 import type { SimulationRunner } from '../simulations/runner.js';
+import type { Scheduler } from '../schedules/scheduler.js';
 
 /** Who is calling: an API key, a workspace token, or the desktop user over IPC. */
 export type Caller =
@@ -29,6 +30,7 @@ export interface EngineServices {
   /** The default model connection of every role (CALLBENCH_LLM_*), or null. */
   llmDefault: ModelConnection | null;
   runner: SimulationRunner;
+  scheduler: Scheduler;
 }
 
 export interface OperationContext extends EngineServices {

@@ -3,6 +3,7 @@ import { m002ToolCalls } from './002-tool-calls.js';
 import { m003Providers } from './003-providers.js';
 import { m004Alerts } from './004-alerts.js';
 import { m005Simulations } from './005-simulations.js';
+import { m006ScheduleRuns } from './006-schedule-runs.js';
 
 export interface Migration {
   version: number;
@@ -11,4 +12,4 @@ export interface Migration {
 }
 
 /** Every migration this build knows, in order. Never edit one that has shipped: add the next. */
-export const migrations: Migration[] = [m001Initial, m002ToolCalls, m003Providers, m004Alerts, m005Simulations];
+export const migrations: Migration[] = [m001Initial, m002ToolCalls, m003Providers, m004Alerts, m005Simulations, m006ScheduleRuns];
