@@ -67,7 +67,10 @@ export function measureAll(store: Store, alerts: StoredAlert[], now: number): Ma
         .get(c.agentId, since) as { v: number | null; n: number };
       out.set(a.id, { value: r.v === null ? null : Math.round(r.v * 100) / 100, samples: r.n });
     } else if (c.type === 'scenario_failure') {
-      const r = store.db.prepare("SELECT 100.0 * SUM(passed = 1) / NULLIF(COUNT(passed), 0) AS v, COUNT(passed) AS n FROM simulations WHERE scenario_id = ? AND status IN ('completed', 'failed') AND COALESCE(ended_at, created_at) >= ?")
+      // The pass rate of executions that schedules started (runs by hand are someone watching already).
+      const r = store.db.prepare(`SELECT 100.0 * SUM(passed = 1) / NULLIF(COUNT(passed), 0) AS v, COUNT(passed) AS n FROM simulations
+        WHERE scenario_id = ? AND status IN ('completed', 'failed') AND COALESCE(ended_at, created_at) >= ?
+          AND execution_id IN (SELECT execution_id FROM schedule_runs WHERE trig = 'schedule' AND execution_id IS NOT NULL)`)
         .get(c.scenarioId, since) as { v: number | null; n: number };
       out.set(a.id, { value: r.v === null ? null : Math.round(r.v * 100) / 100, samples: r.n });
     } else if (c.type === 'agent_config_changed') {

@@ -100,3 +100,33 @@ describe('alert evaluation: ok -> firing -> resolved', () => {
     expect(hook.received.length).toBeGreaterThanOrEqual(before + 1);
   });
 });
+
+describe('alerts on simulation results', () => {
+  let s: TestServer;
+  const clock = testClock(Date.parse('2026-06-10T12:00:00Z'));
+  beforeAll(async () => {
+    s = await startServer({ clock });
+  });
+  afterAll(() => s.stop());
+
+  it('agent_score fires on the average score; scenario_failure on the pass rate of scheduled executions only', async () => {
+    const db = s.engine.store.db;
+    db.prepare("INSERT INTO agents (id, provider, provider_agent_id, name, status, created_at, updated_at) VALUES ('agt_a', 'vapi', 'a', 'A', 'active', '2026-06-01T00:00:00Z', '2026-06-01T00:00:00Z')").run();
+    const scn = (await s.ws('POST', '/scenarios', { name: 'S', prompt: 'p' })).body.data.scenario.id;
+    const now = new Date(clock.now() - 60_000).toISOString();
+    for (const exe of ['exe_sched', 'exe_hand']) db.prepare("INSERT INTO executions (id, workspace_id, scenario_id, status, created_at) VALUES (?, ?, ?, 'completed', ?)").run(exe, s.workspaceId, scn, now);
+    const sch = (await s.ws('POST', '/schedules', { name: 'n', scenarioId: scn, periodicity: 'daily' })).body.data.schedule.id;
+    db.prepare("INSERT INTO schedule_runs (id, schedule_id, scheduled_for, started_at, execution_id, trig, outcome) VALUES ('run_1', ?, ?, ?, 'exe_sched', 'schedule', 'started')").run(sch, now, now);
+    const sim = db.prepare("INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, agent_id, status, score, passed, created_at, ended_at) VALUES (?, ?, ?, ?, 'agt_a', 'completed', ?, ?, ?, ?)");
+    sim.run('s1', s.workspaceId, 'exe_sched', scn, 40, 0, now, now);
+    sim.run('s2', s.workspaceId, 'exe_sched', scn, 60, 0, now, now);
+    sim.run('s3', s.workspaceId, 'exe_hand', scn, 100, 1, now, now);
+    const score = (await s.call('POST', '/v1/alerts', { name: 'Score low', notifications: { os: false }, condition: { type: 'agent_score', agentId: 'agt_a', operator: 'less_than', threshold: 70, minSamples: 3 } })).body;
+    const failing = (await s.call('POST', '/v1/alerts', { name: 'Nightly failing', notifications: { os: false }, condition: { type: 'scenario_failure', scenarioId: scn, operator: 'less_than', threshold: 50, minSamples: 2 } })).body;
+    const changes = (await s.call('POST', '/v1/alerts/evaluate')).body.changes;
+    expect(changes).toEqual(expect.arrayContaining([
+      { alertId: score.id, state: 'firing', value: 66.67 }, // (40 + 60 + 100) / 3
+      { alertId: failing.id, state: 'firing', value: 0 }, // the run by hand (passed) does not count
+    ]));
+  });
+});
