@@ -119,7 +119,7 @@ export const agentOperations = [
     handler({ agent_id, purge }, ctx) {
       getAgent(ctx, agent_id);
       if (purge) {
-        const users = ctx.store.db.prepare("SELECT s.id, s.name FROM scenarios s WHERE EXISTS (SELECT 1 FROM json_each(s.target_agents) j WHERE j.value = ?)").all(agent_id);
+        const users = ctx.store.scenarios.referencing(null, 'target_agents', agent_id);
         if (users.length) throw conflict(`Agent '${agent_id}' is a target of ${users.length} scenario(s)`, { scenarios: users });
         ctx.store.agents.delete(agent_id);
       } else {

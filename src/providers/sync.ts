@@ -65,9 +65,8 @@ export function createSyncService(deps: SyncDeps) {
   /** Stores a snapshot; a changed one becomes the next version. Answers the changed paths. */
   function recordSnapshot(agent: AgentRecord, snapshot: AgentSnapshot): string[] {
     const latest = store.agents.latestVersion(agent.id);
-    const previous = latest ? store.agents.versions(agent.id)[0]!.snapshot : undefined;
-    const paths = previous ? changedPaths(previous, snapshot) : [];
-    if (!previous || paths.length > 0) {
+    const paths = latest ? changedPaths(latest.snapshot, snapshot) : [];
+    if (!latest || paths.length > 0) {
       store.agents.addVersion(agent.id, { version: (latest?.version ?? 0) + 1, syncedAt: isoNow(clock), changedPaths: paths, configuration: snapshot.configuration, snapshot });
     }
     store.agents.update(agent.id, { snapshot, name: snapshot.name, description: snapshot.description, updated_at: isoNow(clock) });

@@ -12,7 +12,7 @@ export const effectiveConfiguration = (agent: AgentRecord): AgentConfiguration =
 /** The Agent object of the specification, plus what sync and overrides add. */
 export function agentView(store: Store, agent: AgentRecord) {
   const f = store.calls.figures(agent.id);
-  const avgScore = store.db.prepare("SELECT AVG(score) FROM simulations WHERE agent_id = ? AND status IN ('completed', 'failed')").pluck().get(agent.id) as number | null;
+  const avgScore = store.simulations.agentScore(agent.id).avg;
   const snapshot = agent.snapshot;
   return {
     id: agent.id,
@@ -40,12 +40,7 @@ export function agentView(store: Store, agent: AgentRecord) {
 /** An agent's tools with the success rate and response time of their calls (ours and imported). */
 export function agentTools(store: Store, agent: AgentRecord) {
   return effectiveConfiguration(agent).tools.map((t) => {
-    const ours = store.tools.findByName(t.name);
-    store.toolCalls.flush();
-    const r = store.db.prepare(
-      `SELECT COUNT(*) AS n, COALESCE(SUM(outcome = 'success'), 0) AS ok, AVG(duration_ms) AS avg FROM tool_calls
-       WHERE tool_name = ? AND (agent_id = ? OR tool_id = ?)`,
-    ).get(t.name, agent.id, ours?.id ?? '') as { n: number; ok: number; avg: number | null };
+    const r = store.toolCalls.figuresOfName(t.name, agent.id, store.tools.findByName(t.name)?.id ?? null);
     return {
       name: t.name, description: t.description, type: t.type, endpoint: t.endpoint, method: t.method, auth: t.auth,
       successRate: pct(r.ok, r.n), avgResponseTime: r.avg === null ? null : Math.round(r.avg),

@@ -32,14 +32,11 @@ function byCategory(results: MetricResult[][]): Map<string, { scores: number[]; 
 export function agentAnalytics(store: Store, agentId: string, days: number, now: number) {
   const from = now - days * 86_400_000;
   const before = from - days * 86_400_000;
-  const rows = store.db.prepare(
-    `SELECT score, results, COALESCE(ended_at, created_at) AS at FROM simulations
-     WHERE agent_id = ? AND status IN ('completed', 'failed') AND COALESCE(ended_at, created_at) >= ? AND COALESCE(ended_at, created_at) <= ?`,
-  ).all(agentId, new Date(before).toISOString(), new Date(now).toISOString()) as { score: number | null; results: string; at: string }[];
+  const rows = store.simulations.scoredForAgent(agentId, new Date(before).toISOString(), new Date(now).toISOString());
   const current = rows.filter((r) => Date.parse(r.at) >= from);
   const previous = rows.filter((r) => Date.parse(r.at) < from);
-  const now_ = byCategory(current.map((r) => JSON.parse(r.results)));
-  const then = byCategory(previous.map((r) => JSON.parse(r.results)));
+  const now_ = byCategory(current.map((r) => r.results));
+  const then = byCategory(previous.map((r) => r.results));
   const categoryBreakdown: (CategoryFigure & { previous: number | null })[] = [...now_].filter(([, c]) => c.scores.length).map(([category, c]) => {
     const score = mean(c.scores)!;
     const earlier = mean(then.get(category)?.scores ?? []);

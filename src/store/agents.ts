@@ -1,5 +1,5 @@
 import type { AgentConfiguration, AgentSnapshot } from '../providers/types.js';
-import { fromJson, placeholders, toJson, type Db } from './db.js';
+import { fromJson, placeholders, prepared, toJson, type Db } from './db.js';
 
 export interface AgentRecord {
   id: string;
@@ -110,10 +110,15 @@ export function createAgentStore(db: Db) {
         return db.prepare('DELETE FROM agents WHERE id = ?').run(id).changes > 0;
       })();
     },
-    latestVersion(id: string): AgentVersion | undefined {
-      const row = db.prepare('SELECT * FROM agent_versions WHERE agent_id = ? ORDER BY version DESC LIMIT 1').get(id) as
-        | { version: number; synced_at: string; changed_paths: string; configuration: string } | undefined;
-      return row && { version: row.version, syncedAt: row.synced_at, changedPaths: fromJson(row.changed_paths), configuration: fromJson(row.configuration) };
+    /** The newest version's number and the snapshot it recorded. */
+    latestVersion(id: string): { version: number; snapshot: AgentSnapshot } | undefined {
+      const row = prepared(db, 'SELECT version, configuration FROM agent_versions WHERE agent_id = ? ORDER BY version DESC LIMIT 1').get(id) as
+        | { version: number; configuration: string } | undefined;
+      return row && { version: row.version, snapshot: fromJson<AgentSnapshot>(row.configuration) };
+    },
+    /** Configuration changes seen on the provider since a time (the first version is no change). */
+    changesSince(id: string, sinceIso: string): number {
+      return prepared(db, 'SELECT COUNT(*) FROM agent_versions WHERE agent_id = ? AND version > 1 AND synced_at >= ?').pluck().get(id, sinceIso) as number;
     },
     addVersion(id: string, v: AgentVersion & { snapshot: AgentSnapshot }): void {
       db.prepare('INSERT INTO agent_versions (agent_id, version, synced_at, changed_paths, configuration) VALUES (?,?,?,?,?)')

@@ -171,10 +171,13 @@ export function createScenarioStore(db: Db) {
         .all(...args, q.limit, q.offset) as Row[];
       return { items: rows.map(fromRow), total };
     },
-    /** Scenarios of a workspace whose JSON list column holds the id (to refuse deleting what is in use). */
-    referencing(workspaceId: string, column: 'personas' | 'target_agents', id: string): { id: string; name: string }[] {
-      return db.prepare(`SELECT s.id, s.name FROM scenarios s WHERE s.workspace_id = ? AND EXISTS (SELECT 1 FROM json_each(s.${column}) j WHERE j.value = ?)`)
-        .all(workspaceId, id) as { id: string; name: string }[];
+    /**
+     * Scenarios whose JSON list column holds the id (to refuse deleting what is in use): in one
+     * workspace, or in all of them (null) for agents, which belong to no workspace.
+     */
+    referencing(workspaceId: string | null, column: 'personas' | 'target_agents', id: string): { id: string; name: string }[] {
+      return db.prepare(`SELECT s.id, s.name FROM scenarios s WHERE (? IS NULL OR s.workspace_id = ?) AND EXISTS (SELECT 1 FROM json_each(s.${column}) j WHERE j.value = ?)`)
+        .all(workspaceId, workspaceId, id) as { id: string; name: string }[];
     },
     usingScorecard(workspaceId: string, scorecardId: string): { id: string; name: string }[] {
       return db.prepare('SELECT id, name FROM scenarios WHERE workspace_id = ? AND scorecard_id = ?')

@@ -127,6 +127,23 @@ export function createSimulationStore(db: Db) {
         prepared(db, "UPDATE simulations SET status = 'cancelled', ended_at = ? WHERE execution_id = ? AND status = 'queued'").run(at, executionId);
       })();
     },
+    /** Average score of an agent's simulations that ran (since a time, when given), and how many were scored. */
+    agentScore(agentId: string, sinceIso = ''): { avg: number | null; n: number } {
+      return prepared(db, "SELECT AVG(score) AS avg, COUNT(score) AS n FROM simulations WHERE agent_id = ? AND status IN ('completed', 'failed') AND COALESCE(ended_at, created_at) >= ?")
+        .get(agentId, sinceIso) as { avg: number | null; n: number };
+    },
+    /** Pass rate (percent) of the scenario's simulations in executions that schedules started. */
+    scheduledPassRate(scenarioId: string, sinceIso: string): { rate: number | null; n: number } {
+      return prepared(db, `SELECT 100.0 * SUM(passed = 1) / NULLIF(COUNT(passed), 0) AS rate, COUNT(passed) AS n FROM simulations
+        WHERE scenario_id = ? AND status IN ('completed', 'failed') AND COALESCE(ended_at, created_at) >= ?
+          AND execution_id IN (SELECT execution_id FROM schedule_runs WHERE trig = 'schedule' AND execution_id IS NOT NULL)`).get(scenarioId, sinceIso) as { rate: number | null; n: number };
+    },
+    /** Scores and metric results of an agent's simulations that ran between two times. */
+    scoredForAgent(agentId: string, fromIso: string, toIso: string): { score: number | null; results: MetricResult[]; at: string }[] {
+      return (prepared(db, `SELECT score, results, COALESCE(ended_at, created_at) AS at FROM simulations
+        WHERE agent_id = ? AND status IN ('completed', 'failed') AND COALESCE(ended_at, created_at) >= ? AND COALESCE(ended_at, created_at) <= ?`)
+        .all(agentId, fromIso, toIso) as { score: number | null; results: string; at: string }[]).map((r) => ({ ...r, results: fromJson<MetricResult[]>(r.results) }));
+    },
     isCancelled(executionId: string): boolean {
       return prepared(db, 'SELECT cancelled_at IS NOT NULL FROM executions WHERE id = ?').pluck().get(executionId) === 1;
     },

@@ -1,5 +1,5 @@
 import type { ToolCallRecord } from '../tools/types.js';
-import { prepared, toJson, type Db } from './db.js';
+import { placeholders, prepared, toJson, type Db } from './db.js';
 
 export interface WindowFigures {
   total: number;
@@ -67,6 +67,29 @@ export function createToolCallStore(db: Db) {
       const rank = Math.ceil(0.95 * total) - 1;
       return prepared(db, `SELECT duration_ms FROM tool_calls WHERE ${WINDOW} ORDER BY duration_ms LIMIT 1 OFFSET ?`)
         .pluck().get(toolId, from, to, rank) as number;
+    },
+    /** Window figures of many tools at once (one query however many tools). */
+    figuresOfTools(toolIds: string[], from: number, to: number): Map<string, { total: number; avgMs: number; successes: number; timeouts: number }> {
+      flush();
+      const rows = prepared(db, `SELECT tool_id AS id, COUNT(*) AS total, AVG(duration_ms) AS avgMs, SUM(outcome = 'success') AS successes, SUM(outcome = 'timeout') AS timeouts
+        FROM tool_calls WHERE tool_id IN (${placeholders(toolIds.length)}) AND started_ms >= ? AND started_ms <= ? GROUP BY tool_id`)
+        .all(...toolIds, from, to) as { id: string; total: number; avgMs: number; successes: number; timeouts: number }[];
+      return new Map(rows.map((r) => [r.id, r]));
+    },
+    /** The nearest-rank p95 of many tools at once, as p95() computes it for one: rank ceil(0.95 n). */
+    p95OfTools(toolIds: string[], from: number, to: number): Map<string, number> {
+      flush();
+      const rows = prepared(db, `SELECT id, duration_ms AS ms FROM (
+          SELECT tool_id AS id, duration_ms, ROW_NUMBER() OVER (PARTITION BY tool_id ORDER BY duration_ms) AS rn, COUNT(*) OVER (PARTITION BY tool_id) AS n
+          FROM tool_calls WHERE tool_id IN (${placeholders(toolIds.length)}) AND started_ms >= ? AND started_ms <= ?)
+        WHERE rn = (n * 95 + 99) / 100`).all(...toolIds, from, to) as { id: string; ms: number }[];
+      return new Map(rows.map((r) => [r.id, r.ms]));
+    },
+    /** Calls of a tool name made for an agent, or through our tool of that name. */
+    figuresOfName(name: string, agentId: string, toolId: string | null): { n: number; ok: number; avg: number | null } {
+      flush();
+      return prepared(db, `SELECT COUNT(*) AS n, COALESCE(SUM(outcome = 'success'), 0) AS ok, AVG(duration_ms) AS avg FROM tool_calls
+        WHERE tool_name = ? AND (agent_id = ? OR tool_id = ?)`).get(name, agentId, toolId ?? '') as { n: number; ok: number; avg: number | null };
     },
     /** Failures by type, each with its most recent message. */
     errors(toolId: string, from: number, to: number): ErrorFigure[] {
