@@ -31,7 +31,6 @@ export interface Change {
 export function createAlertEvaluator(deps: { store: Store; clock: Clock; events: EventBus; alerts: AlertService; log(m: string): void }) {
   const { store, clock, alerts } = deps;
   let running: Promise<Change[]> | null = null;
-  let again = false;
   let task: { stop(): unknown } | null = null;
 
   async function change(alert: StoredAlert, state: Change['state'], m: Measurement, now: number): Promise<Change> {
@@ -70,17 +69,11 @@ export function createAlertEvaluator(deps: { store: Store; clock: Clock; events:
     return Promise.all(changes);
   }
 
+  /** A fresh round, after the one under way if any: an answer never describes an older state. */
   async function evaluate(): Promise<Change[]> {
-    if (running) {
-      again = true;
-      return running;
-    }
+    while (running) await running.catch(() => {});
     running = round().finally(() => {
       running = null;
-      if (again) {
-        again = false;
-        void evaluate();
-      }
     });
     return running;
   }
