@@ -179,6 +179,7 @@ export function createEngine(options: EngineOptions): Engine {
       await server?.close();
       server = null;
       schedulerService?.stop();
+      schedulerService = null;
       await simulationRunner?.stop();
       simulationRunner = null;
       await syncService?.stop();
