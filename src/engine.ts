@@ -91,6 +91,7 @@ export function createEngine(options: EngineOptions): Engine {
   let schedulerService: Scheduler | null = null;
   let stopEvaluator: (() => void) | null = null;
 
+  const simulationDefaults = { concurrency: options.simulationConcurrency ?? 4, maxTurns: options.maxTurns ?? 20, maxDurationMs: options.maxDurationMs ?? 300_000 };
   const started = <T>(value: T | null): T => {
     if (value === null) throw new Error('The engine is not started');
     return value;
@@ -128,17 +129,18 @@ export function createEngine(options: EngineOptions): Engine {
         store = createStore(db);
         const secrets = SecretBox.forDataDir(options.dataDir);
         const tools = createToolRuntime({ store, secrets, clock, retryBaseMs: options.toolRetryBaseMs });
-        const sync = createSyncService({ store, secrets, clock, events, adapters: createAdapters(options.providerRetry), log: (m) => log.error(m) });
+        const adapters = createAdapters(options.providerRetry);
+        const sync = createSyncService({ store, secrets, clock, events, adapters, log: (m) => log.error(m) });
         syncService = sync;
         const alerts = createAlertService({ store, secrets, clock, events, deliveryRetryBaseMs: options.deliveryRetryBaseMs });
         const evaluator = createAlertEvaluator({ store, clock, events, alerts, log: (m) => log.error(m) });
         alertEvaluator = evaluator;
         const runner = createSimulationRunner({
-          store, secrets, clock, events, tools, llmDefault: options.llmDefault ?? null, concurrency: options.simulationConcurrency ?? 4,
-          maxTurns: options.maxTurns ?? 20, maxDurationMs: options.maxDurationMs ?? 300_000, modelPolicy: options.modelPolicy, log: (m) => log.error(m),
+          store, secrets, clock, events, tools, adapters, llmDefault: options.llmDefault ?? null, defaults: simulationDefaults,
+          modelPolicy: options.modelPolicy, log: (m) => log.error(m),
         });
         simulationRunner = runner;
-        const partial = { store, clock, events, secrets, tools, sync, alerts, evaluator, llmDefault: options.llmDefault ?? null, runner };
+        const partial = { store, clock, events, secrets, tools, sync, alerts, evaluator, llmDefault: options.llmDefault ?? null, runner, simulationDefaults };
         const scheduler = createScheduler(partial);
         schedulerService = scheduler;
         const services: EngineServices = { ...partial, scheduler };

@@ -38,12 +38,5 @@ export const notFound = (what: string, id: string): AppError =>
 export const conflict = (message: string, details?: unknown): AppError =>
   new AppError('conflict', 409, message, details);
 
-export const notImplemented = (what: string, issue: string): AppError =>
-  new AppError(
-    'not_implemented',
-    501,
-    `${what} is not available in this build yet (${issue}).`,
-  );
-
 export const unauthorized = (message: string): AppError => new AppError('unauthorized', 401, message);
 export const forbidden = (message: string): AppError => new AppError('forbidden', 403, message);

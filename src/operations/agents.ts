@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { isoNow } from '../clock.js';
-import { AppError, conflict, notFound, notImplemented } from '../errors.js';
+import { AppError, conflict, invalidField, notFound } from '../errors.js';
+import { connectHttpAgent } from '../providers/http-agent.js';
+import { channelProblem } from '../simulations/start.js';
 import { deepMerge } from '../providers/diff.js';
 import { PROVIDERS } from '../providers/registry.js';
 import { agentTools, agentView } from '../providers/view.js';
@@ -47,17 +49,26 @@ export const agentOperations = [
       provider: z.string().min(1).max(50).describe(`One of ${PROVIDER_CHOICES.join(', ')}`),
       agent_id: z.string().min(1).max(256).describe('The agent\'s id at the provider'),
       credentials: z.strictObject({
-        api_key: z.string().min(1).max(4_096).optional(),
-        base_url: z.url({ protocol: /^https?$/ }).optional().describe('For regional hosts'),
+        api_key: z.string().min(1).max(4_096).optional().describe('Required for providers; for http agents, sent as a bearer token when given'),
+        base_url: z.url({ protocol: /^https?$/ }).optional().describe('For regional hosts; for http agents, the URL of the agent (required)'),
+        model: z.string().min(1).max(200).optional().describe('http agents in the openai format: the model name sent with each request (default "default")'),
       }),
-      format: z.enum(['openai', 'simple']).optional().describe('http agents only'),
+      format: z.enum(['openai', 'simple']).optional().describe('http agents only: "openai" (a chat completions API; /chat/completions is appended to a base URL) or "simple" ({messages} -> {reply, ended?}; the default)'),
     },
     output: AgentSchema,
-    async handler({ provider, agent_id, credentials }, ctx) {
+    async handler({ provider, agent_id, credentials, format }, ctx) {
       if (!(PROVIDER_CHOICES as readonly string[]).includes(provider)) {
         throw new AppError('validation_error', 400, `Unknown provider '${provider}': supported are ${PROVIDER_CHOICES.join(', ')}`, [{ path: 'provider', message: `must be one of: ${PROVIDER_CHOICES.join(', ')}` }]);
       }
-      if (provider === 'http') throw notImplemented('Agents reached at a URL of your own (provider http)', 'simulations issue');
+      if (provider === 'http') {
+        if (!credentials.base_url) throw invalidField('credentials.base_url', 'is required for an agent reached over http (the URL of its endpoint)');
+        const { agent, created } = connectHttpAgent(ctx.store, ctx.secrets, ctx.clock, {
+          name: agent_id, baseUrl: credentials.base_url, apiKey: credentials.api_key, format: format ?? 'simple', model: credentials.model,
+        });
+        return withStatus(created ? 201 : 200, agentView(ctx.store, agent));
+      }
+      if (format) throw invalidField('format', 'applies to agents with provider "http" only');
+      if (credentials.model) throw invalidField('credentials.model', 'applies to agents with provider "http" only');
       if (!credentials.api_key) throw new AppError('validation_error', 400, 'credentials.api_key is required', [{ path: 'credentials.api_key', message: 'is required' }]);
       const { agent, created } = await ctx.sync.connect({ provider: provider as (typeof PROVIDERS)[number], agentId: agent_id, apiKey: credentials.api_key, baseUrl: credentials.base_url });
       return withStatus(created ? 201 : 200, agentView(ctx.store, agent));
@@ -94,6 +105,12 @@ export const agentOperations = [
     output: AgentSchema,
     handler({ agent_id, configuration, tags, channel }, ctx) {
       const agent = getAgent(ctx, agent_id);
+      if (channel) {
+        // The replica model may be configured later: only what the agent itself rules out is refused.
+        const problem = channelProblem({ ...agent, status: 'active' }, channel, () => true);
+        if (problem) throw invalidField('channel', problem);
+      }
+      if (configuration && agent.provider === 'http') throw invalidField('configuration', 'an agent reached at its own URL has no configuration here to override');
       const overrides = configuration ? deepMerge(agent.overrides, { configuration }) : agent.overrides;
       return agentView(ctx.store, ctx.store.agents.update(agent_id, { overrides, tags, channel, updated_at: isoNow(ctx.clock) })!);
     },
@@ -147,6 +164,7 @@ export const agentOperations = [
     handler({ agent_id }, ctx) {
       const agent = getAgent(ctx, agent_id);
       if (agent.status === 'disconnected') throw conflict('This agent is disconnected: connect it again with POST /v1/agents/connect');
+      if (agent.provider === 'http') throw conflict('This agent is reached at its own URL: there is no provider to sync it from');
       void ctx.sync.sync(agent_id);
       return agentView(ctx.store, ctx.store.agents.get(agent_id)!);
     },

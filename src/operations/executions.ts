@@ -36,13 +36,13 @@ function getExecution(ctx: OperationContext, workspaceId: string, id: string): E
 export const executionOperations = [
   defineOperation({
     name: 'scenarios.execute',
-    summary: 'Execute a scenario: one simulation per persona, target agent and run. Agents run on the replica channel in this build.',
+    summary: 'Execute a scenario: one simulation per persona, target agent and run, each agent on its channel (or `channel` for all)',
     http: { method: 'POST', path: `${base}/scenarios/:scenario_id/execute`, status: 202 },
     params: { ...WorkspaceParams, scenario_id: Id },
     body: {
       variables: z.record(z.string(), z.string()).optional().describe('Values of the scenario\'s promptVariables ({{name}}); missing ones take their defaultValue'),
       runs: z.number().int().min(1).max(20).optional().describe('Repeats of each persona-agent pair (default 1)'),
-      channel: z.enum(['provider', 'replica', 'http']).optional(),
+      channel: z.enum(['provider', 'replica', 'http']).optional().describe('Overrides each agent\'s own channel for this execution: provider (its provider\'s text chat API), replica (its effective configuration on the replica model), http (agents at a URL)'),
     },
     output: z.object({ execution: ExecutionSchema.pick({ id: true, scenario_id: true, status: true, simulations_created: true, estimated_completion: true }) }),
     handler({ workspace_id, scenario_id, variables, runs, channel }, ctx) {

@@ -4,6 +4,7 @@ import { validationError } from '../errors.js';
 import { isSealed, mask } from '../secrets.js';
 import { defineOperation, type OperationContext } from './types.js';
 import { patchRoles, presentRoles } from '../llm/settings.js';
+import { SIMULATION_LIMITS, simulationSettings } from '../simulations/settings.js';
 
 const RoleSchema = z.object({ kind: z.string(), baseUrl: z.string().nullable(), model: z.string(), apiKey: z.string().describe('Masked'), source: z.enum(['settings', 'environment']) }).nullable();
 const RolePatch = z.strictObject({
@@ -16,7 +17,13 @@ const RolePatch = z.strictObject({
 const SettingsSchema = z.object({
   llm: z.object({ caller: RoleSchema, judge: RoleSchema, replica: RoleSchema }).describe('The language model of each role (null: none configured)'),
   smtp: z.object({ host: z.string(), port: z.number().int(), secure: z.boolean(), user: z.string().nullable(), password: z.string().nullable().describe('Masked'), from: z.string() }).nullable(),
+  simulations: z.object({ concurrency: z.number().int(), maxTurns: z.number().int(), maxDurationMs: z.number().int() })
+    .describe('Simulations run at once, and the per-simulation limits (agent replies, wall time) a scenario may override'),
+  sync: z.object({ intervalMinutes: z.number().int() }).describe('Minutes between periodic syncs of connected agents'),
 });
+
+const bounded = (k: keyof typeof SIMULATION_LIMITS) => z.number().int().min(SIMULATION_LIMITS[k].min).max(SIMULATION_LIMITS[k].max).optional();
+const SimulationsPatch = z.strictObject({ concurrency: bounded('concurrency'), maxTurns: bounded('maxTurns'), maxDurationMs: bounded('maxDurationMs') });
 
 const SmtpPatch = z.strictObject({
   host: z.string().min(1).max(255).optional(),
@@ -34,6 +41,8 @@ function present(ctx: OperationContext) {
   return {
     llm: presentRoles(ctx.store, ctx.secrets, ctx.llmDefault),
     smtp: smtp && { ...smtp, user: smtp.user ?? null, password: isSealed(smtp.password) ? mask(ctx.secrets.open(smtp.password)) : null },
+    simulations: simulationSettings(ctx.store, ctx.simulationDefaults),
+    sync: { intervalMinutes: ctx.sync.intervalMinutes() },
   };
 }
 
@@ -47,11 +56,26 @@ export const settingsOperations = [
   }),
   defineOperation({
     name: 'settings.update',
-    summary: 'Change settings: `smtp` is merged field by field (null removes it)',
+    summary: 'Change settings: `smtp`, `simulations` and each `llm` role are merged field by field (null removes smtp or a role)',
     http: { method: 'PATCH', path: '/v1/settings' },
-    body: { smtp: SmtpPatch.nullable().optional(), llm: z.strictObject({ caller: RolePatch, judge: RolePatch, replica: RolePatch }).optional() },
+    body: {
+      smtp: SmtpPatch.nullable().optional(),
+      llm: z.strictObject({ caller: RolePatch, judge: RolePatch, replica: RolePatch }).optional(),
+      simulations: SimulationsPatch.optional(),
+      sync: z.strictObject({ intervalMinutes: z.number().int().min(1).max(59) }).optional(),
+    },
     output: SettingsSchema,
-    handler({ smtp, llm }, ctx) {
+    handler({ smtp, llm, simulations, sync }, ctx) {
+      if (simulations) {
+        const current = ctx.store.settings.get<Record<string, number>>('simulations') ?? {};
+        ctx.store.settings.set('simulations', { ...current, ...Object.fromEntries(Object.entries(simulations).filter(([, v]) => v !== undefined)) }, isoNow(ctx.clock));
+        // A larger pool starts more of the queue at once.
+        ctx.runner.enqueued();
+      }
+      if (sync) {
+        ctx.store.settings.set('sync', sync, isoNow(ctx.clock));
+        ctx.sync.rescheduled();
+      }
       if (llm) {
         const { errors, roles } = patchRoles(ctx.store, ctx.secrets, llm);
         if (errors.length) throw validationError(errors.map((e) => `${e.path} ${e.message}`).join('; '), errors);

@@ -1,3 +1,4 @@
+import type { SimulationSettings } from '../simulations/settings.js';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import type { EventBus } from '../events.js';
@@ -30,6 +31,8 @@ export interface EngineServices {
   /** The default model connection of every role (CALLBENCH_LLM_*), or null. */
   llmDefault: ModelConnection | null;
   runner: SimulationRunner;
+  /** Simulation pool size and limits where the settings say nothing (the engine's options). */
+  simulationDefaults: SimulationSettings;
   scheduler: Scheduler;
 }
 

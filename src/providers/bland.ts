@@ -1,3 +1,4 @@
+import { blandChat } from './chat.js';
 import { providerClient, type RetryPolicy } from './client.js';
 import { arr, iso, num, obj, str, type Json } from './read.js';
 import type { NormalizedCall, ProviderAdapter, ProviderContext, TranscriptTurn } from './types.js';
@@ -73,6 +74,9 @@ export function blandAdapter(policy?: RetryPolicy): ProviderAdapter {
         yield full.map(normalizeCall);
         if (arr(page.calls).length < PAGE) return;
       }
+    },
+    openChat(ctx, agentId) {
+      return blandChat(client(ctx), agentId);
     },
   };
 }

@@ -1,4 +1,5 @@
-import { providerClient, type RetryPolicy } from './client.js';
+import { elevenLabsChat } from './elevenlabs-chat.js';
+import { DEFAULT_RETRY, providerClient, type RetryPolicy } from './client.js';
 import { arr, bool, iso, num, obj, parsedWhenJson, str, type Json } from './read.js';
 import type { AgentTool, CallToolCall, NormalizedCall, ProviderAdapter, ProviderContext, TranscriptTurn } from './types.js';
 
@@ -100,6 +101,9 @@ export function elevenLabsAdapter(policy?: RetryPolicy): ProviderAdapter {
         if (!page.has_more || !str(page.next_cursor) || page.next_cursor === cursor) return;
         cursor = page.next_cursor;
       }
+    },
+    openChat(ctx, agentId, options) {
+      return elevenLabsChat(client(ctx), agentId, options.expectsFirstMessage, (policy ?? DEFAULT_RETRY).timeoutMs);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { retellChat } from './chat.js';
 import { providerClient, type RetryPolicy } from './client.js';
 import { arr, bool, iso, num, obj, parsedWhenJson, str, type Json } from './read.js';
 import type { AgentTool, CallToolCall, NormalizedCall, ProviderAdapter, ProviderContext, TranscriptTurn } from './types.js';
@@ -107,6 +108,9 @@ export function retellAdapter(policy?: RetryPolicy): ProviderAdapter {
           c.transcript_with_tool_calls ? c : call({ path: `/v2/get-call/${encodeURIComponent(c.call_id)}` }).then(obj)));
         yield full.map(normalizeCall);
       }
+    },
+    async openChat(ctx, agentId) {
+      return retellChat(client(ctx), agentId);
     },
   };
 }

@@ -8,6 +8,7 @@ import type { AgentRecord } from '../store/agents.js';
 import type { Store } from '../store/index.js';
 import { connectError, ProviderError } from './client.js';
 import { changedPaths } from './diff.js';
+import { openCredentials, sealCredentials } from './credentials.js';
 import type { ProviderName } from './registry.js';
 import type { AgentSnapshot, ProviderAdapter, ProviderContext } from './types.js';
 
@@ -54,12 +55,14 @@ export function createSyncService(deps: SyncDeps) {
   const { store, secrets, clock, events, adapters } = deps;
   const running = new Map<string, Promise<void>>();
   let task: { stop(): unknown } | null = null;
+  let defaultMinutes = 15;
   let stopping = false;
 
   const contextOf = (agent: AgentRecord): ProviderContext | null => {
-    if (!agent.credentials) return null;
-    const creds = JSON.parse(secrets.open(agent.credentials as { $enc: string })) as { apiKey: string; baseUrl?: string };
-    return { apiKey: creds.apiKey, baseUrl: creds.baseUrl ?? adapters[agent.provider as ProviderName].defaultBaseUrl };
+    const creds = openCredentials(secrets, agent);
+    const adapter = adapters[agent.provider as ProviderName] as ProviderAdapter | undefined;
+    if (!creds?.apiKey || !adapter) return null;
+    return { apiKey: creds.apiKey, baseUrl: creds.baseUrl ?? adapter.defaultBaseUrl };
   };
 
   /** Stores a snapshot; a changed one becomes the next version. Answers the changed paths. */
@@ -145,6 +148,8 @@ export function createSyncService(deps: SyncDeps) {
 
   return {
     sync,
+    /** How to reach the agent's provider, or null (disconnected, or an agent of our own). */
+    contextOf,
     /** Fetches the agent (so that a bad key or id is answered at once), stores it, imports in the background. */
     async connect(input: ConnectInput): Promise<{ agent: AgentRecord; created: boolean }> {
       const adapter = adapters[input.provider];
@@ -155,7 +160,7 @@ export function createSyncService(deps: SyncDeps) {
       } catch (err) {
         throw connectError(err, input.provider);
       }
-      const credentials = secrets.seal(JSON.stringify({ apiKey: input.apiKey, baseUrl: input.baseUrl }));
+      const credentials = sealCredentials(secrets, { apiKey: input.apiKey, baseUrl: input.baseUrl });
       const existing = store.agents.findByProvider(input.provider, input.agentId);
       const now = isoNow(clock);
       const agent = store.transaction(() => {
@@ -175,15 +180,27 @@ export function createSyncService(deps: SyncDeps) {
       void sync(agent.id);
       return { agent: store.agents.get(agent.id)!, created: !existing };
     },
-    /** Every agent that can sync, every `minutes` minutes (node-cron), until stop(). */
+    /**
+     * Every agent that can sync, every `minutes` minutes (node-cron), until stop(). The stored
+     * setting (PATCH /v1/settings {sync}) wins over `minutes`; a later change reschedules.
+     */
     schedule(minutes: number): void {
-      const every = Number.isFinite(minutes) ? Math.max(1, Math.min(59, Math.round(minutes))) : 15;
+      defaultMinutes = minutes;
+      task?.stop();
+      const stored = store.settings.get<{ intervalMinutes?: number }>('sync')?.intervalMinutes;
+      const wanted = stored ?? minutes;
+      const every = Number.isFinite(wanted) ? Math.max(1, Math.min(59, Math.round(wanted))) : 15;
       task = cron.schedule(`*/${every} * * * *`, () => {
         for (const agent of store.agents.list()) {
-          if (agent.status === 'active' && agent.syncStatus !== 'needs_credentials') void sync(agent.id);
+          if (agent.status === 'active' && agent.provider !== 'http' && agent.syncStatus !== 'needs_credentials') void sync(agent.id);
         }
       });
     },
+    /** Applies a changed interval setting, when this engine runs the periodic sync at all. */
+    rescheduled(): void {
+      if (task && !stopping) this.schedule(defaultMinutes);
+    },
+    intervalMinutes: (): number => store.settings.get<{ intervalMinutes?: number }>('sync')?.intervalMinutes ?? defaultMinutes,
     isRunning: (agentId: string) => running.has(agentId),
     async idle(): Promise<void> {
       while (running.size) await Promise.allSettled([...running.values()]);

@@ -69,6 +69,22 @@ export interface ProviderContext {
   apiKey: string;
 }
 
+/** What the agent answered to one caller line in a text conversation. */
+export interface ChatReply {
+  text: string;
+  /** The agent ended the conversation. */
+  ended: boolean;
+  toolCalls: CallToolCall[];
+}
+
+/** A text conversation with the deployed agent, through the provider's own chat API. */
+export interface ChatSession {
+  /** What the agent said before the caller spoke, when the provider's chat shows it. */
+  firstMessage: string | null;
+  send(text: string): Promise<ChatReply>;
+  close(): Promise<void>;
+}
+
 export interface ProviderAdapter {
   readonly name: string;
   readonly defaultBaseUrl: string;
@@ -78,4 +94,6 @@ export interface ProviderAdapter {
    * the next is fetched, so memory stays flat however long the history.
    */
   listCalls(ctx: ProviderContext, agentId: string, sinceMs: number): AsyncGenerator<NormalizedCall[]>;
+  /** Opens a text conversation with the deployed agent (the `provider` simulation channel). */
+  openChat(ctx: ProviderContext, agentId: string, options: { expectsFirstMessage: boolean }): Promise<ChatSession>;
 }

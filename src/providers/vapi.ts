@@ -1,3 +1,4 @@
+import { vapiChat } from './chat.js';
 import { providerClient } from './client.js';
 import { arr, bool, durationBetween, iso, num, obj, parsedWhenJson, str, type Json } from './read.js';
 import type { AgentSnapshot, AgentTool, CallToolCall, NormalizedCall, ProviderAdapter, ProviderContext, TranscriptTurn } from './types.js';
@@ -106,6 +107,9 @@ export function vapiAdapter(policy?: RetryPolicy): ProviderAdapter {
         if (!oldest || oldest === before) return;
         before = oldest;
       }
+    },
+    async openChat(ctx, agentId) {
+      return vapiChat(client(ctx), agentId);
     },
   };
 }

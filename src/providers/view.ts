@@ -9,6 +9,12 @@ const pct = (part: number, total: number): number | null => (total === 0 ? null 
 export const effectiveConfiguration = (agent: AgentRecord): AgentConfiguration =>
   deepMerge(agent.snapshot.configuration, (agent.overrides as { configuration?: unknown }).configuration);
 
+/** The channel simulations reach the agent on unless told otherwise. */
+export function channelOf(agent: AgentRecord): 'provider' | 'replica' | 'http' {
+  if (agent.provider === 'http') return 'http';
+  return (agent.channel as 'provider' | 'replica' | null) ?? (agent.snapshot.textChat ? 'provider' : 'replica');
+}
+
 /** The Agent object of the specification, plus what sync and overrides add. */
 export function agentView(store: Store, agent: AgentRecord) {
   const f = store.calls.figures(agent.id);
@@ -25,7 +31,7 @@ export function agentView(store: Store, agent: AgentRecord) {
     phoneNumbers: snapshot.phoneNumbers ?? [],
     knowledgeBases: snapshot.knowledgeBases ?? [],
     routingRules: snapshot.routingRules ?? [],
-    channel: agent.channel ?? (snapshot.textChat ? 'provider' : 'replica'),
+    channel: channelOf(agent),
     tags: agent.tags,
     stats: { totalCalls: f.totalCalls, avgScore: avgScore === null ? null : Math.round(avgScore * 100) / 100, successRate: pct(f.successful, f.knownOutcome) },
     usage: { totalCalls: f.totalCalls, totalMinutes: Math.round(f.totalDurationMs / 600) / 100, totalCostUsd: f.totalCostUsd === null ? null : Math.round(f.totalCostUsd * 10_000) / 10_000 },

@@ -7,7 +7,7 @@ import { startExecution } from '../simulations/start.js';
 import type { ScheduleRun } from '../store/schedules.js';
 import { cronFor, nextSlot, parseEndCondition } from './periodicity.js';
 
-type Services = Pick<EngineServices, 'store' | 'secrets' | 'clock' | 'llmDefault' | 'runner' | 'events'>;
+type Services = Pick<EngineServices, 'store' | 'secrets' | 'clock' | 'llmDefault' | 'runner' | 'events' | 'simulationDefaults'>;
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 /** A run this long after its slot was missed (the engine was stopped or asleep). */

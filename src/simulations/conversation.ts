@@ -3,7 +3,7 @@ import type { Usage } from '../llm/types.js';
 import type { Persona } from '../store/personas.js';
 import type { Scenario } from '../store/scenarios.js';
 import { callerInstructions, fill, stripEnd } from './caller.js';
-import type { replicaAgent } from './replica.js';
+import type { AgentUnderTest } from './agent-under-test.js';
 import type { EndReason, Turn } from './scoring.js';
 
 export class Interrupted extends Error {}
@@ -19,8 +19,6 @@ export interface ConversationOutcome {
   /** Script expectations that failed, by turn. */
   failedExpectations: string[];
 }
-
-type Agent = ReturnType<typeof replicaAgent>;
 
 /** A caller: the next line of the script, or the caller model's next turn. */
 function makeCaller(scenario: Scenario, persona: Persona, variables: Record<string, string>, model: ModelClient | null, usage: Usage) {
@@ -60,7 +58,7 @@ function makeCaller(scenario: Scenario, persona: Persona, variables: Record<stri
  * `shouldStop` is asked at each turn (cancel, engine stopping).
  */
 export async function converse(
-  scenario: Scenario, persona: Persona, variables: Record<string, string>, agent: Agent, callerModel: ModelClient | null,
+  scenario: Scenario, persona: Persona, variables: Record<string, string>, agent: AgentUnderTest, callerModel: ModelClient | null,
   limits: ConversationLimits, usage: Usage, shouldStop: () => 'cancel' | 'interrupt' | null,
 ): Promise<ConversationOutcome & { cancelled?: true }> {
   const started = Date.now();

@@ -6,6 +6,7 @@ import type { ParameterDefinition } from '../tools/params.js';
 import type { RuntimeDeps, ToolDef } from '../tools/types.js';
 import { END_MARKER, stripEnd } from './caller.js';
 import type { Turn } from './scoring.js';
+import type { AgentReply, AgentUnderTest } from './agent-under-test.js';
 
 const MAX_TOOL_ROUNDS = 5;
 
@@ -18,17 +19,11 @@ function schemaOf(params: ParameterDefinition[] = []): Record<string, unknown> {
   };
 }
 
-export interface AgentReply {
-  text: string;
-  ended: boolean;
-  toolTurns: Turn[];
-}
-
 /**
  * The agent under test run from its effective configuration (synced snapshot plus local
  * overrides) on the replica model. Its tools are ours of the same name, called for real.
  */
-export function replicaAgent(config: AgentConfiguration, model: ModelClient, tools: RuntimeDeps, agentId: string, usage: Usage, startedAt: number) {
+export function replicaAgent(config: AgentConfiguration, model: ModelClient, tools: RuntimeDeps, agentId: string, usage: Usage, startedAt: number): AgentUnderTest {
   const offered = config.tools.map((t) => tools.findTool(t.name)).filter((t) => t !== undefined);
   const specs: ToolSpec[] = offered.map((t) => {
     const def = t.definition as unknown as ToolDef & { description?: string };
@@ -40,6 +35,7 @@ export function replicaAgent(config: AgentConfiguration, model: ModelClient, too
 
   return {
     firstMessage: config.firstMessage,
+    close: async () => {},
     async reply(callerText: string): Promise<AgentReply> {
       messages.push({ role: 'user', content: callerText });
       const toolTurns: Turn[] = [];

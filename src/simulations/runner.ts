@@ -13,6 +13,11 @@ import { resolveVariables } from './caller.js';
 import { converse, Interrupted } from './conversation.js';
 import { modelJudge } from './judge.js';
 import { replicaAgent } from './replica.js';
+import { chatAgent, type AgentUnderTest } from './agent-under-test.js';
+import { simulationSettings, type SimulationSettings } from './settings.js';
+import { openAgentChat } from '../providers/agent-chat.js';
+import type { ProviderName } from '../providers/registry.js';
+import type { ProviderAdapter } from '../providers/types.js';
 import { metricsFor, scoreConversation, type MetricResult } from './scoring.js';
 
 export interface RunnerDeps {
@@ -21,10 +26,10 @@ export interface RunnerDeps {
   clock: Clock;
   events: EventBus;
   tools: RuntimeDeps;
+  adapters: Record<ProviderName, ProviderAdapter>;
   llmDefault: ModelConnection | null;
-  concurrency: number;
-  maxTurns: number;
-  maxDurationMs: number;
+  /** Used where the settings (PATCH /v1/settings {simulations}) say nothing. */
+  defaults: SimulationSettings;
   modelPolicy?: ModelPolicy;
   log(message: string): void;
 }
@@ -57,17 +62,28 @@ export function createSimulationRunner(deps: RunnerDeps) {
       const execution = store.simulations.execution(sim.workspace_id, sim.execution_id)!;
       const variables = resolveVariables(scenario.promptVariables, execution.variables);
       const connection = (role: 'caller' | 'judge' | 'replica') => connectionFor(store, deps.secrets, role, deps.llmDefault);
-      const replica = connection('replica');
-      if (!replica) throw new Error('no language model is configured for the replica role');
       const callerConnection = scenario.script ? null : connection('caller');
       if (!scenario.script && !callerConnection) throw new Error('no language model is configured for the caller role');
       const policy = deps.modelPolicy ?? DEFAULT_MODEL_POLICY;
-      const agentUnderTest = replicaAgent(effectiveConfiguration(agent), createModelClient(replica, policy), deps.tools, agent.id, usage, began);
-      const outcome = await converse(
-        scenario, persona, variables, agentUnderTest, callerConnection && createModelClient(callerConnection, policy),
-        { maxTurns: scenario.maxTurns ?? deps.maxTurns, maxDurationMs: scenario.maxDurationMs ?? deps.maxDurationMs }, usage,
-        () => (stopping ? 'interrupt' : store.simulations.isCancelled(sim.execution_id) ? 'cancel' : null),
-      );
+      let agentUnderTest: AgentUnderTest;
+      if (sim.channel === 'replica') {
+        const replica = connection('replica');
+        if (!replica) throw new Error('no language model is configured for the replica role');
+        agentUnderTest = replicaAgent(effectiveConfiguration(agent), createModelClient(replica, policy), deps.tools, agent.id, usage, began);
+      } else {
+        agentUnderTest = chatAgent(await openAgentChat(agent, deps.secrets, deps.adapters), began);
+      }
+      const limits = simulationSettings(store, deps.defaults);
+      let outcome;
+      try {
+        outcome = await converse(
+          scenario, persona, variables, agentUnderTest, callerConnection && createModelClient(callerConnection, policy),
+          { maxTurns: scenario.maxTurns ?? limits.maxTurns, maxDurationMs: scenario.maxDurationMs ?? limits.maxDurationMs }, usage,
+          () => (stopping ? 'interrupt' : store.simulations.isCancelled(sim.execution_id) ? 'cancel' : null),
+        );
+      } finally {
+        await agentUnderTest.close().catch(() => {});
+      }
       if (outcome.cancelled) return finish({ status: 'cancelled', turns: outcome.turns, end_reason: null });
       const scorecard = scenario.scorecard ? store.scorecards.get(sim.workspace_id, scenario.scorecard) ?? null : null;
       const judgeConnection = connection('judge');
@@ -91,7 +107,8 @@ export function createSimulationRunner(deps: RunnerDeps) {
 
   function pump(): void {
     if (!started || stopping) return;
-    while (active.size < deps.concurrency) {
+    const { concurrency } = simulationSettings(store, deps.defaults);
+    while (active.size < concurrency) {
       const sim = store.simulations.claim(isoNow(clock));
       if (!sim) return;
       events.emit('simulation.progress', { simulationId: sim.id, executionId: sim.execution_id, status: 'running' });

@@ -6,7 +6,8 @@ export interface Turn {
   text: string;
   at_ms: number;
   latency_ms: number | null;
-  tool?: { name: string; arguments: unknown; result: unknown; success: boolean };
+  /** `success` is null when the provider did not say (a deployed agent's own tool call). */
+  tool?: { name: string; arguments: unknown; result: unknown; success: boolean | null };
   /** Scripted mode: the expectation on this agent reply, when the script line had one. */
   expectation?: { passed: boolean; problems: string[] };
 }

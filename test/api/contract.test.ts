@@ -64,10 +64,4 @@ describe('the contract of the specification', () => {
       expect(res.body?.error?.message ?? '', route).not.toMatch(/There is no endpoint/);
     }
   });
-
-  it('what is not built yet answers 501 with a clear message: agents reached at a URL of your own', async () => {
-    const res = await s.call('POST', '/v1/agents/connect', { provider: 'http', agent_id: 'mine', credentials: { base_url: 'http://127.0.0.1:9/chat' } });
-    expect(res.status).toBe(501);
-    expect(res.body.error.message).toMatch(/not available in this build yet/);
-  });
 });

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { attachElevenSocket, handleProviderChat, newChatLog, type ChatLog } from './fake-chat.js';
 
 type Json = Record<string, any>;
 
@@ -29,6 +30,8 @@ export function vapiCall(i: number, assistantId = 'asst_1'): Json {
 export interface FakeProviders {
   url: string;
   hits: Map<string, number>;
+  /** Text chat traffic (the provider simulation channel). */
+  chat: ChatLog;
   /** Requests that could change something at the provider (anything but GET and the list/search POSTs). */
   writes: string[];
   state: {
@@ -49,6 +52,7 @@ export interface FakeProviders {
 
 export async function startFakeProviders(): Promise<FakeProviders> {
   const hits = new Map<string, number>();
+  const chat = newChatLog();
   const writes: string[] = [];
   const state: FakeProviders['state'] = {
     vapiAssistant: {
@@ -89,6 +93,8 @@ export async function startFakeProviders(): Promise<FakeProviders> {
       state.callListRequests++;
       if (state.failCallListsAfter !== null && state.callListRequests > state.failCallListsAfter) return send(500, { message: 'internal' });
     }
+
+    if (handleProviderChat(path, req.method!, body, String(req.headers.host), chat, send)) return;
 
     // Vapi
     if (path === '/assistant/asst_1') return send(200, state.vapiAssistant);
@@ -160,16 +166,21 @@ export async function startFakeProviders(): Promise<FakeProviders> {
     if (path === '/v1/agents/bl_1') {
       return send(200, { agent: { agent_id: 'bl_1', name: 'Bland Bob', prompt: 'You are Bob.', first_sentence: 'Bob here.', model: 'enhanced', temperature: 0.7, voice: 'maya', tools: [{ name: 'lookup', description: 'Look up', url: 'https://b.example/l', method: 'POST' }] } });
     }
+    if (path === '/v1/agents/bl_2') {
+      return send(200, { agent: { agent_id: 'bl_2', name: 'Pathway Pat', prompt: 'You are Pat.', first_sentence: null, pathway_id: 'pw_1', tools: [] } });
+    }
     if (path === '/v1/calls') {
       const t = Date.now() - 3_600_000; // one base time, so that the gaps between turns are exact
       return send(200, { count: 1, calls: [{ call_id: 'bc_1', agent_id: 'bl_1', created_at: new Date(t).toISOString(), call_length: 1.5, price: 0.135, summary: 'Short call', call_ended_by: 'USER', completed: true, recording_url: null, transcripts: [{ created_at: new Date(t + 1000).toISOString(), text: 'Hello', user: 'user' }, { created_at: new Date(t + 3000).toISOString(), text: 'Hi there', user: 'assistant' }, { text: 'lookup called', user: 'agent-action' }] }] });
     }
     return send(404, { message: `no fake for ${path}` });
   });
+  attachElevenSocket(server, chat);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     hits,
+    chat,
     writes,
     state,
     stop: () => new Promise((r) => {

@@ -123,7 +123,7 @@ describe('executing scenarios: whole simulated conversations, scored', () => {
     expect(res.body.error.details.map((d: { path: string }) => d.path)).toEqual(['personas', 'targetAgents']);
     const unknown = await s.ws('POST', `/scenarios/${ids.scripted}/execute`, { variables: { orderId: 'x' } });
     expect(unknown.body.error.details[0]).toMatchObject({ path: 'variables.orderId' });
-    expect((await s.ws('POST', `/scenarios/${ids.scripted}/execute`, { channel: 'provider' })).body.error.message).toContain('not available in this build yet');
+    expect((await s.ws('POST', `/scenarios/${ids.scripted}/execute`, { channel: 'provider' })).body.error.message).toContain('connect it again');
     expect((await s.ws('POST', '/scenarios/scn_nope/execute', {})).status).toBe(404);
   });
 

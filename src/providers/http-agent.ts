@@ -1,0 +1,101 @@
+import axios from 'axios';
+import type { Clock } from '../clock.js';
+import { isoNow } from '../clock.js';
+import { newId } from '../ids.js';
+import type { SecretBox } from '../secrets.js';
+import type { AgentRecord } from '../store/agents.js';
+import type { Store } from '../store/index.js';
+import { sealCredentials, type AgentCredentials } from './credentials.js';
+import { ProviderError } from './client.js';
+import { arr, obj, parsedWhenJson, str } from './read.js';
+import type { AgentSnapshot, CallToolCall, ChatSession } from './types.js';
+
+/** An agent built in-house has nothing to sync: its configuration lives where it runs. */
+const EMPTY_SNAPSHOT = (name: string): AgentSnapshot => ({
+  name, description: null,
+  configuration: {
+    model: { provider: null, name: null, temperature: null, maxTokens: null },
+    voice: { provider: null, voiceId: null, stability: null, similarityBoost: null },
+    prompt: null, firstMessage: null, tools: [],
+  },
+  phoneNumbers: [], knowledgeBases: [], routingRules: [], tags: [], textChat: true,
+});
+
+export interface HttpAgentInput {
+  name: string;
+  baseUrl: string;
+  apiKey?: string;
+  format: 'openai' | 'simple';
+  model?: string;
+}
+
+/** Connects (or reconnects, renewing how it is reached) an agent reached at a URL of the tester's. */
+export function connectHttpAgent(store: Store, secrets: SecretBox, clock: Clock, input: HttpAgentInput): { agent: AgentRecord; created: boolean } {
+  const credentials = sealCredentials(secrets, { baseUrl: input.baseUrl, apiKey: input.apiKey, format: input.format, model: input.model });
+  const existing = store.agents.findByProvider('http', input.name);
+  const now = isoNow(clock);
+  if (existing) {
+    store.agents.update(existing.id, { credentials, status: 'active', channel: 'http', updated_at: now });
+    return { agent: store.agents.get(existing.id)!, created: false };
+  }
+  const agent = store.agents.insert({
+    id: newId('agt', clock.now()), provider: 'http', providerAgentId: input.name, name: input.name, status: 'active', description: null,
+    snapshot: EMPTY_SNAPSHOT(input.name), overrides: {}, channel: 'http', credentials, tags: [],
+    syncStatus: 'idle', lastSyncedAt: null, syncError: null, callsCursorMs: null, created_at: now, updated_at: now,
+  });
+  return { agent, created: true };
+}
+
+/** The URL requests go to: an OpenAI-compatible base gets `/chat/completions` appended. */
+export function endpointOf(creds: AgentCredentials): string {
+  const base = creds.baseUrl ?? '';
+  if (creds.format !== 'openai' || /\/chat\/completions\/?$/.test(base)) return base;
+  return `${base.replace(/\/+$/, '')}/chat/completions`;
+}
+
+/**
+ * A conversation with an agent at a URL: an OpenAI-compatible chat completions endpoint, or a
+ * plain JSON one (`{messages}` in, `{reply, ended?, toolCalls?}` out). The whole history is sent
+ * each turn, as both shapes are stateless.
+ */
+export function httpAgentChat(creds: AgentCredentials, timeoutMs: number): ChatSession {
+  const url = endpointOf(creds);
+  const history: { role: 'user' | 'assistant'; content: string }[] = [];
+  return {
+    firstMessage: null,
+    async send(text) {
+      history.push({ role: 'user', content: text });
+      const body = creds.format === 'openai' ? { model: creds.model ?? 'default', messages: history } : { messages: history };
+      let res;
+      try {
+        res = await axios.post(url, body, {
+          headers: { 'content-type': 'application/json', ...(creds.apiKey ? { authorization: `Bearer ${creds.apiKey}` } : {}) },
+          timeout: timeoutMs, validateStatus: () => true, proxy: false, responseType: 'json',
+        });
+      } catch (err) {
+        throw new ProviderError('unavailable', `The agent at ${url} could not be reached: ${(err as Error).message}`);
+      }
+      if (res.status >= 300) throw new ProviderError(res.status === 401 || res.status === 403 ? 'auth' : 'bad_response', `The agent at ${url} answered ${res.status}`, res.status);
+      const data = obj(res.data);
+      let reply: string | null;
+      let ended = false;
+      let toolCalls: CallToolCall[] = [];
+      if (creds.format === 'openai') {
+        const choice = obj(arr(data.choices)[0]);
+        const message = obj(choice.message);
+        reply = typeof message.content === 'string' ? message.content : null;
+        toolCalls = arr(message.tool_calls).map(obj).map((tc) => ({ name: str(obj(tc.function).name) ?? 'unknown', arguments: parsedWhenJson(obj(tc.function).arguments), result: null, success: null, latencyMs: null }));
+      } else {
+        reply = typeof data.reply === 'string' ? data.reply : null;
+        ended = data.ended === true;
+        toolCalls = arr(data.toolCalls).map(obj).map((tc) => ({ name: str(tc.name) ?? 'unknown', arguments: tc.arguments ?? null, result: tc.result ?? null, success: typeof tc.success === 'boolean' ? tc.success : null, latencyMs: null }));
+      }
+      if (reply === null && toolCalls.length === 0) {
+        throw new ProviderError('bad_response', creds.format === 'openai' ? `The agent at ${url} answered no choices[0].message.content` : `The agent at ${url} answered no "reply" string`);
+      }
+      history.push({ role: 'assistant', content: reply ?? '' });
+      return { text: reply ?? '', ended, toolCalls };
+    },
+    async close() {},
+  };
+}

@@ -1,0 +1,38 @@
+import type { ChatSession } from '../providers/types.js';
+import { stripEnd } from './caller.js';
+import type { Turn } from './scoring.js';
+
+export type Channel = 'provider' | 'replica' | 'http';
+
+export interface AgentReply {
+  text: string;
+  ended: boolean;
+  toolTurns: Turn[];
+}
+
+/** The agent side of a simulated conversation, whichever channel it is reached on. */
+export interface AgentUnderTest {
+  firstMessage: string | null;
+  reply(callerText: string): Promise<AgentReply>;
+  close(): Promise<void>;
+}
+
+/**
+ * A deployed agent (provider chat API, or its own URL): the tools it reports calling become tool
+ * turns. It ends the conversation when its channel says so, or with the end marker.
+ */
+export function chatAgent(session: ChatSession, startedAt: number): AgentUnderTest {
+  return {
+    firstMessage: session.firstMessage,
+    async reply(callerText) {
+      const answer = await session.send(callerText);
+      const said = stripEnd(answer.text);
+      const toolTurns: Turn[] = answer.toolCalls.map((tc) => ({
+        role: 'tool', text: '', at_ms: Date.now() - startedAt, latency_ms: tc.latencyMs,
+        tool: { name: tc.name, arguments: tc.arguments, result: tc.result, success: tc.success },
+      }));
+      return { text: said.text, ended: said.ended || answer.ended, toolTurns };
+    },
+    close: () => session.close(),
+  };
+}
