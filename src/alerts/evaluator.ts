@@ -28,10 +28,14 @@ export interface Change {
  * never once per evaluation; a window with fewer than minSamples (default 5) samples changes
  * nothing; `cooldown` bounds how soon an alert may fire again.
  */
+/** How long a round triggered by engine events waits, gathering the events that follow. */
+const EVENT_ROUND_DELAY_MS = 100;
+
 export function createAlertEvaluator(deps: { store: Store; clock: Clock; events: EventBus; alerts: AlertService; log(m: string): void }) {
   const { store, clock, alerts } = deps;
   let running: Promise<Change[]> | null = null;
   let task: { stop(): unknown } | null = null;
+  let soon: NodeJS.Timeout | null = null;
 
   async function change(alert: StoredAlert, state: Change['state'], m: Measurement, now: number): Promise<Change> {
     const c = alert.definition.condition as Condition;
@@ -83,12 +87,20 @@ export function createAlertEvaluator(deps: { store: Store; clock: Clock; events:
     /** Every minute, and at once when an engine event concerns alerts. */
     start(): () => void {
       task = cron.schedule('* * * * *', () => void evaluate().catch((err) => deps.log(`alert evaluation failed: ${(err as Error).message}`)));
+      // A burst of events (an execution of many simulations finishing) makes one round, not one each.
       const off = deps.events.subscribe((e) => {
-        if (e.type === 'agent.config_changed' || e.type === 'simulation.finished') void evaluate().catch(() => {});
+        if ((e.type === 'agent.config_changed' || e.type === 'simulation.finished') && !soon) {
+          soon = setTimeout(() => {
+            soon = null;
+            void evaluate().catch(() => {});
+          }, EVENT_ROUND_DELAY_MS);
+        }
       });
       return () => {
         task?.stop();
         off();
+        if (soon) clearTimeout(soon);
+        soon = null;
       };
     },
     async idle(): Promise<void> {

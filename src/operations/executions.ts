@@ -97,6 +97,7 @@ export const executionOperations = [
     handler({ workspace_id, execution_id }, ctx) {
       getExecution(ctx, workspace_id, execution_id);
       ctx.store.simulations.cancel(workspace_id, execution_id, isoNow(ctx.clock));
+      ctx.runner.cancelled(execution_id);
       return { execution: getExecution(ctx, workspace_id, execution_id) };
     },
   }),

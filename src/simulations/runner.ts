@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { isoNow } from '../clock.js';
 import type { EventBus } from '../events.js';
-import { createModelClient, DEFAULT_MODEL_POLICY, type ModelPolicy } from '../llm/client.js';
+import { createModelClient, DEFAULT_MODEL_POLICY, type ModelClient, type ModelPolicy } from '../llm/client.js';
 import { connectionFor } from '../llm/settings.js';
 import { emptyUsage, type ModelConnection } from '../llm/types.js';
 import { effectiveConfiguration } from '../providers/view.js';
@@ -42,7 +42,33 @@ export interface RunnerDeps {
 export function createSimulationRunner(deps: RunnerDeps) {
   const { store, clock, events } = deps;
   const active = new Set<Promise<void>>();
+  // One SDK client per connection, shared by the simulations that use it (settings may change it).
+  const clients = new Map<string, ModelClient>();
+  const clientFor = (connection: ModelConnection): ModelClient => {
+    const policy = deps.modelPolicy ?? DEFAULT_MODEL_POLICY;
+    const key = JSON.stringify([connection, policy]);
+    let client = clients.get(key);
+    if (!client) {
+      if (clients.size >= 16) clients.clear();
+      clients.set(key, (client = createModelClient(connection, policy)));
+    }
+    return client;
+  };
   let stopping = false;
+  // Cancels made through this engine are seen at once; the store is read at most every second
+  // per execution (another process may have cancelled), not at every turn of every simulation.
+  const cancelled = new Set<string>();
+  const checkedAt = new Map<string, number>();
+  const isCancelled = (executionId: string): boolean => {
+    if (cancelled.has(executionId)) return true;
+    const now = Date.now();
+    if (now - (checkedAt.get(executionId) ?? 0) < 1_000) return false;
+    checkedAt.set(executionId, now);
+    if (checkedAt.size > 1_000) checkedAt.clear();
+    if (!store.simulations.isCancelled(executionId)) return false;
+    cancelled.add(executionId);
+    return true;
+  };
   let started = false;
 
   async function run(sim: Simulation & { workspace_id: string }): Promise<void> {
@@ -56,7 +82,7 @@ export function createSimulationRunner(deps: RunnerDeps) {
     };
     try {
       const scenario = store.scenarios.get(sim.workspace_id, sim.scenario_id);
-      const persona = store.personas.get(sim.workspace_id, sim.persona_id ?? '');
+      const persona = store.personas.profile(sim.workspace_id, sim.persona_id ?? '');
       const agent = store.agents.get(sim.agent_id ?? '');
       if (!scenario || !persona || !agent) throw new Error('its scenario, persona or agent was deleted');
       const execution = store.simulations.execution(sim.workspace_id, sim.execution_id)!;
@@ -64,12 +90,11 @@ export function createSimulationRunner(deps: RunnerDeps) {
       const connection = (role: 'caller' | 'judge' | 'replica') => connectionFor(store, deps.secrets, role, deps.llmDefault);
       const callerConnection = scenario.script ? null : connection('caller');
       if (!scenario.script && !callerConnection) throw new Error('no language model is configured for the caller role');
-      const policy = deps.modelPolicy ?? DEFAULT_MODEL_POLICY;
       let agentUnderTest: AgentUnderTest;
       if (sim.channel === 'replica') {
         const replica = connection('replica');
         if (!replica) throw new Error('no language model is configured for the replica role');
-        agentUnderTest = replicaAgent(effectiveConfiguration(agent), createModelClient(replica, policy), deps.tools, agent.id, usage, began);
+        agentUnderTest = replicaAgent(effectiveConfiguration(agent), clientFor(replica), deps.tools, agent.id, usage, began);
       } else {
         agentUnderTest = chatAgent(await openAgentChat(agent, deps.secrets, deps.adapters), began);
       }
@@ -77,9 +102,9 @@ export function createSimulationRunner(deps: RunnerDeps) {
       let outcome;
       try {
         outcome = await converse(
-          scenario, persona, variables, agentUnderTest, callerConnection && createModelClient(callerConnection, policy),
+          scenario, persona, variables, agentUnderTest, callerConnection && clientFor(callerConnection),
           { maxTurns: scenario.maxTurns ?? limits.maxTurns, maxDurationMs: scenario.maxDurationMs ?? limits.maxDurationMs }, usage,
-          () => (stopping ? 'interrupt' : store.simulations.isCancelled(sim.execution_id) ? 'cancel' : null),
+          () => (stopping ? 'interrupt' : isCancelled(sim.execution_id) ? 'cancel' : null),
         );
       } finally {
         await agentUnderTest.close().catch(() => {});
@@ -87,7 +112,7 @@ export function createSimulationRunner(deps: RunnerDeps) {
       if (outcome.cancelled) return finish({ status: 'cancelled', turns: outcome.turns, end_reason: null });
       const scorecard = scenario.scorecard ? store.scorecards.get(sim.workspace_id, scenario.scorecard) ?? null : null;
       const judgeConnection = connection('judge');
-      const judge = judgeConnection ? modelJudge(createModelClient(judgeConnection, policy), usage) : null;
+      const judge = judgeConnection ? modelJudge(clientFor(judgeConnection), usage) : null;
       const metrics = metricsFor(scorecard, scenario.expectedBehavior, scenario.expectedOutcome);
       const scored = await scoreConversation(metrics, { turns: outcome.turns, endReason: outcome.endReason }, scorecard?.passThreshold ?? 70, judge);
       const results: MetricResult[] = [...scored.results];
@@ -130,6 +155,10 @@ export function createSimulationRunner(deps: RunnerDeps) {
       pump();
     },
     enqueued: pump,
+    /** An execution was cancelled: its running simulations stop at their next turn. */
+    cancelled(executionId: string): void {
+      cancelled.add(executionId);
+    },
     async idle(): Promise<void> {
       while (active.size) await Promise.allSettled([...active]);
     },

@@ -91,6 +91,12 @@ const likeContains = (s: string): string => `%${s.replace(/[\\%_]/g, (c) => `\\$
 export function createPersonaStore(db: Db, cache: ReadCache) {
   const getRow = db.prepare('SELECT * FROM personas WHERE workspace_id = ? AND id = ?');
 
+  /** The persona alone, without its usage figures (which read every simulation it played). */
+  function profile(workspaceId: string, id: string): Persona | undefined {
+    const row = getRow.get(workspaceId, id) as Row | undefined;
+    return row ? fromRow(row) : undefined;
+  }
+
   function get(workspaceId: string, id: string): PersonaWithUsage | undefined {
     const row = getRow.get(workspaceId, id) as Row | undefined;
     if (!row) return undefined;
@@ -137,6 +143,7 @@ export function createPersonaStore(db: Db, cache: ReadCache) {
 
   return {
     get,
+    profile,
     insert(workspaceId: string, p: Persona): PersonaWithUsage {
       db.prepare(
         `INSERT INTO personas (id, workspace_id, name, language, prompt, emotion, difficulty, background_noise, tags,

@@ -1,10 +1,10 @@
-import { fromJson, toJson, type Db } from './db.js';
+import { fromJson, prepared, toJson, type Db } from './db.js';
 
 /** Engine settings, one JSON value per key (smtp, and later the language model roles). */
 export function createSettingsStore(db: Db) {
   return {
     get<T>(key: string): T | null {
-      const row = db.prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
+      const row = prepared(db, 'SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
       return row ? fromJson<T>(row.value) : null;
     },
     set(key: string, value: unknown, at: string): void {

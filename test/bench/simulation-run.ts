@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createEngine } from '../../src/engine.js';
+import type { AgentSnapshot } from '../../src/providers/types.js';
+
+/**
+ * One benchmark run, in a process of its own so that its peak memory is its own. Prints
+ * {simulations, roundTrips, seconds, peakMb}.
+ * - `engine`: N scripted simulations of TURNS caller lines against a replica agent on the fake
+ *   model, CONCURRENCY at once, each scored; timed from execute to the last one ending.
+ * - `bare`: the same conversations as bare fetch calls (the history posted each turn), CONCURRENCY
+ *   at once: no engine, no SDK, no store, no scoring.
+ */
+const TURNS = 10;
+const CONCURRENCY = 8;
+const [url, mode, countText, measure] = process.argv.slice(2) as [string, 'engine' | 'bare', string, 'rss' | 'live' | undefined];
+const count = Number(countText);
+const dir = mkdtempSync(join(tmpdir(), 'cb-sims-'));
+/**
+ * `rss`: peak resident memory above the start, sampled every 10 ms. `live` (run with --expose-gc):
+ * the peak of what is still reachable, heap and external, after a full collection every 100 ms;
+ * this is what grows when something is held per simulation, whatever V8 decides about heap size.
+ */
+const gc = (globalThis as { gc?: () => void }).gc;
+let peak = 0;
+const base = process.memoryUsage().rss;
+const sampler = measure === 'live'
+  ? setInterval(() => {
+    gc!();
+    const m = process.memoryUsage();
+    peak = Math.max(peak, m.heapUsed + m.external);
+  }, 100)
+  : setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss - base)), 10);
+
+if (mode === 'engine') {
+  const engine = createEngine({
+    dataDir: dir, simulationConcurrency: CONCURRENCY, maxTurns: TURNS + 5,
+    llmDefault: { kind: 'openai', baseUrl: url, apiKey: 'bench', model: 'bench' },
+  });
+  engine.start();
+  const now = new Date().toISOString();
+  const snapshot: AgentSnapshot = {
+    name: 'Bench agent', description: null, phoneNumbers: [], knowledgeBases: [], routingRules: [], tags: [], textChat: false,
+    configuration: {
+      model: { provider: 'openai', name: 'bench', temperature: 0.2, maxTokens: 100 },
+      voice: { provider: null, voiceId: null, stability: null, similarityBoost: null },
+      prompt: 'You are a support agent.', firstMessage: 'Hello, how can I help?', tools: [],
+    },
+  };
+  engine.store.agents.insert({
+    id: 'agt_bench', provider: 'vapi', providerAgentId: 'b', name: 'Bench agent', status: 'active', description: null, snapshot, overrides: {}, channel: 'replica',
+    credentials: null, tags: [], syncStatus: 'idle', lastSyncedAt: null, syncError: null, callsCursorMs: null, created_at: now, updated_at: now,
+  });
+  const ws = ((await engine.invoke('workspaces.list', {})).data as { workspaces: { id: string }[] }).workspaces[0]!.id;
+  const persona = ((await engine.invoke('personas.create', { workspace_id: ws, name: 'Bench caller', prompt: 'Asks things.' })).data as { persona: { id: string } }).persona.id;
+  const scorecard = ((await engine.invoke('scorecards.create', { workspace_id: ws, name: 'Bench', metrics: [
+    { name: 'Offers help', category: 'tone', type: 'contains', config: { text: 'help' } },
+    { name: 'Short', category: 'efficiency', type: 'max_turns', config: { max: 20 } },
+  ] })).data as { scorecard: { id: string } }).scorecard.id;
+  const script = Array.from({ length: TURNS }, (_, i) => ({ say: `Question number ${i + 1} about my order {{order}}?` }));
+  const scenario = ((await engine.invoke('scenarios.create', {
+    workspace_id: ws, name: 'Bench', prompt: 'p', personas: [persona], targetAgents: ['agt_bench'], scorecard, script,
+    promptVariables: [{ name: 'order', type: 'string', defaultValue: 'A1' }],
+  })).data as { scenario: { id: string } }).scenario.id;
+
+  let ended = 0;
+  const done = new Promise<void>((resolve) => engine.events.subscribe((e) => {
+    if (e.type === 'simulation.finished' && ++ended === count) resolve();
+  }));
+  const started = performance.now();
+  // Executions of at most 20 runs each, as the API allows; one persona and agent, so 20 simulations each.
+  for (let left = count; left > 0; left -= 20) {
+    const res = await engine.invoke('scenarios.execute', { workspace_id: ws, scenario_id: scenario, runs: Math.min(20, left) });
+    if (res.status !== 202) throw new Error(JSON.stringify(res));
+  }
+  await done;
+  const seconds = (performance.now() - started) / 1000;
+  clearInterval(sampler);
+  const rows = engine.store.db.prepare("SELECT COUNT(*) AS n, SUM(json_array_length(turns)) AS turns FROM simulations WHERE status = 'completed' AND passed = 1").get() as { n: number; turns: number };
+  console.log(JSON.stringify({ simulations: rows.n, turns: rows.turns, roundTrips: count * TURNS, seconds, peakMb: peak / 2 ** 20 }));
+  await engine.stop();
+} else {
+  // The same conversations with nothing around them: the growing history posted each turn.
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < count) {
+      next++;
+      const messages = [{ role: 'system', content: 'You are a support agent.' }, { role: 'assistant', content: 'Hello, how can I help?' }];
+      for (let turn = 1; turn <= TURNS; turn++) {
+        messages.push({ role: 'user', content: `Question number ${turn} about my order A1?` });
+        const res = await fetch(`${url}/chat/completions`, {
+          method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer bench' },
+          body: JSON.stringify({ model: 'bench', messages, temperature: 0.2, max_tokens: 100 }),
+        });
+        const answer = (await res.json()) as { choices: { message: { content: string } }[] };
+        messages.push({ role: 'assistant', content: answer.choices[0]!.message.content });
+      }
+    }
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  clearInterval(sampler);
+  console.log(JSON.stringify({ simulations: 0, roundTrips: count * TURNS, seconds, peakMb: peak / 2 ** 20 }));
+}
+rmSync(dir, { recursive: true, force: true });
+process.exit(0);
