@@ -70,7 +70,8 @@ export interface Engine {
   readonly scheduler: Scheduler;
   start(): StartResult;
   invoke(name: string, input: unknown, caller?: Caller): ReturnType<Invoke>;
-  listen(port: number, host: string): Promise<string>;
+  /** The local HTTP API; with `ui`, also the operation route, the event stream and the built renderer (browser mode). */
+  listen(port: number, host: string, ui?: { rendererDir?: string; pageKey?: string }): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -163,7 +164,7 @@ export function createEngine(options: EngineOptions): Engine {
     invoke(name, input, caller = localCaller) {
       return started(invoke)(name, input, caller);
     },
-    async listen(port, host) {
+    async listen(port, host, ui) {
       const s = started(store);
       server = buildServer({
         catalogue,
@@ -171,6 +172,7 @@ export function createEngine(options: EngineOptions): Engine {
         authenticate: createAuthenticator({ store: s, clock, envApiKey: options.envApiKey, osUser }),
         host,
         log,
+        ui: ui && { ...ui, events },
       });
       await server.listen({ port, host });
       const address = server.server.address() as { port: number };

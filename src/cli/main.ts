@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
 import { DEFAULT_HOST, DEFAULT_PORT, defaultDataDir } from '../config.js';
 import { createEngine, type Engine } from '../engine.js';
 import { AppError } from '../errors.js';
@@ -20,6 +21,9 @@ Commands:
 Every command takes --data-dir DIR (default: CALLBENCH_DATA_DIR or ${defaultDataDir()}).`;
 
 type Out = (line: string) => void;
+
+/** The built renderer: CALLBENCH_RENDERER_DIR, else dist/renderer of this checkout. */
+const rendererDir = (): string => process.env.CALLBENCH_RENDERER_DIR ?? fileURLToPath(new URL('../../dist/renderer', import.meta.url));
 
 function dataDirOf(values: { 'data-dir'?: string }): string {
   return values['data-dir'] ?? process.env.CALLBENCH_DATA_DIR ?? defaultDataDir();
@@ -44,11 +48,13 @@ async function serve(args: string[], out: Out): Promise<number> {
   engine.events.subscribe((e) => {
     if (e.type === 'notification') out(`[notification] ${String(e.data.title)}`);
   });
-  const url = await engine.listen(port, host);
+  // The same interface as the desktop app, in a browser, with the key this start knows of.
+  const url = await engine.listen(port, host, { rendererDir: rendererDir(), pageKey: process.env.CALLBENCH_API_KEY || firstApiKey });
   if (firstApiKey) {
     out(`Created your first API key (shown only now, keep it): ${firstApiKey}`);
   }
   out(`Callbench engine (data in ${engine.dataDir}) listening on ${url}`);
+  out(`Open ${url}/ in a browser for the interface.`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);

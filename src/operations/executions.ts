@@ -113,6 +113,22 @@ export const executionOperations = [
     },
   }),
   defineOperation({
+    name: 'simulations.list',
+    summary: 'Simulations, newest first, without turns and results (for long lists); `execution_id` keeps one execution\'s',
+    http: { method: 'GET', path: `${base}/simulations` },
+    params: WorkspaceParams,
+    query: { ...Paging, execution_id: Id.optional() },
+    output: z.object({
+      simulations: z.array(SimulationSchema.pick({ id: true, execution_id: true, scenario_id: true, persona_id: true, agent_id: true, channel: true, status: true, created_at: true, ended_at: true, duration_ms: true, end_reason: true, score: true, passed: true })
+        .extend({ turn_count: z.number().int(), error: z.string().nullable() })),
+      pagination: Pagination,
+    }),
+    handler({ workspace_id, limit, offset, execution_id }, ctx) {
+      const { items, total } = ctx.store.simulations.listSummaries(workspace_id, { executionId: execution_id, limit, offset });
+      return { simulations: items, pagination: pagination(total, limit, offset) };
+    },
+  }),
+  defineOperation({
     name: 'simulations.get',
     summary: 'One simulation: its turns (caller, agent, tool) with latencies, score and each metric\'s result',
     http: { method: 'GET', path: `${base}/simulations/:simulation_id` },

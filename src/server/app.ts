@@ -6,6 +6,7 @@ import type { Caller, Operation } from '../operations/types.js';
 import type { Authenticate } from './auth.js';
 import { failure, success, toAppError } from './envelope.js';
 import { buildOpenApi } from './openapi.js';
+import { isUiAssetPath, registerUi, type UiOptions } from './ui.js';
 
 export interface Logger {
   info(msg: string): void;
@@ -18,6 +19,8 @@ export interface ServerOptions {
   authenticate: Authenticate;
   host: string;
   log: Logger;
+  /** Browser mode: the renderer, its operation route and the event stream. */
+  ui?: Omit<UiOptions, 'invoke'>;
 }
 
 declare module 'fastify' {
@@ -66,7 +69,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
       throw forbidden('Cross-origin requests are not accepted');
     }
     const path = req.url.split('?')[0]!;
-    if (PUBLIC_PATHS.has(path)) return;
+    if (PUBLIC_PATHS.has(path) || (opts.ui && isUiAssetPath(path))) return;
     const header = req.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match) throw unauthorized('Send Authorization: Bearer <API key or workspace access token>');
@@ -76,6 +79,8 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   });
 
   app.get('/openapi.json', async () => buildOpenApi(opts.catalogue));
+  const ui = opts.ui;
+  if (ui) void app.register(async (instance) => registerUi(instance, { ...ui, invoke: opts.invoke }));
 
   for (const op of opts.catalogue) {
     if (!op.http) continue;

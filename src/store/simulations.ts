@@ -38,6 +38,12 @@ export interface Execution {
   pass_rate: number | null;
 }
 
+export interface SimulationSummary {
+  id: string; execution_id: string; scenario_id: string; persona_id: string | null; agent_id: string | null; channel: string; status: Simulation['status'];
+  created_at: string; ended_at: string | null; duration_ms: number | null; end_reason: string | null; score: number | null; passed: boolean | null;
+  turn_count: number; error: string | null;
+}
+
 interface SimRow {
   id: string; execution_id: string; scenario_id: string; persona_id: string | null; agent_id: string | null; channel: string; status: Simulation['status'];
   created_at: string; started_at: string | null; ended_at: string | null; duration_ms: number | null; end_reason: string | null; turns: string;
@@ -92,6 +98,15 @@ export function createSimulationStore(db: Db) {
     },
     simulationsOf(executionId: string): Simulation[] {
       return (prepared(db, 'SELECT * FROM simulations WHERE execution_id = ? ORDER BY seq').all(executionId) as SimRow[]).map(simFromRow);
+    },
+    /** A page of simulations without their turns and results (long lists); newest first. */
+    listSummaries(workspaceId: string, q: { executionId?: string; limit: number; offset: number }): { items: SimulationSummary[]; total: number } {
+      const where = q.executionId ? 'workspace_id = ? AND execution_id = ?' : 'workspace_id = ?';
+      const args = q.executionId ? [workspaceId, q.executionId] : [workspaceId];
+      const total = prepared(db, `SELECT COUNT(*) FROM simulations WHERE ${where}`).pluck().get(...args) as number;
+      const rows = prepared(db, `SELECT id, execution_id, scenario_id, persona_id, agent_id, channel, status, created_at, ended_at, duration_ms, end_reason, score, passed,
+        json_array_length(turns) AS turn_count, error FROM simulations WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(...args, q.limit, q.offset) as (Omit<SimulationSummary, 'passed' | 'error'> & { passed: number | null; error: string | null })[];
+      return { items: rows.map((r) => ({ ...r, passed: r.passed === null ? null : r.passed === 1, error: r.error })), total };
     },
     simulation(workspaceId: string, id: string): Simulation | undefined {
       const row = prepared(db, 'SELECT * FROM simulations WHERE workspace_id = ? AND id = ?').get(workspaceId, id) as SimRow | undefined;

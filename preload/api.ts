@@ -1,0 +1,21 @@
+/**
+ * What the preload script exposes to the renderer as `window.callbench`: exactly two functions.
+ * Shared by preload (which implements it over IPC) and renderer (which calls it).
+ */
+export interface EngineEventMessage {
+  type: string;
+  at: string;
+  data: Record<string, unknown>;
+}
+
+/** The answer of an operation: its data, or the engine's error with its code, message and details. */
+export type InvokeAnswer = { ok: true; status: number; data: unknown } | { ok: false; error: { code: string; status: number; message: string; details?: unknown } };
+
+export interface CallbenchBridge {
+  invoke(operation: string, input?: Record<string, unknown>): Promise<InvokeAnswer>;
+  /** Calls `listener` with every engine event; answers the function that stops it. */
+  subscribe(listener: (event: EngineEventMessage) => void): () => void;
+}
+
+export const IPC_INVOKE = 'callbench:invoke';
+export const IPC_EVENT = 'callbench:event';

@@ -1,0 +1,92 @@
+import type { CallbenchBridge, EngineEventMessage, InvokeAnswer } from '../../preload/api';
+
+/** An engine error as the screens show it: in words, with the fields it concerns. */
+export class ApiError extends Error {
+  constructor(readonly code: string, readonly status: number, message: string, readonly details?: unknown) {
+    super(message);
+  }
+
+  /** Field-level problems ({path, message}), when the engine named fields. */
+  get fields(): { path: string; message: string }[] {
+    return Array.isArray(this.details) ? (this.details as { path: string; message: string }[]).filter((d) => typeof d?.path === 'string') : [];
+  }
+}
+
+/** One interface, two transports: the screens never know which one they run on. */
+export interface Client {
+  readonly transport: 'ipc' | 'http';
+  invoke<T = any>(operation: string, input?: Record<string, unknown>): Promise<T>;
+  subscribe(listener: (event: EngineEventMessage) => void): () => void;
+}
+
+function unwrap<T>(answer: InvokeAnswer): T {
+  if (!answer.ok) throw new ApiError(answer.error.code, answer.error.status, answer.error.message, answer.error.details);
+  return answer.data as T;
+}
+
+/** Desktop: the preload bridge, over IPC. */
+export function ipcClient(bridge: CallbenchBridge): Client {
+  return {
+    transport: 'ipc',
+    invoke: async (operation, input) => unwrap(await bridge.invoke(operation, input ?? {})),
+    subscribe: (listener) => bridge.subscribe(listener),
+  };
+}
+
+/** Browser mode: the local API that served the page, with an API key. */
+export function httpClient(key: string, onUnauthorized: () => void): Client {
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  return {
+    transport: 'http',
+    async invoke(operation, input) {
+      const res = await fetch(`/v1/operations/${encodeURIComponent(operation)}`, { method: 'POST', headers, body: JSON.stringify(input ?? {}) });
+      const body = await res.json().catch(() => ({}));
+      if (res.status === 401) onUnauthorized();
+      if (!res.ok) {
+        const e = body.error ?? {};
+        throw new ApiError(e.code ?? 'error', res.status, e.message ?? `The engine answered ${res.status}`, e.details);
+      }
+      return body.data;
+    },
+    subscribe(listener) {
+      // EventSource cannot send a key: the stream is read with fetch, and reopened when it drops.
+      const abort = new AbortController();
+      let stopped = false;
+      const open = async (): Promise<void> => {
+        while (!stopped) {
+          try {
+            const res = await fetch('/v1/events', { headers, signal: abort.signal });
+            const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+            let buffer = '';
+            for (;;) {
+              const { value, done } = await reader.read();
+              if (done) break;
+              buffer += value;
+              let cut: number;
+              while ((cut = buffer.indexOf('\n\n')) >= 0) {
+                const frame = buffer.slice(0, cut);
+                buffer = buffer.slice(cut + 2);
+                const data = frame.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+                if (data) listener(JSON.parse(data) as EngineEventMessage);
+              }
+            }
+          } catch {
+            if (stopped) return;
+          }
+          await new Promise((r) => setTimeout(r, 1_000));
+        }
+      };
+      void open();
+      return () => {
+        stopped = true;
+        abort.abort();
+      };
+    },
+  };
+}
+
+declare global {
+  interface Window {
+    callbench?: CallbenchBridge;
+  }
+}

@@ -1,0 +1,65 @@
+import { Box, Button, Paper, TextField, Typography } from '@mui/material';
+import { StrictMode, useState } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App';
+import { ApiError, httpClient, ipcClient, type Client } from './client';
+import { useSession } from './stores/session';
+
+const KEY_STORAGE = 'callbench.apiKey';
+
+async function connect(client: Client): Promise<void> {
+  const { workspaces } = await client.invoke<{ workspaces: { id: string }[] }>('workspaces.list');
+  useSession.getState().setClient(client, workspaces[0]!.id);
+}
+
+function browserClient(key: string): Client {
+  return httpClient(key, () => {
+    localStorage.removeItem(KEY_STORAGE);
+    useSession.getState().askForKey();
+  });
+}
+
+/** Browser mode without a key the server handed over: ask for one. */
+function KeyPrompt() {
+  const [key, setKey] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <Box sx={{ display: 'grid', placeItems: 'center', minHeight: '100vh' }}>
+      <Paper component="form" sx={{ p: 4, width: 420 }} onSubmit={async (e) => {
+        e.preventDefault();
+        try {
+          await connect(browserClient(key.trim()));
+          localStorage.setItem(KEY_STORAGE, key.trim());
+          render();
+        } catch (err) {
+          setError(err instanceof ApiError ? err.message : String(err));
+        }
+      }}>
+        <Typography variant="h5" component="h1" gutterBottom>Callbench</Typography>
+        <Typography variant="body2" gutterBottom>Enter an API key of this engine (`npm run cli -- keys create` makes one).</Typography>
+        <TextField label="API key" type="password" fullWidth value={key} onChange={(e) => setKey(e.target.value)} error={Boolean(error)} helperText={error} autoFocus />
+        <Button type="submit" variant="contained" sx={{ mt: 2 }}>Connect</Button>
+      </Paper>
+    </Box>
+  );
+}
+
+const root = createRoot(document.getElementById('root')!);
+function render(): void {
+  root.render(<StrictMode>{useSession.getState().needsKey || !useSession.getState().client ? <KeyPrompt /> : <App />}</StrictMode>);
+}
+useSession.subscribe((s, before) => {
+  if (s.needsKey !== before.needsKey || s.client !== before.client) render();
+});
+
+async function start(): Promise<void> {
+  if (window.callbench) return connect(ipcClient(window.callbench));
+  const key = document.querySelector<HTMLMetaElement>('meta[name="callbench-key"]')?.content || localStorage.getItem(KEY_STORAGE);
+  if (!key) return useSession.getState().askForKey();
+  try {
+    await connect(browserClient(key));
+  } catch {
+    useSession.getState().askForKey();
+  }
+}
+void start().then(render);

@@ -1,0 +1,47 @@
+import { create } from 'zustand';
+import { ApiError } from '../client';
+import { client, wsInput } from './session';
+
+interface ResourceState<T> {
+  items: T[];
+  total: number;
+  loading: boolean;
+  error: ApiError | null;
+  loaded: boolean;
+  load(query?: Record<string, unknown>): Promise<void>;
+}
+
+/**
+ * A store for one domain's list: the operation that lists it, where the items are in its answer,
+ * and whether it is a workspace resource. Each domain gets its own store from this.
+ */
+function resourceStore<T>(operation: string, key: string, workspaceScoped: boolean) {
+  return create<ResourceState<T>>((set) => ({
+    items: [],
+    total: 0,
+    loading: false,
+    error: null,
+    loaded: false,
+    async load(query = {}) {
+      set({ loading: true });
+      try {
+        const data = await client().invoke(operation, workspaceScoped ? wsInput(query) : query);
+        const items = data[key] as T[];
+        set({ items, total: data.pagination?.total ?? data.total ?? items.length, loading: false, error: null, loaded: true });
+      } catch (err) {
+        set({ loading: false, error: err as ApiError, loaded: true });
+      }
+    },
+  }));
+}
+
+export type Json = Record<string, any>;
+
+export const useAgents = resourceStore<Json>('agents.list', 'agents', false);
+export const useTools = resourceStore<Json>('tools.list', 'tools', false);
+export const usePersonas = resourceStore<Json>('personas.list', 'personas', true);
+export const useScenarios = resourceStore<Json>('scenarios.list', 'scenarios', true);
+export const useScorecards = resourceStore<Json>('scorecards.list', 'scorecards', true);
+export const useSchedules = resourceStore<Json>('schedules.list', 'schedules', true);
+export const useExecutions = resourceStore<Json>('executions.list', 'executions', true);
+export const useAlerts = resourceStore<Json>('alerts.list', 'alerts', false);

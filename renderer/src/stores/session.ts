@@ -1,0 +1,43 @@
+import { create } from 'zustand';
+import type { Client } from '../client';
+
+/** Who we talk to and where we are: the client, the workspace, the theme and the current route. */
+interface SessionState {
+  client: Client | null;
+  workspaceId: string | null;
+  theme: 'light' | 'dark';
+  route: string[];
+  /** Set when the page has no key (browser mode) or the key was refused. */
+  needsKey: boolean;
+  setClient(client: Client, workspaceId: string): void;
+  setTheme(theme: 'light' | 'dark'): void;
+  navigate(path: string): void;
+  askForKey(): void;
+}
+
+const routeOf = (hash: string): string[] => hash.replace(/^#\/?/, '').split('/').filter(Boolean);
+
+export const useSession = create<SessionState>((set) => ({
+  client: null,
+  workspaceId: null,
+  theme: (localStorage.getItem('callbench.theme') as 'light' | 'dark' | null) ?? 'light',
+  route: routeOf(location.hash),
+  needsKey: false,
+  setClient: (client, workspaceId) => set({ client, workspaceId, needsKey: false }),
+  setTheme(theme) {
+    localStorage.setItem('callbench.theme', theme);
+    set({ theme });
+  },
+  navigate(path) {
+    location.hash = `#/${path.replace(/^\//, '')}`;
+  },
+  askForKey: () => set({ needsKey: true }),
+}));
+
+window.addEventListener('hashchange', () => useSession.setState({ route: routeOf(location.hash) }));
+
+/** The client, once connected (screens render only after that). */
+export const client = (): Client => useSession.getState().client!;
+export const ws = (): string => useSession.getState().workspaceId!;
+/** Workspace operations take the workspace id with the rest of their input. */
+export const wsInput = (input: Record<string, unknown> = {}) => ({ workspace_id: ws(), ...input });

@@ -1,0 +1,38 @@
+// Builds what is stale: the renderer (vite) and the desktop bundles (esbuild: main and preload).
+// `node scripts/build.mjs renderer|desktop|all`; a target is rebuilt only when a source is newer
+// than its output, so `npm run serve` and `npm start` stay quick when nothing changed.
+import { build as esbuild } from 'esbuild';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { build as vite } from 'vite';
+
+const newest = (paths) => Math.max(0, ...paths.flatMap((p) => (!existsSync(p) ? [] : statSync(p).isDirectory()
+  ? readdirSync(p, { recursive: true }).map((f) => join(p, String(f))).filter((f) => statSync(f).isFile()).map((f) => statSync(f).mtimeMs)
+  : [statSync(p).mtimeMs])));
+const stale = (output, sources) => !existsSync(output) || statSync(output).mtimeMs < newest(sources);
+
+const targets = {
+  async renderer(force) {
+    if (!force && !stale('dist/renderer/index.html', ['renderer', 'preload/api.ts', 'vite.config.ts'])) return false;
+    await vite({ configFile: 'vite.config.ts', logLevel: 'warn' });
+    return true;
+  },
+  async desktop(force) {
+    if (!force && !stale('dist/main/index.mjs', ['main', 'preload', 'src', 'package.json'])) return false;
+    // Main is ESM (the engine's packages are); the preload is CommonJS, as a sandboxed preload must be.
+    await esbuild({
+      entryPoints: ['main/index.ts'], outfile: 'dist/main/index.mjs', bundle: true, platform: 'node', format: 'esm', target: 'node22',
+      packages: 'external', sourcemap: true, logLevel: 'warning',
+      banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    });
+    await esbuild({ entryPoints: ['preload/index.ts'], outfile: 'dist/preload/index.cjs', bundle: true, platform: 'node', format: 'cjs', external: ['electron'], logLevel: 'warning' });
+    return true;
+  },
+};
+
+const wanted = process.argv[2] ?? 'all';
+const force = process.argv.includes('--force');
+for (const name of wanted === 'all' ? Object.keys(targets) : [wanted]) {
+  if (!targets[name]) throw new Error(`unknown build target ${name}: renderer, desktop or all`);
+  if (await targets[name](force)) console.error(`built ${name}`);
+}

@@ -1,0 +1,60 @@
+import { test as base, expect, type Page } from '@playwright/test';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const SHOTS = 'test/e2e/output/screenshots';
+
+export interface ServeHandle {
+  url: string;
+  key: string;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+/** `serve` as a user starts it (the CLI, a fresh data dir, a key in the environment), on a free port. */
+export async function startServe(env: Record<string, string> = {}): Promise<ServeHandle> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'callbench-e2e-'));
+  const key = `cbk_e2e_${Math.random().toString(36).slice(2)}`;
+  const child: ChildProcess = spawn(process.execPath, ['src/cli/callbench.mjs', 'serve', '--port', '0', '--data-dir', dataDir], {
+    env: { ...process.env, CALLBENCH_API_KEY: key, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 30_000);
+    const onData = (d: Buffer) => {
+      output += String(d);
+      const m = /listening on (http:\/\/\S+)/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`serve exited (${code}):\n${output}`)));
+  });
+  return {
+    url, key, dataDir,
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Opens the app and waits for its ready marker (never a fixed sleep). */
+export async function openApp(page: Page, serve: ServeHandle, path = ''): Promise<void> {
+  await page.goto(`${serve.url}/#/${path}`);
+  await expect(page.locator('body[data-ready="true"]')).toBeVisible();
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+export const test = base;
+export { expect };

@@ -1,0 +1,190 @@
+import { GOOD_KEY, startFakeProviders, type FakeProviders } from '../helpers/fake-providers.js';
+import { startSmtp } from '../helpers/receivers.js';
+import { startTarget, type Target } from '../helpers/target.js';
+import { expect, openApp, shot, startServe, test, type ServeHandle } from './fixtures.js';
+
+/**
+ * A QA tester's first session, through the interface only: connect an agent, create and test a
+ * tool, create a persona, a scorecard and a scenario, execute it and watch it finish, read a
+ * transcript, schedule it, and set up an alert whose test notification reaches a mailbox.
+ */
+test.describe('the interface, end to end', () => {
+  let serve: ServeHandle;
+  let providers: FakeProviders;
+  let target: Target;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+
+  test.beforeAll(async () => {
+    [providers, target, smtp] = await Promise.all([startFakeProviders(), startTarget(), startSmtp()]);
+    serve = await startServe();
+  });
+  test.afterAll(async () => {
+    await serve?.stop();
+    await Promise.all([providers?.stop(), target?.stop(), smtp?.stop()]);
+  });
+
+  test('connect, build, execute, read, schedule, alert', async ({ page }) => {
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    // Refusals the walk provokes on purpose are answered 400; anything else is a fault.
+    page.on('response', (r) => r.status() >= 400 && r.status() !== 400 && errors.push(`${r.status()} ${r.request().method()} ${r.url()}`));
+    page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && errors.push(m.text()));
+
+    await openApp(page, serve);
+    await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
+    await shot(page, '01-overview-empty');
+
+    // Connect an agent; a wrong key is answered where it was typed.
+    await page.getByRole('button', { name: 'Sections' }).or(page.getByRole('navigation', { name: 'Sections' })).getByText('Agents').click();
+    await page.getByRole('button', { name: 'Connect agent' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Connect an agent' });
+    await dialog.getByLabel('Agent id').fill('asst_1');
+    await dialog.getByLabel('API key').fill('wrong-key');
+    await dialog.getByLabel('Base URL (regional hosts only)').fill(providers.url);
+    await dialog.getByRole('button', { name: 'Connect' }).click();
+    await expect(dialog.getByRole('alert')).toContainText('refused the API key');
+    await shot(page, '02-connect-error');
+    await dialog.getByLabel('API key').fill(GOOD_KEY);
+    await dialog.getByRole('button', { name: 'Connect' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(page.getByRole('table', { name: 'Agents' })).toContainText('Support Sam');
+    await page.getByRole('cell', { name: 'Support Sam' }).click();
+    await expect(page.getByRole('heading', { name: 'Agent: Support Sam' })).toBeVisible();
+    await expect(page.getByRole('table', { name: 'Configuration' })).toContainText('You are Sam, a support agent.');
+    await shot(page, '03-agent-detail');
+
+    // A tool: created in the editor, a bad definition refused at the field, then tested for real.
+    await page.getByRole('navigation', { name: 'Sections' }).getByText('Tools').click();
+    await page.getByRole('button', { name: 'New tool' }).click();
+    const editor = page.getByRole('dialog');
+    await editor.getByLabel('Name', { exact: true }).fill('order_status');
+    await editor.getByLabel('Description').fill('Looks up an order');
+    const definition = editor.getByLabel(/Definition/);
+    await definition.fill(JSON.stringify({ config: { url: `${target.url}/orders/{orderId}`, method: 'GET' }, parameters: [{ name: 'orderId', type: 'string', required: true, description: 'The order number' }], responseMapping: { status: 'order.status' } }));
+    await editor.getByRole('button', { name: 'Save tool' }).click();
+    await expect(page.getByRole('heading', { name: 'Tool: order_status' })).toBeVisible();
+    await page.getByLabel('orderId *').fill('A1');
+    await page.getByRole('button', { name: 'Run test' }).click();
+    await expect(page.getByLabel('Test result')).toContainText('Success');
+    await expect(page.getByLabel('Test result')).toContainText('shipped');
+    await shot(page, '04-tool-test');
+
+    // A persona, a scorecard and a scripted scenario against the agent.
+    await page.getByRole('navigation', { name: 'Sections' }).getByText('Personas').click();
+    await page.getByRole('button', { name: 'New persona' }).click();
+    await page.getByRole('dialog').getByLabel('Name', { exact: true }).fill('Frank');
+    await page.getByRole('dialog').getByLabel('Who they are and how they speak').fill('A busy shop owner who wants his order.');
+    await page.getByRole('button', { name: 'Save persona' }).click();
+    await expect(page.getByRole('table', { name: 'Personas' })).toContainText('Frank');
+    await shot(page, '05-personas');
+
+    await page.getByRole('navigation', { name: 'Sections' }).getByText('Scorecards').click();
+    await page.getByRole('button', { name: 'New scorecard' }).click();
+    await page.getByRole('dialog').getByLabel('Name', { exact: true }).fill('Order support');
+    await page.getByRole('dialog').getByLabel(/^Metrics/).fill(JSON.stringify([{ name: 'Says it shipped', category: 'accuracy', type: 'contains', config: { text: 'shipped' } }]));
+    await page.getByRole('button', { name: 'Save scorecard' }).click();
+    await expect(page.getByRole('table', { name: 'Scorecards' })).toContainText('Order support');
+
+    await page.getByRole('navigation', { name: 'Sections' }).getByText('Scenarios').click();
+    await page.getByRole('button', { name: 'New scenario' }).click();
+    const scenario = page.getByRole('dialog');
+    await scenario.getByLabel('Name', { exact: true }).fill('Late order');
+    await scenario.getByLabel('Situation (use {{variables}})').fill('Order {{order_id}} is late.');
+    await scenario.getByLabel('Personas').click();
+    await page.getByRole('option', { name: 'Frank' }).click();
+    await page.keyboard.press('Escape');
+    await scenario.getByLabel('Target agents').click();
+    await page.getByRole('option', { name: /Support Sam/ }).click();
+    await page.keyboard.press('Escape');
+    await scenario.getByLabel('Scorecard').click();
+    await page.getByRole('option', { name: 'Order support' }).click();
+    await scenario.getByLabel(/^Variables/).fill('[{"name": "order_id", "type": "string", "defaultValue": "A1"}]');
+    await scenario.getByLabel(/^Script/).fill('[{"say": "Where is order {{order_id}}?"}, {"say": "Thanks, bye."}]');
+    await shot(page, '06-scenario-editor');
+    await scenario.getByRole('button', { name: 'Save scenario' }).click();
+    await expect(page.getByRole('table', { name: 'Scenarios' })).toContainText('Late order');
+
+    // Execute: the dialog asks for the variables, then the progress bar runs to the end.
+    await page.getByRole('button', { name: 'Execute' }).click();
+    const run = page.getByRole('dialog', { name: /Execute/ });
+    await run.getByLabel('order_id').fill('Z9');
+    await run.getByLabel('Runs per persona and agent').fill('3');
+    await run.getByRole('button', { name: 'Start' }).click();
+    await expect(run.getByTestId('execution-progress')).toContainText('3 of 3 ended', { timeout: 30_000 });
+    await expect(run.getByRole('progressbar', { name: 'Simulations ended' })).toHaveAttribute('aria-valuenow', '100');
+    await expect(run).toContainText('Pass rate 100%');
+    await shot(page, '07-execution-done');
+    await run.getByRole('button', { name: 'Open results' }).click();
+
+    // Results, then a transcript with caller, agent and tool turns and each metric's reasoning.
+    const list = page.getByTestId('simulation-list');
+    await expect(list).toHaveAttribute('data-total', '3');
+    await shot(page, '08-execution-results');
+    await list.getByRole('row').first().click();
+    const transcript = page.getByRole('log', { name: 'Transcript' });
+    await expect(transcript).toContainText('Where is order Z9?');
+    await expect(transcript).toContainText('Your order Z9 has shipped.');
+    await expect(transcript.locator('[data-role="tool"]').first()).toContainText('order_status');
+    await expect(page.getByText('Says it shipped')).toBeVisible();
+    await shot(page, '09-transcript');
+
+    // A schedule for it, with a bad periodicity refused at the field first.
+    await page.getByRole('navigation', { name: 'Sections' }).getByText('Schedules').click();
+    await page.getByRole('button', { name: 'New schedule' }).click();
+    const sched = page.getByRole('dialog');
+    await sched.getByLabel('Name', { exact: true }).fill('Nightly late order');
+    await sched.getByLabel('Scenario').click();
+    await page.getByRole('option', { name: 'Late order' }).click();
+    await sched.getByLabel('Periodicity').fill('every full moon');
+    await sched.getByRole('button', { name: 'Save schedule' }).click();
+    await expect(sched.getByLabel('Periodicity')).toHaveAttribute('aria-invalid', 'true');
+    await sched.getByLabel('Periodicity').fill('0 2 * * *');
+    await sched.getByRole('button', { name: 'Save schedule' }).click();
+    await expect(page.getByRole('table', { name: 'Schedules' })).toContainText('Nightly late order');
+    await shot(page, '10-schedules');
+
+    // SMTP in settings, then an alert whose test notification arrives by e-mail.
+    await page.getByRole('navigation', { name: 'Sections' }).getByText('Settings').click();
+    const mail = page.getByRole('region', { name: 'E-mail (SMTP)' });
+    await mail.getByLabel('host').fill('127.0.0.1');
+    await mail.getByLabel('port').fill(String(smtp.port));
+    await mail.getByLabel('from').fill('Callbench <qa@example.com>');
+    await mail.getByRole('button', { name: 'Save SMTP' }).click();
+    await expect(mail.getByRole('alert')).toHaveCount(0);
+    await shot(page, '11-settings');
+
+    await page.getByRole('navigation', { name: 'Sections' }).getByText('Alerts').click();
+    await page.getByRole('button', { name: 'New alert' }).click();
+    const alert = page.getByRole('dialog');
+    await alert.getByLabel('Name', { exact: true }).fill('Order tool failing');
+    await alert.getByLabel('Tool (id or name)').fill('order_status');
+    await alert.getByLabel('E-mail to (comma-separated)').fill('oncall@example.com');
+    await alert.getByRole('button', { name: 'Save alert' }).click();
+    await expect(page.getByRole('table', { name: 'Alerts' })).toContainText('Order tool failing');
+    await page.getByRole('button', { name: 'Send test' }).click();
+    await expect(page.getByRole('status', { name: 'Test notification result' })).toContainText('email: delivered');
+    expect(smtp.mails.length).toBe(1);
+    await shot(page, '12-alert-test');
+
+    // Dark theme, and no error logged by the page on the way.
+    await page.getByRole('button', { name: 'Switch theme' }).click();
+    await page.getByRole('navigation', { name: 'Sections' }).getByText('Overview').click();
+    await expect(page.getByRole('list', { name: 'Recent executions' })).toContainText('completed');
+    await shot(page, '13-overview-dark');
+    expect(errors).toEqual([]);
+  });
+
+  test('without a key the page asks for one, and a wrong one is refused', async ({ page }) => {
+    await page.route('**/', async (route) => {
+      const res = await route.fetch();
+      await route.fulfill({ response: res, body: (await res.text()).replace(/<meta name="callbench-key"[^>]*>/, '') });
+    });
+    await page.goto(serve.url);
+    await page.getByLabel('API key').fill('cbk_wrong');
+    await page.getByRole('button', { name: 'Connect' }).click();
+    await expect(page.getByText(/not a valid API key/)).toBeVisible();
+    await page.getByLabel('API key').fill(serve.key);
+    await page.getByRole('button', { name: 'Connect' }).click();
+    await expect(page.locator('body[data-ready="true"]')).toBeVisible();
+  });
+});
