@@ -72,6 +72,8 @@ export interface Engine {
   invoke(name: string, input: unknown, caller?: Caller): ReturnType<Invoke>;
   /** The local HTTP API; with `ui`, also the operation route, the event stream and the built renderer (browser mode). */
   listen(port: number, host: string, ui?: { rendererDir?: string; pageKey?: string }): Promise<string>;
+  /** Stops the HTTP server only (the desktop app's setting turns it off); the engine runs on. */
+  closeServer(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -177,6 +179,10 @@ export function createEngine(options: EngineOptions): Engine {
       await server.listen({ port, host });
       const address = server.server.address() as { port: number };
       return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+    },
+    async closeServer() {
+      await server?.close();
+      server = null;
     },
     async stop() {
       // In-flight requests finish before the database closes.

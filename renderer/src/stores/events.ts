@@ -20,7 +20,11 @@ export const useEvents = create<EventState>((set) => ({
 /** Subscribes once to the engine's events for the whole app. */
 export function useAlertEvents(): void {
   const client = useSession((s) => s.client);
-  useEffect(() => client?.subscribe((e) => useEvents.getState().push(e)), [client]);
+  useEffect(() => client?.subscribe((e) => {
+    // A click on an OS notification brings the app forward on the alert.
+    if (e.type === 'app.navigate') useSession.getState().navigate(String(e.data.path));
+    useEvents.getState().push(e);
+  }), [client]);
 }
 
 /** Calls `onEvent` for each engine event whose type starts with one of `prefixes`. */

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import type { Bounds } from './window.js';
+
+/** Desktop-only preferences (electron-store); everything else lives in the engine's store. */
+export interface DesktopPrefs {
+  windowBounds: Bounds;
+  theme: 'light' | 'dark' | 'system';
+  server: { enabled: boolean; port: number };
+}
+
+export const DEFAULT_PREFS: DesktopPrefs = {
+  windowBounds: { width: 1280, height: 820 },
+  theme: 'system',
+  server: { enabled: true, port: 4477 },
+};
+
+/** What the Settings screen may change. */
+export const PrefsPatch = z.strictObject({
+  theme: z.enum(['light', 'dark', 'system']).optional(),
+  server: z.strictObject({ enabled: z.boolean().optional(), port: z.number().int().min(1_024).max(65_535).optional() }).optional(),
+});
+
+/** The subset of electron-store main uses (a Map-backed fake in tests). */
+export interface PrefsStore {
+  get<K extends keyof DesktopPrefs>(key: K): DesktopPrefs[K];
+  set<K extends keyof DesktopPrefs>(key: K, value: DesktopPrefs[K]): void;
+}
