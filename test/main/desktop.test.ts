@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDesktop, type AppWindow, type DesktopApp, type DesktopDeps } from '../../main/app.js';
-import { DEFAULT_PREFS, type DesktopPrefs } from '../../main/prefs.js';
+import { DEFAULT_PREFS } from '../../main/prefs.js';
 import { guardContents, windowOptions } from '../../main/window.js';
 import { IPC_EVENT, IPC_INVOKE, type InvokeAnswer } from '../../preload/api.js';
 
@@ -31,9 +31,9 @@ function fakes(lock = true) {
   const window: AppWindow = {
     webContents: {
       id: 7,
-      send: (channel, payload) => void sent.push({ channel, payload }),
+      send: (channel: string, payload: unknown) => void sent.push({ channel, payload }),
       on: ((event: string, l: Listener) => void contentsListeners.set(event, l)) as any,
-      setWindowOpenHandler: (h) => void (openHandler = h),
+      setWindowOpenHandler: (h: typeof openHandler) => void (openHandler = h),
       mainFrame,
     } as any,
     async loadFile(path) {
