@@ -3,6 +3,7 @@ import { toolsBench } from './tools.js';
 import { providersBench } from './providers.js';
 import { alertsBench } from './alerts.js';
 import { simulationsBench } from './simulations.js';
+import { uiBench } from './ui.js';
 import type { Figure } from './harness.js';
 
 /**
@@ -12,7 +13,7 @@ import type { Figure } from './harness.js';
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const only = process.argv[2];
 const suites: [string, (s: number) => Promise<Figure[]>][] = (
-  [['foundation', foundationBench], ['tools', toolsBench], ['providers', providersBench], ['alerts', alertsBench], ['simulations', simulationsBench]] as [string, (s: number) => Promise<Figure[]>][]
+  [['foundation', foundationBench], ['tools', toolsBench], ['providers', providersBench], ['alerts', alertsBench], ['simulations', simulationsBench], ['ui', uiBench]] as [string, (s: number) => Promise<Figure[]>][]
 ).filter(([name]) => !only || name === only);
 
 let failed = 0;
