@@ -72,6 +72,23 @@ export function buildOpenApi(catalogue: Operation[]): JsonSchema {
       },
     };
   }
+  // The interface's own routes (browser mode): any operation by name, and the engine's events.
+  paths['/v1/operations/{name}'] = {
+    post: {
+      operationId: 'operations.invoke', summary: 'Invoke any operation of this document by its operationId, with its parameters, query and body fields in one JSON object (what the desktop app does over IPC); answers {data}',
+      security: [{ bearer: [] }],
+      parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
+      requestBody: { content: { 'application/json': { schema: { type: 'object' } } } },
+      responses: { 200: { description: 'The operation\'s answer', content: { 'application/json': { schema: { type: 'object', properties: { data: {} } } } } }, ...errorResponses(false) },
+    },
+  };
+  paths['/v1/events'] = {
+    get: {
+      operationId: 'events.stream', summary: 'Server-sent events: every engine event ({type, at, data}) as it happens (simulation.progress, simulation.finished, alert.firing, notification, sync.finished, ...). API keys only.',
+      security: [{ bearer: [] }],
+      responses: { 200: { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...errorResponses(false) },
+    },
+  };
   return {
     openapi: '3.1.0',
     info: {

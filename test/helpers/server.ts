@@ -34,11 +34,12 @@ export function testClock(start = Date.parse('2026-06-01T12:00:00Z')): Clock & {
 }
 
 /** The real engine and HTTP server on port 0 with a fresh data dir. */
-export async function startServer(options: Partial<EngineOptions> = {}): Promise<TestServer> {
+export async function startServer(options: Partial<EngineOptions> & { ui?: { rendererDir?: string; pageKey?: string } } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir();
-  const engine = createEngine({ dataDir, ...options });
+  const { ui, ...engineOptions } = options;
+  const engine = createEngine({ dataDir, ...engineOptions });
   const { firstApiKey } = engine.start();
-  const url = await engine.listen(0, '127.0.0.1');
+  const url = await engine.listen(0, '127.0.0.1', ui);
   const port = Number(new URL(url).port);
   // A data dir that already has keys (a restart) gets a fresh key for the test.
   const key = firstApiKey ?? ((await engine.invoke('keys.create', { label: 'test' })).data as { key: { key: string } }).key.key;
