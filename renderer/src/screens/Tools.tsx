@@ -6,6 +6,13 @@ import { client, useSession } from '../stores/session';
 import { ActionButton, ErrorNote, JsonField, Page, fieldError, fmtDate, fmtNum, useAction, useLoad } from '../ui/common';
 
 const TYPES = ['api', 'database', 'action', 'routing', 'composite'];
+const VOLATILE = new Set(['id', 'version', 'created_at', 'updated_at']);
+
+/** The fields of a past version that differ from the tool in force (what a rollback would change). */
+function changedFields(past: Json, current: Json): string[] {
+  const keys = new Set([...Object.keys(past ?? {}), ...Object.keys(current ?? {})].filter((k) => !VOLATILE.has(k)));
+  return [...keys].filter((k) => JSON.stringify(past?.[k]) !== JSON.stringify(current?.[k]));
+}
 
 /** Common fields as a form; the rest (parameters, mapping, rules, steps, ...) as JSON. */
 function ToolEditor({ initial, onSave, busy, error }: { initial: Json; onSave(tool: Json): void; busy: boolean; error: unknown }) {
@@ -123,10 +130,11 @@ export function ToolDetail({ id }: { id: string }) {
             {tab === 1 && <ToolEditor key={t.version} initial={t} onSave={(x) => void save.run(x)} busy={save.busy} error={save.error} />}
             {tab === 2 && (
               <Table size="small" aria-label="Tool versions">
-                <TableHead><TableRow><TableCell>Version</TableCell><TableCell>When</TableCell><TableCell>Change</TableCell><TableCell /></TableRow></TableHead>
+                <TableHead><TableRow><TableCell>Version</TableCell><TableCell>When</TableCell><TableCell>Change</TableCell><TableCell>Differs from current in</TableCell><TableCell /></TableRow></TableHead>
                 <TableBody>{(versions.data?.versions ?? []).map((v: Json) => (
                   <TableRow key={v.version}>
-                    <TableCell>{v.version}</TableCell><TableCell>{fmtDate(v.created_at ?? v.at)}</TableCell><TableCell>{v.change ?? v.note ?? (v.changes ?? []).join(', ')}</TableCell>
+                    <TableCell>{v.version}</TableCell><TableCell>{fmtDate(v.created_at)}</TableCell><TableCell>{v.change}</TableCell>
+                    <TableCell>{v.version === t.version ? 'current' : changedFields(v.tool, t).join(', ') || 'nothing'}</TableCell>
                     <TableCell>{v.version !== t.version && <Button size="small" onClick={() => void rollback.run(v.version)}>Roll back to {v.version}</Button>}</TableCell>
                   </TableRow>
                 ))}</TableBody>
