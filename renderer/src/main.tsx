@@ -9,6 +9,10 @@ const KEY_STORAGE = 'callbench.apiKey';
 
 async function connect(client: Client): Promise<void> {
   const { workspaces } = await client.invoke<{ workspaces: { id: string }[] }>('workspaces.list');
+  if (client.transport === 'ipc') {
+    const { theme } = await client.invoke<{ theme: 'light' | 'dark' | 'system' }>('desktop.preferences.get');
+    useSession.setState({ theme: theme === 'system' ? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light') : theme });
+  }
   useSession.getState().setClient(client, workspaces[0]!.id);
 }
 

@@ -53,6 +53,9 @@ export async function openApp(page: Page, serve: ServeHandle, path = ''): Promis
 
 export async function shot(page: Page, name: string): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
+  // Menus that are closing, and a scrolled window, would make a misleading picture.
+  await expect(page.getByRole('listbox')).toHaveCount(0);
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }
 

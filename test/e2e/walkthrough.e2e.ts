@@ -51,6 +51,14 @@ test.describe('the interface, end to end', () => {
     await page.getByRole('cell', { name: 'Support Sam' }).click();
     await expect(page.getByRole('heading', { name: 'Agent: Support Sam' })).toBeVisible();
     await expect(page.getByRole('table', { name: 'Configuration' })).toContainText('You are Sam, a support agent.');
+    // A local override: the synced value stays beside it, and the agent is never written to.
+    await page.getByLabel('Overrides').fill('{"model": {"temperature": 0.9}}');
+    await page.getByRole('button', { name: 'Save overrides' }).click();
+    const temperature = page.getByRole('row', { name: /model\.temperature/ });
+    await expect(temperature).toContainText('override');
+    await expect(temperature).toContainText('0.3');
+    await expect(temperature).toContainText('0.9');
+    expect(providers.writes.filter((w) => !w.includes('/chat'))).toEqual([]);
     await shot(page, '03-agent-detail');
 
     // A tool: created in the editor, a bad definition refused at the field, then tested for real.

@@ -1,7 +1,7 @@
 import { Box, Button, Chip, Dialog, DialogActions, DialogContent, DialogTitle, MenuItem, Stack, Tab, Table, TableBody, TableCell, TableHead, TableRow, Tabs, TextField, Typography } from '@mui/material';
 import { BarChart } from '@mui/x-charts/BarChart';
 import { useEffect, useState } from 'react';
-import { useAgents } from '../stores/resources';
+import { useAgents, type Json } from '../stores/resources';
 import { client, useSession } from '../stores/session';
 import { ActionButton, ErrorNote, JsonField, Page, StatusChip, fieldError, fmtDate, fmtNum, useAction, useLoad } from '../ui/common';
 
@@ -77,11 +77,27 @@ export function Agents() {
   );
 }
 
-/** Synced value and local override side by side; overrides are edited as JSON. */
+/** The overrides as an object: the value in force at each overridden path. */
+function overridesOf(agent: any): Json {
+  const out: Json = {};
+  for (const path of agent.overrides as string[]) {
+    const keys = path.replace(/^configuration\./, '').split('.');
+    let value: any = agent.configuration;
+    for (const k of keys) value = value?.[k];
+    let target = out;
+    keys.slice(0, -1).forEach((k) => (target = target[k] ??= {}));
+    target[keys.at(-1)!] = value;
+  }
+  return out;
+}
+
+/** Synced value and value in force side by side; the overrides themselves are edited as JSON. */
 function Configuration({ agent, onSaved }: { agent: any; onSaved(): void }) {
-  const [overrides, setOverrides] = useState<unknown>(agent.configuration);
+  const [overrides, setOverrides] = useState<unknown>(() => overridesOf(agent));
   const save = useAction(async () => {
-    await client().invoke('agents.update', { agent_id: agent.id, configuration: overrides });
+    // The editor holds every override: what it no longer has goes back to the synced value.
+    await client().invoke('agents.reset_overrides', { agent_id: agent.id });
+    if (overrides && Object.keys(overrides as Json).length) await client().invoke('agents.update', { agent_id: agent.id, configuration: overrides });
     onSaved();
   });
   const reset = useAction(async () => {
@@ -109,8 +125,8 @@ function Configuration({ agent, onSaved }: { agent: any; onSaved(): void }) {
           ))}
         </TableBody>
       </Table>
-      <Typography variant="subtitle2" sx={{ mt: 2 }}>Local overrides (never written back to {agent.provider})</Typography>
-      <JsonField label="Configuration in force" value={agent.configuration} onChange={setOverrides} error={fieldError(save.error, 'configuration')} sx={{ mt: 1 }} />
+      <Typography variant="subtitle2" sx={{ mt: 2 }}>Local overrides (never written back to {agent.provider}), such as {'{"model": {"temperature": 0.7}}'}</Typography>
+      <JsonField label="Overrides" value={overridesOf(agent)} onChange={setOverrides} error={fieldError(save.error, 'configuration')} sx={{ mt: 1 }} />
       <ErrorNote error={save.error ?? reset.error} />
       <Stack direction="row" spacing={1} sx={{ mt: 1 }}>
         <ActionButton busy={save.busy} onClick={() => void save.run()}>Save overrides</ActionButton>
@@ -146,7 +162,7 @@ export function AgentDetail({ id }: { id: string }) {
             <Tab label="Configuration" /><Tab label="Tools" /><Tab label="Calls" /><Tab label="Versions" /><Tab label="Analytics" />
           </Tabs>
           <Box sx={{ pt: 2 }}>
-            {tab === 0 && <Configuration agent={a} onSaved={() => void agent.reload()} />}
+            {tab === 0 && <Configuration key={a.updated_at} agent={a} onSaved={() => void agent.reload()} />}
             {tab === 1 && (
               <Table size="small" aria-label="Agent tools">
                 <TableHead><TableRow><TableCell>Tool</TableCell><TableCell>Endpoint</TableCell><TableCell>Success rate</TableCell><TableCell>Avg response</TableCell></TableRow></TableHead>

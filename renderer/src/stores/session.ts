@@ -27,6 +27,9 @@ export const useSession = create<SessionState>((set) => ({
   setTheme(theme) {
     localStorage.setItem('callbench.theme', theme);
     set({ theme });
+    // In the desktop app the theme is a desktop preference, kept with the window's other settings.
+    const c = useSession.getState().client;
+    if (c?.transport === 'ipc') void c.invoke('desktop.preferences.update', { theme }).catch(() => {});
   },
   navigate(path) {
     location.hash = `#/${path.replace(/^\//, '')}`;
