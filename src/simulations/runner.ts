@@ -85,8 +85,7 @@ export function createSimulationRunner(deps: RunnerDeps) {
       const persona = store.personas.profile(sim.workspace_id, sim.persona_id ?? '');
       const agent = store.agents.get(sim.agent_id ?? '');
       if (!scenario || !persona || !agent) throw new Error('its scenario, persona or agent was deleted');
-      const execution = store.simulations.execution(sim.workspace_id, sim.execution_id)!;
-      const variables = resolveVariables(scenario.promptVariables, execution.variables);
+      const variables = resolveVariables(scenario.promptVariables, store.simulations.variablesOf(sim.execution_id) ?? {});
       const connection = (role: 'caller' | 'judge' | 'replica') => connectionFor(store, deps.secrets, role, deps.llmDefault);
       const callerConnection = scenario.script ? null : connection('caller');
       if (!scenario.script && !callerConnection) throw new Error('no language model is configured for the caller role');
@@ -111,9 +110,10 @@ export function createSimulationRunner(deps: RunnerDeps) {
       }
       if (outcome.cancelled) return finish({ status: 'cancelled', turns: outcome.turns, end_reason: null });
       const scorecard = scenario.scorecard ? store.scorecards.get(sim.workspace_id, scenario.scorecard) ?? null : null;
-      const judgeConnection = connection('judge');
-      const judge = judgeConnection ? modelJudge(clientFor(judgeConnection), usage) : null;
       const metrics = metricsFor(scorecard, scenario.expectedBehavior, scenario.expectedOutcome);
+      // The judge model is looked up only when a metric asks for it.
+      const judgeConnection = metrics.some((m) => m.type === 'llm_judge') ? connection('judge') : null;
+      const judge = judgeConnection ? modelJudge(clientFor(judgeConnection), usage) : null;
       const scored = await scoreConversation(metrics, { turns: outcome.turns, endReason: outcome.endReason }, scorecard?.passThreshold ?? 70, judge);
       const results: MetricResult[] = [...scored.results];
       let passed = scored.passed;

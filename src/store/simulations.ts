@@ -108,6 +108,11 @@ export function createSimulationStore(db: Db) {
         json_array_length(turns) AS turn_count, error FROM simulations WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(...args, q.limit, q.offset) as (Omit<SimulationSummary, 'passed' | 'error'> & { passed: number | null; error: string | null })[];
       return { items: rows.map((r) => ({ ...r, passed: r.passed === null ? null : r.passed === 1, error: r.error })), total };
     },
+    /** An execution's variables alone (what each of its simulations needs to start). */
+    variablesOf(executionId: string): Record<string, string> | undefined {
+      const text = prepared(db, 'SELECT variables FROM executions WHERE id = ?').pluck().get(executionId) as string | undefined;
+      return text === undefined ? undefined : fromJson(text);
+    },
     simulation(workspaceId: string, id: string): Simulation | undefined {
       const row = prepared(db, 'SELECT * FROM simulations WHERE workspace_id = ? AND id = ?').get(workspaceId, id) as SimRow | undefined;
       return row && simFromRow(row);

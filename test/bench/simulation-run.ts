@@ -77,8 +77,8 @@ if (mode === 'engine') {
   await done;
   const seconds = (performance.now() - started) / 1000;
   clearInterval(sampler);
-  const rows = engine.store.db.prepare("SELECT COUNT(*) AS n, SUM(json_array_length(turns)) AS turns FROM simulations WHERE status = 'completed' AND passed = 1").get() as { n: number; turns: number };
-  console.log(JSON.stringify({ simulations: rows.n, turns: rows.turns, roundTrips: count * TURNS, seconds, peakMb: peak / 2 ** 20 }));
+  const rows = engine.store.db.prepare("SELECT COUNT(*) AS n, SUM(json_array_length(turns)) AS turns, SUM(json_extract(usage, '$.llm_calls')) AS calls FROM simulations WHERE status = 'completed' AND passed = 1").get() as { n: number; turns: number; calls: number };
+  console.log(JSON.stringify({ simulations: rows.n, turns: rows.turns, modelCalls: rows.calls, roundTrips: count * TURNS, seconds, peakMb: peak / 2 ** 20 }));
   await engine.stop();
 } else {
   // The same conversations with nothing around them: the growing history posted each turn.
