@@ -8,11 +8,17 @@ export interface EngineEventMessage {
   data: Record<string, unknown>;
 }
 
+import type { OperationName } from './operations';
+
+/** The desktop app's own operations, answered by main (desktop preferences). */
+export type DesktopOperationName = 'desktop.preferences.get' | 'desktop.preferences.update';
+export type AnyOperationName = OperationName | DesktopOperationName;
+
 /** The answer of an operation: its data, or the engine's error with its code, message and details. */
 export type InvokeAnswer = { ok: true; status: number; data: unknown } | { ok: false; error: { code: string; status: number; message: string; details?: unknown } };
 
 export interface CallbenchBridge {
-  invoke(operation: string, input?: Record<string, unknown>): Promise<InvokeAnswer>;
+  invoke(operation: AnyOperationName, input?: Record<string, unknown>): Promise<InvokeAnswer>;
   /** Calls `listener` with every engine event; answers the function that stops it. */
   subscribe(listener: (event: EngineEventMessage) => void): () => void;
 }

@@ -1,4 +1,4 @@
-import type { CallbenchBridge, EngineEventMessage, InvokeAnswer } from '../../preload/api';
+import type { AnyOperationName, CallbenchBridge, EngineEventMessage, InvokeAnswer } from '../../preload/api';
 
 /** An engine error as the screens show it: in words, with the fields it concerns. */
 export class ApiError extends Error {
@@ -15,7 +15,7 @@ export class ApiError extends Error {
 /** One interface, two transports: the screens never know which one they run on. */
 export interface Client {
   readonly transport: 'ipc' | 'http';
-  invoke<T = any>(operation: string, input?: Record<string, unknown>): Promise<T>;
+  invoke<T = any>(operation: AnyOperationName, input?: Record<string, unknown>): Promise<T>;
   subscribe(listener: (event: EngineEventMessage) => void): () => void;
 }
 

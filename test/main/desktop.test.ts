@@ -212,3 +212,12 @@ describe('desktop start and window guards', () => {
     expect(windowOptions('/p.cjs', { width: 800, height: 600 }).webPreferences).toMatchObject({ sandbox: true, contextIsolation: true, nodeIntegration: false });
   });
 });
+
+describe('the bridge is typed from the catalogue', () => {
+  it('preload/operations.ts lists exactly the catalogue\'s operations (npm run gen:operations rewrites it)', async () => {
+    const { catalogue } = await import('../../src/operations/catalogue.js');
+    const { renderOperationNames } = await import('../../scripts/operation-names.js');
+    const { readFileSync } = await import('node:fs');
+    expect(readFileSync('preload/operations.ts', 'utf8')).toBe(renderOperationNames(catalogue.map((op) => op.name).sort()));
+  });
+});

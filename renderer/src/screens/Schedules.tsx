@@ -1,3 +1,4 @@
+import type { OperationName } from '../../../preload/operations';
 import { Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, MenuItem, Stack, Switch, Table, TableBody, TableCell, TableHead, TableRow, TextField, Typography } from '@mui/material';
 import { useEffect, useState } from 'react';
 import { useScenarios, useSchedules, type Json } from '../stores/resources';
@@ -54,7 +55,7 @@ export function Schedules() {
   const [creating, setCreating] = useState(false);
   const [open, setOpen] = useState<string | null>(null);
   useEffect(() => void load({ limit: 100 }), [load]);
-  const act = useAction(async (op: string, input: Json) => {
+  const act = useAction(async (op: OperationName, input: Json) => {
     await client().invoke(op, wsInput(input));
     await load({ limit: 100 });
   });

@@ -1,3 +1,4 @@
+import type { OperationName } from '../../../preload/operations';
 import { create } from 'zustand';
 import { ApiError } from '../client';
 import { client, wsInput } from './session';
@@ -15,7 +16,7 @@ interface ResourceState<T> {
  * A store for one domain's list: the operation that lists it, where the items are in its answer,
  * and whether it is a workspace resource. Each domain gets its own store from this.
  */
-function resourceStore<T>(operation: string, key: string, workspaceScoped: boolean) {
+function resourceStore<T>(operation: OperationName, key: string, workspaceScoped: boolean) {
   return create<ResourceState<T>>((set) => ({
     items: [],
     total: 0,
