@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 function files(dir: string): string[] {
@@ -15,5 +15,26 @@ describe('layering', () => {
     expect(sources.length).toBeGreaterThan(20);
     const offenders = sources.filter((f) => /(from\s+['"]electron['"]|require\(\s*['"]electron['"]\s*\)|import\(\s*['"]electron['"]\s*\))/.test(readFileSync(f, 'utf8')));
     expect(offenders).toEqual([]);
+  });
+
+  const importsOf = (file: string): string[] => [...readFileSync(file, 'utf8').matchAll(/(?:from\s+|import\(\s*|require\(\s*)['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+
+  it('the renderer reaches the engine only through its client: it never imports src/, main/, electron or Node', () => {
+    const sources = files('renderer/src').filter((f) => /\.tsx?$/.test(f));
+    expect(sources.length).toBeGreaterThan(10);
+    const offenders = sources.flatMap((f) => importsOf(f).filter((i) => {
+      if (!i.startsWith('.')) return i === 'electron' || i.startsWith('node:');
+      const target = relative(process.cwd(), resolve(dirname(f), i));
+      return !target.startsWith('renderer/') && !target.startsWith('preload/');
+    }).map((i) => `${f}: ${i}`));
+    expect(offenders).toEqual([]);
+  });
+
+  it('the preload imports electron and its own files only, and exposes one object', () => {
+    const imports = files('preload').filter((f) => f.endsWith('.ts')).flatMap(importsOf);
+    expect(imports.every((i) => i === 'electron' || i.startsWith('./'))).toBe(true);
+    const source = readFileSync('preload/index.ts', 'utf8');
+    expect(source.match(/exposeInMainWorld\(/g)).toHaveLength(1);
+    expect(source).not.toMatch(/exposeInMainWorld\([^)]*ipcRenderer\s*\)/);
   });
 });
