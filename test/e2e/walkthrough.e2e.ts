@@ -1,4 +1,5 @@
 import { GOOD_KEY, startFakeProviders, type FakeProviders } from '../helpers/fake-providers.js';
+import { startFakeBrain } from '../helpers/fake-brain.js';
 import { startSmtp } from '../helpers/receivers.js';
 import { startTarget, type Target } from '../helpers/target.js';
 import { expect, openApp, shot, startServe, test, type ServeHandle } from './fixtures.js';
@@ -13,14 +14,15 @@ test.describe('the interface, end to end', () => {
   let providers: FakeProviders;
   let target: Target;
   let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let brain: Awaited<ReturnType<typeof startFakeBrain>>;
 
   test.beforeAll(async () => {
-    [providers, target, smtp] = await Promise.all([startFakeProviders(), startTarget(), startSmtp()]);
+    [providers, target, smtp, brain] = await Promise.all([startFakeProviders(), startTarget(), startSmtp(), startFakeBrain()]);
     serve = await startServe();
   });
   test.afterAll(async () => {
     await serve?.stop();
-    await Promise.all([providers?.stop(), target?.stop(), smtp?.stop()]);
+    await Promise.all([providers?.stop(), target?.stop(), smtp?.stop(), brain?.stop()]);
   });
 
   test('connect, build, execute, read, schedule, alert', async ({ page }) => {
@@ -68,7 +70,7 @@ test.describe('the interface, end to end', () => {
     await editor.getByLabel('Name', { exact: true }).fill('order_status');
     await editor.getByLabel('Description').fill('Looks up an order');
     const definition = editor.getByLabel(/Definition/);
-    await definition.fill(JSON.stringify({ config: { url: `${target.url}/orders/{orderId}`, method: 'GET' }, parameters: [{ name: 'orderId', type: 'string', required: true, description: 'The order number' }], responseMapping: { status: 'order.status' } }));
+    await definition.fill(JSON.stringify({ config: { url: `${target.url}/orders/{orderId}`, method: 'GET' }, parameters: [{ name: 'orderId', type: 'string', required: true, description: 'The order number' }], responseMapping: { status: 'order.status', tracking: 'order.tracking' } }));
     await editor.getByRole('button', { name: 'Save tool' }).click();
     await expect(page.getByRole('heading', { name: 'Tool: order_status' })).toBeVisible();
     await page.getByLabel('orderId *').fill('A1');
@@ -113,7 +115,7 @@ test.describe('the interface, end to end', () => {
     await expect(page.getByRole('table', { name: 'Scenarios' })).toContainText('Late order');
 
     // Execute: the dialog asks for the variables, then the progress bar runs to the end.
-    await page.getByRole('button', { name: 'Execute' }).click();
+    await page.getByRole('row', { name: /Late order/ }).getByRole('button', { name: 'Execute' }).click();
     const run = page.getByRole('dialog', { name: /Execute/ });
     await run.getByLabel('order_id').fill('Z9');
     await run.getByLabel('Runs per persona and agent').fill('3');
@@ -136,6 +138,48 @@ test.describe('the interface, end to end', () => {
     await expect(page.getByText('Says it shipped')).toBeVisible();
     await shot(page, '09-transcript');
 
+    // Models in Settings, the agent switched to its replica, and a model-played caller judged.
+    await page.getByRole('navigation', { name: 'Sections' }).getByText('Settings').click();
+    const models = page.getByRole('region', { name: 'Language models' });
+    for (const role of ['caller', 'judge', 'replica']) {
+      const row = models.getByRole('group', { name: role });
+      await row.getByLabel('Base URL').fill(brain.url);
+      await row.getByLabel('Model').fill('fake');
+      await row.getByLabel('API key').fill('sk-fake-123456');
+      await row.getByRole('button', { name: `Save ${role}` }).click();
+      await expect(models.getByRole('group', { name: role }).getByLabel('API key')).toHaveValue(/^\*+3456$|3456$/);
+    }
+    await page.getByRole('navigation', { name: 'Sections' }).getByText('Agents').click();
+    await page.getByRole('cell', { name: 'Support Sam' }).click();
+    await page.getByRole('combobox', { name: 'Simulations reach it by' }).click();
+    await page.getByRole('option', { name: /^replica/ }).click();
+    await expect(page.getByRole('combobox', { name: 'Simulations reach it by' })).toContainText('replica');
+    await page.getByRole('navigation', { name: 'Sections' }).getByText('Scenarios').click();
+    await page.getByRole('button', { name: 'New scenario' }).click();
+    const free = page.getByRole('dialog');
+    await free.getByLabel('Name', { exact: true }).fill('Where is C3');
+    await free.getByLabel('Situation (use {{variables}})').fill('Your order C3 is late and you want to know where it is.');
+    await free.getByLabel('Personas').click();
+    await page.getByRole('option', { name: 'Frank' }).click();
+    await page.keyboard.press('Escape');
+    await free.getByLabel('Target agents').click();
+    await page.getByRole('option', { name: /Support Sam/ }).click();
+    await page.keyboard.press('Escape');
+    await free.getByLabel('Expected outcome (judged)').fill('The caller learns where the order is');
+    await free.getByRole('button', { name: 'Save scenario' }).click();
+    await page.getByRole('row', { name: /Where is C3/ }).getByRole('button', { name: 'Execute' }).click();
+    const modelRun = page.getByRole('dialog', { name: /Execute/ });
+    await modelRun.getByRole('button', { name: 'Start' }).click();
+    await expect(modelRun.getByTestId('execution-progress')).toContainText('1 of 1 ended', { timeout: 30_000 });
+    await expect(modelRun).toContainText('Pass rate 100%');
+    await modelRun.getByRole('button', { name: 'Open results' }).click();
+    await page.getByTestId('simulation-list').getByRole('row').first().click();
+    const judged = page.getByRole('log', { name: 'Transcript' });
+    await expect(judged).toContainText('Hi, where is my order C3?');
+    await expect(judged.locator('[data-role="tool"]')).toContainText('TRK');
+    await expect(page.getByText('The agent gave the tracking number.')).toBeVisible();
+    await shot(page, '10-replica-transcript');
+
     // A schedule for it, with a bad periodicity refused at the field first.
     await page.getByRole('navigation', { name: 'Sections' }).getByText('Schedules').click();
     await page.getByRole('button', { name: 'New schedule' }).click();
@@ -143,13 +187,14 @@ test.describe('the interface, end to end', () => {
     await sched.getByLabel('Name', { exact: true }).fill('Nightly late order');
     await sched.getByLabel('Scenario').click();
     await page.getByRole('option', { name: 'Late order' }).click();
+    await expect(page.getByRole('listbox')).toHaveCount(0);
     await sched.getByLabel('Periodicity').fill('every full moon');
     await sched.getByRole('button', { name: 'Save schedule' }).click();
     await expect(sched.getByLabel('Periodicity')).toHaveAttribute('aria-invalid', 'true');
     await sched.getByLabel('Periodicity').fill('0 2 * * *');
     await sched.getByRole('button', { name: 'Save schedule' }).click();
     await expect(page.getByRole('table', { name: 'Schedules' })).toContainText('Nightly late order');
-    await shot(page, '10-schedules');
+    await shot(page, '11-schedules');
 
     // SMTP in settings, then an alert whose test notification arrives by e-mail.
     await page.getByRole('navigation', { name: 'Sections' }).getByText('Settings').click();
@@ -159,7 +204,7 @@ test.describe('the interface, end to end', () => {
     await mail.getByLabel('from').fill('Callbench <qa@example.com>');
     await mail.getByRole('button', { name: 'Save SMTP' }).click();
     await expect(mail.getByRole('alert')).toHaveCount(0);
-    await shot(page, '11-settings');
+    await shot(page, '12-settings');
 
     await page.getByRole('navigation', { name: 'Sections' }).getByText('Alerts').click();
     await page.getByRole('button', { name: 'New alert' }).click();
@@ -172,13 +217,13 @@ test.describe('the interface, end to end', () => {
     await page.getByRole('button', { name: 'Send test' }).click();
     await expect(page.getByRole('status', { name: 'Test notification result' })).toContainText('email: delivered');
     expect(smtp.mails.length).toBe(1);
-    await shot(page, '12-alert-test');
+    await shot(page, '13-alert-test');
 
     // Dark theme, and no error logged by the page on the way.
     await page.getByRole('button', { name: 'Switch theme' }).click();
     await page.getByRole('navigation', { name: 'Sections' }).getByText('Overview').click();
     await expect(page.getByRole('list', { name: 'Recent executions' })).toContainText('completed');
-    await shot(page, '13-overview-dark');
+    await shot(page, '14-overview-dark');
     expect(errors).toEqual([]);
   });
 

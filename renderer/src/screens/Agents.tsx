@@ -147,16 +147,26 @@ export function AgentDetail({ id }: { id: string }) {
     await client().invoke('agents.sync', { agent_id: id });
     await agent.reload();
   });
+  const setChannel = useAction(async (channel: string) => {
+    await client().invoke('agents.update', { agent_id: id, channel });
+    await agent.reload();
+  });
   const a = agent.data;
   const [call, setCall] = useState<any>(null);
   return (
     <Page title={a ? `Agent: ${a.name}` : 'Agent'} actions={a && a.provider !== 'http' && <ActionButton busy={sync.busy} onClick={() => void sync.run()}>Sync now</ActionButton>}>
-      <ErrorNote error={agent.error ?? sync.error} />
+      <ErrorNote error={agent.error ?? sync.error ?? setChannel.error} />
       {a && (
         <>
-          <Stack direction="row" spacing={1} sx={{ mb: 2 }}>
-            <Chip label={a.provider} /><Chip label={`channel: ${a.channel}`} /><StatusChip value={a.status} /><StatusChip value={a.sync.status} />
+          <Stack direction="row" spacing={1} sx={{ mb: 2, alignItems: 'center' }}>
+            <Chip label={a.provider} /><StatusChip value={a.status} /><StatusChip value={a.sync.status} />
             <Typography variant="body2">Last synced {fmtDate(a.sync.lastSyncedAt)}</Typography>
+            <TextField select size="small" label="Simulations reach it by" value={a.channel} onChange={(e) => void setChannel.run(e.target.value)} sx={{ width: 260 }}
+              error={Boolean(setChannel.error)} helperText={fieldError(setChannel.error, 'channel')}>
+              <MenuItem value="provider">provider: its provider's text chat</MenuItem>
+              <MenuItem value="replica">replica: its configuration on our model</MenuItem>
+              <MenuItem value="http">http: its own URL</MenuItem>
+            </TextField>
           </Stack>
           <Tabs value={tab} onChange={(_e, v) => setTab(v)} aria-label="Agent sections">
             <Tab label="Configuration" /><Tab label="Tools" /><Tab label="Calls" /><Tab label="Versions" /><Tab label="Analytics" />

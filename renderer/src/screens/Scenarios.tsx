@@ -58,11 +58,12 @@ function ScenarioEditor({ scenario, onClose }: { scenario: Json | null; onClose(
 function ExecuteDialog({ scenario, onClose }: { scenario: Json; onClose(): void }) {
   const [values, setValues] = useState<Record<string, string>>({});
   const [runs, setRuns] = useState('1');
+  const [channel, setChannel] = useState('');
   const [execution, setExecution] = useState<Json | null>(null);
   const navigate = useSession((s) => s.navigate);
   const start = useAction(async () => {
     const variables = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== ''));
-    const { execution: e } = await client().invoke('scenarios.execute', wsInput({ scenario_id: scenario.id, variables, runs: Number(runs) }));
+    const { execution: e } = await client().invoke('scenarios.execute', wsInput({ scenario_id: scenario.id, variables, runs: Number(runs), ...(channel ? { channel } : {}) }));
     setExecution({ ...e, counts: { queued: e.simulations_created, running: 0, completed: 0, failed: 0, cancelled: 0 } });
   });
   const refresh = async () => {
@@ -88,6 +89,9 @@ function ExecuteDialog({ scenario, onClose }: { scenario: Json; onClose(): void 
                 error={Boolean(fieldError(start.error, `variables.${v.name}`))} value={values[v.name] ?? ''} onChange={(e) => setValues({ ...values, [v.name]: e.target.value })} />
             ))}
             <TextField label="Runs per persona and agent" type="number" value={runs} onChange={(e) => setRuns(e.target.value)} error={Boolean(fieldError(start.error, 'runs'))} helperText={fieldError(start.error, 'runs') ?? '1 to 20'} />
+            <TextField select label="Channel" value={channel} onChange={(e) => setChannel(e.target.value)} error={Boolean(fieldError(start.error, 'channel'))} helperText={fieldError(start.error, 'channel') ?? 'How the agents are reached for this execution'}>
+              <MenuItem value="">each agent's own</MenuItem><MenuItem value="provider">provider</MenuItem><MenuItem value="replica">replica</MenuItem><MenuItem value="http">http</MenuItem>
+            </TextField>
             <ErrorNote error={start.error} />
           </Stack>
         )}

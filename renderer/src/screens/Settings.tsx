@@ -49,7 +49,7 @@ function ModelRole({ role, current, onSaved }: { role: string; current: Json | n
   });
   const err = (k: string) => fieldError(save.error, `llm.${role}.${k}`);
   return (
-    <Box sx={{ mb: 2 }}>
+    <Box sx={{ mb: 2 }} role="group" aria-label={role}>
       <Typography variant="subtitle1">{role} {current?.source === 'environment' && '(from CALLBENCH_LLM_*)'}</Typography>
       <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap' }}>
         <TextField size="small" select label="Kind" value={form.kind} onChange={(e) => setForm({ ...form, kind: e.target.value })} sx={{ width: 140 }}><MenuItem value="openai">OpenAI-compatible</MenuItem><MenuItem value="anthropic">Anthropic</MenuItem></TextField>
