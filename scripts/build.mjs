@@ -14,7 +14,8 @@ const stale = (output, sources) => !existsSync(output) || statSync(output).mtime
 const targets = {
   async renderer(force) {
     if (!force && !stale('dist/renderer/index.html', ['renderer', 'preload/api.ts', 'vite.config.ts'])) return false;
-    await vite({ configFile: 'vite.config.ts', logLevel: 'warn' });
+    // Always the production build, whatever NODE_ENV the caller runs under (vitest sets "test").
+    await vite({ configFile: 'vite.config.ts', logLevel: 'warn', mode: 'production', define: { 'process.env.NODE_ENV': '"production"' } });
     return true;
   },
   async desktop(force) {

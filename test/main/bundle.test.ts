@@ -11,7 +11,7 @@ import { tempDir } from '../helpers/server.js';
  */
 describe('the built desktop bundle', () => {
   it('starts the engine, opens the window, and exits cleanly when asked to quit', () => {
-    execFileSync(process.execPath, ['scripts/build.mjs', 'all'], { stdio: 'ignore' });
+    execFileSync(process.execPath, ['scripts/build.mjs', 'desktop'], { stdio: 'ignore' });
     const userData = tempDir();
     try {
       const out = execFileSync(process.execPath, ['--import', './test/main/fake-electron/register.mjs', 'dist/main/index.mjs'], {

@@ -3,7 +3,7 @@ import { Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, MenuIte
 import { useEffect, useState } from 'react';
 import { useScenarios, useSchedules, type Json } from '../stores/resources';
 import { client, useSession, wsInput } from '../stores/session';
-import { ActionButton, ErrorNote, Page, StatusChip, fieldError, fmtDate, useAction, useLoad } from '../ui/common';
+import { ActionButton, ErrorNote, Page, fieldError, fmtDate, useAction, useLoad } from '../ui/common';
 
 function ScheduleEditor({ onClose }: { onClose(saved: boolean): void }) {
   const scenarios = useScenarios();
@@ -77,7 +77,7 @@ export function Schedules() {
           open === s.id ? <TableRow key={`${s.id}-runs`}><TableCell colSpan={6}><Runs id={s.id} /></TableCell></TableRow> : null,
         ])}</TableBody>
       </Table>
-      {items.length === 0 && <Typography sx={{ mt: 2 }}>No schedules. <StatusChip value="idle" /></Typography>}
+      {items.length === 0 && <Typography sx={{ mt: 2 }}>No schedules yet: run a scenario on a periodicity with “New schedule”.</Typography>}
       {creating && <ScheduleEditor onClose={(saved) => { setCreating(false); if (saved) void load({ limit: 100 }); }} />}
     </Page>
   );
