@@ -14,8 +14,10 @@ const stale = (output, sources) => !existsSync(output) || statSync(output).mtime
 const targets = {
   async renderer(force) {
     if (!force && !stale('dist/renderer/index.html', ['renderer', 'preload/api.ts', 'vite.config.ts'])) return false;
-    // Always the production build, whatever NODE_ENV the caller runs under (vitest sets "test").
-    await vite({ configFile: 'vite.config.ts', logLevel: 'warn', mode: 'production', define: { 'process.env.NODE_ENV': '"production"' } });
+    // Always the production build, whatever NODE_ENV the caller runs under (vitest sets "test"):
+    // React and its JSX transform both follow NODE_ENV, and must agree.
+    process.env.NODE_ENV = 'production';
+    await vite({ configFile: 'vite.config.ts', logLevel: 'warn', mode: 'production' });
     return true;
   },
   async desktop(force) {
