@@ -56,13 +56,15 @@ export function createCallStore(db: Db) {
       const known = new Map((prepared(db, `SELECT provider_call_id, id FROM calls WHERE agent_id = ? AND provider_call_id IN (${placeholders(calls.length)})`)
         .all(agentId, ...calls.map((c) => c.providerCallId)) as { provider_call_id: string; id: string }[]).map((r) => [r.provider_call_id, r.id]));
       const fresh: { id: string; call: NormalizedCall }[] = [];
+      const seen = new Set<string>();
       for (const c of calls) {
         const values = [c.startedAt ? Date.parse(c.startedAt) : null, c.startedAt, c.endedAt, c.durationMs, c.endReason, c.cost,
           c.costOriginal ? toJson(c.costOriginal) : null, c.recordingUrl, c.summary, c.successful === null ? null : Number(c.successful),
           toJson(c.transcript), toJson(c.toolCalls)];
         const id = known.get(c.providerCallId);
         if (id) update.run(...values, id);
-        else if (!fresh.some((f) => f.call.providerCallId === c.providerCallId)) {
+        else if (!seen.has(c.providerCallId)) {
+          seen.add(c.providerCallId);
           const newCallId = newId('call', now);
           insert.run(newCallId, agentId, c.providerCallId, ...values);
           fresh.push({ id: newCallId, call: c });
