@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createEngine } from '../../src/engine.js';
+import { memorySampler } from './memory.js';
 import { createAdapters } from '../../src/providers/registry.js';
 import type { NormalizedCall } from '../../src/providers/types.js';
 
@@ -13,21 +14,7 @@ import type { NormalizedCall } from '../../src/providers/types.js';
  */
 const [url, mode, measure] = process.argv.slice(2) as [string, 'import' | 'bare', 'rss' | 'live' | undefined];
 const dir = mkdtempSync(join(tmpdir(), 'cb-import-'));
-/**
- * `rss`: peak resident memory above the start, sampled every 10 ms. `live` (run with --expose-gc):
- * the peak of what is still reachable, heap and external, after a full collection every 100 ms;
- * this is what grows when pages are gathered instead of streamed, whatever V8 decides about heap size.
- */
-const gc = (globalThis as { gc?: () => void }).gc;
-let peak = 0;
-const base = process.memoryUsage().rss;
-const sampler = measure === 'live'
-  ? setInterval(() => {
-    gc!();
-    const m = process.memoryUsage();
-    peak = Math.max(peak, m.heapUsed + m.external);
-  }, 100)
-  : setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss - base)), 10);
+const sampler = memorySampler(measure);
 // A clock that runs from a fixed date, as a real one would (ids lead with the time, so they grow).
 const started0 = Date.now();
 const clock = { now: () => Date.parse('2026-06-20T00:00:00Z') + (Date.now() - started0) };
@@ -41,8 +28,8 @@ if (mode === 'import') {
   await done;
   const seconds = (performance.now() - started) / 1000;
   const calls = engine.store.db.prepare('SELECT COUNT(*) FROM calls').pluck().get() as number;
-  clearInterval(sampler);
-  console.log(JSON.stringify({ calls, seconds, peakMb: peak / 2 ** 20, status: res.status }));
+  const peakMb = sampler.stop();
+  console.log(JSON.stringify({ calls, seconds, peakMb, status: res.status }));
   await engine.stop();
 } else {
   // Fetch and normalise every call first (not timed), then time only turning them into rows.
@@ -62,7 +49,7 @@ if (mode === 'import') {
     }
   })();
   const seconds = (performance.now() - started) / 1000;
-  clearInterval(sampler);
+  sampler.stop();
   console.log(JSON.stringify({ calls: records.length, seconds }));
   db.close();
 }

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine } from '../../src/engine.js';
+import { memorySampler } from './memory.js';
 import type { AgentSnapshot } from '../../src/providers/types.js';
 
 /**
@@ -17,21 +18,7 @@ const CONCURRENCY = 8;
 const [url, mode, countText, measure] = process.argv.slice(2) as [string, 'engine' | 'bare', string, 'rss' | 'live' | undefined];
 const count = Number(countText);
 const dir = mkdtempSync(join(tmpdir(), 'cb-sims-'));
-/**
- * `rss`: peak resident memory above the start, sampled every 10 ms. `live` (run with --expose-gc):
- * the peak of what is still reachable, heap and external, after a full collection every 100 ms;
- * this is what grows when something is held per simulation, whatever V8 decides about heap size.
- */
-const gc = (globalThis as { gc?: () => void }).gc;
-let peak = 0;
-const base = process.memoryUsage().rss;
-const sampler = measure === 'live'
-  ? setInterval(() => {
-    gc!();
-    const m = process.memoryUsage();
-    peak = Math.max(peak, m.heapUsed + m.external);
-  }, 100)
-  : setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss - base)), 10);
+const sampler = memorySampler(measure);
 
 if (mode === 'engine') {
   const engine = createEngine({
@@ -76,9 +63,9 @@ if (mode === 'engine') {
   }
   await done;
   const seconds = (performance.now() - started) / 1000;
-  clearInterval(sampler);
+  const peakMb = sampler.stop();
   const rows = engine.store.db.prepare("SELECT COUNT(*) AS n, SUM(json_array_length(turns)) AS turns, SUM(json_extract(usage, '$.llm_calls')) AS calls FROM simulations WHERE status = 'completed' AND passed = 1").get() as { n: number; turns: number; calls: number };
-  console.log(JSON.stringify({ simulations: rows.n, turns: rows.turns, modelCalls: rows.calls, roundTrips: count * TURNS, seconds, peakMb: peak / 2 ** 20 }));
+  console.log(JSON.stringify({ simulations: rows.n, turns: rows.turns, modelCalls: rows.calls, roundTrips: count * TURNS, seconds, peakMb }));
   await engine.stop();
 } else {
   // The same conversations with nothing around them: the growing history posted each turn.
@@ -100,8 +87,8 @@ if (mode === 'engine') {
     }
   }));
   const seconds = (performance.now() - started) / 1000;
-  clearInterval(sampler);
-  console.log(JSON.stringify({ simulations: 0, roundTrips: count * TURNS, seconds, peakMb: peak / 2 ** 20 }));
+  const peakMb = sampler.stop();
+  console.log(JSON.stringify({ simulations: 0, roundTrips: count * TURNS, seconds, peakMb }));
 }
 rmSync(dir, { recursive: true, force: true });
 process.exit(0);
