@@ -35,6 +35,11 @@ export interface ProviderRequest {
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
+  /**
+   * False for requests that change something at the provider (a chat turn): a 5xx or a dropped
+   * connection may come after the provider acted, so they are not sent again. 429 still is.
+   */
+  idempotent?: boolean;
 }
 
 /**
@@ -61,16 +66,19 @@ export function providerClient(baseUrl: string, headers: Record<string, string>,
           lastProblem = 'it is throttling us (429)';
         } else if (res.status >= 500) {
           lastProblem = `it answered ${res.status}`;
+          if (req.idempotent === false) break;
         } else {
           throw new ProviderError('bad_response', `The provider answered ${res.status} to ${url.pathname}`, res.status);
         }
       } catch (err) {
         if (err instanceof ProviderError) throw err;
         lastProblem = `it could not be reached (${(err as Error).message})`;
+        if (req.idempotent === false) break;
       }
       if (attempt < policy.attempts) await sleep(wait);
     }
-    throw new ProviderError('unavailable', `The provider is unavailable: ${lastProblem}, ${policy.attempts} attempts`);
+    const tries = req.idempotent === false && !lastProblem.includes('429') ? 'not repeated, as it may have been acted on' : `${policy.attempts} attempts`;
+    throw new ProviderError('unavailable', `The provider is unavailable: ${lastProblem}, ${tries}`);
   };
 }
 

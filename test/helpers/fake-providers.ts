@@ -41,6 +41,8 @@ export interface FakeProviders {
     elevenConversations: Json[];
     /** Paths (prefix) that answer 429 with Retry-After once. */
     throttleOnce: Set<string>;
+    /** Paths (prefix) that answer 500 once. */
+    failOnce: Set<string>;
     /** From this many call-list requests on, listing answers 500 (null: never). */
     failCallListsAfter: number | null;
     callListRequests: number;
@@ -66,7 +68,7 @@ export async function startFakeProviders(): Promise<FakeProviders> {
       voice: { provider: '11labs', voiceId: 'voice_x', stability: 0.5, similarityBoost: 0.75, unknownSetting: 3 },
       newVapiFeature: { anything: true },
     },
-    vapiCalls: [], retellCalls: [], elevenConversations: [], throttleOnce: new Set(), failCallListsAfter: null, callListRequests: 0, revoked: false,
+    vapiCalls: [], retellCalls: [], elevenConversations: [], throttleOnce: new Set(), failOnce: new Set(), failCallListsAfter: null, callListRequests: 0, revoked: false,
   };
 
   const server = createServer(async (req, res) => {
@@ -87,6 +89,11 @@ export async function startFakeProviders(): Promise<FakeProviders> {
     if (throttled) {
       state.throttleOnce.delete(throttled);
       return send(429, { message: 'slow down' }, { 'retry-after': '1' });
+    }
+    const failing = [...state.failOnce].find((p) => path.startsWith(p));
+    if (failing) {
+      state.failOnce.delete(failing);
+      return send(500, { message: 'internal' });
     }
     const isCallList = path === '/call' || path === '/v3/list-calls' || path === '/v1/convai/conversations' || path === '/v1/calls';
     if (isCallList) {

@@ -88,6 +88,20 @@ describe('simulation channels: provider chat APIs and agents at a URL', () => {
     expect(byAgent[agents.bland!]).toMatchObject({ end_reason: 'agent_ended' });
   });
 
+  it('a chat turn is never sent twice: a 500 fails the simulation, a 429 is waited out and retried', async () => {
+    const scenario = await scenarioFor([agents.vapi!], [{ say: 'Where is order Q1?' }]);
+    const hits = () => providers.hits.get('/chat') ?? 0;
+    const before = hits();
+    providers.state.failOnce.add('/chat');
+    const failed = await execute(scenario);
+    expect(failed.sims[0]).toMatchObject({ status: 'failed', error: expect.stringContaining('not repeated') });
+    expect(hits() - before).toBe(1);
+    providers.state.throttleOnce.add('/chat');
+    const retried = await execute(scenario);
+    expect(retried.sims[0]).toMatchObject({ status: 'completed' });
+    expect(hits() - before).toBe(3); // the 429, then its retry
+  });
+
   it('agents at a URL: OpenAI-compatible with its key and model, or plain JSON', async () => {
     const { done, sims } = await execute(await scenarioFor([agents.openai!, agents.simple!]));
     expect(done).toMatchObject({ status: 'completed', counts: { completed: 2 } });
