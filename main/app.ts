@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { z } from 'zod';
 import { catalogue } from '../src/operations/catalogue.js';
 import { createEngine, type Engine } from '../src/engine.js';
 import { AppError } from '../src/errors.js';
@@ -103,7 +104,7 @@ export async function startDesktop(deps: DesktopDeps): Promise<DesktopApp | null
     trusted: () => (window && !window.isDestroyed() ? { webContentsId: window.webContents.id, url: appUrl } : null),
     log: deps.log,
     desktop: {
-      'desktop.preferences.get': { input: PrefsPatch.pick({}), handler: prefsView },
+      'desktop.preferences.get': { input: z.strictObject({}), handler: prefsView },
       'desktop.preferences.update': {
         input: PrefsPatch,
         async handler(patch: { theme?: 'light' | 'dark' | 'system'; server?: { enabled?: boolean; port?: number } }) {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError } from '../src/errors.js';
 import type { Engine } from '../src/engine.js';
 import { toAppError } from '../src/server/envelope.js';
-import type { InvokeAnswer } from '../preload/api.js';
+import type { DesktopOperationName, InvokeAnswer } from '../preload/api.js';
 
 /** What main needs to know of an IPC message: who sent it, from which frame. */
 export interface IpcSenderInfo {
@@ -21,7 +21,7 @@ export interface IpcHandlerOptions {
   /** Names of the engine's catalogue: the only engine operations the renderer may invoke. */
   operations: ReadonlySet<string>;
   invoke: Engine['invoke'];
-  desktop: Record<string, DesktopOperation>;
+  desktop: Record<DesktopOperationName, DesktopOperation>;
   /** The web contents id of the app's window and the URL its renderer was loaded from. */
   trusted(): { webContentsId: number; url: string } | null;
   log(message: string): void;
@@ -46,7 +46,7 @@ export function createIpcHandler(opts: IpcHandlerOptions) {
     const body = input ?? {};
     if (typeof body !== 'object' || Array.isArray(body)) return refused('validation_error', 400, 'The input must be an object', [{ path: '', message: 'must be an object' }]);
     try {
-      const own = Object.hasOwn(opts.desktop, name) ? opts.desktop[name] : undefined;
+      const own = Object.hasOwn(opts.desktop, name) ? opts.desktop[name as DesktopOperationName] : undefined;
       if (own) {
         const parsed = own.input.safeParse(body);
         if (!parsed.success) {

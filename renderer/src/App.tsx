@@ -1,7 +1,7 @@
 import { AppBar, Box, CssBaseline, Drawer, IconButton, List, ListItemButton, ListItemText, ThemeProvider, Toolbar, Tooltip, Typography, createTheme } from '@mui/material';
 import { useEffect, useMemo } from 'react';
 import { useSession } from './stores/session';
-import { useAlertEvents } from './stores/events';
+import { useEngineEventStream } from './stores/events';
 import { Overview } from './screens/Overview';
 import { AgentDetail, Agents } from './screens/Agents';
 import { ToolDetail, Tools } from './screens/Tools';
@@ -39,7 +39,7 @@ function Screen({ route }: { route: string[] }) {
 export function App() {
   const { theme: mode, setTheme, route, navigate } = useSession();
   const theme = useMemo(() => createTheme({ palette: { mode } }), [mode]);
-  useAlertEvents();
+  useEngineEventStream();
   useEffect(() => {
     document.body.dataset.ready = 'true';
   }, []);

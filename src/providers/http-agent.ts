@@ -47,7 +47,7 @@ export function connectHttpAgent(store: Store, secrets: SecretBox, clock: Clock,
 }
 
 /** The URL requests go to: an OpenAI-compatible base gets `/chat/completions` appended. */
-export function endpointOf(creds: AgentCredentials): string {
+function endpointOf(creds: AgentCredentials): string {
   const base = creds.baseUrl ?? '';
   if (creds.format !== 'openai' || /\/chat\/completions\/?$/.test(base)) return base;
   return `${base.replace(/\/+$/, '')}/chat/completions`;

@@ -146,6 +146,24 @@ export function createSyncService(deps: SyncDeps) {
     return run;
   }
 
+  const intervalMinutes = (): number => store.settings.get<{ intervalMinutes?: number }>('sync')?.intervalMinutes ?? defaultMinutes;
+
+  /**
+   * Every agent that can sync, every `minutes` minutes (node-cron), until stop(). The stored
+   * setting (PATCH /v1/settings {sync}) wins over `minutes`; a later change reschedules.
+   */
+  function schedule(minutes: number): void {
+    defaultMinutes = minutes;
+    task?.stop();
+    const wanted = intervalMinutes();
+    const every = Number.isFinite(wanted) ? Math.max(1, Math.min(59, Math.round(wanted))) : 15;
+    task = cron.schedule(`*/${every} * * * *`, () => {
+      for (const agent of store.agents.list()) {
+        if (agent.status === 'active' && agent.provider !== 'http' && agent.syncStatus !== 'needs_credentials') void sync(agent.id);
+      }
+    });
+  }
+
   return {
     sync,
     /** How to reach the agent's provider, or null (disconnected, or an agent of our own). */
@@ -180,27 +198,12 @@ export function createSyncService(deps: SyncDeps) {
       void sync(agent.id);
       return { agent: store.agents.get(agent.id)!, created: !existing };
     },
-    /**
-     * Every agent that can sync, every `minutes` minutes (node-cron), until stop(). The stored
-     * setting (PATCH /v1/settings {sync}) wins over `minutes`; a later change reschedules.
-     */
-    schedule(minutes: number): void {
-      defaultMinutes = minutes;
-      task?.stop();
-      const stored = store.settings.get<{ intervalMinutes?: number }>('sync')?.intervalMinutes;
-      const wanted = stored ?? minutes;
-      const every = Number.isFinite(wanted) ? Math.max(1, Math.min(59, Math.round(wanted))) : 15;
-      task = cron.schedule(`*/${every} * * * *`, () => {
-        for (const agent of store.agents.list()) {
-          if (agent.status === 'active' && agent.provider !== 'http' && agent.syncStatus !== 'needs_credentials') void sync(agent.id);
-        }
-      });
-    },
+    schedule,
     /** Applies a changed interval setting, when this engine runs the periodic sync at all. */
     rescheduled(): void {
-      if (task && !stopping) this.schedule(defaultMinutes);
+      if (task && !stopping) schedule(defaultMinutes);
     },
-    intervalMinutes: (): number => store.settings.get<{ intervalMinutes?: number }>('sync')?.intervalMinutes ?? defaultMinutes,
+    intervalMinutes,
     isRunning: (agentId: string) => running.has(agentId),
     async idle(): Promise<void> {
       while (running.size) await Promise.allSettled([...running.values()]);

@@ -59,5 +59,26 @@ export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }
 
+/** Opens a section from the navigation. */
+export async function section(page: Page, name: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Sections' }).getByText(name, { exact: true }).click();
+}
+
+/** Opens the scenario editor and fills what every scenario has: name, situation, one persona, one agent. */
+export async function startScenario(page: Page, s: { name: string; situation: string; persona: string; agent: RegExp }) {
+  await section(page, 'Scenarios');
+  await page.getByRole('button', { name: 'New scenario' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel('Name', { exact: true }).fill(s.name);
+  await dialog.getByLabel('Situation (use {{variables}})').fill(s.situation);
+  await dialog.getByLabel('Personas').click();
+  await page.getByRole('option', { name: s.persona }).click();
+  await page.keyboard.press('Escape');
+  await dialog.getByLabel('Target agents').click();
+  await page.getByRole('option', { name: s.agent }).click();
+  await page.keyboard.press('Escape');
+  return dialog;
+}
+
 export const test = base;
 export { expect };

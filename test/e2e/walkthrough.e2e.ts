@@ -2,7 +2,7 @@ import { GOOD_KEY, startFakeProviders, type FakeProviders } from '../helpers/fak
 import { startFakeBrain } from '../helpers/fake-brain.js';
 import { startSmtp } from '../helpers/receivers.js';
 import { startTarget, type Target } from '../helpers/target.js';
-import { expect, openApp, shot, startServe, test, type ServeHandle } from './fixtures.js';
+import { expect, openApp, section, shot, startScenario, startServe, test, type ServeHandle } from './fixtures.js';
 
 /**
  * A QA tester's first session, through the interface only: connect an agent, create and test a
@@ -37,7 +37,7 @@ test.describe('the interface, end to end', () => {
     await shot(page, '01-overview-empty');
 
     // Connect an agent; a wrong key is answered where it was typed.
-    await page.getByRole('button', { name: 'Sections' }).or(page.getByRole('navigation', { name: 'Sections' })).getByText('Agents').click();
+    await section(page, 'Agents');
     await page.getByRole('button', { name: 'Connect agent' }).click();
     const dialog = page.getByRole('dialog', { name: 'Connect an agent' });
     await dialog.getByLabel('Agent id').fill('asst_1');
@@ -64,7 +64,7 @@ test.describe('the interface, end to end', () => {
     await shot(page, '03-agent-detail');
 
     // A tool: created in the editor, a bad definition refused at the field, then tested for real.
-    await page.getByRole('navigation', { name: 'Sections' }).getByText('Tools').click();
+    await section(page, 'Tools');
     await page.getByRole('button', { name: 'New tool' }).click();
     const editor = page.getByRole('dialog');
     await editor.getByLabel('Name', { exact: true }).fill('order_status');
@@ -80,7 +80,7 @@ test.describe('the interface, end to end', () => {
     await shot(page, '04-tool-test');
 
     // A persona, a scorecard and a scripted scenario against the agent.
-    await page.getByRole('navigation', { name: 'Sections' }).getByText('Personas').click();
+    await section(page, 'Personas');
     await page.getByRole('button', { name: 'New persona' }).click();
     await page.getByRole('dialog').getByLabel('Name', { exact: true }).fill('Frank');
     await page.getByRole('dialog').getByLabel('Who they are and how they speak').fill('A busy shop owner who wants his order.');
@@ -88,24 +88,14 @@ test.describe('the interface, end to end', () => {
     await expect(page.getByRole('table', { name: 'Personas' })).toContainText('Frank');
     await shot(page, '05-personas');
 
-    await page.getByRole('navigation', { name: 'Sections' }).getByText('Scorecards').click();
+    await section(page, 'Scorecards');
     await page.getByRole('button', { name: 'New scorecard' }).click();
     await page.getByRole('dialog').getByLabel('Name', { exact: true }).fill('Order support');
     await page.getByRole('dialog').getByLabel(/^Metrics/).fill(JSON.stringify([{ name: 'Says it shipped', category: 'accuracy', type: 'contains', config: { text: 'shipped' } }]));
     await page.getByRole('button', { name: 'Save scorecard' }).click();
     await expect(page.getByRole('table', { name: 'Scorecards' })).toContainText('Order support');
 
-    await page.getByRole('navigation', { name: 'Sections' }).getByText('Scenarios').click();
-    await page.getByRole('button', { name: 'New scenario' }).click();
-    const scenario = page.getByRole('dialog');
-    await scenario.getByLabel('Name', { exact: true }).fill('Late order');
-    await scenario.getByLabel('Situation (use {{variables}})').fill('Order {{order_id}} is late.');
-    await scenario.getByLabel('Personas').click();
-    await page.getByRole('option', { name: 'Frank' }).click();
-    await page.keyboard.press('Escape');
-    await scenario.getByLabel('Target agents').click();
-    await page.getByRole('option', { name: /Support Sam/ }).click();
-    await page.keyboard.press('Escape');
+    const scenario = await startScenario(page, { name: 'Late order', situation: 'Order {{order_id}} is late.', persona: 'Frank', agent: /Support Sam/ });
     await scenario.getByLabel('Scorecard').click();
     await page.getByRole('option', { name: 'Order support' }).click();
     await scenario.getByLabel(/^Variables/).fill('[{"name": "order_id", "type": "string", "defaultValue": "A1"}]');
@@ -139,7 +129,7 @@ test.describe('the interface, end to end', () => {
     await shot(page, '09-transcript');
 
     // Models in Settings, the agent switched to its replica, and a model-played caller judged.
-    await page.getByRole('navigation', { name: 'Sections' }).getByText('Settings').click();
+    await section(page, 'Settings');
     const models = page.getByRole('region', { name: 'Language models' });
     for (const role of ['caller', 'judge', 'replica']) {
       const row = models.getByRole('group', { name: role });
@@ -149,22 +139,12 @@ test.describe('the interface, end to end', () => {
       await row.getByRole('button', { name: `Save ${role}` }).click();
       await expect(models.getByRole('group', { name: role }).getByLabel('API key')).toHaveValue(/^\*+3456$|3456$/);
     }
-    await page.getByRole('navigation', { name: 'Sections' }).getByText('Agents').click();
+    await section(page, 'Agents');
     await page.getByRole('cell', { name: 'Support Sam' }).click();
     await page.getByRole('combobox', { name: 'Simulations reach it by' }).click();
     await page.getByRole('option', { name: /^replica/ }).click();
     await expect(page.getByRole('combobox', { name: 'Simulations reach it by' })).toContainText('replica');
-    await page.getByRole('navigation', { name: 'Sections' }).getByText('Scenarios').click();
-    await page.getByRole('button', { name: 'New scenario' }).click();
-    const free = page.getByRole('dialog');
-    await free.getByLabel('Name', { exact: true }).fill('Where is C3');
-    await free.getByLabel('Situation (use {{variables}})').fill('Your order C3 is late and you want to know where it is.');
-    await free.getByLabel('Personas').click();
-    await page.getByRole('option', { name: 'Frank' }).click();
-    await page.keyboard.press('Escape');
-    await free.getByLabel('Target agents').click();
-    await page.getByRole('option', { name: /Support Sam/ }).click();
-    await page.keyboard.press('Escape');
+    const free = await startScenario(page, { name: 'Where is C3', situation: 'Your order C3 is late and you want to know where it is.', persona: 'Frank', agent: /Support Sam/ });
     await free.getByLabel('Expected outcome (judged)').fill('The caller learns where the order is');
     await free.getByRole('button', { name: 'Save scenario' }).click();
     await page.getByRole('row', { name: /Where is C3/ }).getByRole('button', { name: 'Execute' }).click();
@@ -181,7 +161,7 @@ test.describe('the interface, end to end', () => {
     await shot(page, '10-replica-transcript');
 
     // A schedule for it, with a bad periodicity refused at the field first.
-    await page.getByRole('navigation', { name: 'Sections' }).getByText('Schedules').click();
+    await section(page, 'Schedules');
     await page.getByRole('button', { name: 'New schedule' }).click();
     const sched = page.getByRole('dialog');
     await sched.getByLabel('Name', { exact: true }).fill('Nightly late order');
@@ -197,7 +177,7 @@ test.describe('the interface, end to end', () => {
     await shot(page, '11-schedules');
 
     // SMTP in settings, then an alert whose test notification arrives by e-mail.
-    await page.getByRole('navigation', { name: 'Sections' }).getByText('Settings').click();
+    await section(page, 'Settings');
     const mail = page.getByRole('region', { name: 'E-mail (SMTP)' });
     await mail.getByLabel('host').fill('127.0.0.1');
     await mail.getByLabel('port').fill(String(smtp.port));
@@ -206,7 +186,7 @@ test.describe('the interface, end to end', () => {
     await expect(mail.getByRole('alert')).toHaveCount(0);
     await shot(page, '12-settings');
 
-    await page.getByRole('navigation', { name: 'Sections' }).getByText('Alerts').click();
+    await section(page, 'Alerts');
     await page.getByRole('button', { name: 'New alert' }).click();
     const alert = page.getByRole('dialog');
     await alert.getByLabel('Name', { exact: true }).fill('Order tool failing');
@@ -221,7 +201,7 @@ test.describe('the interface, end to end', () => {
 
     // Dark theme, and no error logged by the page on the way.
     await page.getByRole('button', { name: 'Switch theme' }).click();
-    await page.getByRole('navigation', { name: 'Sections' }).getByText('Overview').click();
+    await section(page, 'Overview');
     await expect(page.getByRole('list', { name: 'Recent executions' })).toContainText('completed');
     await shot(page, '14-overview-dark');
     expect(errors).toEqual([]);

@@ -2,7 +2,7 @@ import { Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, MenuIte
 import { useEffect, useState } from 'react';
 import { useAlerts, type Json } from '../stores/resources';
 import { client } from '../stores/session';
-import { useEngineEvents } from '../stores/events';
+import { useEngineRefresh } from '../stores/events';
 import { ActionButton, ErrorNote, JsonField, Page, StatusChip, fieldError, fmtDate, useAction, useLoad } from '../ui/common';
 
 const TYPES = ['tool_performance', 'agent_score', 'scenario_failure', 'agent_config_changed'];
@@ -69,7 +69,7 @@ export function Alerts({ focus }: { focus?: string }) {
   const [testResult, setTestResult] = useState<Json | null>(null);
   useEffect(() => void load(), [load]);
   useEffect(() => setOpen(focus ?? null), [focus]);
-  useEngineEvents(['alert.'], () => void load());
+  useEngineRefresh((e) => e.type.startsWith('alert.'), () => void load());
   const test = useAction(async (id: string) => setTestResult({ id, ...(await client().invoke('alerts.test', { alert_id: id })) }));
   const remove = useAction(async (id: string) => {
     await client().invoke('alerts.delete', { alert_id: id });

@@ -2,7 +2,7 @@ import { Card, CardActionArea, CardContent, Grid, LinearProgress, List, ListItem
 import { useEffect } from 'react';
 import { useAlerts, useExecutions, useTools } from '../stores/resources';
 import { useSession } from '../stores/session';
-import { useEngineEvents } from '../stores/events';
+import { useEngineRefresh } from '../stores/events';
 import { ErrorNote, Page, StatusChip, fmtDate, fmtNum } from '../ui/common';
 
 /** Recent executions with pass rates, alerts firing, tool health at a glance. */
@@ -15,9 +15,8 @@ export function Overview() {
     void executions.load({ limit: 10 });
     void alerts.load();
     void tools.load();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
-  useEngineEvents(['simulation.finished', 'alert.'], () => {
+  useEngineRefresh((e) => e.type === 'simulation.finished' || e.type.startsWith('alert.'), () => {
     void executions.load({ limit: 10 });
     void alerts.load();
   });

@@ -45,7 +45,7 @@ export function Personas() {
   const [rowsPerPage, setRowsPerPage] = useState(25);
   const [editing, setEditing] = useState<Json | null | undefined>(undefined);
   const query = () => ({ ...Object.fromEntries(Object.entries(q).filter(([, v]) => v)), limit: rowsPerPage, offset: page * rowsPerPage });
-  useEffect(() => void load(query()), [q, page, rowsPerPage]); // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => void load(query()), [q, page, rowsPerPage]);
   const set = (k: keyof typeof q) => (e: { target: { value: string } }) => {
     setPage(0);
     setQ({ ...q, [k]: e.target.value });

@@ -2,7 +2,7 @@ import { Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, LinearP
 import { useEffect, useState } from 'react';
 import { useAgents, usePersonas, useScenarios, useScorecards, type Json } from '../stores/resources';
 import { client, useSession, wsInput } from '../stores/session';
-import { useEngineEvents } from '../stores/events';
+import { useEngineRefresh } from '../stores/events';
 import { ActionButton, ErrorNote, JsonField, Page, StatusChip, fieldError, fmtNum, useAction } from '../ui/common';
 
 function ScenarioEditor({ scenario, onClose }: { scenario: Json | null; onClose(saved: boolean): void }) {
@@ -13,7 +13,6 @@ function ScenarioEditor({ scenario, onClose }: { scenario: Json | null; onClose(
     void personas.load({ limit: 100 });
     void agents.load();
     void scorecards.load({ limit: 100 });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
   const [form, setForm] = useState<Json>(scenario ?? { name: '', prompt: '', personas: [], targetAgents: [], scorecard: null, promptVariables: [], script: null, expectedOutcome: '' });
   const save = useAction(async () => {
@@ -69,12 +68,12 @@ function ExecuteDialog({ scenario, onClose }: { scenario: Json; onClose(): void 
   const refresh = async () => {
     if (execution) setExecution((await client().invoke('executions.get', wsInput({ execution_id: execution.id }))).execution);
   };
-  useEngineEvents(['simulation.'], (e) => { if (execution && e.data.executionId === execution.id) void refresh(); });
+  useEngineRefresh((e) => e.type.startsWith('simulation.') && e.data.executionId === execution?.id, () => void refresh());
   useEffect(() => {
     if (!execution || ['completed', 'failed', 'cancelled'].includes(execution.status)) return;
     const t = setInterval(() => void refresh(), 1_000);
     return () => clearInterval(t);
-  }, [execution?.id, execution?.status]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [execution?.id, execution?.status]);
   const c = execution?.counts;
   const ended = c ? c.completed + c.failed + c.cancelled : 0;
   const total = execution?.simulations_created ?? 0;

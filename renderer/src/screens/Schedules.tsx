@@ -7,7 +7,7 @@ import { ActionButton, ErrorNote, Page, fieldError, fmtDate, useAction, useLoad 
 
 function ScheduleEditor({ onClose }: { onClose(saved: boolean): void }) {
   const scenarios = useScenarios();
-  useEffect(() => void scenarios.load({ limit: 100 }), []); // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => void scenarios.load({ limit: 100 }), []);
   const [form, setForm] = useState({ name: '', scenarioId: '', periodicity: 'daily', timezone: Intl.DateTimeFormat().resolvedOptions().timeZone, periodEndCondition: 'never' });
   const save = useAction(async () => {
     await client().invoke('schedules.create', wsInput(form));

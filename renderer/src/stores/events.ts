@@ -1,38 +1,46 @@
-import { useEffect } from 'react';
-import { create } from 'zustand';
+import { useEffect, useRef } from 'react';
 import type { EngineEventMessage } from '../../../preload/api';
 import { useSession } from './session';
 
-/** The engine's live events, for screens that follow progress; the last ones are kept. */
-interface EventState {
-  last: EngineEventMessage[];
-  /** Bumped on every event, so that screens can refresh on what concerns them. */
-  tick: number;
-  push(e: EngineEventMessage): void;
-}
+type Listener = (e: EngineEventMessage) => void;
+const listeners = new Set<Listener>();
 
-export const useEvents = create<EventState>((set) => ({
-  last: [],
-  tick: 0,
-  push: (e) => set((s) => ({ last: [e, ...s.last].slice(0, 50), tick: s.tick + 1 })),
-}));
-
-/** Subscribes once to the engine's events for the whole app. */
-export function useAlertEvents(): void {
+/** Subscribes once to the engine's events for the whole app, and hands each to the screens listening. */
+export function useEngineEventStream(): void {
   const client = useSession((s) => s.client);
   useEffect(() => client?.subscribe((e) => {
     // A click on an OS notification brings the app forward on the alert.
     if (e.type === 'app.navigate') useSession.getState().navigate(String(e.data.path));
-    useEvents.getState().push(e);
+    for (const l of listeners) l(e);
   }), [client]);
 }
 
-/** Calls `onEvent` for each engine event whose type starts with one of `prefixes`. */
-export function useEngineEvents(prefixes: string[], onEvent: (e: EngineEventMessage) => void): void {
-  const tick = useEvents((s) => s.tick);
+/**
+ * Calls `refresh` when an engine event `matches`, at most once per `intervalMs`: an execution of
+ * a thousand simulations finishing is a few reloads, not a thousand. No event is missed: one that
+ * arrives while waiting makes the reload that ends the wait.
+ */
+export function useEngineRefresh(matches: (e: EngineEventMessage) => boolean, refresh: () => void, intervalMs = 500): void {
+  const latest = useRef({ matches, refresh });
+  latest.current = { matches, refresh };
   useEffect(() => {
-    const e = useEvents.getState().last[0];
-    if (e && prefixes.some((p) => e.type.startsWith(p))) onEvent(e);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [tick]);
+    let last = 0;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const run = () => {
+      timer = null;
+      last = Date.now();
+      latest.current.refresh();
+    };
+    const listener: Listener = (e) => {
+      if (!latest.current.matches(e) || timer) return;
+      const wait = last + intervalMs - Date.now();
+      if (wait <= 0) run();
+      else timer = setTimeout(run, wait);
+    };
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+      if (timer) clearTimeout(timer);
+    };
+  }, [intervalMs]);
 }

@@ -17,12 +17,16 @@ export function SimulationList({ executionId, onOpen, refreshKey = 0 }: { execut
   const [total, setTotal] = useState<number | null>(null);
   const [rows, setRows] = useState<Map<number, Json>>(new Map());
   const [error, setError] = useState<unknown>(null);
-  const pending = useRef(new Set<number>());
+  // Pages being fetched; `true` when asked again meanwhile (the answer under way may be older).
+  const pending = useRef(new Map<number, boolean>());
   const scroller = useRef<HTMLDivElement>(null);
 
-  const fetchPage = useCallback(async (page: number) => {
-    if (pending.current.has(page)) return;
-    pending.current.add(page);
+  const fetchPage = useCallback(async (page: number, refresh = false): Promise<void> => {
+    if (pending.current.has(page)) {
+      if (refresh) pending.current.set(page, true);
+      return;
+    }
+    pending.current.set(page, false);
     try {
       const data = await client().invoke('simulations.list', wsInput({ limit: PAGE, offset: page * PAGE, ...(executionId ? { execution_id: executionId } : {}) }));
       setTotal(data.pagination.total);
@@ -34,21 +38,30 @@ export function SimulationList({ executionId, onOpen, refreshKey = 0 }: { execut
     } catch (err) {
       setError(err);
     } finally {
+      const again = pending.current.get(page);
       pending.current.delete(page);
+      if (again) void fetchPage(page, true);
     }
   }, [executionId]);
 
+  // Another execution: start afresh.
   useEffect(() => {
     setRows(new Map());
     void fetchPage(0);
-  }, [fetchPage, refreshKey]);
+  }, [fetchPage]);
 
   const virtualizer = useVirtualizer({ count: total ?? 0, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 10 });
   const items = virtualizer.getVirtualItems();
+  const visiblePages = useRef<number[]>([0]);
   useEffect(() => {
-    const pages = new Set(items.filter((i) => !rows.has(i.index)).map((i) => Math.floor(i.index / PAGE)));
-    for (const p of pages) void fetchPage(p);
+    visiblePages.current = [...new Set(items.map((i) => Math.floor(i.index / PAGE)))];
+    const missing = new Set(items.filter((i) => !rows.has(i.index)).map((i) => Math.floor(i.index / PAGE)));
+    for (const p of missing) void fetchPage(p);
   }, [items, rows, fetchPage]);
+  // Progress elsewhere: the rows in view are read again, in place (no flicker, no jump).
+  useEffect(() => {
+    if (refreshKey) for (const p of visiblePages.current.length ? visiblePages.current : [0]) void fetchPage(p, true);
+  }, [refreshKey, fetchPage]);
 
   const open = (s: Json | undefined) => s && onOpen(s.id);
   return (

@@ -48,7 +48,6 @@ export function useLoad<T>(fn: () => Promise<T>, deps: unknown[]) {
     } catch (error) {
       setState({ data: null, error, loading: false });
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, deps);
   useEffect(() => void load(), [load]);
   return { ...state, reload: load };
