@@ -40,7 +40,7 @@ function PersonaEditor({ persona, onClose }: { persona: Json | null; onClose(sav
 
 export function Personas() {
   const { items, total, error, load } = usePersonas();
-  const [q, setQ] = useState({ name: '', language: '', emotion: '', difficulty: '', tags: '', sortBy: 'createdAt', sortOrder: 'desc' });
+  const [q, setQ] = useState({ name: '', language: '', emotion: '', difficulty: '', tags: '', createdBy: '', sortBy: 'createdAt', sortOrder: 'desc' });
   const [page, setPage] = useState(0);
   const [rowsPerPage, setRowsPerPage] = useState(25);
   const [editing, setEditing] = useState<Json | null | undefined>(undefined);
@@ -62,6 +62,7 @@ export function Personas() {
         <TextField size="small" select label="Emotion" value={q.emotion} onChange={set('emotion')} sx={{ width: 140 }}><MenuItem value="">any</MenuItem>{EMOTIONS.map((e) => <MenuItem key={e} value={e}>{e}</MenuItem>)}</TextField>
         <TextField size="small" select label="Difficulty" value={q.difficulty} onChange={set('difficulty')} sx={{ width: 140 }}><MenuItem value="">any</MenuItem>{DIFFICULTIES.map((e) => <MenuItem key={e} value={e}>{e}</MenuItem>)}</TextField>
         <TextField size="small" label="Tags" value={q.tags} onChange={set('tags')} sx={{ width: 140 }} />
+        <TextField size="small" label="Created by (user id)" value={q.createdBy} onChange={set('createdBy')} sx={{ width: 180 }} />
         <TextField size="small" select label="Sort by" value={q.sortBy} onChange={set('sortBy')} sx={{ width: 130 }}>{SORTS.map(([v, l]) => <MenuItem key={v} value={v}>{l}</MenuItem>)}</TextField>
         <TextField size="small" select label="Order" value={q.sortOrder} onChange={set('sortOrder')} sx={{ width: 110 }}><MenuItem value="asc">ascending</MenuItem><MenuItem value="desc">descending</MenuItem></TextField>
       </Stack>
