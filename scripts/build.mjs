@@ -22,9 +22,11 @@ const targets = {
   },
   async desktop(force) {
     if (!force && !stale('dist/main/index.mjs', ['main', 'preload', 'src', 'package.json'])) return false;
-    // Main is ESM (the engine's packages are); the preload is CommonJS, as a sandboxed preload must be.
+    // Main is ESM (the engine's packages are), with the engine's model thread beside it (it is
+    // started from its file); the preload is CommonJS, as a sandboxed preload must be.
     await esbuild({
-      entryPoints: ['main/index.ts'], outfile: 'dist/main/index.mjs', bundle: true, platform: 'node', format: 'esm', target: 'node22',
+      entryPoints: { index: 'main/index.ts', 'model-worker': 'src/llm/model-worker.ts' }, outdir: 'dist/main', outExtension: { '.js': '.mjs' },
+      bundle: true, platform: 'node', format: 'esm', target: 'node22',
       packages: 'external', sourcemap: true, logLevel: 'warning',
       banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     });

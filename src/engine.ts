@@ -53,6 +53,8 @@ export interface EngineOptions {
   maxTurns?: number;
   maxDurationMs?: number;
   modelPolicy?: ModelPolicy;
+  /** Threads that make the simulations' model calls (default 2). */
+  modelThreads?: number;
 }
 
 export interface StartResult {
@@ -74,6 +76,8 @@ export interface Engine {
   listen(port: number, host: string, ui?: { rendererDir?: string; pageKey?: string }): Promise<string>;
   /** Stops the HTTP server only (the desktop app's setting turns it off); the engine runs on. */
   closeServer(): Promise<void>;
+  /** Bytes of heap the model threads use: the process's own figures leave them out. */
+  modelThreadsHeapUsed(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -140,7 +144,7 @@ export function createEngine(options: EngineOptions): Engine {
         alertEvaluator = evaluator;
         const runner = createSimulationRunner({
           store, secrets, clock, events, tools, adapters, llmDefault: options.llmDefault ?? null, defaults: simulationDefaults,
-          modelPolicy: options.modelPolicy, log: (m) => log.error(m),
+          modelPolicy: options.modelPolicy, modelThreads: options.modelThreads, log: (m) => log.error(m),
         });
         simulationRunner = runner;
         const partial = { store, clock, events, secrets, tools, sync, alerts, evaluator, llmDefault: options.llmDefault ?? null, runner, simulationDefaults };
@@ -183,6 +187,9 @@ export function createEngine(options: EngineOptions): Engine {
     async closeServer() {
       await server?.close();
       server = null;
+    },
+    async modelThreadsHeapUsed() {
+      return (await simulationRunner?.modelThreadsHeapUsed()) ?? 0;
     },
     async stop() {
       // In-flight requests finish before the database closes.

@@ -1,7 +1,8 @@
 import type { Clock } from '../clock.js';
 import { isoNow } from '../clock.js';
 import type { EventBus } from '../events.js';
-import { createModelClient, DEFAULT_MODEL_POLICY, type ModelClient, type ModelPolicy } from '../llm/client.js';
+import { DEFAULT_MODEL_POLICY, type ModelClient, type ModelPolicy } from '../llm/client.js';
+import { createModelThreads } from '../llm/model-threads.js';
 import { connectionFor } from '../llm/settings.js';
 import { emptyUsage, type ModelConnection } from '../llm/types.js';
 import { effectiveConfiguration } from '../providers/view.js';
@@ -31,6 +32,8 @@ export interface RunnerDeps {
   /** Used where the settings (PATCH /v1/settings {simulations}) say nothing. */
   defaults: SimulationSettings;
   modelPolicy?: ModelPolicy;
+  /** Threads that make the model calls (default 2). */
+  modelThreads?: number;
   log(message: string): void;
 }
 
@@ -42,18 +45,8 @@ export interface RunnerDeps {
 export function createSimulationRunner(deps: RunnerDeps) {
   const { store, clock, events } = deps;
   const active = new Set<Promise<void>>();
-  // One SDK client per connection, shared by the simulations that use it (settings may change it).
-  const clients = new Map<string, ModelClient>();
-  const clientFor = (connection: ModelConnection): ModelClient => {
-    const policy = deps.modelPolicy ?? DEFAULT_MODEL_POLICY;
-    const key = JSON.stringify([connection, policy]);
-    let client = clients.get(key);
-    if (!client) {
-      if (clients.size >= 16) clients.clear();
-      clients.set(key, (client = createModelClient(connection, policy)));
-    }
-    return client;
-  };
+  const models = createModelThreads(deps.modelThreads ?? 2);
+  const clientFor = (connection: ModelConnection): ModelClient => models.client(connection, deps.modelPolicy ?? DEFAULT_MODEL_POLICY);
   let stopping = false;
   // Cancels made through this engine are seen at once; the store is read at most every second
   // per execution (another process may have cancelled), not at every turn of every simulation.
@@ -159,12 +152,15 @@ export function createSimulationRunner(deps: RunnerDeps) {
     cancelled(executionId: string): void {
       cancelled.add(executionId);
     },
+    /** Bytes of heap the model threads use. */
+    modelThreadsHeapUsed: () => models.heapUsed(),
     async idle(): Promise<void> {
       while (active.size) await Promise.allSettled([...active]);
     },
     async stop(): Promise<void> {
       stopping = true;
       await Promise.allSettled([...active]);
+      await models.close();
     },
   };
 }

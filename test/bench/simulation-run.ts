@@ -9,12 +9,16 @@ import type { AgentSnapshot } from '../../src/providers/types.js';
  * One benchmark run, in a process of its own so that its peak memory is its own. Prints
  * {simulations, roundTrips, seconds, peakMb}.
  * - `engine`: N scripted simulations of TURNS caller lines against a replica agent on the fake
- *   model, CONCURRENCY at once, each scored; timed from execute to the last one ending.
+ *   model, CONCURRENCY at once, each scored; timed from execute to the last one ending. The
+ *   engine makes its model calls on its model threads, as it always does.
  * - `bare`: the same conversations as bare fetch calls (the history posted each turn), CONCURRENCY
- *   at once: no engine, no SDK, no store, no scoring.
+ *   at once, on one thread: no engine, no SDK, no store, no scoring.
+ * Both time N conversations after WARM_UP untimed ones.
  */
 const TURNS = 10;
 const CONCURRENCY = 8;
+/** Conversations run before the timed ones, on both sides alike: code loaded, compiled and warm. */
+const WARM_UP = 20;
 const [url, mode, countText, measure] = process.argv.slice(2) as [string, 'engine' | 'bare', string, 'rss' | 'live' | undefined];
 const count = Number(countText);
 const dir = mkdtempSync(join(tmpdir(), 'cb-sims-'));
@@ -26,6 +30,7 @@ if (mode === 'engine') {
     llmDefault: { kind: 'openai', baseUrl: url, apiKey: 'bench', model: 'bench' },
   });
   engine.start();
+  sampler.include(() => engine.modelThreadsHeapUsed());
   const now = new Date().toISOString();
   const snapshot: AgentSnapshot = {
     name: 'Bench agent', description: null, phoneNumbers: [], knowledgeBases: [], routingRules: [], tags: [], textChat: false,
@@ -52,28 +57,36 @@ if (mode === 'engine') {
   })).data as { scenario: { id: string } }).scenario.id;
 
   let ended = 0;
-  const done = new Promise<void>((resolve) => engine.events.subscribe((e) => {
-    if (e.type === 'simulation.finished' && ++ended === count) resolve();
-  }));
-  const started = performance.now();
+  let waiting: { until: number; resolve(): void } | null = null;
+  engine.events.subscribe((e) => {
+    if (e.type === 'simulation.finished' && ++ended === waiting?.until) waiting.resolve();
+  });
   // Executions of at most 20 runs each, as the API allows; one persona and agent, so 20 simulations each.
-  for (let left = count; left > 0; left -= 20) {
-    const res = await engine.invoke('scenarios.execute', { workspace_id: ws, scenario_id: scenario, runs: Math.min(20, left) });
-    if (res.status !== 202) throw new Error(JSON.stringify(res));
-  }
-  await done;
+  const simulate = async (n: number): Promise<string[]> => {
+    const finished = new Promise<void>((resolve) => (waiting = { until: ended + n, resolve }));
+    const executions: string[] = [];
+    for (let left = n; left > 0; left -= 20) {
+      const res = await engine.invoke('scenarios.execute', { workspace_id: ws, scenario_id: scenario, runs: Math.min(20, left) });
+      if (res.status !== 202) throw new Error(JSON.stringify(res));
+      executions.push((res.data as { execution: { id: string } }).execution.id);
+    }
+    await finished;
+    return executions;
+  };
+  await simulate(WARM_UP);
+  const started = performance.now();
+  const executions = await simulate(count);
   const seconds = (performance.now() - started) / 1000;
   const peakMb = sampler.stop();
-  const rows = engine.store.db.prepare("SELECT COUNT(*) AS n, SUM(json_array_length(turns)) AS turns, SUM(json_extract(usage, '$.llm_calls')) AS calls FROM simulations WHERE status = 'completed' AND passed = 1").get() as { n: number; turns: number; calls: number };
+  const rows = engine.store.db.prepare(`SELECT COUNT(*) AS n, SUM(json_array_length(turns)) AS turns, SUM(json_extract(usage, '$.llm_calls')) AS calls FROM simulations
+    WHERE status = 'completed' AND passed = 1 AND execution_id IN (SELECT value FROM json_each(?))`).get(JSON.stringify(executions)) as { n: number; turns: number; calls: number };
   console.log(JSON.stringify({ simulations: rows.n, turns: rows.turns, modelCalls: rows.calls, roundTrips: count * TURNS, seconds, peakMb }));
   await engine.stop();
 } else {
   // The same conversations with nothing around them: the growing history posted each turn.
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < count) {
-      next++;
+  const converse = (n: number) => Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (n > 0) {
+      n--;
       const messages = [{ role: 'system', content: 'You are a support agent.' }, { role: 'assistant', content: 'Hello, how can I help?' }];
       for (let turn = 1; turn <= TURNS; turn++) {
         messages.push({ role: 'user', content: `Question number ${turn} about my order A1?` });
@@ -86,6 +99,9 @@ if (mode === 'engine') {
       }
     }
   }));
+  await converse(WARM_UP);
+  const started = performance.now();
+  await converse(count);
   const seconds = (performance.now() - started) / 1000;
   const peakMb = sampler.stop();
   console.log(JSON.stringify({ simulations: 0, roundTrips: count * TURNS, seconds, peakMb }));

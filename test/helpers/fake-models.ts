@@ -8,13 +8,14 @@ type Json = Record<string, any>;
  * It answers from a script: each entry is a status and body, used once, in order.
  */
 export async function startFakeModels() {
-  const script: { status: number; body: Json }[] = [];
+  const script: { status: number; body: Json; delayMs?: number }[] = [];
   const requests: { path: string; headers: Json; body: Json }[] = [];
   const server = createServer(async (req, res) => {
     let raw = '';
     for await (const c of req) raw += c;
     requests.push({ path: req.url!, headers: req.headers, body: JSON.parse(raw || '{}') });
     const next = script.shift() ?? { status: 500, body: { error: { message: 'script ran out' } } };
+    if (next.delayMs) await new Promise((r) => setTimeout(r, next.delayMs));
     res.writeHead(next.status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(next.body));
   });
@@ -33,6 +34,10 @@ export async function startFakeModels() {
     },
     anthropic(blocks: Json[], usage = { input_tokens: 12, output_tokens: 7 }) {
       script.push({ status: 200, body: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: blocks, stop_reason: 'end_turn', usage } });
+    },
+    /** The next queued answer comes after a wait. */
+    slow(delayMs: number) {
+      script.at(-1)!.delayMs = delayMs;
     },
     fail(status: number, times = 1) {
       for (let i = 0; i < times; i++) script.push({ status, body: { error: { type: 'error', message: `status ${status}` } } });

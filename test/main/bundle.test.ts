@@ -1,6 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/server.js';
 
@@ -28,4 +31,32 @@ describe('the built desktop bundle', () => {
       rmSync(userData, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it('runs a simulation whose model calls go to the bundled model thread', async () => {
+    execFileSync(process.execPath, ['scripts/build.mjs', 'desktop'], { stdio: 'ignore' });
+    const answer = JSON.stringify({
+      id: 'c', object: 'chat.completion', created: 1, model: 'm', usage: { prompt_tokens: 4, completion_tokens: 3, total_tokens: 7 },
+      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Where is order A1?' } }],
+    });
+    const model = createServer((req, res) => {
+      req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(answer));
+    });
+    await new Promise<void>((r) => model.listen(0, '127.0.0.1', r));
+    const userData = tempDir();
+    try {
+      // The model server lives in this process: the app runs beside it, not blocking it.
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', './test/main/fake-electron/register.mjs', 'dist/main/index.mjs'], {
+        encoding: 'utf8', timeout: 60_000,
+        env: { ...process.env, FAKE_ELECTRON_USER_DATA: userData, FAKE_ELECTRON_DRIVE: 'test/main/fake-electron/simulate.mjs', FAKE_MODEL_URL: `http://127.0.0.1:${(model.address() as AddressInfo).port}` },
+      });
+      const simulation = JSON.parse(stdout.split('\n').find((l) => l.startsWith('simulation '))!.slice(11));
+      expect(simulation).toMatchObject({ status: 'completed', end_reason: 'max_turns', usage: { llm_calls: 2, input_tokens: 8, output_tokens: 6 } });
+      expect(simulation.turns.map((t: { role: string; text: string }) => `${t.role}: ${t.text}`)).toEqual([
+        'caller: Where is order A1?', 'agent: Where is order A1?', 'caller: Where is order A1?', 'agent: Where is order A1?',
+      ]);
+    } finally {
+      model.close();
+      rmSync(userData, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

@@ -1,11 +1,14 @@
 // A stand-in for the `electron` module, for running the built main bundle under plain Node:
-// it prints what main asks of it, and quits once the window has loaded.
+// it prints what main asks of it, and quits once the window has loaded. With FAKE_ELECTRON_DRIVE
+// (a module), the loaded page first invokes operations over the IPC channel as that module says.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const userData = process.env.FAKE_ELECTRON_USER_DATA ?? mkdtempSync(join(tmpdir(), 'fake-electron-'));
 const listeners = {};
+const ipcHandlers = {};
 const say = (what, value) => console.log(`${what} ${JSON.stringify(value)}`);
 
 export const app = {
@@ -25,10 +28,18 @@ export class BrowserWindow {
   constructor(options) {
     say('window', options.webPreferences);
     this.webContents = { id: 1, send: () => {}, on: () => {}, setWindowOpenHandler: () => {} };
+    this.webContents.mainFrame = { url: '' };
   }
   async loadFile(file) {
     say('load', file);
-    setTimeout(() => listeners['before-quit']?.({ preventDefault: () => say('quit-deferred', true) }), 200);
+    this.webContents.mainFrame.url = pathToFileURL(file).href;
+    const event = { sender: this.webContents, senderFrame: this.webContents.mainFrame };
+    const invoke = (name, input) => ipcHandlers['callbench:invoke'](event, name, input);
+    const drive = process.env.FAKE_ELECTRON_DRIVE ? (await import(pathToFileURL(process.env.FAKE_ELECTRON_DRIVE).href)).default : async () => {};
+    setTimeout(async () => {
+      await drive(invoke, say);
+      listeners['before-quit']?.({ preventDefault: () => say('quit-deferred', true) });
+    }, 200);
   }
   getBounds() { return { width: 1280, height: 820 }; }
   on() {}
@@ -40,7 +51,13 @@ export class BrowserWindow {
   isDestroyed() { return false; }
 }
 
-export const ipcMain = { handle: (channel) => say('ipc', channel), on: () => {} };
+export const ipcMain = {
+  handle: (channel, handler) => {
+    ipcHandlers[channel] = handler;
+    say('ipc', channel);
+  },
+  on: () => {},
+};
 export class Notification { on() {} show() {} }
 export const shell = { openExternal: async () => {} };
 export default { app, BrowserWindow, ipcMain, Notification, shell };

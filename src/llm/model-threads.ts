@@ -1,0 +1,113 @@
+import { Worker } from 'node:worker_threads';
+import { DEFAULT_MODEL_POLICY, ModelError, type ModelClient, type ModelPolicy } from './client.js';
+import type { Completion, CompletionRequest, ModelConnection, Usage } from './types.js';
+
+/** What the engine asks of a model thread: a model call (with its connection), or its heap in use. */
+export type ModelThreadRequest =
+  | { kind: 'call'; id: number; key: string; connection: ModelConnection; policy: ModelPolicy; request: CompletionRequest }
+  | { kind: 'heap'; id: number };
+
+export type ModelThreadReply =
+  | ({ id: number; usage: Usage } & ({ completion: Completion } | { error: { message: string; status: number | null } }))
+  | { id: number; heapUsed: number };
+
+interface Thread {
+  worker: Worker;
+  pending: Map<number, (reply: ModelThreadReply) => void>;
+}
+
+/**
+ * The model thread's code: beside this module when the engine runs from its TypeScript sources
+ * (the CLI and the tests, through tsx), else the desktop bundle's sibling file.
+ */
+const workerScript = (): URL =>
+  new URL(import.meta.url.endsWith('.ts') ? './model-worker-from-source.mjs' : './model-worker.mjs', import.meta.url);
+
+/**
+ * Model calls made on threads of their own. The SDKs' and HTTP work of model calls is most of a
+ * simulation's CPU time: off the engine's thread it runs beside the conversations, scoring and
+ * store writes, on other cores where there are some, and leaves the desktop app's main process
+ * free. A call goes to the thread with the fewest calls in flight. Threads start with the first
+ * call that needs them, and again after one died; a call in flight when its thread died fails with
+ * the reason. An idle thread does not keep the process alive.
+ */
+export function createModelThreads(size: number) {
+  const threads: (Thread | null)[] = Array.from({ length: Math.max(1, size) }, () => null);
+  let nextId = 1;
+
+  const failAll = (thread: Thread, reason: string) => {
+    const waiting = [...thread.pending.values()];
+    thread.pending.clear();
+    for (const settle of waiting) settle({ id: 0, usage: { llm_calls: 0, input_tokens: 0, output_tokens: 0 }, error: { message: reason, status: null } });
+  };
+
+  const start = (slot: number): Thread => {
+    // The parent's command line flags are about its own entry (--input-type, --eval, loaders);
+    // the thread takes none but the one that lets a heap figure follow a full collection.
+    const execArgv = process.execArgv.filter((flag) => flag === '--expose-gc');
+    const thread: Thread = { worker: new Worker(workerScript(), { execArgv }), pending: new Map() };
+    thread.worker.on('message', (reply: ModelThreadReply) => {
+      const settle = thread.pending.get(reply.id);
+      if (!settle) return;
+      thread.pending.delete(reply.id);
+      if (!thread.pending.size) thread.worker.unref();
+      settle(reply);
+    });
+    thread.worker.on('error', (err) => failAll(thread, `the model thread failed: ${err.message}`));
+    thread.worker.on('exit', (code) => {
+      if (threads[slot] === thread) threads[slot] = null;
+      failAll(thread, `the model thread stopped (exit code ${code})`);
+    });
+    return (threads[slot] = thread);
+  };
+
+  const ask = (thread: Thread, request: ModelThreadRequest) => new Promise<ModelThreadReply>((resolve) => {
+    thread.pending.set(request.id, resolve);
+    thread.worker.ref();
+    thread.worker.postMessage(request);
+  });
+
+  const leastBusy = (): Thread => {
+    let best: Thread | null = null;
+    for (let slot = 0; slot < threads.length; slot++) {
+      const thread = threads[slot] ?? start(slot);
+      if (!thread.pending.size) return thread;
+      if (!best || thread.pending.size < best.pending.size) best = thread;
+    }
+    return best!;
+  };
+
+  return {
+    /** A model client for one connection, its calls made on the model threads. */
+    client(connection: ModelConnection, policy: ModelPolicy = DEFAULT_MODEL_POLICY): ModelClient {
+      const key = JSON.stringify([connection, policy]);
+      return async (request: CompletionRequest, usage: Usage): Promise<Completion> => {
+        const reply = await ask(leastBusy(), { kind: 'call', id: nextId++, key, connection, policy, request });
+        if (!('usage' in reply)) throw new ModelError('the model thread answered out of turn', null);
+        usage.llm_calls += reply.usage.llm_calls;
+        usage.input_tokens += reply.usage.input_tokens;
+        usage.output_tokens += reply.usage.output_tokens;
+        if ('error' in reply) throw new ModelError(reply.error.message, reply.error.status);
+        return reply.completion;
+      };
+    },
+    /** Bytes of JavaScript heap the running model threads use (after a full collection where the process allows one). */
+    async heapUsed(): Promise<number> {
+      const replies = await Promise.all(threads.map((thread) => thread && ask(thread, { kind: 'heap', id: nextId++ })));
+      return replies.reduce((sum, reply) => sum + (reply && 'heapUsed' in reply ? reply.heapUsed : 0), 0);
+    },
+    async close(): Promise<void> {
+      const running = threads.map((thread, slot) => {
+        threads[slot] = null;
+        return thread;
+      });
+      await Promise.all(running.map(async (thread) => {
+        if (!thread) return;
+        failAll(thread, 'the engine stopped');
+        await thread.worker.terminate();
+      }));
+    },
+  };
+}
+
+export type ModelThreads = ReturnType<typeof createModelThreads>;
