@@ -42,10 +42,9 @@ export function createModelThreads(size: number) {
   };
 
   const start = (slot: number): Thread => {
-    // The parent's command line flags are about its own entry (--input-type, --eval, loaders);
-    // the thread takes none but the one that lets a heap figure follow a full collection.
-    const execArgv = process.execArgv.filter((flag) => flag === '--expose-gc');
-    const thread: Thread = { worker: new Worker(workerScript(), { execArgv }), pending: new Map() };
+    // The parent's command line flags are about its own entry (--input-type, --eval, loaders) and
+    // some are refused in a worker; V8's (--expose-gc) are the process's and reach the thread anyway.
+    const thread: Thread = { worker: new Worker(workerScript(), { execArgv: [] }), pending: new Map() };
     thread.worker.on('message', (reply: ModelThreadReply) => {
       const settle = thread.pending.get(reply.id);
       if (!settle) return;
@@ -82,7 +81,13 @@ export function createModelThreads(size: number) {
     client(connection: ModelConnection, policy: ModelPolicy = DEFAULT_MODEL_POLICY): ModelClient {
       const key = JSON.stringify([connection, policy]);
       return async (request: CompletionRequest, usage: Usage): Promise<Completion> => {
-        const reply = await ask(leastBusy(), { kind: 'call', id: nextId++, key, connection, policy, request });
+        let thread: Thread;
+        try {
+          thread = leastBusy();
+        } catch (err) {
+          throw new ModelError(`the model thread could not start: ${(err as Error).message}`, null);
+        }
+        const reply = await ask(thread, { kind: 'call', id: nextId++, key, connection, policy, request });
         if (!('usage' in reply)) throw new ModelError('the model thread answered out of turn', null);
         usage.llm_calls += reply.usage.llm_calls;
         usage.input_tokens += reply.usage.input_tokens;

@@ -69,7 +69,7 @@ describe('model threads', () => {
     await threads.close();
   });
 
-  it('an idle thread does not keep the process alive', async () => {
+  it('starts whatever flags its process runs with, and an idle thread does not keep the process alive', async () => {
     models.openai('bye');
     const script = `
       import { createModelThreads } from './src/llm/model-threads.ts';
@@ -77,7 +77,7 @@ describe('model threads', () => {
       const answer = await threads.client({ kind: 'openai', baseUrl: ${JSON.stringify(models.url)}, apiKey: 'k', model: 'm' })({ messages: [{ role: 'user', content: 'hi' }] }, { llm_calls: 0, input_tokens: 0, output_tokens: 0 });
       console.log(answer.text);`;
     // The fake model server lives in this process: the child runs beside it, not blocking it.
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
     expect(stdout.trim()).toBe('bye');
   });
 });
