@@ -22,14 +22,12 @@ const targets = {
   },
   async desktop(force) {
     if (!force && !stale('dist/main/index.mjs', ['main', 'preload', 'src', 'package.json'])) return false;
-    // Main is ESM (the engine's packages are), with the engine's model thread beside it (it is
-    // started from its file); the preload is CommonJS, as a sandboxed preload must be.
-    await esbuild({
-      entryPoints: { index: 'main/index.ts', 'model-worker': 'src/llm/model-worker.ts' }, outdir: 'dist/main', outExtension: { '.js': '.mjs' },
-      bundle: true, platform: 'node', format: 'esm', target: 'node22',
-      packages: 'external', sourcemap: true, logLevel: 'warning',
-      banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-    });
+    // Main is ESM (the engine's packages are). The engine's model thread is started from a file of
+    // its own beside it, with its SDKs inside, so that it needs nothing resolved from node_modules.
+    const shared = { bundle: true, platform: 'node', format: 'esm', target: 'node22', sourcemap: true, logLevel: 'warning',
+      banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" } };
+    await esbuild({ ...shared, entryPoints: ['main/index.ts'], outfile: 'dist/main/index.mjs', packages: 'external' });
+    await esbuild({ ...shared, entryPoints: ['src/llm/model-worker.ts'], outfile: 'dist/main/model-worker.mjs' });
     await esbuild({ entryPoints: ['preload/index.ts'], outfile: 'dist/preload/index.cjs', bundle: true, platform: 'node', format: 'cjs', external: ['electron'], logLevel: 'warning' });
     return true;
   },

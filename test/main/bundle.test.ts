@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -51,6 +51,8 @@ describe('the built desktop bundle', () => {
       });
       const simulation = JSON.parse(stdout.split('\n').find((l) => l.startsWith('simulation '))!.slice(11));
       expect(simulation).toMatchObject({ status: 'completed', end_reason: 'max_turns', usage: { llm_calls: 2, input_tokens: 8, output_tokens: 6 } });
+      // The thread's file carries its SDKs: nothing for it to resolve from node_modules inside the app's archive.
+      expect(readFileSync('dist/main/model-worker.mjs', 'utf8')).not.toMatch(/from\s*["'](openai|@anthropic-ai\/sdk)["']/);
       expect(simulation.turns.map((t: { role: string; text: string }) => `${t.role}: ${t.text}`)).toEqual([
         'caller: Where is order A1?', 'agent: Where is order A1?', 'caller: Where is order A1?', 'agent: Where is order A1?',
       ]);
