@@ -18,7 +18,7 @@ import { migrate } from './store/migrate.js';
 import { createToolRuntime } from './tools/deps.js';
 import { createAlertService } from './alerts/service.js';
 import type { ModelConnection } from './llm/types.js';
-import type { ModelPolicy } from './llm/client.js';
+import type { ModelPolicy } from './llm/types.js';
 import { createSimulationRunner, type SimulationRunner } from './simulations/runner.js';
 import { defaultScorecard } from './simulations/default-scorecard.js';
 import { createScheduler, type Scheduler } from './schedules/scheduler.js';

@@ -1,20 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import type { Completion, CompletionRequest, ModelConnection, ToolCallRequest, Usage } from './types.js';
-
-export interface ModelPolicy {
-  attempts: number;
-  baseDelayMs: number;
-  timeoutMs: number;
-}
-
-export const DEFAULT_MODEL_POLICY: ModelPolicy = { attempts: 4, baseDelayMs: 1_000, timeoutMs: 60_000 };
-
-export class ModelError extends Error {
-  constructor(message: string, readonly status: number | null) {
-    super(message);
-  }
-}
+import { DEFAULT_MODEL_POLICY, ModelError, type Completion, type CompletionRequest, type ModelClient, type ModelConnection, type ModelPolicy, type ToolCallRequest, type Usage } from './types.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -73,7 +59,7 @@ async function anthropicOnce(client: Anthropic, conn: ModelConnection, req: Comp
  * A model client for one connection. The SDKs' own retries are off: we retry 429 and 5xx answers
  * and network failures with backoff ourselves, so that every attempt is counted in `usage`.
  */
-export function createModelClient(conn: ModelConnection, policy: ModelPolicy = DEFAULT_MODEL_POLICY) {
+export function createModelClient(conn: ModelConnection, policy: ModelPolicy = DEFAULT_MODEL_POLICY): ModelClient {
   const options = { apiKey: conn.apiKey, baseURL: conn.baseUrl, maxRetries: 0, timeout: policy.timeoutMs };
   const once = conn.kind === 'anthropic'
     ? ((c) => (req: CompletionRequest, usage: Usage) => anthropicOnce(c, conn, req, usage))(new Anthropic(options))
@@ -95,5 +81,3 @@ export function createModelClient(conn: ModelConnection, policy: ModelPolicy = D
     }
   };
 }
-
-export type ModelClient = ReturnType<typeof createModelClient>;

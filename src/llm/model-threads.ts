@@ -1,6 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { DEFAULT_MODEL_POLICY, ModelError, type ModelClient, type ModelPolicy } from './client.js';
-import type { Completion, CompletionRequest, ModelConnection, Usage } from './types.js';
+import { DEFAULT_MODEL_POLICY, ModelError, type Completion, type CompletionRequest, type ModelClient, type ModelConnection, type ModelPolicy, type Usage } from './types.js';
 
 /** What the engine asks of a model thread: a model call (with its connection), or its heap in use. */
 export type ModelThreadRequest =

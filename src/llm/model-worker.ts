@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads';
-import { createModelClient, ModelError, type ModelClient } from './client.js';
+import { createModelClient } from './client.js';
 import type { ModelThreadReply, ModelThreadRequest } from './model-threads.js';
-import { emptyUsage } from './types.js';
+import { emptyUsage, ModelError, type ModelClient } from './types.js';
 
 /** A model thread: one SDK client per connection, one model call per message, its usage sent back with the answer. */
 const port = parentPort!;

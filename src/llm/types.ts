@@ -48,3 +48,22 @@ export interface Usage {
 }
 
 export const emptyUsage = (): Usage => ({ llm_calls: 0, input_tokens: 0, output_tokens: 0 });
+
+/** Makes a model call; every attempt is counted in `usage`. */
+export type ModelClient = (request: CompletionRequest, usage: Usage) => Promise<Completion>;
+
+/** How model calls are retried and bounded. */
+export interface ModelPolicy {
+  attempts: number;
+  baseDelayMs: number;
+  timeoutMs: number;
+}
+
+export const DEFAULT_MODEL_POLICY: ModelPolicy = { attempts: 4, baseDelayMs: 1_000, timeoutMs: 60_000 };
+
+/** A model call that failed: its HTTP status when the model answered one. */
+export class ModelError extends Error {
+  constructor(message: string, readonly status: number | null) {
+    super(message);
+  }
+}

@@ -1,4 +1,4 @@
-import type { ModelClient } from '../llm/client.js';
+import type { ModelClient } from '../llm/types.js';
 import type { Usage } from '../llm/types.js';
 import type { Persona } from '../store/personas.js';
 import type { Scenario } from '../store/scenarios.js';

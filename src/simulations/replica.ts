@@ -1,4 +1,4 @@
-import type { ModelClient } from '../llm/client.js';
+import type { ModelClient } from '../llm/types.js';
 import type { ChatMessage, ToolSpec, Usage } from '../llm/types.js';
 import type { AgentConfiguration } from '../providers/types.js';
 import { executeTool } from '../tools/runtime.js';

@@ -1,10 +1,9 @@
 import type { Clock } from '../clock.js';
 import { isoNow } from '../clock.js';
 import type { EventBus } from '../events.js';
-import { DEFAULT_MODEL_POLICY, type ModelClient, type ModelPolicy } from '../llm/client.js';
 import { createModelThreads } from '../llm/model-threads.js';
 import { connectionFor } from '../llm/settings.js';
-import { emptyUsage, type ModelConnection } from '../llm/types.js';
+import { DEFAULT_MODEL_POLICY, emptyUsage, type ModelClient, type ModelConnection, type ModelPolicy } from '../llm/types.js';
 import { effectiveConfiguration } from '../providers/view.js';
 import type { SecretBox } from '../secrets.js';
 import type { Store } from '../store/index.js';

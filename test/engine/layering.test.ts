@@ -30,6 +30,14 @@ describe('layering', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('the model SDKs load on the model threads only: src/llm/client.ts imports them, and only the thread imports it', () => {
+    const sources = files('src').filter((f) => /\.(ts|mjs)$/.test(f));
+    const sdkImporters = sources.filter((f) => importsOf(f).some((i) => i === 'openai' || i.startsWith('@anthropic-ai/')));
+    expect(sdkImporters).toEqual(['src/llm/client.ts']);
+    const clientImporters = sources.filter((f) => importsOf(f).some((i) => i.startsWith('.') && relative(process.cwd(), resolve(dirname(f), i)) === 'src/llm/client.js'));
+    expect(clientImporters).toEqual(['src/llm/model-worker.ts']);
+  });
+
   it('the preload imports electron and its own files only, and exposes one object', () => {
     const imports = files('preload').filter((f) => f.endsWith('.ts')).flatMap(importsOf);
     expect(imports.every((i) => i === 'electron' || i.startsWith('./'))).toBe(true);

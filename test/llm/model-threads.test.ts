@@ -1,9 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ModelError } from '../../src/llm/client.js';
 import { createModelThreads } from '../../src/llm/model-threads.js';
-import { emptyUsage } from '../../src/llm/types.js';
+import { emptyUsage, ModelError } from '../../src/llm/types.js';
 import { startFakeModels } from '../helpers/fake-models.js';
 
 const FAST = { attempts: 3, baseDelayMs: 5, timeoutMs: 5_000 };
