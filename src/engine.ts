@@ -53,8 +53,6 @@ export interface EngineOptions {
   maxTurns?: number;
   maxDurationMs?: number;
   modelPolicy?: ModelPolicy;
-  /** Threads that make the simulations' model calls (default 2). */
-  modelThreads?: number;
 }
 
 export interface StartResult {
@@ -144,7 +142,7 @@ export function createEngine(options: EngineOptions): Engine {
         alertEvaluator = evaluator;
         const runner = createSimulationRunner({
           store, secrets, clock, events, tools, adapters, llmDefault: options.llmDefault ?? null, defaults: simulationDefaults,
-          modelPolicy: options.modelPolicy, modelThreads: options.modelThreads, log: (m) => log.error(m),
+          modelPolicy: options.modelPolicy, log: (m) => log.error(m),
         });
         simulationRunner = runner;
         const partial = { store, clock, events, secrets, tools, sync, alerts, evaluator, llmDefault: options.llmDefault ?? null, runner, simulationDefaults };

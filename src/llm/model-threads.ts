@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { DEFAULT_MODEL_POLICY, ModelError, type Completion, type CompletionRequest, type ModelClient, type ModelConnection, type ModelPolicy, type Usage } from './types.js';
+import { DEFAULT_MODEL_POLICY, emptyUsage, ModelError, type Completion, type CompletionRequest, type ModelClient, type ModelConnection, type ModelPolicy, type Usage } from './types.js';
 
 /** What the engine asks of a model thread: a model call (with its connection), or its heap in use. */
 export type ModelThreadRequest =
@@ -37,7 +37,7 @@ export function createModelThreads(size: number) {
   const failAll = (thread: Thread, reason: string) => {
     const waiting = [...thread.pending.values()];
     thread.pending.clear();
-    for (const settle of waiting) settle({ id: 0, usage: { llm_calls: 0, input_tokens: 0, output_tokens: 0 }, error: { message: reason, status: null } });
+    for (const settle of waiting) settle({ id: 0, usage: emptyUsage(), error: { message: reason, status: null } });
   };
 
   const start = (slot: number): Thread => {
@@ -113,5 +113,3 @@ export function createModelThreads(size: number) {
     },
   };
 }
-
-export type ModelThreads = ReturnType<typeof createModelThreads>;

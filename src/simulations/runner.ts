@@ -31,8 +31,6 @@ export interface RunnerDeps {
   /** Used where the settings (PATCH /v1/settings {simulations}) say nothing. */
   defaults: SimulationSettings;
   modelPolicy?: ModelPolicy;
-  /** Threads that make the model calls (default 2). */
-  modelThreads?: number;
   log(message: string): void;
 }
 
@@ -44,7 +42,9 @@ export interface RunnerDeps {
 export function createSimulationRunner(deps: RunnerDeps) {
   const { store, clock, events } = deps;
   const active = new Set<Promise<void>>();
-  const models = createModelThreads(deps.modelThreads ?? 2);
+  // Two: with one, that thread's SDK work outweighed all the engine's own and held the pace (the
+  // simulations benchmark, on two cores); a second takes the calls that come while one is busy.
+  const models = createModelThreads(2);
   const clientFor = (connection: ModelConnection): ModelClient => models.client(connection, deps.modelPolicy ?? DEFAULT_MODEL_POLICY);
   let stopping = false;
   // Cancels made through this engine are seen at once; the store is read at most every second
