@@ -1,10 +1,9 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { startFakeModels } from '../helpers/fake-models.js';
 import { tempDir } from '../helpers/server.js';
 
 /**
@@ -34,30 +33,28 @@ describe('the built desktop bundle', () => {
 
   it('runs a simulation whose model calls go to the bundled model thread', async () => {
     execFileSync(process.execPath, ['scripts/build.mjs', 'desktop'], { stdio: 'ignore' });
-    const answer = JSON.stringify({
-      id: 'c', object: 'chat.completion', created: 1, model: 'm', usage: { prompt_tokens: 4, completion_tokens: 3, total_tokens: 7 },
-      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Where is order A1?' } }],
-    });
-    const model = createServer((req, res) => {
-      req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(answer));
-    });
-    await new Promise<void>((r) => model.listen(0, '127.0.0.1', r));
+    // The caller's model and the in-house agent answer in turn from the one scripted fake.
+    const models = await startFakeModels();
+    const usage = { prompt_tokens: 4, completion_tokens: 3 };
+    for (const line of ['Where is order A1?', 'It shipped yesterday.', 'When does it arrive?', 'Tomorrow before noon.']) models.openai(line, [], usage);
     const userData = tempDir();
     try {
       // The model server lives in this process: the app runs beside it, not blocking it.
       const { stdout } = await promisify(execFile)(process.execPath, ['--import', './test/main/fake-electron/register.mjs', 'dist/main/index.mjs'], {
         encoding: 'utf8', timeout: 60_000,
-        env: { ...process.env, FAKE_ELECTRON_USER_DATA: userData, FAKE_ELECTRON_DRIVE: 'test/main/fake-electron/simulate.mjs', FAKE_MODEL_URL: `http://127.0.0.1:${(model.address() as AddressInfo).port}` },
+        env: { ...process.env, FAKE_ELECTRON_USER_DATA: userData, FAKE_ELECTRON_DRIVE: 'test/main/fake-electron/simulate.mjs', FAKE_MODEL_URL: models.url },
       });
       const simulation = JSON.parse(stdout.split('\n').find((l) => l.startsWith('simulation '))!.slice(11));
       expect(simulation).toMatchObject({ status: 'completed', end_reason: 'max_turns', usage: { llm_calls: 2, input_tokens: 8, output_tokens: 6 } });
       // The thread's file carries its SDKs: nothing for it to resolve from node_modules inside the app's archive.
       expect(readFileSync('dist/main/model-worker.mjs', 'utf8')).not.toMatch(/from\s*["'](openai|@anthropic-ai\/sdk)["']/);
       expect(simulation.turns.map((t: { role: string; text: string }) => `${t.role}: ${t.text}`)).toEqual([
-        'caller: Where is order A1?', 'agent: Where is order A1?', 'caller: Where is order A1?', 'agent: Where is order A1?',
+        'caller: Where is order A1?', 'agent: It shipped yesterday.', 'caller: When does it arrive?', 'agent: Tomorrow before noon.',
       ]);
+      // The caller's lines came through the SDK, with the caller role's key.
+      expect(models.requests.filter((r) => r.headers.authorization === 'Bearer caller-key')).toHaveLength(2);
     } finally {
-      model.close();
+      await models.stop();
       rmSync(userData, { recursive: true, force: true });
     }
   }, 90_000);
