@@ -75,7 +75,9 @@ export const executionOperations = [
         await new Promise<void>((resolve) => {
           const timer = setTimeout(done, wait * 1000);
           const off = ctx.events.subscribe((e) => {
-            if (e.type === 'simulation.finished' && e.data.executionId === execution_id && TERMINAL.has(getExecution(ctx, workspace_id, execution_id).status)) done();
+            // A cancel ends an execution whose simulations were all still queued: no simulation finishes then.
+            const ending = e.type === 'simulation.finished' || e.type === 'execution.cancelled';
+            if (ending && e.data.executionId === execution_id && TERMINAL.has(getExecution(ctx, workspace_id, execution_id).status)) done();
           });
           function done() {
             clearTimeout(timer);
@@ -98,6 +100,7 @@ export const executionOperations = [
       getExecution(ctx, workspace_id, execution_id);
       ctx.store.simulations.cancel(workspace_id, execution_id, isoNow(ctx.clock));
       ctx.runner.cancelled(execution_id);
+      ctx.events.emit('execution.cancelled', { executionId: execution_id });
       return { execution: getExecution(ctx, workspace_id, execution_id) };
     },
   }),

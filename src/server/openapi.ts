@@ -84,7 +84,7 @@ export function buildOpenApi(catalogue: Operation[]): JsonSchema {
   };
   paths['/v1/events'] = {
     get: {
-      operationId: 'events.stream', summary: 'Server-sent events: every engine event ({type, at, data}) as it happens (simulation.progress, simulation.finished, alert.firing, notification, sync.finished, ...). API keys only.',
+      operationId: 'events.stream', summary: 'Server-sent events: every engine event ({type, at, data}) as it happens (simulation.progress, simulation.finished, execution.cancelled, alert.firing, notification, sync.finished, ...). API keys only.',
       security: [{ bearer: [] }],
       responses: { 200: { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...errorResponses(false) },
     },

@@ -157,4 +157,20 @@ describe('simulation channels: provider chat APIs and agents at a URL', () => {
     expect((await s.call('PATCH', '/v1/settings', { sync: { intervalMinutes: 5 } })).body.sync).toEqual({ intervalMinutes: 5 });
     expect((await s.call('PATCH', '/v1/settings', { sync: { intervalMinutes: 90 } })).status).toBe(400);
   });
+
+  it('a wait on an execution ends at its cancel, even when none of its simulations was running', async () => {
+    await s.call('PATCH', '/v1/settings', { simulations: { concurrency: 1 } });
+    agent.load.delayMs = 200;
+    const busy = (await s.ws('POST', `/scenarios/${await scenarioFor([agents.simple!])}/execute`, { runs: 2 })).body.data.execution.id;
+    const queued = (await s.ws('POST', `/scenarios/${await scenarioFor([agents.simple!])}/execute`, {})).body.data.execution.id;
+    const began = Date.now();
+    const waiting = s.ws('GET', `/executions/${queued}?wait=20`);
+    await new Promise((r) => setTimeout(r, 100));
+    await s.ws('POST', `/executions/${queued}/cancel`);
+    const answered = (await waiting).body.data.execution;
+    expect(answered).toMatchObject({ status: 'cancelled', counts: { cancelled: 1 } });
+    expect(Date.now() - began).toBeLessThan(1_000);
+    agent.load.delayMs = 0;
+    expect((await s.ws('GET', `/executions/${busy}?wait=30`)).body.data.execution.status).toBe('completed');
+  });
 });

@@ -2,7 +2,7 @@ import { Box, Button, Card, CardContent, Chip, Stack, Table, TableBody, TableCel
 import { useEffect, useState } from 'react';
 import { useExecutions, type Json } from '../stores/resources';
 import { client, useSession, wsInput } from '../stores/session';
-import { useEngineRefresh } from '../stores/events';
+import { changesExecution, useEngineRefresh } from '../stores/events';
 import { SimulationList } from '../ui/SimulationList';
 import { ErrorNote, Page, PassChip, StatusChip, fmtDate, fmtNum, useAction, useLoad } from '../ui/common';
 
@@ -11,7 +11,7 @@ export function Executions() {
   const navigate = useSession((s) => s.navigate);
   const [page, setPage] = useState(0);
   useEffect(() => void load({ limit: 25, offset: page * 25 }), [load, page]);
-  useEngineRefresh((e) => e.type === 'simulation.finished', () => void load({ limit: 25, offset: page * 25 }));
+  useEngineRefresh((e) => e.type === 'simulation.finished' || e.type === 'execution.cancelled', () => void load({ limit: 25, offset: page * 25 }));
   return (
     <Page title="Executions" actions={<Button onClick={() => navigate('simulations/all')}>All simulations</Button>}>
       <ErrorNote error={error} />
@@ -38,7 +38,7 @@ export function ExecutionDetail({ id }: { id: string }) {
   const navigate = useSession((s) => s.navigate);
   const execution = useLoad(() => client().invoke('executions.get', wsInput({ execution_id: id })), [id]);
   const [tick, setTick] = useState(0);
-  useEngineRefresh((e) => e.type.startsWith('simulation.') && e.data.executionId === id, () => {
+  useEngineRefresh((e) => changesExecution(e, id), () => {
     void execution.reload();
     setTick((t) => t + 1);
   });

@@ -2,7 +2,7 @@ import { Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, LinearP
 import { useEffect, useState } from 'react';
 import { useAgents, usePersonas, useScenarios, useScorecards, type Json } from '../stores/resources';
 import { client, useSession, wsInput } from '../stores/session';
-import { useEngineRefresh } from '../stores/events';
+import { changesExecution, useEngineRefresh } from '../stores/events';
 import { ActionButton, ErrorNote, JsonField, Page, StatusChip, fieldError, fmtNum, useAction } from '../ui/common';
 
 function ScenarioEditor({ scenario, onClose }: { scenario: Json | null; onClose(saved: boolean): void }) {
@@ -68,7 +68,7 @@ function ExecuteDialog({ scenario, onClose }: { scenario: Json; onClose(): void 
   const refresh = async () => {
     if (execution) setExecution((await client().invoke('executions.get', wsInput({ execution_id: execution.id }))).execution);
   };
-  useEngineRefresh((e) => e.type.startsWith('simulation.') && e.data.executionId === execution?.id, () => void refresh());
+  useEngineRefresh((e) => changesExecution(e, execution?.id), () => void refresh());
   useEffect(() => {
     if (!execution || ['completed', 'failed', 'cancelled'].includes(execution.status)) return;
     const t = setInterval(() => void refresh(), 1_000);

@@ -20,6 +20,10 @@ export function useEngineEventStream(): void {
  * a thousand simulations finishing is a few reloads, not a thousand. No event is missed: one that
  * arrives while waiting makes the reload that ends the wait.
  */
+/** An event that changes an execution: one of its simulations moved, or it was cancelled (perhaps elsewhere). */
+export const changesExecution = (e: EngineEventMessage, executionId: string | undefined): boolean =>
+  (e.type.startsWith('simulation.') || e.type === 'execution.cancelled') && e.data.executionId === executionId;
+
 export function useEngineRefresh(matches: (e: EngineEventMessage) => boolean, refresh: () => void, intervalMs = 500): void {
   const latest = useRef({ matches, refresh });
   latest.current = { matches, refresh };
