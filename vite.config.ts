@@ -6,5 +6,10 @@ export default defineConfig({
   root: 'renderer',
   base: './',
   plugins: [react()],
-  build: { outDir: '../dist/renderer', emptyOutDir: true, chunkSizeWarningLimit: 2_000, sourcemap: false },
+  build: {
+    outDir: '../dist/renderer',
+    emptyOutDir: true,
+    chunkSizeWarningLimit: 2_000,
+    sourcemap: false,
+  },
 });

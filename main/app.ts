@@ -28,13 +28,21 @@ export interface DesktopDeps {
   app: {
     requestSingleInstanceLock(): boolean;
     getPath(name: 'userData'): string;
-    on(event: 'second-instance' | 'window-all-closed' | 'before-quit', listener: (event: { preventDefault(): void }) => void): unknown;
+    on(
+      event: 'second-instance' | 'window-all-closed' | 'before-quit',
+      listener: (event: { preventDefault(): void }) => void,
+    ): unknown;
     whenReady(): Promise<unknown>;
     quit(): void;
     exit(code?: number): void;
   };
   createWindow(options: ReturnType<typeof windowOptions>): AppWindow;
-  ipcMain: { handle(channel: string, listener: (event: IpcSenderInfo, ...args: unknown[]) => Promise<unknown>): void };
+  ipcMain: {
+    handle(
+      channel: string,
+      listener: (event: IpcSenderInfo, ...args: unknown[]) => Promise<unknown>,
+    ): void;
+  };
   createNotification: NotificationFactory;
   openExternal(url: string): Promise<unknown>;
   prefs: PrefsStore;
@@ -72,7 +80,10 @@ export async function startDesktop(deps: DesktopDeps): Promise<DesktopApp | null
   app.on('second-instance', focus);
   await app.whenReady();
 
-  const engine = createEngine({ dataDir: app.getPath('userData'), log: { info: deps.log, error: (m) => deps.log(m) } });
+  const engine = createEngine({
+    dataDir: app.getPath('userData'),
+    log: { info: deps.log, error: (m) => deps.log(m) },
+  });
   engine.start();
   let serverUrl: string | null = null;
   const applyServer = async (): Promise<void> => {
@@ -84,7 +95,12 @@ export async function startDesktop(deps: DesktopDeps): Promise<DesktopApp | null
       serverUrl = await engine.listen(port, '127.0.0.1');
     } catch (err) {
       deps.log(`the local API could not listen on 127.0.0.1:${port}: ${(err as Error).message}`);
-      throw new AppError('port_unavailable', 409, `Port ${port} is in use on 127.0.0.1: choose another one`, [{ path: 'server.port', message: 'is in use' }]);
+      throw new AppError(
+        'port_unavailable',
+        409,
+        `Port ${port} is in use on 127.0.0.1: choose another one`,
+        [{ path: 'server.port', message: 'is in use' }],
+      );
     }
   };
   await applyServer().catch(() => {});
@@ -97,50 +113,72 @@ export async function startDesktop(deps: DesktopDeps): Promise<DesktopApp | null
     if (window && !window.isDestroyed()) prefs.set('windowBounds', window.getBounds());
   });
 
-  const prefsView = () => ({ theme: prefs.get('theme'), server: { ...prefs.get('server'), url: serverUrl } });
-  deps.ipcMain.handle(IPC_INVOKE, createIpcHandler({
-    operations: new Set(catalogue.map((op) => op.name)),
-    invoke: (name, input) => engine.invoke(name, input),
-    trusted: () => (window && !window.isDestroyed() ? { webContentsId: window.webContents.id, url: appUrl } : null),
-    log: deps.log,
-    desktop: {
-      'desktop.preferences.get': { input: z.strictObject({}), handler: prefsView },
-      'desktop.preferences.update': {
-        input: PrefsPatch,
-        async handler(patch: { theme?: 'light' | 'dark' | 'system'; server?: { enabled?: boolean; port?: number } }) {
-          if (patch.theme) prefs.set('theme', patch.theme);
-          if (patch.server) {
-            const before = prefs.get('server');
-            prefs.set('server', { ...before, ...patch.server });
-            try {
-              await applyServer();
-            } catch (err) {
-              prefs.set('server', before);
-              await applyServer().catch(() => {});
-              throw err;
+  const prefsView = () => ({
+    theme: prefs.get('theme'),
+    server: { ...prefs.get('server'), url: serverUrl },
+  });
+  deps.ipcMain.handle(
+    IPC_INVOKE,
+    createIpcHandler({
+      operations: new Set(catalogue.map((op) => op.name)),
+      invoke: (name, input) => engine.invoke(name, input),
+      trusted: () =>
+        window && !window.isDestroyed()
+          ? { webContentsId: window.webContents.id, url: appUrl }
+          : null,
+      log: deps.log,
+      desktop: {
+        'desktop.preferences.get': { input: z.strictObject({}), handler: prefsView },
+        'desktop.preferences.update': {
+          input: PrefsPatch,
+          async handler(patch: {
+            theme?: 'light' | 'dark' | 'system';
+            server?: { enabled?: boolean; port?: number };
+          }) {
+            if (patch.theme) prefs.set('theme', patch.theme);
+            if (patch.server) {
+              const before = prefs.get('server');
+              prefs.set('server', { ...before, ...patch.server });
+              try {
+                await applyServer();
+              } catch (err) {
+                prefs.set('server', before);
+                await applyServer().catch(() => {});
+                throw err;
+              }
             }
-          }
-          return prefsView();
+            return prefsView();
+          },
         },
       },
-    },
-  }) as (event: IpcSenderInfo, ...args: unknown[]) => Promise<unknown>);
+    }) as (event: IpcSenderInfo, ...args: unknown[]) => Promise<unknown>,
+  );
 
   const offEvents = engine.events.subscribe((e) => {
     if (window && !window.isDestroyed()) window.webContents.send(IPC_EVENT, e);
   });
-  const offNotifications = notifyFromEvents((l) => engine.events.subscribe(l), deps.createNotification, (alertId) => {
-    focus();
-    if (window && !window.isDestroyed()) window.webContents.send(IPC_EVENT, { type: 'app.navigate', at: new Date().toISOString(), data: { path: alertId ? `alerts/${alertId}` : 'alerts' } });
-  });
+  const offNotifications = notifyFromEvents(
+    (l) => engine.events.subscribe(l),
+    deps.createNotification,
+    (alertId) => {
+      focus();
+      if (window && !window.isDestroyed())
+        window.webContents.send(IPC_EVENT, {
+          type: 'app.navigate',
+          at: new Date().toISOString(),
+          data: { path: alertId ? `alerts/${alertId}` : 'alerts' },
+        });
+    },
+  );
   await window.loadFile(deps.rendererFile);
 
   let stopping: Promise<void> | null = null;
-  const stop = () => (stopping ??= (async () => {
-    offEvents();
-    offNotifications();
-    await engine.stop();
-  })());
+  const stop = () =>
+    (stopping ??= (async () => {
+      offEvents();
+      offNotifications();
+      await engine.stop();
+    })());
   app.on('window-all-closed', () => app.quit());
   app.on('before-quit', (event) => {
     if (!stopping) {
@@ -152,4 +190,7 @@ export async function startDesktop(deps: DesktopDeps): Promise<DesktopApp | null
   return { engine, window, serverUrl: () => serverUrl, stop };
 }
 
-export const rendererPaths = (root: string) => ({ rendererFile: join(root, 'dist/renderer/index.html'), preloadFile: join(root, 'dist/preload/index.cjs') });
+export const rendererPaths = (root: string) => ({
+  rendererFile: join(root, 'dist/renderer/index.html'),
+  preloadFile: join(root, 'dist/preload/index.cjs'),
+});

@@ -27,7 +27,15 @@ export interface IpcHandlerOptions {
   log(message: string): void;
 }
 
-const refused = (code: string, status: number, message: string, details?: unknown): InvokeAnswer => ({ ok: false, error: { code, status, message, ...(details ? { details } : {}) } });
+const refused = (
+  code: string,
+  status: number,
+  message: string,
+  details?: unknown,
+): InvokeAnswer => ({
+  ok: false,
+  error: { code, status, message, ...(details ? { details } : {}) },
+});
 
 /**
  * The one invoke channel. It answers only the app's own window, from its top frame and its own
@@ -35,27 +43,52 @@ const refused = (code: string, status: number, message: string, details?: unknow
  * input with the operation's schema before anything runs (the engine's invoke does, for its own).
  */
 export function createIpcHandler(opts: IpcHandlerOptions) {
-  return async function handle(event: IpcSenderInfo, name: unknown, input: unknown): Promise<InvokeAnswer> {
+  return async function handle(
+    event: IpcSenderInfo,
+    name: unknown,
+    input: unknown,
+  ): Promise<InvokeAnswer> {
     const trusted = opts.trusted();
     const frame = event.senderFrame;
-    if (!trusted || event.sender.id !== trusted.webContentsId || !frame || frame !== event.sender.mainFrame || !sameDocument(frame.url, trusted.url)) {
+    if (
+      !trusted ||
+      event.sender.id !== trusted.webContentsId ||
+      !frame ||
+      frame !== event.sender.mainFrame ||
+      !sameDocument(frame.url, trusted.url)
+    ) {
       opts.log(`refused an IPC message from an unknown sender (${frame?.url ?? 'no frame'})`);
       return refused('forbidden', 403, 'This message does not come from the Callbench window');
     }
-    if (typeof name !== 'string') return refused('unknown_operation', 404, 'The operation name must be a string');
+    if (typeof name !== 'string')
+      return refused('unknown_operation', 404, 'The operation name must be a string');
     const body = input ?? {};
-    if (typeof body !== 'object' || Array.isArray(body)) return refused('validation_error', 400, 'The input must be an object', [{ path: '', message: 'must be an object' }]);
+    if (typeof body !== 'object' || Array.isArray(body))
+      return refused('validation_error', 400, 'The input must be an object', [
+        { path: '', message: 'must be an object' },
+      ]);
     try {
-      const own = Object.hasOwn(opts.desktop, name) ? opts.desktop[name as DesktopOperationName] : undefined;
+      const own = Object.hasOwn(opts.desktop, name)
+        ? opts.desktop[name as DesktopOperationName]
+        : undefined;
       if (own) {
         const parsed = own.input.safeParse(body);
         if (!parsed.success) {
-          const details = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
-          return refused('validation_error', 400, `Invalid input: ${details.map((d) => `${d.path || 'input'} ${d.message}`).join('; ')}`, details);
+          const details = parsed.error.issues.map((i) => ({
+            path: i.path.join('.'),
+            message: i.message,
+          }));
+          return refused(
+            'validation_error',
+            400,
+            `Invalid input: ${details.map((d) => `${d.path || 'input'} ${d.message}`).join('; ')}`,
+            details,
+          );
         }
         return { ok: true, status: 200, data: await own.handler(parsed.data) };
       }
-      if (!opts.operations.has(name)) return refused('unknown_operation', 404, `There is no operation named '${name}'`);
+      if (!opts.operations.has(name))
+        return refused('unknown_operation', 404, `There is no operation named '${name}'`);
       const { status, data } = await opts.invoke(name, body);
       return { ok: true, status, data };
     } catch (err) {

@@ -11,10 +11,17 @@ export type NotificationFactory = (options: { title: string; body: string }) => 
  * The engine's `notification` events (alerts firing and resolving, test notifications) as OS
  * notifications; a click brings the app forward on that alert.
  */
-export function notifyFromEvents(subscribe: (listener: (e: EngineEvent) => void) => () => void, create: NotificationFactory, focusAlert: (alertId: string | null) => void) {
+export function notifyFromEvents(
+  subscribe: (listener: (e: EngineEvent) => void) => () => void,
+  create: NotificationFactory,
+  focusAlert: (alertId: string | null) => void,
+) {
   return subscribe((e) => {
     if (e.type !== 'notification') return;
-    const n = create({ title: String(e.data.title ?? 'Callbench'), body: String(e.data.body ?? '') });
+    const n = create({
+      title: String(e.data.title ?? 'Callbench'),
+      body: String(e.data.body ?? ''),
+    });
     n.on('click', () => focusAlert(typeof e.data.alertId === 'string' ? e.data.alertId : null));
     n.show();
   });

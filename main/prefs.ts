@@ -17,7 +17,12 @@ export const DEFAULT_PREFS: DesktopPrefs = {
 /** What the Settings screen may change. */
 export const PrefsPatch = z.strictObject({
   theme: z.enum(['light', 'dark', 'system']).optional(),
-  server: z.strictObject({ enabled: z.boolean().optional(), port: z.number().int().min(1_024).max(65_535).optional() }).optional(),
+  server: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      port: z.number().int().min(1_024).max(65_535).optional(),
+    })
+    .optional(),
 });
 
 /** The subset of electron-store main uses (a Map-backed fake in tests). */

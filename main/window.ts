@@ -32,7 +32,10 @@ export function windowOptions(preload: string, bounds: Bounds) {
 
 /** The parts of WebContents and shell the guards use (fakes in tests). */
 export interface GuardedContents {
-  on(event: 'will-navigate' | 'will-redirect', listener: (event: { preventDefault(): void }, url: string) => void): unknown;
+  on(
+    event: 'will-navigate' | 'will-redirect',
+    listener: (event: { preventDefault(): void }, url: string) => void,
+  ): unknown;
   on(event: 'will-attach-webview', listener: (event: { preventDefault(): void }) => void): unknown;
   setWindowOpenHandler(handler: (details: { url: string }) => { action: 'deny' | 'allow' }): void;
 }
@@ -47,7 +50,11 @@ export const isExternalLink = (url: string): boolean => {
 };
 
 /** No navigation away from the app page, no new windows, no webviews; https links go to the system browser. */
-export function guardContents(contents: GuardedContents, appUrl: string, openExternal: (url: string) => unknown): void {
+export function guardContents(
+  contents: GuardedContents,
+  appUrl: string,
+  openExternal: (url: string) => unknown,
+): void {
   const sameDocument = (url: string) => url.split('#')[0] === appUrl.split('#')[0];
   const stay = (event: { preventDefault(): void }, url: string) => {
     if (sameDocument(url)) return;

@@ -15,7 +15,9 @@ export type DesktopOperationName = 'desktop.preferences.get' | 'desktop.preferen
 export type AnyOperationName = OperationName | DesktopOperationName;
 
 /** The answer of an operation: its data, or the engine's error with its code, message and details. */
-export type InvokeAnswer = { ok: true; status: number; data: unknown } | { ok: false; error: { code: string; status: number; message: string; details?: unknown } };
+export type InvokeAnswer =
+  | { ok: true; status: number; data: unknown }
+  | { ok: false; error: { code: string; status: number; message: string; details?: unknown } };
 
 export interface CallbenchBridge {
   invoke(operation: AnyOperationName, input?: Record<string, unknown>): Promise<InvokeAnswer>;

@@ -6,14 +6,30 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build as vite } from 'vite';
 
-const newest = (paths) => Math.max(0, ...paths.flatMap((p) => (!existsSync(p) ? [] : statSync(p).isDirectory()
-  ? readdirSync(p, { recursive: true }).map((f) => join(p, String(f))).filter((f) => statSync(f).isFile()).map((f) => statSync(f).mtimeMs)
-  : [statSync(p).mtimeMs])));
-const stale = (output, sources) => !existsSync(output) || statSync(output).mtimeMs < newest(sources);
+const newest = (paths) =>
+  Math.max(
+    0,
+    ...paths.flatMap((p) =>
+      !existsSync(p)
+        ? []
+        : statSync(p).isDirectory()
+          ? readdirSync(p, { recursive: true })
+              .map((f) => join(p, String(f)))
+              .filter((f) => statSync(f).isFile())
+              .map((f) => statSync(f).mtimeMs)
+          : [statSync(p).mtimeMs],
+    ),
+  );
+const stale = (output, sources) =>
+  !existsSync(output) || statSync(output).mtimeMs < newest(sources);
 
 const targets = {
   async renderer(force) {
-    if (!force && !stale('dist/renderer/index.html', ['renderer', 'preload/api.ts', 'vite.config.ts'])) return false;
+    if (
+      !force &&
+      !stale('dist/renderer/index.html', ['renderer', 'preload/api.ts', 'vite.config.ts'])
+    )
+      return false;
     // Always the production build, whatever NODE_ENV the caller runs under (vitest sets "test"):
     // React and its JSX transform both follow NODE_ENV, and must agree.
     process.env.NODE_ENV = 'production';
@@ -21,14 +37,41 @@ const targets = {
     return true;
   },
   async desktop(force) {
-    if (!force && !stale('dist/main/index.mjs', ['main', 'preload', 'src', 'package.json'])) return false;
+    if (!force && !stale('dist/main/index.mjs', ['main', 'preload', 'src', 'package.json']))
+      return false;
     // Main is ESM (the engine's packages are). The engine's model thread is started from a file of
     // its own beside it, with its SDKs inside, so that it needs nothing resolved from node_modules.
-    const shared = { bundle: true, platform: 'node', format: 'esm', target: 'node22', sourcemap: true, logLevel: 'warning',
-      banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" } };
-    await esbuild({ ...shared, entryPoints: ['main/index.ts'], outfile: 'dist/main/index.mjs', packages: 'external' });
-    await esbuild({ ...shared, entryPoints: ['src/llm/model-worker.ts'], outfile: 'dist/main/model-worker.mjs' });
-    await esbuild({ entryPoints: ['preload/index.ts'], outfile: 'dist/preload/index.cjs', bundle: true, platform: 'node', format: 'cjs', external: ['electron'], logLevel: 'warning' });
+    const shared = {
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node22',
+      sourcemap: true,
+      logLevel: 'warning',
+      banner: {
+        js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+      },
+    };
+    await esbuild({
+      ...shared,
+      entryPoints: ['main/index.ts'],
+      outfile: 'dist/main/index.mjs',
+      packages: 'external',
+    });
+    await esbuild({
+      ...shared,
+      entryPoints: ['src/llm/model-worker.ts'],
+      outfile: 'dist/main/model-worker.mjs',
+    });
+    await esbuild({
+      entryPoints: ['preload/index.ts'],
+      outfile: 'dist/preload/index.cjs',
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      external: ['electron'],
+      logLevel: 'warning',
+    });
     return true;
   },
 };

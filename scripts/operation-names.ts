@@ -8,5 +8,8 @@ export const renderOperationNames = (names: string[]): string =>
   `// Generated from the engine's catalogue by scripts/operation-names.ts: do not edit.\nexport const OPERATION_NAMES = [\n${names.map((n) => `  '${n}',`).join('\n')}\n] as const;\n\nexport type OperationName = (typeof OPERATION_NAMES)[number];\n`;
 
 if (process.argv[1]?.endsWith('operation-names.ts')) {
-  writeFileSync('preload/operations.ts', renderOperationNames(catalogue.map((op) => op.name).sort()));
+  writeFileSync(
+    'preload/operations.ts',
+    renderOperationNames(catalogue.map((op) => op.name).sort()),
+  );
 }

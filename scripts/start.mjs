@@ -11,16 +11,23 @@ execFileSync(process.execPath, ['scripts/build.mjs', 'all'], { stdio: 'inherit' 
 const electronDir = dirname(require.resolve('electron/package.json'));
 const binaryPath = () => {
   const pathFile = join(electronDir, 'path.txt');
-  return existsSync(pathFile) ? join(electronDir, 'dist', readFileSync(pathFile, 'utf8').trim()) : null;
+  return existsSync(pathFile)
+    ? join(electronDir, 'dist', readFileSync(pathFile, 'utf8').trim())
+    : null;
 };
 
 if (!binaryPath() || !existsSync(binaryPath())) {
   console.error('Fetching the Electron binary (once)…');
   try {
-    execFileSync(process.execPath, [join(electronDir, 'install.js')], { stdio: 'inherit', env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '' } });
+    execFileSync(process.execPath, [join(electronDir, 'install.js')], {
+      stdio: 'inherit',
+      env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '' },
+    });
   } catch {
-    console.error('\nThe Electron binary could not be downloaded (offline, or its host is unreachable).\n'
-      + 'The same app runs in a browser: `npm run serve`, then open the address it prints.');
+    console.error(
+      '\nThe Electron binary could not be downloaded (offline, or its host is unreachable).\n' +
+        'The same app runs in a browser: `npm run serve`, then open the address it prints.',
+    );
     process.exit(1);
   }
 }

@@ -5,8 +5,12 @@ import { join } from 'node:path';
  * The folder Electron's app.getPath('userData') gives an app named Callbench, so the desktop
  * app and `serve` share one store.
  */
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
-  if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Callbench');
+export function defaultDataDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string {
+  if (platform === 'win32')
+    return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Callbench');
   if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Callbench');
   return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'Callbench');
 }

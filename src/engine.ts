@@ -71,7 +71,11 @@ export interface Engine {
   start(): StartResult;
   invoke(name: string, input: unknown, caller?: Caller): ReturnType<Invoke>;
   /** The local HTTP API; with `ui`, also the operation route, the event stream and the built renderer (browser mode). */
-  listen(port: number, host: string, ui?: { rendererDir?: string; pageKey?: string }): Promise<string>;
+  listen(
+    port: number,
+    host: string,
+    ui?: { rendererDir?: string; pageKey?: string },
+  ): Promise<string>;
   /** Stops the HTTP server only (the desktop app's setting turns it off); the engine runs on. */
   closeServer(): Promise<void>;
   /** Bytes of heap the model threads use: the process's own figures leave them out. */
@@ -96,7 +100,11 @@ export function createEngine(options: EngineOptions): Engine {
   let schedulerService: Scheduler | null = null;
   let stopEvaluator: (() => void) | null = null;
 
-  const simulationDefaults = { concurrency: options.simulationConcurrency ?? 4, maxTurns: options.maxTurns ?? 20, maxDurationMs: options.maxDurationMs ?? 300_000 };
+  const simulationDefaults = {
+    concurrency: options.simulationConcurrency ?? 4,
+    maxTurns: options.maxTurns ?? 20,
+    maxDurationMs: options.maxDurationMs ?? 300_000,
+  };
   const started = <T>(value: T | null): T => {
     if (value === null) throw new Error('The engine is not started');
     return value;
@@ -105,12 +113,21 @@ export function createEngine(options: EngineOptions): Engine {
   function bootstrap(s: Store, exclusive: boolean): StartResult {
     return s.transaction(() => {
       if (s.workspaces.count() === 0) {
-        const ws = s.workspaces.insert({ id: newId('ws', clock.now()), name: 'Default workspace', created_at: isoNow(clock) });
+        const ws = s.workspaces.insert({
+          id: newId('ws', clock.now()),
+          name: 'Default workspace',
+          created_at: isoNow(clock),
+        });
         s.scorecards.insert(ws.id, defaultScorecard(clock.now(), isoNow(clock)));
       }
       if (!exclusive || s.credentials.countKeys() > 0) return {};
       const secret = newSecret('cbk');
-      s.credentials.insertKey({ id: newId('key', clock.now()), label: 'first key', secret, created_at: isoNow(clock) });
+      s.credentials.insertKey({
+        id: newId('key', clock.now()),
+        label: 'first key',
+        secret,
+        created_at: isoNow(clock),
+      });
       return { firstApiKey: secret };
     });
   }
@@ -133,19 +150,63 @@ export function createEngine(options: EngineOptions): Engine {
         migrate(db, join(options.dataDir, 'backups'));
         store = createStore(db);
         const secrets = SecretBox.forDataDir(options.dataDir);
-        const tools = createToolRuntime({ store, secrets, clock, retryBaseMs: options.toolRetryBaseMs });
+        const tools = createToolRuntime({
+          store,
+          secrets,
+          clock,
+          retryBaseMs: options.toolRetryBaseMs,
+        });
         const adapters = createAdapters(options.providerRetry);
-        const sync = createSyncService({ store, secrets, clock, events, adapters, log: (m) => log.error(m) });
+        const sync = createSyncService({
+          store,
+          secrets,
+          clock,
+          events,
+          adapters,
+          log: (m) => log.error(m),
+        });
         syncService = sync;
-        const alerts = createAlertService({ store, secrets, clock, events, deliveryRetryBaseMs: options.deliveryRetryBaseMs });
-        const evaluator = createAlertEvaluator({ store, clock, events, alerts, log: (m) => log.error(m) });
+        const alerts = createAlertService({
+          store,
+          secrets,
+          clock,
+          events,
+          deliveryRetryBaseMs: options.deliveryRetryBaseMs,
+        });
+        const evaluator = createAlertEvaluator({
+          store,
+          clock,
+          events,
+          alerts,
+          log: (m) => log.error(m),
+        });
         alertEvaluator = evaluator;
         const runner = createSimulationRunner({
-          store, secrets, clock, events, tools, adapters, llmDefault: options.llmDefault ?? null, defaults: simulationDefaults,
-          modelPolicy: options.modelPolicy, log: (m) => log.error(m),
+          store,
+          secrets,
+          clock,
+          events,
+          tools,
+          adapters,
+          llmDefault: options.llmDefault ?? null,
+          defaults: simulationDefaults,
+          modelPolicy: options.modelPolicy,
+          log: (m) => log.error(m),
         });
         simulationRunner = runner;
-        const partial = { store, clock, events, secrets, tools, sync, alerts, evaluator, llmDefault: options.llmDefault ?? null, runner, simulationDefaults };
+        const partial = {
+          store,
+          clock,
+          events,
+          secrets,
+          tools,
+          sync,
+          alerts,
+          evaluator,
+          llmDefault: options.llmDefault ?? null,
+          runner,
+          simulationDefaults,
+        };
         const scheduler = createScheduler(partial);
         schedulerService = scheduler;
         const services: EngineServices = { ...partial, scheduler };
@@ -173,7 +234,12 @@ export function createEngine(options: EngineOptions): Engine {
       server = buildServer({
         catalogue,
         invoke: started(invoke),
-        authenticate: createAuthenticator({ store: s, clock, envApiKey: options.envApiKey, osUser }),
+        authenticate: createAuthenticator({
+          store: s,
+          clock,
+          envApiKey: options.envApiKey,
+          osUser,
+        }),
         host,
         log,
         ui: ui && { ...ui, events },

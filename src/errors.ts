@@ -38,5 +38,6 @@ export const notFound = (what: string, id: string): AppError =>
 export const conflict = (message: string, details?: unknown): AppError =>
   new AppError('conflict', 409, message, details);
 
-export const unauthorized = (message: string): AppError => new AppError('unauthorized', 401, message);
+export const unauthorized = (message: string): AppError =>
+  new AppError('unauthorized', 401, message);
 export const forbidden = (message: string): AppError => new AppError('forbidden', 403, message);

@@ -1,4 +1,18 @@
-import { AppBar, Box, CssBaseline, Drawer, IconButton, List, ListItemButton, ListItemText, ThemeProvider, Toolbar, Tooltip, Typography, createTheme } from '@mui/material';
+import {
+  AppBar,
+  Box,
+  CssBaseline,
+  Drawer,
+  IconButton,
+  List,
+  ListItemButton,
+  ListItemText,
+  ThemeProvider,
+  Toolbar,
+  Tooltip,
+  Typography,
+  createTheme,
+} from '@mui/material';
 import { useEffect, useMemo } from 'react';
 import { useSession } from './stores/session';
 import { useEngineEventStream } from './stores/events';
@@ -7,32 +21,56 @@ import { AgentDetail, Agents } from './screens/Agents';
 import { ToolDetail, Tools } from './screens/Tools';
 import { Personas } from './screens/Personas';
 import { Scenarios } from './screens/Scenarios';
-import { AllSimulations, ExecutionDetail, Executions, SimulationDetail } from './screens/Executions';
+import {
+  AllSimulations,
+  ExecutionDetail,
+  Executions,
+  SimulationDetail,
+} from './screens/Executions';
 import { Scorecards } from './screens/Scorecards';
 import { Schedules } from './screens/Schedules';
 import { Alerts } from './screens/Alerts';
 import { Settings } from './screens/Settings';
 
 const NAV: [string, string][] = [
-  ['', 'Overview'], ['agents', 'Agents'], ['tools', 'Tools'], ['personas', 'Personas'], ['scenarios', 'Scenarios'],
-  ['executions', 'Executions'], ['scorecards', 'Scorecards'], ['schedules', 'Schedules'], ['alerts', 'Alerts'], ['settings', 'Settings'],
+  ['', 'Overview'],
+  ['agents', 'Agents'],
+  ['tools', 'Tools'],
+  ['personas', 'Personas'],
+  ['scenarios', 'Scenarios'],
+  ['executions', 'Executions'],
+  ['scorecards', 'Scorecards'],
+  ['schedules', 'Schedules'],
+  ['alerts', 'Alerts'],
+  ['settings', 'Settings'],
 ];
 const WIDTH = 200;
 
 function Screen({ route }: { route: string[] }) {
   const [section, id, sub] = route;
   switch (section) {
-    case 'agents': return id ? <AgentDetail id={id} /> : <Agents />;
-    case 'tools': return id ? <ToolDetail id={id} /> : <Tools />;
-    case 'personas': return <Personas />;
-    case 'scenarios': return <Scenarios />;
-    case 'executions': return id ? <ExecutionDetail id={id} /> : <Executions />;
-    case 'simulations': return id && id !== 'all' ? <SimulationDetail id={id} /> : <AllSimulations />;
-    case 'scorecards': return <Scorecards />;
-    case 'schedules': return <Schedules />;
-    case 'alerts': return <Alerts focus={id ?? sub} />;
-    case 'settings': return <Settings />;
-    default: return <Overview />;
+    case 'agents':
+      return id ? <AgentDetail id={id} /> : <Agents />;
+    case 'tools':
+      return id ? <ToolDetail id={id} /> : <Tools />;
+    case 'personas':
+      return <Personas />;
+    case 'scenarios':
+      return <Scenarios />;
+    case 'executions':
+      return id ? <ExecutionDetail id={id} /> : <Executions />;
+    case 'simulations':
+      return id && id !== 'all' ? <SimulationDetail id={id} /> : <AllSimulations />;
+    case 'scorecards':
+      return <Scorecards />;
+    case 'schedules':
+      return <Schedules />;
+    case 'alerts':
+      return <Alerts focus={id ?? sub} />;
+    case 'settings':
+      return <Settings />;
+    default:
+      return <Overview />;
   }
 }
 
@@ -49,18 +87,36 @@ export function App() {
       <Box sx={{ display: 'flex', minHeight: '100vh' }}>
         <AppBar position="fixed" sx={{ zIndex: (t) => t.zIndex.drawer + 1 }}>
           <Toolbar variant="dense">
-            <Typography variant="h6" component="div" sx={{ flex: 1 }}>Callbench</Typography>
+            <Typography variant="h6" component="div" sx={{ flex: 1 }}>
+              Callbench
+            </Typography>
             <Tooltip title={`Switch to ${mode === 'light' ? 'dark' : 'light'} theme`}>
-              <IconButton color="inherit" aria-label="Switch theme" onClick={() => setTheme(mode === 'light' ? 'dark' : 'light')}>{mode === 'light' ? '☾' : '☀'}</IconButton>
+              <IconButton
+                color="inherit"
+                aria-label="Switch theme"
+                onClick={() => setTheme(mode === 'light' ? 'dark' : 'light')}
+              >
+                {mode === 'light' ? '☾' : '☀'}
+              </IconButton>
             </Tooltip>
           </Toolbar>
         </AppBar>
-        <Drawer variant="permanent" sx={{ width: WIDTH, [`& .MuiDrawer-paper`]: { width: WIDTH, boxSizing: 'border-box' } }}>
+        <Drawer
+          variant="permanent"
+          sx={{ width: WIDTH, [`& .MuiDrawer-paper`]: { width: WIDTH, boxSizing: 'border-box' } }}
+        >
           <Toolbar variant="dense" />
           <nav aria-label="Sections">
             <List dense>
               {NAV.map(([path, label]) => (
-                <ListItemButton key={label} selected={(route[0] ?? '') === path || (path === 'executions' && route[0] === 'simulations')} onClick={() => navigate(path)}>
+                <ListItemButton
+                  key={label}
+                  selected={
+                    (route[0] ?? '') === path ||
+                    (path === 'executions' && route[0] === 'simulations')
+                  }
+                  onClick={() => navigate(path)}
+                >
                   <ListItemText primary={label} />
                 </ListItemButton>
               ))}

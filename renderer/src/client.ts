@@ -1,14 +1,28 @@
-import type { AnyOperationName, CallbenchBridge, EngineEventMessage, InvokeAnswer } from '../../preload/api';
+import type {
+  AnyOperationName,
+  CallbenchBridge,
+  EngineEventMessage,
+  InvokeAnswer,
+} from '../../preload/api';
 
 /** An engine error as the screens show it: in words, with the fields it concerns. */
 export class ApiError extends Error {
-  constructor(readonly code: string, readonly status: number, message: string, readonly details?: unknown) {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    message: string,
+    readonly details?: unknown,
+  ) {
     super(message);
   }
 
   /** Field-level problems ({path, message}), when the engine named fields. */
   get fields(): { path: string; message: string }[] {
-    return Array.isArray(this.details) ? (this.details as { path: string; message: string }[]).filter((d) => typeof d?.path === 'string') : [];
+    return Array.isArray(this.details)
+      ? (this.details as { path: string; message: string }[]).filter(
+          (d) => typeof d?.path === 'string',
+        )
+      : [];
   }
 }
 
@@ -20,7 +34,13 @@ export interface Client {
 }
 
 function unwrap<T>(answer: InvokeAnswer): T {
-  if (!answer.ok) throw new ApiError(answer.error.code, answer.error.status, answer.error.message, answer.error.details);
+  if (!answer.ok)
+    throw new ApiError(
+      answer.error.code,
+      answer.error.status,
+      answer.error.message,
+      answer.error.details,
+    );
   return answer.data as T;
 }
 
@@ -39,12 +59,21 @@ export function httpClient(key: string, onUnauthorized: () => void): Client {
   return {
     transport: 'http',
     async invoke(operation, input) {
-      const res = await fetch(`/v1/operations/${encodeURIComponent(operation)}`, { method: 'POST', headers, body: JSON.stringify(input ?? {}) });
+      const res = await fetch(`/v1/operations/${encodeURIComponent(operation)}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(input ?? {}),
+      });
       const body = await res.json().catch(() => ({}));
       if (res.status === 401) onUnauthorized();
       if (!res.ok) {
         const e = body.error ?? {};
-        throw new ApiError(e.code ?? 'error', res.status, e.message ?? `The engine answered ${res.status}`, e.details);
+        throw new ApiError(
+          e.code ?? 'error',
+          res.status,
+          e.message ?? `The engine answered ${res.status}`,
+          e.details,
+        );
       }
       return body.data;
     },
@@ -66,7 +95,11 @@ export function httpClient(key: string, onUnauthorized: () => void): Client {
               while ((cut = buffer.indexOf('\n\n')) >= 0) {
                 const frame = buffer.slice(0, cut);
                 buffer = buffer.slice(cut + 2);
-                const data = frame.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+                const data = frame
+                  .split('\n')
+                  .filter((l) => l.startsWith('data: '))
+                  .map((l) => l.slice(6))
+                  .join('\n');
                 if (data) listener(JSON.parse(data) as EngineEventMessage);
               }
             }

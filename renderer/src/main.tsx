@@ -10,8 +10,17 @@ const KEY_STORAGE = 'callbench.apiKey';
 async function connect(client: Client): Promise<void> {
   const { workspaces } = await client.invoke<{ workspaces: { id: string }[] }>('workspaces.list');
   if (client.transport === 'ipc') {
-    const { theme } = await client.invoke<{ theme: 'light' | 'dark' | 'system' }>('desktop.preferences.get');
-    useSession.setState({ theme: theme === 'system' ? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light') : theme });
+    const { theme } = await client.invoke<{ theme: 'light' | 'dark' | 'system' }>(
+      'desktop.preferences.get',
+    );
+    useSession.setState({
+      theme:
+        theme === 'system'
+          ? matchMedia('(prefers-color-scheme: dark)').matches
+            ? 'dark'
+            : 'light'
+          : theme,
+    });
   }
   useSession.getState().setClient(client, workspaces[0]!.id);
 }
@@ -29,20 +38,39 @@ function KeyPrompt() {
   const [error, setError] = useState<string | null>(null);
   return (
     <Box sx={{ display: 'grid', placeItems: 'center', minHeight: '100vh' }}>
-      <Paper component="form" sx={{ p: 4, width: 420 }} onSubmit={async (e) => {
-        e.preventDefault();
-        try {
-          await connect(browserClient(key.trim()));
-          localStorage.setItem(KEY_STORAGE, key.trim());
-          render();
-        } catch (err) {
-          setError(err instanceof ApiError ? err.message : String(err));
-        }
-      }}>
-        <Typography variant="h5" component="h1" gutterBottom>Callbench</Typography>
-        <Typography variant="body2" gutterBottom>Enter an API key of this engine (`npm run cli -- keys create` makes one).</Typography>
-        <TextField label="API key" type="password" fullWidth value={key} onChange={(e) => setKey(e.target.value)} error={Boolean(error)} helperText={error} autoFocus />
-        <Button type="submit" variant="contained" sx={{ mt: 2 }}>Connect</Button>
+      <Paper
+        component="form"
+        sx={{ p: 4, width: 420 }}
+        onSubmit={async (e) => {
+          e.preventDefault();
+          try {
+            await connect(browserClient(key.trim()));
+            localStorage.setItem(KEY_STORAGE, key.trim());
+            render();
+          } catch (err) {
+            setError(err instanceof ApiError ? err.message : String(err));
+          }
+        }}
+      >
+        <Typography variant="h5" component="h1" gutterBottom>
+          Callbench
+        </Typography>
+        <Typography variant="body2" gutterBottom>
+          Enter an API key of this engine (`npm run cli -- keys create` makes one).
+        </Typography>
+        <TextField
+          label="API key"
+          type="password"
+          fullWidth
+          value={key}
+          onChange={(e) => setKey(e.target.value)}
+          error={Boolean(error)}
+          helperText={error}
+          autoFocus
+        />
+        <Button type="submit" variant="contained" sx={{ mt: 2 }}>
+          Connect
+        </Button>
       </Paper>
     </Box>
   );
@@ -50,7 +78,11 @@ function KeyPrompt() {
 
 const root = createRoot(document.getElementById('root')!);
 function render(): void {
-  root.render(<StrictMode>{useSession.getState().needsKey || !useSession.getState().client ? <KeyPrompt /> : <App />}</StrictMode>);
+  root.render(
+    <StrictMode>
+      {useSession.getState().needsKey || !useSession.getState().client ? <KeyPrompt /> : <App />}
+    </StrictMode>,
+  );
 }
 useSession.subscribe((s, before) => {
   if (s.needsKey !== before.needsKey || s.client !== before.client) render();
@@ -58,7 +90,9 @@ useSession.subscribe((s, before) => {
 
 async function start(): Promise<void> {
   if (window.callbench) return connect(ipcClient(window.callbench));
-  const key = document.querySelector<HTMLMetaElement>('meta[name="callbench-key"]')?.content || localStorage.getItem(KEY_STORAGE);
+  const key =
+    document.querySelector<HTMLMetaElement>('meta[name="callbench-key"]')?.content ||
+    localStorage.getItem(KEY_STORAGE);
   if (!key) return useSession.getState().askForKey();
   try {
     await connect(browserClient(key));

@@ -7,8 +7,11 @@ import { durationMs, measureAll, type Measurement } from './measure.js';
 import type { AlertService, Condition } from './service.js';
 
 const COMPARE: Record<string, (v: number, t: number) => boolean> = {
-  less_than: (v, t) => v < t, less_than_or_equal: (v, t) => v <= t, greater_than: (v, t) => v > t,
-  greater_than_or_equal: (v, t) => v >= t, equals: (v, t) => v === t,
+  less_than: (v, t) => v < t,
+  less_than_or_equal: (v, t) => v <= t,
+  greater_than: (v, t) => v > t,
+  greater_than_or_equal: (v, t) => v >= t,
+  equals: (v, t) => v === t,
 };
 
 function holds(c: Condition, m: Measurement): boolean {
@@ -31,20 +34,45 @@ export interface Change {
 /** How long a round triggered by engine events waits, gathering the events that follow. */
 const EVENT_ROUND_DELAY_MS = 100;
 
-export function createAlertEvaluator(deps: { store: Store; clock: Clock; events: EventBus; alerts: AlertService; log(m: string): void }) {
+export function createAlertEvaluator(deps: {
+  store: Store;
+  clock: Clock;
+  events: EventBus;
+  alerts: AlertService;
+  log(m: string): void;
+}) {
   const { store, clock, alerts } = deps;
   let running: Promise<Change[]> | null = null;
   let task: { stop(): unknown } | null = null;
   let soon: NodeJS.Timeout | null = null;
 
-  async function change(alert: StoredAlert, state: Change['state'], m: Measurement, now: number): Promise<Change> {
+  async function change(
+    alert: StoredAlert,
+    state: Change['state'],
+    m: Measurement,
+    now: number,
+  ): Promise<Change> {
     const c = alert.definition.condition as Condition;
     const at = new Date(now).toISOString();
     const eventId = store.transaction(() => {
       store.alerts.setState(alert.id, state, state === 'firing' ? at : undefined);
-      return store.alertEvents.add(alert.id, { state, value: m.value, threshold: c.threshold ?? null, timeWindow: c.timeWindow ?? null, at }, now);
+      return store.alertEvents.add(
+        alert.id,
+        {
+          state,
+          value: m.value,
+          threshold: c.threshold ?? null,
+          timeWindow: c.timeWindow ?? null,
+          at,
+        },
+        now,
+      );
     });
-    deps.events.emit(`alert.${state}`, { alertId: alert.id, name: alert.definition.name, value: m.value });
+    deps.events.emit(`alert.${state}`, {
+      alertId: alert.id,
+      name: alert.definition.name,
+      value: m.value,
+    });
     const deliveries = await alerts.notify(alert, state, m.value);
     store.alertEvents.setDeliveries(eventId, deliveries);
     return { alertId: alert.id, state, value: m.value };
@@ -86,7 +114,13 @@ export function createAlertEvaluator(deps: { store: Store; clock: Clock; events:
     evaluate,
     /** Every minute, and at once when an engine event concerns alerts. */
     start(): () => void {
-      task = cron.schedule('* * * * *', () => void evaluate().catch((err) => deps.log(`alert evaluation failed: ${(err as Error).message}`)));
+      task = cron.schedule(
+        '* * * * *',
+        () =>
+          void evaluate().catch((err) =>
+            deps.log(`alert evaluation failed: ${(err as Error).message}`),
+          ),
+      );
       // A burst of events (an execution of many simulations finishing) makes one round, not one each.
       const off = deps.events.subscribe((e) => {
         if ((e.type === 'agent.config_changed' || e.type === 'simulation.finished') && !soon) {

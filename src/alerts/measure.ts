@@ -9,7 +9,8 @@ export interface Measurement {
 }
 
 const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
-export const durationMs = (text: string): number => Number(text.slice(0, -1)) * UNIT_MS[text.slice(-1)]!;
+export const durationMs = (text: string): number =>
+  Number(text.slice(0, -1)) * UNIT_MS[text.slice(-1)]!;
 
 const conditionOf = (a: StoredAlert) => a.definition.condition as Condition;
 
@@ -18,7 +19,11 @@ const conditionOf = (a: StoredAlert) => a.definition.condition as Condition;
  * window over all their tools, so a round costs about as much as the calls it reads, not one
  * analytics computation per alert.
  */
-export function measureAll(store: Store, alerts: StoredAlert[], now: number): Map<string, Measurement> {
+export function measureAll(
+  store: Store,
+  alerts: StoredAlert[],
+  now: number,
+): Map<string, Measurement> {
   const out = new Map<string, Measurement>();
   const toolAlerts = alerts.filter((a) => conditionOf(a).type === 'tool_performance');
   const byWindow = new Map<string, StoredAlert[]>();
@@ -31,17 +36,32 @@ export function measureAll(store: Store, alerts: StoredAlert[], now: number): Ma
     const from = now - durationMs(window);
     const ids = [...new Set(group.map((a) => conditionOf(a).toolId!))];
     const figures = store.toolCalls.figuresOfTools(ids, from, now);
-    const p95Ids = [...new Set(group.filter((a) => conditionOf(a).metric === 'p95_response_time').map((a) => conditionOf(a).toolId!))];
-    const p95 = p95Ids.length ? store.toolCalls.p95OfTools(p95Ids, from, now) : new Map<string, number>();
+    const p95Ids = [
+      ...new Set(
+        group
+          .filter((a) => conditionOf(a).metric === 'p95_response_time')
+          .map((a) => conditionOf(a).toolId!),
+      ),
+    ];
+    const p95 = p95Ids.length
+      ? store.toolCalls.p95OfTools(p95Ids, from, now)
+      : new Map<string, number>();
     for (const a of group) {
       const c = conditionOf(a);
       const f = figures.get(c.toolId!) ?? { total: 0, avgMs: 0, successes: 0, timeouts: 0 };
       const rates = ratesOf(f);
       const value: Record<string, number | null> = {
-        success_rate: rates.successRate, error_rate: rates.errorRate, timeout_rate: rates.timeoutRate,
-        avg_response_time: f.total ? Math.round(f.avgMs) : null, p95_response_time: p95.get(c.toolId!) ?? null, call_count: f.total,
+        success_rate: rates.successRate,
+        error_rate: rates.errorRate,
+        timeout_rate: rates.timeoutRate,
+        avg_response_time: f.total ? Math.round(f.avgMs) : null,
+        p95_response_time: p95.get(c.toolId!) ?? null,
+        call_count: f.total,
       };
-      out.set(a.id, { value: f.total === 0 && c.metric !== 'call_count' ? null : value[c.metric!] ?? null, samples: f.total });
+      out.set(a.id, {
+        value: f.total === 0 && c.metric !== 'call_count' ? null : (value[c.metric!] ?? null),
+        samples: f.total,
+      });
     }
   }
   for (const a of alerts) {
@@ -53,9 +73,15 @@ export function measureAll(store: Store, alerts: StoredAlert[], now: number): Ma
     } else if (c.type === 'scenario_failure') {
       // The pass rate of executions that schedules started (runs by hand are someone watching already).
       const r = store.simulations.scheduledPassRate(c.scenarioId!, since);
-      out.set(a.id, { value: r.rate === null ? null : Math.round(r.rate * 100) / 100, samples: r.n });
+      out.set(a.id, {
+        value: r.rate === null ? null : Math.round(r.rate * 100) / 100,
+        samples: r.n,
+      });
     } else if (c.type === 'agent_config_changed') {
-      const n = store.agents.changesSince(c.agentId!, new Date(now - durationMs(c.timeWindow ?? '15m')).toISOString());
+      const n = store.agents.changesSince(
+        c.agentId!,
+        new Date(now - durationMs(c.timeWindow ?? '15m')).toISOString(),
+      );
       out.set(a.id, { value: n, samples: Number.POSITIVE_INFINITY });
     }
   }

@@ -19,8 +19,15 @@ export interface AlertServiceDeps {
 }
 
 export type Condition = {
-  type: string; toolId?: string; agentId?: string; scenarioId?: string; metric?: string; operator?: string;
-  threshold?: number; timeWindow?: string; minSamples?: number;
+  type: string;
+  toolId?: string;
+  agentId?: string;
+  scenarioId?: string;
+  metric?: string;
+  operator?: string;
+  threshold?: number;
+  timeWindow?: string;
+  minSamples?: number;
 };
 
 /** The SMTP settings with the password opened, for sending only. */
@@ -45,7 +52,10 @@ export function createAlertService(deps: AlertServiceDeps) {
     return {
       email: n.email,
       slack: n.slack && { channel: n.slack.channel, webhookUrl: open(n.slack.webhookUrl) },
-      webhook: n.webhook && { url: n.webhook.url, secret: n.webhook.secret === undefined ? undefined : open(n.webhook.secret) },
+      webhook: n.webhook && {
+        url: n.webhook.url,
+        secret: n.webhook.secret === undefined ? undefined : open(n.webhook.secret),
+      },
       os: n.os,
     };
   }
@@ -69,17 +79,33 @@ export function createAlertService(deps: AlertServiceDeps) {
   function facts(alert: StoredAlert, state: AlertFacts['state'], value: number | null): AlertFacts {
     const c = alert.definition.condition as Condition;
     return {
-      alertId: alert.id, name: alert.definition.name, severity: String(alert.definition.severity ?? 'medium'), state,
-      subject: subjectOf(c), metric: c.metric ?? null, operator: c.operator ?? null, value, threshold: c.threshold ?? null,
-      timeWindow: c.timeWindow ?? null, at: isoNow(clock),
+      alertId: alert.id,
+      name: alert.definition.name,
+      severity: String(alert.definition.severity ?? 'medium'),
+      state,
+      subject: subjectOf(c),
+      metric: c.metric ?? null,
+      operator: c.operator ?? null,
+      value,
+      threshold: c.threshold ?? null,
+      timeWindow: c.timeWindow ?? null,
+      at: isoNow(clock),
     };
   }
 
   return {
     channelsOf,
     /** Sends a notification of a state change (or a test) to every channel of the alert. */
-    notify(alert: StoredAlert, state: AlertFacts['state'], value: number | null): Promise<Delivery[]> {
-      return deliver(channelsOf(alert), composeNotification(facts(alert, state, value)), notifyDeps);
+    notify(
+      alert: StoredAlert,
+      state: AlertFacts['state'],
+      value: number | null,
+    ): Promise<Delivery[]> {
+      return deliver(
+        channelsOf(alert),
+        composeNotification(facts(alert, state, value)),
+        notifyDeps,
+      );
     },
   };
 }

@@ -23,24 +23,38 @@ Every command takes --data-dir DIR (default: CALLBENCH_DATA_DIR or ${defaultData
 type Out = (line: string) => void;
 
 /** The built renderer: CALLBENCH_RENDERER_DIR, else dist/renderer of this checkout. */
-const rendererDir = (): string => process.env.CALLBENCH_RENDERER_DIR ?? fileURLToPath(new URL('../../dist/renderer', import.meta.url));
+const rendererDir = (): string =>
+  process.env.CALLBENCH_RENDERER_DIR ??
+  fileURLToPath(new URL('../../dist/renderer', import.meta.url));
 
 function dataDirOf(values: { 'data-dir'?: string }): string {
   return values['data-dir'] ?? process.env.CALLBENCH_DATA_DIR ?? defaultDataDir();
 }
 
 async function serve(args: string[], out: Out): Promise<number> {
-  const { values } = parseArgs({ args, options: { port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' } } });
+  const { values } = parseArgs({
+    args,
+    options: { port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' } },
+  });
   const port = Number(values.port ?? process.env.CALLBENCH_PORT ?? DEFAULT_PORT);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new AppError('bad_port', 2, `--port must be 0 to 65535, got ${values.port}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new AppError('bad_port', 2, `--port must be 0 to 65535, got ${values.port}`);
   const host = values.host ?? process.env.CALLBENCH_HOST ?? DEFAULT_HOST;
   const engine = createEngine({
     dataDir: dataDirOf(values),
     envApiKey: process.env.CALLBENCH_API_KEY || undefined,
-    llmDefault: process.env.CALLBENCH_LLM_API_KEY && process.env.CALLBENCH_LLM_MODEL
-      ? { kind: 'openai', baseUrl: process.env.CALLBENCH_LLM_BASE_URL || undefined, apiKey: process.env.CALLBENCH_LLM_API_KEY, model: process.env.CALLBENCH_LLM_MODEL }
-      : null,
-    syncIntervalMinutes: process.env.CALLBENCH_SYNC_MINUTES ? Number(process.env.CALLBENCH_SYNC_MINUTES) : undefined,
+    llmDefault:
+      process.env.CALLBENCH_LLM_API_KEY && process.env.CALLBENCH_LLM_MODEL
+        ? {
+            kind: 'openai',
+            baseUrl: process.env.CALLBENCH_LLM_BASE_URL || undefined,
+            apiKey: process.env.CALLBENCH_LLM_API_KEY,
+            model: process.env.CALLBENCH_LLM_MODEL,
+          }
+        : null,
+    syncIntervalMinutes: process.env.CALLBENCH_SYNC_MINUTES
+      ? Number(process.env.CALLBENCH_SYNC_MINUTES)
+      : undefined,
     log: { info: (m) => out(m), error: (m, err) => console.error(m, err) },
   });
   const { firstApiKey } = engine.start();
@@ -49,7 +63,10 @@ async function serve(args: string[], out: Out): Promise<number> {
     if (e.type === 'notification') out(`[notification] ${String(e.data.title)}`);
   });
   // The same interface as the desktop app, in a browser, with the key this start knows of.
-  const url = await engine.listen(port, host, { rendererDir: rendererDir(), pageKey: process.env.CALLBENCH_API_KEY || firstApiKey });
+  const url = await engine.listen(port, host, {
+    rendererDir: rendererDir(),
+    pageKey: process.env.CALLBENCH_API_KEY || firstApiKey,
+  });
   if (firstApiKey) {
     out(`Created your first API key (shown only now, keep it): ${firstApiKey}`);
   }
@@ -76,7 +93,11 @@ async function withStore<T>(dataDir: string, fn: (engine: Engine) => Promise<T>)
 }
 
 async function keys(args: string[], out: Out): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { label: { type: 'string' }, 'data-dir': { type: 'string' } } });
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { label: { type: 'string' }, 'data-dir': { type: 'string' } },
+  });
   const [sub, id] = positionals;
   return withStore(dataDirOf(values), async (engine) => {
     if (sub === 'create') {
@@ -86,21 +107,41 @@ async function keys(args: string[], out: Out): Promise<number> {
       console.error(`(API key ${key.id}; shown only now)`);
     } else if (sub === 'list') {
       const { data } = await engine.invoke('keys.list', {});
-      for (const k of (data as { keys: { id: string; label: string | null; prefix: string; created_at: string; revoked_at: string | null }[] }).keys) {
-        out(`${k.id}\t${k.prefix}…\t${k.label ?? ''}\t${k.created_at}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`);
+      for (const k of (
+        data as {
+          keys: {
+            id: string;
+            label: string | null;
+            prefix: string;
+            created_at: string;
+            revoked_at: string | null;
+          }[];
+        }
+      ).keys) {
+        out(
+          `${k.id}\t${k.prefix}…\t${k.label ?? ''}\t${k.created_at}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`,
+        );
       }
     } else if (sub === 'revoke' && id) {
       await engine.invoke('keys.revoke', { key_id: id });
       out(`revoked ${id}`);
     } else {
-      throw new AppError('usage', 2, 'Usage: callbench keys create [--label L] | keys list | keys revoke <id>');
+      throw new AppError(
+        'usage',
+        2,
+        'Usage: callbench keys create [--label L] | keys list | keys revoke <id>',
+      );
     }
     return 0;
   });
 }
 
 async function workspaces(args: string[], out: Out): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { 'data-dir': { type: 'string' } } });
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { 'data-dir': { type: 'string' } },
+  });
   return withStore(dataDirOf(values), async (engine) => {
     if (positionals[0] === 'create') {
       const name = positionals.slice(1).join(' ');
@@ -110,7 +151,8 @@ async function workspaces(args: string[], out: Out): Promise<number> {
       return 0;
     }
     const { data } = await engine.invoke('workspaces.list', {});
-    for (const w of (data as { workspaces: { id: string; name: string; created_at: string }[] }).workspaces) {
+    for (const w of (data as { workspaces: { id: string; name: string; created_at: string }[] })
+      .workspaces) {
       out(`${w.id}\t${w.name}\t${w.created_at}`);
     }
     return 0;
@@ -142,7 +184,8 @@ export async function main(argv: string[], out: Out = (l) => console.log(l)): Pr
     if (err instanceof AppError) {
       console.error(`callbench: ${err.message}`);
       const details = err.details as { path: string; message: string }[] | undefined;
-      if (Array.isArray(details)) for (const d of details) console.error(`  ${d.path}: ${d.message}`);
+      if (Array.isArray(details))
+        for (const d of details) console.error(`  ${d.path}: ${d.message}`);
       return err.status === 2 ? 2 : 1;
     }
     console.error('callbench:', (err as Error).message);

@@ -1,6 +1,16 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { DEFAULT_MODEL_POLICY, ModelError, type Completion, type CompletionRequest, type ModelClient, type ModelConnection, type ModelPolicy, type ToolCallRequest, type Usage } from './types.js';
+import {
+  DEFAULT_MODEL_POLICY,
+  ModelError,
+  type Completion,
+  type CompletionRequest,
+  type ModelClient,
+  type ModelConnection,
+  type ModelPolicy,
+  type ToolCallRequest,
+  type Usage,
+} from './types.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -13,45 +23,109 @@ function parseArguments(text: string | undefined): Record<string, unknown> {
   }
 }
 
-async function openaiOnce(client: OpenAI, conn: ModelConnection, req: CompletionRequest, usage: Usage): Promise<Completion> {
+async function openaiOnce(
+  client: OpenAI,
+  conn: ModelConnection,
+  req: CompletionRequest,
+  usage: Usage,
+): Promise<Completion> {
   const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [];
   if (req.system) messages.push({ role: 'system', content: req.system });
   for (const m of req.messages) {
-    if (m.role === 'tool') messages.push({ role: 'tool', tool_call_id: m.toolCallId, content: m.content });
+    if (m.role === 'tool')
+      messages.push({ role: 'tool', tool_call_id: m.toolCallId, content: m.content });
     else if (m.role === 'assistant' && m.toolCalls?.length) {
-      messages.push({ role: 'assistant', content: m.content || null, tool_calls: m.toolCalls.map((t) => ({ id: t.id, type: 'function' as const, function: { name: t.name, arguments: JSON.stringify(t.arguments) } })) });
+      messages.push({
+        role: 'assistant',
+        content: m.content || null,
+        tool_calls: m.toolCalls.map((t) => ({
+          id: t.id,
+          type: 'function' as const,
+          function: { name: t.name, arguments: JSON.stringify(t.arguments) },
+        })),
+      });
     } else messages.push({ role: m.role, content: m.content });
   }
   const res = await client.chat.completions.create({
-    model: conn.model, messages, temperature: req.temperature, max_tokens: req.maxTokens,
-    tools: req.tools?.length ? req.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) : undefined,
+    model: conn.model,
+    messages,
+    temperature: req.temperature,
+    max_tokens: req.maxTokens,
+    tools: req.tools?.length
+      ? req.tools.map((t) => ({
+          type: 'function' as const,
+          function: { name: t.name, description: t.description, parameters: t.parameters },
+        }))
+      : undefined,
   });
   usage.input_tokens += res.usage?.prompt_tokens ?? 0;
   usage.output_tokens += res.usage?.completion_tokens ?? 0;
   const message = res.choices[0]?.message;
   const toolCalls: ToolCallRequest[] = (message?.tool_calls ?? [])
     .filter((t): t is OpenAI.Chat.ChatCompletionMessageFunctionToolCall => t.type === 'function')
-    .map((t) => ({ id: t.id, name: t.function.name, arguments: parseArguments(t.function.arguments) }));
+    .map((t) => ({
+      id: t.id,
+      name: t.function.name,
+      arguments: parseArguments(t.function.arguments),
+    }));
   return { text: message?.content ?? '', toolCalls };
 }
 
-async function anthropicOnce(client: Anthropic, conn: ModelConnection, req: CompletionRequest, usage: Usage): Promise<Completion> {
+async function anthropicOnce(
+  client: Anthropic,
+  conn: ModelConnection,
+  req: CompletionRequest,
+  usage: Usage,
+): Promise<Completion> {
   const messages: Anthropic.MessageParam[] = req.messages.map((m) => {
-    if (m.role === 'tool') return { role: 'user', content: [{ type: 'tool_result', tool_use_id: m.toolCallId, content: m.content }] };
+    if (m.role === 'tool')
+      return {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: m.toolCallId, content: m.content }],
+      };
     if (m.role === 'assistant' && m.toolCalls?.length) {
-      return { role: 'assistant', content: [...(m.content ? [{ type: 'text' as const, text: m.content }] : []), ...m.toolCalls.map((t) => ({ type: 'tool_use' as const, id: t.id, name: t.name, input: t.arguments }))] };
+      return {
+        role: 'assistant',
+        content: [
+          ...(m.content ? [{ type: 'text' as const, text: m.content }] : []),
+          ...m.toolCalls.map((t) => ({
+            type: 'tool_use' as const,
+            id: t.id,
+            name: t.name,
+            input: t.arguments,
+          })),
+        ],
+      };
     }
     return { role: m.role, content: m.content };
   });
   // This SDK's Messages API takes no temperature: a replica's temperature applies to OpenAI-compatible models only.
   const res = await client.messages.create({
-    model: conn.model, max_tokens: req.maxTokens ?? 1_024, system: req.system, messages,
-    tools: req.tools?.length ? req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters as Anthropic.Tool.InputSchema })) : undefined,
+    model: conn.model,
+    max_tokens: req.maxTokens ?? 1_024,
+    system: req.system,
+    messages,
+    tools: req.tools?.length
+      ? req.tools.map((t) => ({
+          name: t.name,
+          description: t.description,
+          input_schema: t.parameters as Anthropic.Tool.InputSchema,
+        }))
+      : undefined,
   });
   usage.input_tokens += res.usage.input_tokens;
   usage.output_tokens += res.usage.output_tokens;
-  const text = res.content.filter((b): b is Anthropic.TextBlock => b.type === 'text').map((b) => b.text).join('');
-  const toolCalls = res.content.filter((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use').map((b) => ({ id: b.id, name: b.name, arguments: (b.input ?? {}) as Record<string, unknown> }));
+  const text = res.content
+    .filter((b): b is Anthropic.TextBlock => b.type === 'text')
+    .map((b) => b.text)
+    .join('');
+  const toolCalls = res.content
+    .filter((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use')
+    .map((b) => ({
+      id: b.id,
+      name: b.name,
+      arguments: (b.input ?? {}) as Record<string, unknown>,
+    }));
   return { text, toolCalls };
 }
 
@@ -59,11 +133,26 @@ async function anthropicOnce(client: Anthropic, conn: ModelConnection, req: Comp
  * A model client for one connection. The SDKs' own retries are off: we retry 429 and 5xx answers
  * and network failures with backoff ourselves, so that every attempt is counted in `usage`.
  */
-export function createModelClient(conn: ModelConnection, policy: ModelPolicy = DEFAULT_MODEL_POLICY): ModelClient {
-  const options = { apiKey: conn.apiKey, baseURL: conn.baseUrl, maxRetries: 0, timeout: policy.timeoutMs };
-  const once = conn.kind === 'anthropic'
-    ? ((c) => (req: CompletionRequest, usage: Usage) => anthropicOnce(c, conn, req, usage))(new Anthropic(options))
-    : ((c) => (req: CompletionRequest, usage: Usage) => openaiOnce(c, conn, req, usage))(new OpenAI(options));
+export function createModelClient(
+  conn: ModelConnection,
+  policy: ModelPolicy = DEFAULT_MODEL_POLICY,
+): ModelClient {
+  const options = {
+    apiKey: conn.apiKey,
+    baseURL: conn.baseUrl,
+    maxRetries: 0,
+    timeout: policy.timeoutMs,
+  };
+  const once =
+    conn.kind === 'anthropic'
+      ? (
+          (c) => (req: CompletionRequest, usage: Usage) =>
+            anthropicOnce(c, conn, req, usage)
+        )(new Anthropic(options))
+      : (
+          (c) => (req: CompletionRequest, usage: Usage) =>
+            openaiOnce(c, conn, req, usage)
+        )(new OpenAI(options));
 
   return async function complete(req: CompletionRequest, usage: Usage): Promise<Completion> {
     for (let attempt = 1; ; attempt++) {
@@ -74,7 +163,10 @@ export function createModelClient(conn: ModelConnection, policy: ModelPolicy = D
         const status = (err as { status?: number }).status ?? null;
         const retryable = status === null || status === 429 || status >= 500;
         if (!retryable || attempt >= policy.attempts) {
-          throw new ModelError(`The ${conn.kind} model ${conn.model} failed${status ? ` (${status})` : ''}: ${(err as Error).message}`, status);
+          throw new ModelError(
+            `The ${conn.kind} model ${conn.model} failed${status ? ` (${status})` : ''}: ${(err as Error).message}`,
+            status,
+          );
         }
         await sleep(policy.baseDelayMs * 2 ** (attempt - 1) + Math.random() * policy.baseDelayMs);
       }

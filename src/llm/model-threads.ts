@@ -1,13 +1,32 @@
 import { Worker } from 'node:worker_threads';
-import { DEFAULT_MODEL_POLICY, emptyUsage, ModelError, type Completion, type CompletionRequest, type ModelClient, type ModelConnection, type ModelPolicy, type Usage } from './types.js';
+import {
+  DEFAULT_MODEL_POLICY,
+  emptyUsage,
+  ModelError,
+  type Completion,
+  type CompletionRequest,
+  type ModelClient,
+  type ModelConnection,
+  type ModelPolicy,
+  type Usage,
+} from './types.js';
 
 /** What the engine asks of a model thread: a model call (with its connection), or its heap in use. */
 export type ModelThreadRequest =
-  | { kind: 'call'; id: number; key: string; connection: ModelConnection; policy: ModelPolicy; request: CompletionRequest }
+  | {
+      kind: 'call';
+      id: number;
+      key: string;
+      connection: ModelConnection;
+      policy: ModelPolicy;
+      request: CompletionRequest;
+    }
   | { kind: 'heap'; id: number };
 
 export type ModelThreadReply =
-  | ({ id: number; usage: Usage } & ({ completion: Completion } | { error: { message: string; status: number | null } }))
+  | ({ id: number; usage: Usage } & (
+      { completion: Completion } | { error: { message: string; status: number | null } }
+    ))
   | { id: number; heapUsed: number };
 
 interface Thread {
@@ -20,7 +39,10 @@ interface Thread {
  * (the CLI and the tests, through tsx), else the desktop bundle's sibling file.
  */
 const workerScript = (): URL =>
-  new URL(import.meta.url.endsWith('.ts') ? './model-worker-from-source.mjs' : './model-worker.mjs', import.meta.url);
+  new URL(
+    import.meta.url.endsWith('.ts') ? './model-worker-from-source.mjs' : './model-worker.mjs',
+    import.meta.url,
+  );
 
 /**
  * Model calls made on threads of their own. The SDKs' and HTTP work of model calls is most of a
@@ -37,13 +59,17 @@ export function createModelThreads(size: number) {
   const failAll = (thread: Thread, reason: string) => {
     const waiting = [...thread.pending.values()];
     thread.pending.clear();
-    for (const settle of waiting) settle({ id: 0, usage: emptyUsage(), error: { message: reason, status: null } });
+    for (const settle of waiting)
+      settle({ id: 0, usage: emptyUsage(), error: { message: reason, status: null } });
   };
 
   const start = (slot: number): Thread => {
     // The parent's command line flags are about its own entry (--input-type, --eval, loaders) and
     // some are refused in a worker; V8's (--expose-gc) are the process's and reach the thread anyway.
-    const thread: Thread = { worker: new Worker(workerScript(), { execArgv: [] }), pending: new Map() };
+    const thread: Thread = {
+      worker: new Worker(workerScript(), { execArgv: [] }),
+      pending: new Map(),
+    };
     thread.worker.on('message', (reply: ModelThreadReply) => {
       const settle = thread.pending.get(reply.id);
       if (!settle) return;
@@ -59,11 +85,12 @@ export function createModelThreads(size: number) {
     return (threads[slot] = thread);
   };
 
-  const ask = (thread: Thread, request: ModelThreadRequest) => new Promise<ModelThreadReply>((resolve) => {
-    thread.pending.set(request.id, resolve);
-    thread.worker.ref();
-    thread.worker.postMessage(request);
-  });
+  const ask = (thread: Thread, request: ModelThreadRequest) =>
+    new Promise<ModelThreadReply>((resolve) => {
+      thread.pending.set(request.id, resolve);
+      thread.worker.ref();
+      thread.worker.postMessage(request);
+    });
 
   const leastBusy = (): Thread => {
     let best: Thread | null = null;
@@ -86,8 +113,16 @@ export function createModelThreads(size: number) {
         } catch (err) {
           throw new ModelError(`the model thread could not start: ${(err as Error).message}`, null);
         }
-        const reply = await ask(thread, { kind: 'call', id: nextId++, key, connection, policy, request });
-        if (!('usage' in reply)) throw new ModelError('the model thread answered out of turn', null);
+        const reply = await ask(thread, {
+          kind: 'call',
+          id: nextId++,
+          key,
+          connection,
+          policy,
+          request,
+        });
+        if (!('usage' in reply))
+          throw new ModelError('the model thread answered out of turn', null);
         usage.llm_calls += reply.usage.llm_calls;
         usage.input_tokens += reply.usage.input_tokens;
         usage.output_tokens += reply.usage.output_tokens;
@@ -97,19 +132,26 @@ export function createModelThreads(size: number) {
     },
     /** Bytes of JavaScript heap the running model threads use (after a full collection where the process allows one). */
     async heapUsed(): Promise<number> {
-      const replies = await Promise.all(threads.map((thread) => thread && ask(thread, { kind: 'heap', id: nextId++ })));
-      return replies.reduce((sum, reply) => sum + (reply && 'heapUsed' in reply ? reply.heapUsed : 0), 0);
+      const replies = await Promise.all(
+        threads.map((thread) => thread && ask(thread, { kind: 'heap', id: nextId++ })),
+      );
+      return replies.reduce(
+        (sum, reply) => sum + (reply && 'heapUsed' in reply ? reply.heapUsed : 0),
+        0,
+      );
     },
     async close(): Promise<void> {
       const running = threads.map((thread, slot) => {
         threads[slot] = null;
         return thread;
       });
-      await Promise.all(running.map(async (thread) => {
-        if (!thread) return;
-        failAll(thread, 'the engine stopped');
-        await thread.worker.terminate();
-      }));
+      await Promise.all(
+        running.map(async (thread) => {
+          if (!thread) return;
+          failAll(thread, 'the engine stopped');
+          await thread.worker.terminate();
+        }),
+      );
     },
   };
 }

@@ -22,7 +22,14 @@ async function answer(request: ModelThreadRequest): Promise<ModelThreadReply> {
     }
     return { id: request.id, usage, completion: await complete(request.request, usage) };
   } catch (err) {
-    return { id: request.id, usage, error: { message: (err as Error).message, status: err instanceof ModelError ? err.status : null } };
+    return {
+      id: request.id,
+      usage,
+      error: {
+        message: (err as Error).message,
+        status: err instanceof ModelError ? err.status : null,
+      },
+    };
   }
 }
 

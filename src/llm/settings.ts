@@ -6,24 +6,52 @@ type StoredConnection = Omit<ModelConnection, 'apiKey'> & { apiKey: Sealed };
 type StoredRoles = Partial<Record<Role, StoredConnection>>;
 
 /** The connection a role uses: its own setting, else the engine's default (CALLBENCH_LLM_*), else none. */
-export function connectionFor(store: Store, secrets: SecretBox, role: Role, fallback: ModelConnection | null): ModelConnection | null {
+export function connectionFor(
+  store: Store,
+  secrets: SecretBox,
+  role: Role,
+  fallback: ModelConnection | null,
+): ModelConnection | null {
   const own = store.settings.get<StoredRoles>('llm')?.[role];
   return own ? { ...own, apiKey: secrets.open(own.apiKey) } : fallback;
 }
 
 export function presentRoles(store: Store, secrets: SecretBox, fallback: ModelConnection | null) {
   const stored = store.settings.get<StoredRoles>('llm') ?? {};
-  return Object.fromEntries(ROLES.map((role) => {
-    const own = stored[role];
-    const conn = own ? { ...own, apiKey: secrets.open(own.apiKey) } : fallback;
-    return [role, conn && { kind: conn.kind, baseUrl: conn.baseUrl ?? null, model: conn.model, apiKey: mask(conn.apiKey), source: own ? 'settings' : 'environment' }];
-  })) as Record<Role, { kind: string; baseUrl: string | null; model: string; apiKey: string; source: string } | null>;
+  return Object.fromEntries(
+    ROLES.map((role) => {
+      const own = stored[role];
+      const conn = own ? { ...own, apiKey: secrets.open(own.apiKey) } : fallback;
+      return [
+        role,
+        conn && {
+          kind: conn.kind,
+          baseUrl: conn.baseUrl ?? null,
+          model: conn.model,
+          apiKey: mask(conn.apiKey),
+          source: own ? 'settings' : 'environment',
+        },
+      ];
+    }),
+  ) as Record<
+    Role,
+    { kind: string; baseUrl: string | null; model: string; apiKey: string; source: string } | null
+  >;
 }
 
-export type RolePatch = { kind?: 'openai' | 'anthropic'; baseUrl?: string | null; apiKey?: string; model?: string } | null;
+export type RolePatch = {
+  kind?: 'openai' | 'anthropic';
+  baseUrl?: string | null;
+  apiKey?: string;
+  model?: string;
+} | null;
 
 /** Merges a role's patch into what is stored; a masked apiKey sent back keeps the stored key. */
-export function patchRoles(store: Store, secrets: SecretBox, patch: Partial<Record<Role, RolePatch>>): { errors: { path: string; message: string }[]; roles: StoredRoles } {
+export function patchRoles(
+  store: Store,
+  secrets: SecretBox,
+  patch: Partial<Record<Role, RolePatch>>,
+): { errors: { path: string; message: string }[]; roles: StoredRoles } {
   const roles: StoredRoles = { ...(store.settings.get<StoredRoles>('llm') ?? {}) };
   const errors: { path: string; message: string }[] = [];
   for (const role of ROLES) {
@@ -37,7 +65,11 @@ export function patchRoles(store: Store, secrets: SecretBox, patch: Partial<Reco
     const kind = p.kind ?? before?.kind ?? 'openai';
     const model = p.model ?? before?.model;
     let apiKey = before?.apiKey;
-    if (p.apiKey !== undefined) apiKey = isSealed(apiKey) && p.apiKey === mask(secrets.open(apiKey)) ? apiKey : secrets.seal(p.apiKey);
+    if (p.apiKey !== undefined)
+      apiKey =
+        isSealed(apiKey) && p.apiKey === mask(secrets.open(apiKey))
+          ? apiKey
+          : secrets.seal(p.apiKey);
     if (!model) errors.push({ path: `llm.${role}.model`, message: 'is required' });
     if (!apiKey) errors.push({ path: `llm.${role}.apiKey`, message: 'is required' });
     const baseUrl = p.baseUrl === null ? undefined : (p.baseUrl ?? before?.baseUrl);

@@ -59,11 +59,18 @@ export interface ModelPolicy {
   timeoutMs: number;
 }
 
-export const DEFAULT_MODEL_POLICY: ModelPolicy = { attempts: 4, baseDelayMs: 1_000, timeoutMs: 60_000 };
+export const DEFAULT_MODEL_POLICY: ModelPolicy = {
+  attempts: 4,
+  baseDelayMs: 1_000,
+  timeoutMs: 60_000,
+};
 
 /** A model call that failed: its HTTP status when the model answered one. */
 export class ModelError extends Error {
-  constructor(message: string, readonly status: number | null) {
+  constructor(
+    message: string,
+    readonly status: number | null,
+  ) {
     super(message);
   }
 }

@@ -42,7 +42,11 @@ export interface NotifyDeps {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Tries a delivery a bounded number of times with exponential backoff; the last error is kept. */
-async function withRetries(channel: string, deps: NotifyDeps, send: () => Promise<void>): Promise<Delivery> {
+async function withRetries(
+  channel: string,
+  deps: NotifyDeps,
+  send: () => Promise<void>,
+): Promise<Delivery> {
   let error = '';
   for (let attempt = 1; attempt <= deps.attempts; attempt++) {
     try {
@@ -60,8 +64,18 @@ async function withRetries(channel: string, deps: NotifyDeps, send: () => Promis
 /** A failure no retry can fix (nothing configured). */
 class Permanent extends Error {}
 
-async function post(url: string, body: string, headers: Record<string, string> = {}): Promise<void> {
-  const res = await axios.post(url, body, { headers: { 'content-type': 'application/json', ...headers }, timeout: 10_000, validateStatus: () => true, maxRedirects: 0, proxy: false });
+async function post(
+  url: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  const res = await axios.post(url, body, {
+    headers: { 'content-type': 'application/json', ...headers },
+    timeout: 10_000,
+    validateStatus: () => true,
+    maxRedirects: 0,
+    proxy: false,
+  });
   if (res.status >= 300) throw new Error(`the receiver answered ${res.status}`);
 }
 
@@ -69,7 +83,11 @@ async function post(url: string, body: string, headers: Record<string, string> =
  * Sends a notification to every channel of an alert, independently: a failing channel never stops
  * the others. Answers what happened on each.
  */
-export async function deliver(channels: Channels, n: Notification, deps: NotifyDeps): Promise<Delivery[]> {
+export async function deliver(
+  channels: Channels,
+  n: Notification,
+  deps: NotifyDeps,
+): Promise<Delivery[]> {
   const jobs: Promise<Delivery>[] = [];
   if (channels.os !== false) {
     // The desktop shows it with Electron's Notification; `serve` prints it to its log.
@@ -77,34 +95,56 @@ export async function deliver(channels: Channels, n: Notification, deps: NotifyD
     jobs.push(Promise.resolve({ channel: 'os', delivered: true, error: null }));
   }
   if (channels.email?.length) {
-    jobs.push(withRetries('email', deps, async () => {
-      const smtp = deps.smtp();
-      if (!smtp) throw new Permanent('SMTP is not configured: set it with PATCH /v1/settings {"smtp": {...}}');
-      const transport = nodemailer.createTransport({
-        host: smtp.host, port: smtp.port, secure: smtp.secure, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000,
-        ...(smtp.user ? { auth: { user: smtp.user, pass: smtp.password ?? '' } } : {}),
-      });
-      try {
-        await transport.sendMail({ from: smtp.from, to: channels.email!.join(', '), subject: n.subject, text: n.text });
-      } finally {
-        transport.close();
-      }
-    }));
+    jobs.push(
+      withRetries('email', deps, async () => {
+        const smtp = deps.smtp();
+        if (!smtp)
+          throw new Permanent(
+            'SMTP is not configured: set it with PATCH /v1/settings {"smtp": {...}}',
+          );
+        const transport = nodemailer.createTransport({
+          host: smtp.host,
+          port: smtp.port,
+          secure: smtp.secure,
+          connectionTimeout: 10_000,
+          greetingTimeout: 10_000,
+          socketTimeout: 20_000,
+          ...(smtp.user ? { auth: { user: smtp.user, pass: smtp.password ?? '' } } : {}),
+        });
+        try {
+          await transport.sendMail({
+            from: smtp.from,
+            to: channels.email!.join(', '),
+            subject: n.subject,
+            text: n.text,
+          });
+        } finally {
+          transport.close();
+        }
+      }),
+    );
   }
   if (channels.slack) {
     const { webhookUrl, channel } = channels.slack;
-    jobs.push(withRetries('slack', deps, () => post(webhookUrl, JSON.stringify({ channel, text: n.chat }))));
+    jobs.push(
+      withRetries('slack', deps, () => post(webhookUrl, JSON.stringify({ channel, text: n.chat }))),
+    );
   }
   if (channels.webhook) {
     const { url, secret } = channels.webhook;
-    jobs.push(withRetries('webhook', deps, () => {
-      const body = JSON.stringify(n.data);
-      const timestamp = String(Math.floor(Date.now() / 1000));
-      const headers: Record<string, string> = secret
-        ? { 'x-callbench-timestamp': timestamp, 'x-callbench-signature': `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}` }
-        : {};
-      return post(url, body, headers);
-    }));
+    jobs.push(
+      withRetries('webhook', deps, () => {
+        const body = JSON.stringify(n.data);
+        const timestamp = String(Math.floor(Date.now() / 1000));
+        const headers: Record<string, string> = secret
+          ? {
+              'x-callbench-timestamp': timestamp,
+              'x-callbench-signature': `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`,
+            }
+          : {};
+        return post(url, body, headers);
+      }),
+    );
   }
   return Promise.all(jobs);
 }

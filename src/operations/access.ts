@@ -8,8 +8,12 @@ import { defaultScorecard } from '../simulations/default-scorecard.js';
 
 const WorkspaceSchema = z.object({ id: z.string(), name: z.string(), created_at: Timestamp });
 const KeySchema = z.object({
-  id: z.string(), label: z.string().nullable(), prefix: z.string().describe('First characters of the key, to recognise it'),
-  created_at: Timestamp, last_used_at: Timestamp.nullable(), revoked_at: Timestamp.nullable(),
+  id: z.string(),
+  label: z.string().nullable(),
+  prefix: z.string().describe('First characters of the key, to recognise it'),
+  created_at: Timestamp,
+  last_used_at: Timestamp.nullable(),
+  revoked_at: Timestamp.nullable(),
 });
 
 /** Workspaces, workspace access tokens and API keys: who may reach what. */
@@ -31,23 +35,42 @@ export const accessOperations = [
     output: z.object({ workspace: WorkspaceSchema }),
     handler({ name }, ctx) {
       return ctx.store.transaction(() => {
-        const workspace = ctx.store.workspaces.insert({ id: newId('ws', ctx.clock.now()), name, created_at: isoNow(ctx.clock) });
-        ctx.store.scorecards.insert(workspace.id, defaultScorecard(ctx.clock.now(), isoNow(ctx.clock)));
+        const workspace = ctx.store.workspaces.insert({
+          id: newId('ws', ctx.clock.now()),
+          name,
+          created_at: isoNow(ctx.clock),
+        });
+        ctx.store.scorecards.insert(
+          workspace.id,
+          defaultScorecard(ctx.clock.now(), isoNow(ctx.clock)),
+        );
         return { workspace };
       });
     },
   }),
   defineOperation({
     name: 'tokens.create',
-    summary: 'Create a workspace access token (valid on this workspace\'s paths only). The token is shown once.',
+    summary:
+      "Create a workspace access token (valid on this workspace's paths only). The token is shown once.",
     http: { method: 'POST', path: '/api/v1/workspaces/:workspace_id/tokens', status: 201 },
     params: WorkspaceParams,
     body: { name: z.string().trim().min(1).max(200).optional() },
-    output: z.object({ token: z.object({ id: z.string(), name: z.string().nullable(), token: z.string(), created_at: Timestamp }) }),
+    output: z.object({
+      token: z.object({
+        id: z.string(),
+        name: z.string().nullable(),
+        token: z.string(),
+        created_at: Timestamp,
+      }),
+    }),
     handler({ workspace_id, name }, ctx) {
       const secret = newSecret('cbt');
       const rec = ctx.store.credentials.insertToken({
-        id: newId('tok', ctx.clock.now()), workspace_id, name: name ?? null, secret, created_at: isoNow(ctx.clock),
+        id: newId('tok', ctx.clock.now()),
+        workspace_id,
+        name: name ?? null,
+        secret,
+        created_at: isoNow(ctx.clock),
       });
       return { token: { id: rec.id, name: rec.name, token: secret, created_at: rec.created_at } };
     },
@@ -59,7 +82,8 @@ export const accessOperations = [
     params: { ...WorkspaceParams, token_id: Id },
     output: Deleted,
     handler({ workspace_id, token_id }, ctx) {
-      if (!ctx.store.credentials.revokeToken(workspace_id, token_id, isoNow(ctx.clock))) throw notFound('token', token_id);
+      if (!ctx.store.credentials.revokeToken(workspace_id, token_id, isoNow(ctx.clock)))
+        throw notFound('token', token_id);
       return deleted(token_id);
     },
   }),
@@ -71,7 +95,12 @@ export const accessOperations = [
     output: z.object({ key: KeySchema.extend({ key: z.string() }) }),
     handler({ label }, ctx) {
       const secret = newSecret('cbk');
-      const rec = ctx.store.credentials.insertKey({ id: newId('key', ctx.clock.now()), label: label ?? null, secret, created_at: isoNow(ctx.clock) });
+      const rec = ctx.store.credentials.insertKey({
+        id: newId('key', ctx.clock.now()),
+        label: label ?? null,
+        secret,
+        created_at: isoNow(ctx.clock),
+      });
       return { key: { ...rec, key: secret } };
     },
   }),

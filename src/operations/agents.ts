@@ -9,27 +9,50 @@ import { agentTools, agentView } from '../providers/view.js';
 import { agentAnalytics } from '../simulations/agent-analytics.js';
 import type { AgentRecord } from '../store/agents.js';
 import { CommaList, Deleted, Id, Paging, QueryBoolean, deleted } from './common.js';
-import { AgentErrorSchema, AgentSchema, AgentToolEntry, AgentVersionSchema, CallSchema } from './agent-schemas.js';
+import {
+  AgentErrorSchema,
+  AgentSchema,
+  AgentToolEntry,
+  AgentVersionSchema,
+  CallSchema,
+} from './agent-schemas.js';
 import { defineOperation, withStatus, type OperationContext } from './types.js';
 
 const AgentParams = { agent_id: Id };
 const Nullable = <T extends z.ZodType>(t: T) => t.nullable().optional();
 
 const ConfigurationPatch = z.strictObject({
-  model: z.strictObject({
-    provider: Nullable(z.string().max(100)), name: Nullable(z.string().max(200)),
-    temperature: Nullable(z.number().min(0).max(2)), maxTokens: Nullable(z.number().int().positive().max(1_000_000)),
-  }).optional(),
-  voice: z.strictObject({
-    provider: Nullable(z.string().max(100)), voiceId: Nullable(z.string().max(200)),
-    stability: Nullable(z.number().min(0).max(1)), similarityBoost: Nullable(z.number().min(0).max(1)),
-  }).optional(),
+  model: z
+    .strictObject({
+      provider: Nullable(z.string().max(100)),
+      name: Nullable(z.string().max(200)),
+      temperature: Nullable(z.number().min(0).max(2)),
+      maxTokens: Nullable(z.number().int().positive().max(1_000_000)),
+    })
+    .optional(),
+  voice: z
+    .strictObject({
+      provider: Nullable(z.string().max(100)),
+      voiceId: Nullable(z.string().max(200)),
+      stability: Nullable(z.number().min(0).max(1)),
+      similarityBoost: Nullable(z.number().min(0).max(1)),
+    })
+    .optional(),
   prompt: Nullable(z.string().max(200_000)),
   firstMessage: Nullable(z.string().max(10_000)),
-  tools: z.array(z.strictObject({
-    name: z.string().min(1).max(128), description: Nullable(z.string().max(5_000)), type: Nullable(z.string()), endpoint: Nullable(z.string().max(2_048)),
-    method: Nullable(z.string()), auth: z.string().default('none'),
-  })).max(100).optional(),
+  tools: z
+    .array(
+      z.strictObject({
+        name: z.string().min(1).max(128),
+        description: Nullable(z.string().max(5_000)),
+        type: Nullable(z.string()),
+        endpoint: Nullable(z.string().max(2_048)),
+        method: Nullable(z.string()),
+        auth: z.string().default('none'),
+      }),
+    )
+    .max(100)
+    .optional(),
 });
 
 function getAgent(ctx: OperationContext, id: string): AgentRecord {
@@ -43,34 +66,81 @@ const PROVIDER_CHOICES = [...PROVIDERS, 'http'] as const;
 export const agentOperations = [
   defineOperation({
     name: 'agents.connect',
-    summary: 'Connect an agent from its provider (201), or answer the already connected one (200) with its credentials renewed',
+    summary:
+      'Connect an agent from its provider (201), or answer the already connected one (200) with its credentials renewed',
     http: { method: 'POST', path: '/v1/agents/connect', status: 201 },
     body: {
-      provider: z.string().min(1).max(50).describe(`One of ${PROVIDER_CHOICES.join(', ')}`),
-      agent_id: z.string().min(1).max(256).describe('The agent\'s id at the provider'),
+      provider: z
+        .string()
+        .min(1)
+        .max(50)
+        .describe(`One of ${PROVIDER_CHOICES.join(', ')}`),
+      agent_id: z.string().min(1).max(256).describe("The agent's id at the provider"),
       credentials: z.strictObject({
-        api_key: z.string().min(1).max(4_096).optional().describe('Required for providers; for http agents, sent as a bearer token when given'),
-        base_url: z.url({ protocol: /^https?$/ }).optional().describe('For regional hosts; for http agents, the URL of the agent (required)'),
-        model: z.string().min(1).max(200).optional().describe('http agents in the openai format: the model name sent with each request (default "default")'),
+        api_key: z
+          .string()
+          .min(1)
+          .max(4_096)
+          .optional()
+          .describe('Required for providers; for http agents, sent as a bearer token when given'),
+        base_url: z
+          .url({ protocol: /^https?$/ })
+          .optional()
+          .describe('For regional hosts; for http agents, the URL of the agent (required)'),
+        model: z
+          .string()
+          .min(1)
+          .max(200)
+          .optional()
+          .describe(
+            'http agents in the openai format: the model name sent with each request (default "default")',
+          ),
       }),
-      format: z.enum(['openai', 'simple']).optional().describe('http agents only: "openai" (a chat completions API; /chat/completions is appended to a base URL) or "simple" ({messages} -> {reply, ended?}; the default)'),
+      format: z
+        .enum(['openai', 'simple'])
+        .optional()
+        .describe(
+          'http agents only: "openai" (a chat completions API; /chat/completions is appended to a base URL) or "simple" ({messages} -> {reply, ended?}; the default)',
+        ),
     },
     output: AgentSchema,
     async handler({ provider, agent_id, credentials, format }, ctx) {
       if (!(PROVIDER_CHOICES as readonly string[]).includes(provider)) {
-        throw new AppError('validation_error', 400, `Unknown provider '${provider}': supported are ${PROVIDER_CHOICES.join(', ')}`, [{ path: 'provider', message: `must be one of: ${PROVIDER_CHOICES.join(', ')}` }]);
+        throw new AppError(
+          'validation_error',
+          400,
+          `Unknown provider '${provider}': supported are ${PROVIDER_CHOICES.join(', ')}`,
+          [{ path: 'provider', message: `must be one of: ${PROVIDER_CHOICES.join(', ')}` }],
+        );
       }
       if (provider === 'http') {
-        if (!credentials.base_url) throw invalidField('credentials.base_url', 'is required for an agent reached over http (the URL of its endpoint)');
+        if (!credentials.base_url)
+          throw invalidField(
+            'credentials.base_url',
+            'is required for an agent reached over http (the URL of its endpoint)',
+          );
         const { agent, created } = connectHttpAgent(ctx.store, ctx.secrets, ctx.clock, {
-          name: agent_id, baseUrl: credentials.base_url, apiKey: credentials.api_key, format: format ?? 'simple', model: credentials.model,
+          name: agent_id,
+          baseUrl: credentials.base_url,
+          apiKey: credentials.api_key,
+          format: format ?? 'simple',
+          model: credentials.model,
         });
         return withStatus(created ? 201 : 200, agentView(ctx.store, agent));
       }
       if (format) throw invalidField('format', 'applies to agents with provider "http" only');
-      if (credentials.model) throw invalidField('credentials.model', 'applies to agents with provider "http" only');
-      if (!credentials.api_key) throw new AppError('validation_error', 400, 'credentials.api_key is required', [{ path: 'credentials.api_key', message: 'is required' }]);
-      const { agent, created } = await ctx.sync.connect({ provider: provider as (typeof PROVIDERS)[number], agentId: agent_id, apiKey: credentials.api_key, baseUrl: credentials.base_url });
+      if (credentials.model)
+        throw invalidField('credentials.model', 'applies to agents with provider "http" only');
+      if (!credentials.api_key)
+        throw new AppError('validation_error', 400, 'credentials.api_key is required', [
+          { path: 'credentials.api_key', message: 'is required' },
+        ]);
+      const { agent, created } = await ctx.sync.connect({
+        provider: provider as (typeof PROVIDERS)[number],
+        agentId: agent_id,
+        apiKey: credentials.api_key,
+        baseUrl: credentials.base_url,
+      });
       return withStatus(created ? 201 : 200, agentView(ctx.store, agent));
     },
   }),
@@ -82,13 +152,16 @@ export const agentOperations = [
     output: z.object({ agents: z.array(AgentSchema), total: z.number().int() }),
     handler({ tags }, ctx) {
       const wanted = (tags ?? []).map((t) => t.toLowerCase());
-      const agents = ctx.store.agents.list().filter((a) => wanted.every((t) => a.tags.some((x) => x.toLowerCase() === t)));
+      const agents = ctx.store.agents
+        .list()
+        .filter((a) => wanted.every((t) => a.tags.some((x) => x.toLowerCase() === t)));
       return { agents: agents.map((a) => agentView(ctx.store, a)), total: agents.length };
     },
   }),
   defineOperation({
     name: 'agents.get',
-    summary: 'An agent: the effective configuration (synced snapshot plus local overrides), stats and sync state',
+    summary:
+      'An agent: the effective configuration (synced snapshot plus local overrides), stats and sync state',
     http: { method: 'GET', path: '/v1/agents/:agent_id' },
     params: AgentParams,
     output: AgentSchema,
@@ -98,10 +171,15 @@ export const agentOperations = [
   }),
   defineOperation({
     name: 'agents.update',
-    summary: 'Local overrides (deep-merged; never written back to the provider, kept across syncs), tags (replaced) and channel',
+    summary:
+      'Local overrides (deep-merged; never written back to the provider, kept across syncs), tags (replaced) and channel',
     http: { method: 'PATCH', path: '/v1/agents/:agent_id' },
     params: AgentParams,
-    body: { configuration: ConfigurationPatch.optional(), tags: z.array(z.string().trim().min(1).max(64)).max(50).optional(), channel: z.enum(['provider', 'replica', 'http']).optional() },
+    body: {
+      configuration: ConfigurationPatch.optional(),
+      tags: z.array(z.string().trim().min(1).max(64)).max(50).optional(),
+      channel: z.enum(['provider', 'replica', 'http']).optional(),
+    },
     output: AgentSchema,
     handler({ agent_id, configuration, tags, channel }, ctx) {
       const agent = getAgent(ctx, agent_id);
@@ -110,9 +188,23 @@ export const agentOperations = [
         const problem = channelProblem({ ...agent, status: 'active' }, channel, () => true);
         if (problem) throw invalidField('channel', problem);
       }
-      if (configuration && agent.provider === 'http') throw invalidField('configuration', 'an agent reached at its own URL has no configuration here to override');
-      const overrides = configuration ? deepMerge(agent.overrides, { configuration }) : agent.overrides;
-      return agentView(ctx.store, ctx.store.agents.update(agent_id, { overrides, tags, channel, updated_at: isoNow(ctx.clock) })!);
+      if (configuration && agent.provider === 'http')
+        throw invalidField(
+          'configuration',
+          'an agent reached at its own URL has no configuration here to override',
+        );
+      const overrides = configuration
+        ? deepMerge(agent.overrides, { configuration })
+        : agent.overrides;
+      return agentView(
+        ctx.store,
+        ctx.store.agents.update(agent_id, {
+          overrides,
+          tags,
+          channel,
+          updated_at: isoNow(ctx.clock),
+        })!,
+      );
     },
   }),
   defineOperation({
@@ -123,12 +215,16 @@ export const agentOperations = [
     output: AgentSchema,
     handler({ agent_id }, ctx) {
       getAgent(ctx, agent_id);
-      return agentView(ctx.store, ctx.store.agents.update(agent_id, { overrides: {}, updated_at: isoNow(ctx.clock) })!);
+      return agentView(
+        ctx.store,
+        ctx.store.agents.update(agent_id, { overrides: {}, updated_at: isoNow(ctx.clock) })!,
+      );
     },
   }),
   defineOperation({
     name: 'agents.delete',
-    summary: 'Disconnect an agent (its history is kept), or with purge=true delete it with its history',
+    summary:
+      'Disconnect an agent (its history is kept), or with purge=true delete it with its history',
     http: { method: 'DELETE', path: '/v1/agents/:agent_id' },
     params: AgentParams,
     query: { purge: QueryBoolean.optional() },
@@ -137,17 +233,26 @@ export const agentOperations = [
       getAgent(ctx, agent_id);
       if (purge) {
         const users = ctx.store.scenarios.referencing(null, 'target_agents', agent_id);
-        if (users.length) throw conflict(`Agent '${agent_id}' is a target of ${users.length} scenario(s)`, { scenarios: users });
+        if (users.length)
+          throw conflict(`Agent '${agent_id}' is a target of ${users.length} scenario(s)`, {
+            scenarios: users,
+          });
         ctx.store.agents.delete(agent_id);
       } else {
-        ctx.store.agents.update(agent_id, { status: 'disconnected', credentials: null, syncStatus: 'idle', updated_at: isoNow(ctx.clock) });
+        ctx.store.agents.update(agent_id, {
+          status: 'disconnected',
+          credentials: null,
+          syncStatus: 'idle',
+          updated_at: isoNow(ctx.clock),
+        });
       }
       return deleted(agent_id);
     },
   }),
   defineOperation({
     name: 'agents.tools',
-    summary: 'The agent\'s tools, with success rate (percent) and average response time (ms) from imported calls and our own tool log',
+    summary:
+      "The agent's tools, with success rate (percent) and average response time (ms) from imported calls and our own tool log",
     http: { method: 'GET', path: '/v1/agents/:agent_id/tools' },
     params: AgentParams,
     output: z.object({ tools: z.array(AgentToolEntry) }),
@@ -157,21 +262,25 @@ export const agentOperations = [
   }),
   defineOperation({
     name: 'agents.sync',
-    summary: 'Sync now (configuration and calls); progress shows on the agent\'s sync field',
+    summary: "Sync now (configuration and calls); progress shows on the agent's sync field",
     http: { method: 'POST', path: '/v1/agents/:agent_id/sync', status: 202 },
     params: AgentParams,
     output: AgentSchema,
     handler({ agent_id }, ctx) {
       const agent = getAgent(ctx, agent_id);
-      if (agent.status === 'disconnected') throw conflict('This agent is disconnected: connect it again with POST /v1/agents/connect');
-      if (agent.provider === 'http') throw conflict('This agent is reached at its own URL: there is no provider to sync it from');
+      if (agent.status === 'disconnected')
+        throw conflict('This agent is disconnected: connect it again with POST /v1/agents/connect');
+      if (agent.provider === 'http')
+        throw conflict(
+          'This agent is reached at its own URL: there is no provider to sync it from',
+        );
       void ctx.sync.sync(agent_id);
       return agentView(ctx.store, ctx.store.agents.get(agent_id)!);
     },
   }),
   defineOperation({
     name: 'agents.calls',
-    summary: 'The agent\'s imported calls, newest first',
+    summary: "The agent's imported calls, newest first",
     http: { method: 'GET', path: '/v1/agents/:agent_id/calls' },
     params: AgentParams,
     query: Paging,
@@ -195,7 +304,8 @@ export const agentOperations = [
   }),
   defineOperation({
     name: 'agents.errors',
-    summary: 'The agent\'s error log: calls that ended in provider errors, failed tool calls, failed syncs; newest first',
+    summary:
+      "The agent's error log: calls that ended in provider errors, failed tool calls, failed syncs; newest first",
     http: { method: 'GET', path: '/v1/agents/:agent_id/errors' },
     params: AgentParams,
     query: Paging,
@@ -218,16 +328,27 @@ export const agentOperations = [
   }),
   defineOperation({
     name: 'agents.analytics',
-    summary: 'Agent analytics by scorecard category over the last `days` (default 30); trend compares with the window before (beyond 5 points)',
+    summary:
+      'Agent analytics by scorecard category over the last `days` (default 30); trend compares with the window before (beyond 5 points)',
     http: { method: 'GET', path: '/v1/agents/:agent_id/analytics' },
     params: AgentParams,
-    query: { breakdown: z.enum(['category']).optional(), days: z.coerce.number().int().min(1).max(365).optional() },
+    query: {
+      breakdown: z.enum(['category']).optional(),
+      days: z.coerce.number().int().min(1).max(365).optional(),
+    },
     output: z.object({
-      agent: z.string(), timeRange: z.string(), overallScore: z.number().nullable(),
-      categoryBreakdown: z.array(z.object({
-        category: z.string(), score: z.number(), trend: z.enum(['improving', 'declining', 'stable']), status: z.enum(['good', 'needs_improvement']),
-        commonIssues: z.array(z.string()).optional(),
-      })),
+      agent: z.string(),
+      timeRange: z.string(),
+      overallScore: z.number().nullable(),
+      categoryBreakdown: z.array(
+        z.object({
+          category: z.string(),
+          score: z.number(),
+          trend: z.enum(['improving', 'declining', 'stable']),
+          status: z.enum(['good', 'needs_improvement']),
+          commonIssues: z.array(z.string()).optional(),
+        }),
+      ),
       recommendations: z.array(z.string()),
     }),
     handler({ agent_id, days }, ctx) {

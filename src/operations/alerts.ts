@@ -8,28 +8,69 @@ import { describeIssues } from './invoke.js';
 import { Deleted, Id, Timestamp, deleted } from './common.js';
 import { defineOperation, type OperationContext } from './types.js';
 
-export const CONDITION_TYPES = ['tool_performance', 'agent_score', 'scenario_failure', 'agent_config_changed'] as const;
-export const TOOL_METRICS = ['success_rate', 'error_rate', 'timeout_rate', 'avg_response_time', 'p95_response_time', 'call_count'] as const;
-export const OPERATORS = ['less_than', 'less_than_or_equal', 'greater_than', 'greater_than_or_equal', 'equals'] as const;
+export const CONDITION_TYPES = [
+  'tool_performance',
+  'agent_score',
+  'scenario_failure',
+  'agent_config_changed',
+] as const;
+export const TOOL_METRICS = [
+  'success_rate',
+  'error_rate',
+  'timeout_rate',
+  'avg_response_time',
+  'p95_response_time',
+  'call_count',
+] as const;
+export const OPERATORS = [
+  'less_than',
+  'less_than_or_equal',
+  'greater_than',
+  'greater_than_or_equal',
+  'equals',
+] as const;
 export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
-const Duration = z.string().regex(/^[1-9]\d{0,5}[mhd]$/, 'must be a whole number followed by m, h or d, such as 15m, 2h or 1d');
+const Duration = z
+  .string()
+  .regex(
+    /^[1-9]\d{0,5}[mhd]$/,
+    'must be a whole number followed by m, h or d, such as 15m, 2h or 1d',
+  );
 
 const Condition = z.strictObject({
   type: z.enum(CONDITION_TYPES),
   toolId: z.string().optional().describe('tool_performance: the tool (id or name)'),
   agentId: z.string().optional().describe('agent_score, agent_config_changed'),
   scenarioId: z.string().optional().describe('scenario_failure'),
-  metric: z.string().optional().describe(`tool_performance: ${TOOL_METRICS.join(', ')}; agent_score: avg_score; scenario_failure: pass_rate`),
+  metric: z
+    .string()
+    .optional()
+    .describe(
+      `tool_performance: ${TOOL_METRICS.join(', ')}; agent_score: avg_score; scenario_failure: pass_rate`,
+    ),
   operator: z.enum(OPERATORS).optional(),
   threshold: z.number().optional(),
   timeWindow: Duration.optional(),
-  minSamples: z.number().int().min(1).max(1_000_000).optional().describe('Default 5: fewer samples in the window never fire'),
+  minSamples: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .describe('Default 5: fewer samples in the window never fire'),
 });
 
 const Notifications = z.strictObject({
   email: z.array(z.email()).max(50).optional(),
-  slack: z.strictObject({ channel: z.string().min(1).max(200), webhookUrl: z.string().min(1).max(2_048) }).optional(),
-  webhook: z.strictObject({ url: z.url({ protocol: /^https?$/ }), secret: z.string().min(1).max(1_024).optional() }).optional(),
+  slack: z
+    .strictObject({ channel: z.string().min(1).max(200), webhookUrl: z.string().min(1).max(2_048) })
+    .optional(),
+  webhook: z
+    .strictObject({
+      url: z.url({ protocol: /^https?$/ }),
+      secret: z.string().min(1).max(1_024).optional(),
+    })
+    .optional(),
   os: z.boolean().optional().describe('Desktop notification; default true'),
 });
 
@@ -44,57 +85,88 @@ const AlertBody = {
 const AlertBodySchema = z.strictObject(AlertBody);
 
 const AlertSchema = z.object({
-  id: z.string(), name: z.string(), condition: Condition, severity: z.enum(SEVERITIES), notifications: Notifications,
-  cooldown: z.string().optional(), isActive: z.boolean(), state: z.enum(['ok', 'firing', 'resolved']),
-  created_at: Timestamp, updated_at: Timestamp,
+  id: z.string(),
+  name: z.string(),
+  condition: Condition,
+  severity: z.enum(SEVERITIES),
+  notifications: Notifications,
+  cooldown: z.string().optional(),
+  isActive: z.boolean(),
+  state: z.enum(['ok', 'firing', 'resolved']),
+  created_at: Timestamp,
+  updated_at: Timestamp,
 });
 
 const needsThreshold = (c: z.output<typeof Condition>, details: ErrorDetail[]) => {
-  if (!c.operator) details.push({ path: 'condition.operator', message: `is required (${OPERATORS.join(', ')})` });
-  if (c.threshold === undefined) details.push({ path: 'condition.threshold', message: 'is required' });
+  if (!c.operator)
+    details.push({ path: 'condition.operator', message: `is required (${OPERATORS.join(', ')})` });
+  if (c.threshold === undefined)
+    details.push({ path: 'condition.threshold', message: 'is required' });
 };
 
 /** Checks what depends on the condition type and on the store; resolves a tool name to its id. */
-function checkCondition(ctx: OperationContext, c: z.output<typeof Condition>): z.output<typeof Condition> {
+function checkCondition(
+  ctx: OperationContext,
+  c: z.output<typeof Condition>,
+): z.output<typeof Condition> {
   const details: ErrorDetail[] = [];
   const out = { ...c };
   if (c.type === 'tool_performance') {
     const tool = c.toolId ? ctx.store.tools.find(c.toolId) : undefined;
-    if (!c.toolId) details.push({ path: 'condition.toolId', message: 'is required for tool_performance' });
-    else if (!tool) details.push({ path: 'condition.toolId', message: `unknown tool: ${c.toolId}` });
+    if (!c.toolId)
+      details.push({ path: 'condition.toolId', message: 'is required for tool_performance' });
+    else if (!tool)
+      details.push({ path: 'condition.toolId', message: `unknown tool: ${c.toolId}` });
     else out.toolId = tool.id;
     if (!c.metric || !(TOOL_METRICS as readonly string[]).includes(c.metric)) {
-      details.push({ path: 'condition.metric', message: `must be one of: ${TOOL_METRICS.join(', ')}` });
+      details.push({
+        path: 'condition.metric',
+        message: `must be one of: ${TOOL_METRICS.join(', ')}`,
+      });
     }
     needsThreshold(c, details);
     out.timeWindow ??= '15m';
   } else if (c.type === 'agent_score' || c.type === 'agent_config_changed') {
-    if (!c.agentId) details.push({ path: 'condition.agentId', message: `is required for ${c.type}` });
-    else if (!ctx.store.agents.existing([c.agentId]).has(c.agentId)) details.push({ path: 'condition.agentId', message: `unknown agent: ${c.agentId}` });
+    if (!c.agentId)
+      details.push({ path: 'condition.agentId', message: `is required for ${c.type}` });
+    else if (!ctx.store.agents.existing([c.agentId]).has(c.agentId))
+      details.push({ path: 'condition.agentId', message: `unknown agent: ${c.agentId}` });
     if (c.type === 'agent_score') {
-      if (c.metric && c.metric !== 'avg_score') details.push({ path: 'condition.metric', message: 'must be avg_score' });
+      if (c.metric && c.metric !== 'avg_score')
+        details.push({ path: 'condition.metric', message: 'must be avg_score' });
       out.metric = 'avg_score';
       needsThreshold(c, details);
       out.timeWindow ??= '1d';
     }
   } else {
-    if (!c.scenarioId) details.push({ path: 'condition.scenarioId', message: 'is required for scenario_failure' });
-    else if (!ctx.store.scenarios.existsAnywhere(c.scenarioId)) details.push({ path: 'condition.scenarioId', message: `unknown scenario: ${c.scenarioId}` });
-    if (c.metric && c.metric !== 'pass_rate') details.push({ path: 'condition.metric', message: 'must be pass_rate' });
+    if (!c.scenarioId)
+      details.push({ path: 'condition.scenarioId', message: 'is required for scenario_failure' });
+    else if (!ctx.store.scenarios.existsAnywhere(c.scenarioId))
+      details.push({ path: 'condition.scenarioId', message: `unknown scenario: ${c.scenarioId}` });
+    if (c.metric && c.metric !== 'pass_rate')
+      details.push({ path: 'condition.metric', message: 'must be pass_rate' });
     out.metric = 'pass_rate';
     needsThreshold(c, details);
     out.timeWindow ??= '1d';
   }
-  if (details.length) throw validationError(details.map((d) => `${d.path} ${d.message}`).join('; '), details);
+  if (details.length)
+    throw validationError(details.map((d) => `${d.path} ${d.message}`).join('; '), details);
   return out;
 }
 
 /** Webhook secrets and Slack webhook URLs (which embed a secret) are sealed; a masked echo keeps them. */
-function sealNotifications(ctx: OperationContext, n: z.output<typeof Notifications>, before?: Record<string, any>): Record<string, unknown> {
-  const keep = (value: string, stored: unknown) => (isSealed(stored) && value === mask(ctx.secrets.open(stored)) ? stored : ctx.secrets.seal(value));
+function sealNotifications(
+  ctx: OperationContext,
+  n: z.output<typeof Notifications>,
+  before?: Record<string, any>,
+): Record<string, unknown> {
+  const keep = (value: string, stored: unknown) =>
+    isSealed(stored) && value === mask(ctx.secrets.open(stored)) ? stored : ctx.secrets.seal(value);
   const out: Record<string, unknown> = { ...n };
-  if (n.slack) out.slack = { ...n.slack, webhookUrl: keep(n.slack.webhookUrl, before?.slack?.webhookUrl) };
-  if (n.webhook?.secret) out.webhook = { ...n.webhook, secret: keep(n.webhook.secret, before?.webhook?.secret) };
+  if (n.slack)
+    out.slack = { ...n.slack, webhookUrl: keep(n.slack.webhookUrl, before?.slack?.webhookUrl) };
+  if (n.webhook?.secret)
+    out.webhook = { ...n.webhook, secret: keep(n.webhook.secret, before?.webhook?.secret) };
   return out;
 }
 
@@ -103,15 +175,31 @@ function present(ctx: OperationContext, a: StoredAlert) {
   const open = (v: unknown) => (isSealed(v) ? mask(ctx.secrets.open(v)) : v);
   if (n.slack) n.slack = { ...n.slack, webhookUrl: open(n.slack.webhookUrl) };
   if (n.webhook?.secret) n.webhook = { ...n.webhook, secret: open(n.webhook.secret) };
-  return { id: a.id, ...a.definition, notifications: n, isActive: a.isActive, state: a.state, created_at: a.created_at, updated_at: a.updated_at };
+  return {
+    id: a.id,
+    ...a.definition,
+    notifications: n,
+    isActive: a.isActive,
+    state: a.state,
+    created_at: a.created_at,
+    updated_at: a.updated_at,
+  };
 }
 
-function build(ctx: OperationContext, body: z.output<typeof AlertBodySchema>, before?: AlertDefinition): { definition: AlertDefinition; isActive: boolean } {
+function build(
+  ctx: OperationContext,
+  body: z.output<typeof AlertBodySchema>,
+  before?: AlertDefinition,
+): { definition: AlertDefinition; isActive: boolean } {
   const { isActive, ...rest } = body;
   const definition = {
     ...rest,
     condition: checkCondition(ctx, body.condition),
-    notifications: sealNotifications(ctx, body.notifications, before?.notifications as Record<string, unknown> | undefined),
+    notifications: sealNotifications(
+      ctx,
+      body.notifications,
+      before?.notifications as Record<string, unknown> | undefined,
+    ),
   } as AlertDefinition;
   return { definition, isActive };
 }
@@ -126,14 +214,25 @@ const getAlert = (ctx: OperationContext, id: string): StoredAlert => {
 export const alertOperations = [
   defineOperation({
     name: 'alerts.create',
-    summary: 'Create an alert on tool performance, agent score, scenario failures or agent configuration changes',
+    summary:
+      'Create an alert on tool performance, agent score, scenario failures or agent configuration changes',
     http: { method: 'POST', path: '/v1/alerts', status: 201 },
     body: AlertBody,
     output: AlertSchema,
     handler(input, ctx) {
       const { definition, isActive } = build(ctx, input as z.output<typeof AlertBodySchema>);
       const now = isoNow(ctx.clock);
-      return present(ctx, ctx.store.alerts.insert({ id: newId('alr', ctx.clock.now()), definition, isActive, state: 'ok', created_at: now, updated_at: now }));
+      return present(
+        ctx,
+        ctx.store.alerts.insert({
+          id: newId('alr', ctx.clock.now()),
+          definition,
+          isActive,
+          state: 'ok',
+          created_at: now,
+          updated_at: now,
+        }),
+      );
     },
   }),
   defineOperation({
@@ -157,7 +256,8 @@ export const alertOperations = [
   }),
   defineOperation({
     name: 'alerts.update',
-    summary: 'Change an alert: top-level fields are replaced, condition and notifications are merged key by key',
+    summary:
+      'Change an alert: top-level fields are replaced, condition and notifications are merged key by key',
     http: { method: 'PATCH', path: '/v1/alerts/:alert_id' },
     params: ItemParams,
     body: {
@@ -186,38 +286,65 @@ export const alertOperations = [
         throw validationError(details.map((d) => `${d.path} ${d.message}`).join('; '), details);
       }
       const { definition, isActive } = build(ctx, parsed.data, current.definition);
-      return present(ctx, ctx.store.alerts.replace(alert_id, definition, isActive, isoNow(ctx.clock))!);
+      return present(
+        ctx,
+        ctx.store.alerts.replace(alert_id, definition, isActive, isoNow(ctx.clock))!,
+      );
     },
   }),
   defineOperation({
     name: 'alerts.evaluate',
-    summary: 'Evaluate every active alert now (they are evaluated every minute anyway); answers the state changes',
+    summary:
+      'Evaluate every active alert now (they are evaluated every minute anyway); answers the state changes',
     http: { method: 'POST', path: '/v1/alerts/evaluate' },
-    output: z.object({ changes: z.array(z.object({ alertId: z.string(), state: z.enum(['firing', 'resolved']), value: z.number().nullable() })) }),
+    output: z.object({
+      changes: z.array(
+        z.object({
+          alertId: z.string(),
+          state: z.enum(['firing', 'resolved']),
+          value: z.number().nullable(),
+        }),
+      ),
+    }),
     async handler(_input, ctx) {
       return { changes: await ctx.evaluator.evaluate() };
     },
   }),
   defineOperation({
     name: 'alerts.test',
-    summary: 'Send a test notification to every channel of the alert; answers what each channel did',
+    summary:
+      'Send a test notification to every channel of the alert; answers what each channel did',
     http: { method: 'POST', path: '/v1/alerts/:alert_id/test' },
     params: ItemParams,
-    output: z.object({ results: z.array(z.object({ channel: z.string(), delivered: z.boolean(), error: z.string().nullable() })) }),
+    output: z.object({
+      results: z.array(
+        z.object({ channel: z.string(), delivered: z.boolean(), error: z.string().nullable() }),
+      ),
+    }),
     async handler({ alert_id }, ctx) {
       return { results: await ctx.alerts.notify(getAlert(ctx, alert_id), 'test', null) };
     },
   }),
   defineOperation({
     name: 'alerts.events',
-    summary: 'The alert\'s state changes (firing, resolved), newest first, with each channel\'s delivery',
+    summary:
+      "The alert's state changes (firing, resolved), newest first, with each channel's delivery",
     http: { method: 'GET', path: '/v1/alerts/:alert_id/events' },
     params: ItemParams,
     output: z.object({
-      events: z.array(z.object({
-        id: z.string(), state: z.enum(['firing', 'resolved']), value: z.number().nullable(), threshold: z.number().nullable(), timeWindow: z.string().nullable(),
-        at: Timestamp, deliveries: z.array(z.object({ channel: z.string(), delivered: z.boolean(), error: z.string().nullable() })),
-      })),
+      events: z.array(
+        z.object({
+          id: z.string(),
+          state: z.enum(['firing', 'resolved']),
+          value: z.number().nullable(),
+          threshold: z.number().nullable(),
+          timeWindow: z.string().nullable(),
+          at: Timestamp,
+          deliveries: z.array(
+            z.object({ channel: z.string(), delivered: z.boolean(), error: z.string().nullable() }),
+          ),
+        }),
+      ),
     }),
     handler({ alert_id }, ctx) {
       getAlert(ctx, alert_id);

@@ -9,7 +9,13 @@ export const Tags = z.array(Tag).max(50);
 
 /** `a,b,c` in a query string; an array over IPC. */
 export const CommaList = z.preprocess(
-  (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v),
+  (v) =>
+    typeof v === 'string'
+      ? v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : v,
   z.array(Tag).max(50),
 );
 
@@ -33,7 +39,11 @@ export const Pagination = z.object({
   has_more: z.boolean(),
 });
 
-export const pagination = (total: number, limit: number, offset: number): z.infer<typeof Pagination> => ({
+export const pagination = (
+  total: number,
+  limit: number,
+  offset: number,
+): z.infer<typeof Pagination> => ({
   total,
   page: Math.floor(offset / limit) + 1,
   limit,

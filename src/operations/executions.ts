@@ -7,20 +7,69 @@ import { Id, pagination, Pagination, Paging, Timestamp, WorkspaceParams } from '
 import { defineOperation, withStatus, type OperationContext } from './types.js';
 
 const ExecutionSchema = z.object({
-  id: z.string(), scenario_id: z.string(), status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
-  simulations_created: z.number().int(), estimated_completion: Timestamp.nullable(), created_at: Timestamp,
-  variables: z.record(z.string(), z.string()), runs: z.number().int(), channel: z.string().nullable(),
-  counts: z.object({ queued: z.number().int(), running: z.number().int(), completed: z.number().int(), failed: z.number().int(), cancelled: z.number().int() }),
-  avg_score: z.number().nullable(), pass_rate: z.number().nullable().describe('Percent of scored simulations that passed'),
+  id: z.string(),
+  scenario_id: z.string(),
+  status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
+  simulations_created: z.number().int(),
+  estimated_completion: Timestamp.nullable(),
+  created_at: Timestamp,
+  variables: z.record(z.string(), z.string()),
+  runs: z.number().int(),
+  channel: z.string().nullable(),
+  counts: z.object({
+    queued: z.number().int(),
+    running: z.number().int(),
+    completed: z.number().int(),
+    failed: z.number().int(),
+    cancelled: z.number().int(),
+  }),
+  avg_score: z.number().nullable(),
+  pass_rate: z.number().nullable().describe('Percent of scored simulations that passed'),
 });
 const SimulationSchema = z.object({
-  id: z.string(), execution_id: z.string(), scenario_id: z.string(), persona_id: z.string().nullable(), agent_id: z.string().nullable(), channel: z.string(),
-  status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']), created_at: Timestamp, started_at: Timestamp.nullable(), ended_at: Timestamp.nullable(),
-  duration_ms: z.number().int().nullable(), end_reason: z.enum(['agent_ended', 'caller_ended', 'max_turns', 'max_duration', 'error']).nullable(),
-  turns: z.array(z.object({ role: z.enum(['caller', 'agent', 'tool']), text: z.string(), at_ms: z.number(), latency_ms: z.number().nullable(), tool: z.unknown().optional(), expectation: z.unknown().optional() })),
-  score: z.number().nullable(), passed: z.boolean().nullable(),
-  results: z.array(z.object({ metric_id: z.string(), name: z.string(), category: z.string(), type: z.string(), score: z.number().nullable(), passed: z.boolean(), reasoning: z.string(), error: z.string().optional() })),
-  usage: z.object({ llm_calls: z.number().int(), input_tokens: z.number().int(), output_tokens: z.number().int() }),
+  id: z.string(),
+  execution_id: z.string(),
+  scenario_id: z.string(),
+  persona_id: z.string().nullable(),
+  agent_id: z.string().nullable(),
+  channel: z.string(),
+  status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
+  created_at: Timestamp,
+  started_at: Timestamp.nullable(),
+  ended_at: Timestamp.nullable(),
+  duration_ms: z.number().int().nullable(),
+  end_reason: z
+    .enum(['agent_ended', 'caller_ended', 'max_turns', 'max_duration', 'error'])
+    .nullable(),
+  turns: z.array(
+    z.object({
+      role: z.enum(['caller', 'agent', 'tool']),
+      text: z.string(),
+      at_ms: z.number(),
+      latency_ms: z.number().nullable(),
+      tool: z.unknown().optional(),
+      expectation: z.unknown().optional(),
+    }),
+  ),
+  score: z.number().nullable(),
+  passed: z.boolean().nullable(),
+  results: z.array(
+    z.object({
+      metric_id: z.string(),
+      name: z.string(),
+      category: z.string(),
+      type: z.string(),
+      score: z.number().nullable(),
+      passed: z.boolean(),
+      reasoning: z.string(),
+      error: z.string().optional(),
+    }),
+  ),
+  usage: z.object({
+    llm_calls: z.number().int(),
+    input_tokens: z.number().int(),
+    output_tokens: z.number().int(),
+  }),
   error: z.string().optional(),
 });
 
@@ -36,17 +85,46 @@ function getExecution(ctx: OperationContext, workspaceId: string, id: string): E
 export const executionOperations = [
   defineOperation({
     name: 'scenarios.execute',
-    summary: 'Execute a scenario: one simulation per persona, target agent and run, each agent on its channel (or `channel` for all)',
+    summary:
+      'Execute a scenario: one simulation per persona, target agent and run, each agent on its channel (or `channel` for all)',
     http: { method: 'POST', path: `${base}/scenarios/:scenario_id/execute`, status: 202 },
     params: { ...WorkspaceParams, scenario_id: Id },
     body: {
-      variables: z.record(z.string(), z.string()).optional().describe('Values of the scenario\'s promptVariables ({{name}}); missing ones take their defaultValue'),
-      runs: z.number().int().min(1).max(20).optional().describe('Repeats of each persona-agent pair (default 1)'),
-      channel: z.enum(['provider', 'replica', 'http']).optional().describe('Overrides each agent\'s own channel for this execution: provider (its provider\'s text chat API), replica (its effective configuration on the replica model), http (agents at a URL)'),
+      variables: z
+        .record(z.string(), z.string())
+        .optional()
+        .describe(
+          "Values of the scenario's promptVariables ({{name}}); missing ones take their defaultValue",
+        ),
+      runs: z
+        .number()
+        .int()
+        .min(1)
+        .max(20)
+        .optional()
+        .describe('Repeats of each persona-agent pair (default 1)'),
+      channel: z
+        .enum(['provider', 'replica', 'http'])
+        .optional()
+        .describe(
+          "Overrides each agent's own channel for this execution: provider (its provider's text chat API), replica (its effective configuration on the replica model), http (agents at a URL)",
+        ),
     },
-    output: z.object({ execution: ExecutionSchema.pick({ id: true, scenario_id: true, status: true, simulations_created: true, estimated_completion: true }) }),
+    output: z.object({
+      execution: ExecutionSchema.pick({
+        id: true,
+        scenario_id: true,
+        status: true,
+        simulations_created: true,
+        estimated_completion: true,
+      }),
+    }),
     handler({ workspace_id, scenario_id, variables, runs, channel }, ctx) {
-      const execution = startExecution(ctx, workspace_id, scenario_id, { variables: variables ?? {}, runs: runs ?? 1, channel });
+      const execution = startExecution(ctx, workspace_id, scenario_id, {
+        variables: variables ?? {},
+        runs: runs ?? 1,
+        channel,
+      });
       return withStatus(202, { execution });
     },
   }),
@@ -64,7 +142,8 @@ export const executionOperations = [
   }),
   defineOperation({
     name: 'executions.get',
-    summary: 'An execution with its counts, average score and pass rate; ?wait=S holds the answer up to S seconds (at most 120) until it ends',
+    summary:
+      'An execution with its counts, average score and pass rate; ?wait=S holds the answer up to S seconds (at most 120) until it ends',
     http: { method: 'GET', path: `${base}/executions/:execution_id` },
     params: { ...WorkspaceParams, execution_id: Id },
     query: { wait: z.coerce.number().min(0).max(120).optional() },
@@ -77,7 +156,12 @@ export const executionOperations = [
           const off = ctx.events.subscribe((e) => {
             // A cancel ends an execution whose simulations were all still queued: no simulation finishes then.
             const ending = e.type === 'simulation.finished' || e.type === 'execution.cancelled';
-            if (ending && e.data.executionId === execution_id && TERMINAL.has(getExecution(ctx, workspace_id, execution_id).status)) done();
+            if (
+              ending &&
+              e.data.executionId === execution_id &&
+              TERMINAL.has(getExecution(ctx, workspace_id, execution_id).status)
+            )
+              done();
           });
           function done() {
             clearTimeout(timer);
@@ -117,23 +201,44 @@ export const executionOperations = [
   }),
   defineOperation({
     name: 'simulations.list',
-    summary: 'Simulations, newest first, without turns and results (for long lists); `execution_id` keeps one execution\'s',
+    summary:
+      "Simulations, newest first, without turns and results (for long lists); `execution_id` keeps one execution's",
     http: { method: 'GET', path: `${base}/simulations` },
     params: WorkspaceParams,
     query: { ...Paging, execution_id: Id.optional() },
     output: z.object({
-      simulations: z.array(SimulationSchema.pick({ id: true, execution_id: true, scenario_id: true, persona_id: true, agent_id: true, channel: true, status: true, created_at: true, ended_at: true, duration_ms: true, end_reason: true, score: true, passed: true })
-        .extend({ turn_count: z.number().int(), error: z.string().nullable() })),
+      simulations: z.array(
+        SimulationSchema.pick({
+          id: true,
+          execution_id: true,
+          scenario_id: true,
+          persona_id: true,
+          agent_id: true,
+          channel: true,
+          status: true,
+          created_at: true,
+          ended_at: true,
+          duration_ms: true,
+          end_reason: true,
+          score: true,
+          passed: true,
+        }).extend({ turn_count: z.number().int(), error: z.string().nullable() }),
+      ),
       pagination: Pagination,
     }),
     handler({ workspace_id, limit, offset, execution_id }, ctx) {
-      const { items, total } = ctx.store.simulations.listSummaries(workspace_id, { executionId: execution_id, limit, offset });
+      const { items, total } = ctx.store.simulations.listSummaries(workspace_id, {
+        executionId: execution_id,
+        limit,
+        offset,
+      });
       return { simulations: items, pagination: pagination(total, limit, offset) };
     },
   }),
   defineOperation({
     name: 'simulations.get',
-    summary: 'One simulation: its turns (caller, agent, tool) with latencies, score and each metric\'s result',
+    summary:
+      "One simulation: its turns (caller, agent, tool) with latencies, score and each metric's result",
     http: { method: 'GET', path: `${base}/simulations/:simulation_id` },
     params: { ...WorkspaceParams, simulation_id: Id },
     output: z.object({ simulation: SimulationSchema }),

@@ -1,11 +1,26 @@
 import type { z } from 'zod';
 import { AppError, forbidden, notFound, validationError, type ErrorDetail } from '../errors.js';
-import { isWorkspaceOperation, WithStatus, type Caller, type EngineServices, type Operation } from './types.js';
+import {
+  isWorkspaceOperation,
+  WithStatus,
+  type Caller,
+  type EngineServices,
+  type Operation,
+} from './types.js';
 
 const pathOf = (path: PropertyKey[]): string =>
-  path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key)), '');
+  path.reduce<string>(
+    (acc, key) =>
+      typeof key === 'number' ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key),
+    '',
+  );
 
-const UNITS: Record<string, string> = { string: ' characters', array: ' items', set: ' items', file: ' bytes' };
+const UNITS: Record<string, string> = {
+  string: ' characters',
+  array: ' items',
+  set: ' items',
+  file: ' bytes',
+};
 
 /** Says what a value must be, in words, for the bounds and types a schema checks. */
 function plainMessage(issue: z.core.$ZodIssue): string {
@@ -13,9 +28,13 @@ function plainMessage(issue: z.core.$ZodIssue): string {
     case 'too_big':
       return `must be at most ${String(issue.maximum)}${UNITS[issue.origin] ?? ''}`;
     case 'too_small':
-      return issue.origin === 'string' && Number(issue.minimum) === 1 ? 'must not be empty' : `must be at least ${String(issue.minimum)}${UNITS[issue.origin] ?? ''}`;
+      return issue.origin === 'string' && Number(issue.minimum) === 1
+        ? 'must not be empty'
+        : `must be at least ${String(issue.minimum)}${UNITS[issue.origin] ?? ''}`;
     case 'invalid_type':
-      return issue.message === 'is required' ? issue.message : `must be ${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected}`;
+      return issue.message === 'is required'
+        ? issue.message
+        : `must be ${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected}`;
     case 'invalid_format':
       return issue.format === 'regex' ? issue.message : `must be a valid ${issue.format}`;
     default:
@@ -29,10 +48,16 @@ export function describeIssues(issues: z.core.$ZodIssue[]): ErrorDetail[] {
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
-        details.push({ path: pathOf([...issue.path, key]), message: 'is not a field of this resource' });
+        details.push({
+          path: pathOf([...issue.path, key]),
+          message: 'is not a field of this resource',
+        });
       }
     } else if (issue.code === 'invalid_value' && issue.values.length > 1) {
-      details.push({ path: pathOf(issue.path), message: `must be one of: ${issue.values.map(String).join(', ')}` });
+      details.push({
+        path: pathOf(issue.path),
+        message: `must be one of: ${issue.values.map(String).join(', ')}`,
+      });
     } else {
       details.push({ path: pathOf(issue.path), message: plainMessage(issue) });
     }
@@ -70,7 +95,9 @@ export function createInvoker(catalogue: Operation[], services: EngineServices) 
     const input = (raw ?? {}) as Record<string, unknown>;
     if (caller.kind === 'token') {
       if (!isWorkspaceOperation(op)) {
-        throw forbidden('A workspace access token is only valid on /api/v1/workspaces/{its workspace}/... paths; use an API key.');
+        throw forbidden(
+          'A workspace access token is only valid on /api/v1/workspaces/{its workspace}/... paths; use an API key.',
+        );
       }
       if (input.workspace_id !== caller.workspaceId) {
         throw forbidden('This access token belongs to another workspace.');

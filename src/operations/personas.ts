@@ -3,24 +3,66 @@ import { conflict, invalidField, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { isoNow } from '../clock.js';
 import type { PersonaPatch } from '../store/personas.js';
-import { CommaList, Deleted, Id, pagination, Pagination, Paging, SortOrder, Tags, Timestamp, UserRef, WorkspaceParams, deleted } from './common.js';
+import {
+  CommaList,
+  Deleted,
+  Id,
+  pagination,
+  Pagination,
+  Paging,
+  SortOrder,
+  Tags,
+  Timestamp,
+  UserRef,
+  WorkspaceParams,
+  deleted,
+} from './common.js';
 import { defineOperation } from './types.js';
 
-export const EMOTIONS = ['neutral', 'happy', 'calm', 'confused', 'frustrated', 'angry', 'anxious', 'impatient', 'sad', 'skeptical'] as const;
+export const EMOTIONS = [
+  'neutral',
+  'happy',
+  'calm',
+  'confused',
+  'frustrated',
+  'angry',
+  'anxious',
+  'impatient',
+  'sad',
+  'skeptical',
+] as const;
 export const DIFFICULTIES = ['easy', 'medium', 'hard', 'very_hard'] as const;
 export const BACKGROUND_NOISES = [
-  'none', 'office', 'call_center', 'home', 'street', 'traffic', 'car', 'train', 'airport', 'cafe', 'restaurant', 'crowd', 'construction', 'wind',
+  'none',
+  'office',
+  'call_center',
+  'home',
+  'street',
+  'traffic',
+  'car',
+  'train',
+  'airport',
+  'cafe',
+  'restaurant',
+  'crowd',
+  'construction',
+  'wind',
 ] as const;
 
 /** Language tags are stored canonical (`en`, `en-US`), so filters match however they were typed. */
-export const Language = z.string().trim().min(2).max(35).transform((value, ctx) => {
-  try {
-    return Intl.getCanonicalLocales(value)[0]!;
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'must be a language code such as en, es or en-US' });
-    return z.NEVER;
-  }
-});
+export const Language = z
+  .string()
+  .trim()
+  .min(2)
+  .max(35)
+  .transform((value, ctx) => {
+    try {
+      return Intl.getCanonicalLocales(value)[0]!;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a language code such as en, es or en-US' });
+      return z.NEVER;
+    }
+  });
 
 const Name = z.string().trim().min(1).max(200);
 const Prompt = z.string().trim().min(1).max(20_000);
@@ -57,7 +99,15 @@ export const PersonaSchema = z.object({ ...PersonaFields, prompt: z.string() });
 const PersonaListItem = z.object({ ...PersonaFields, usage_stats: UsageStats });
 const PersonaWithUsage = PersonaSchema.extend({ usage_stats: UsageStats });
 const PersonaUpdated = PersonaSchema.pick({
-  id: true, name: true, language: true, prompt: true, emotion: true, difficulty: true, backgroundNoise: true, tags: true, updated_at: true,
+  id: true,
+  name: true,
+  language: true,
+  prompt: true,
+  emotion: true,
+  difficulty: true,
+  backgroundNoise: true,
+  tags: true,
+  updated_at: true,
 });
 
 const base = '/api/v1/workspaces/:workspace_id/personas';
@@ -93,11 +143,18 @@ export const personaOperations = [
 
   defineOperation({
     name: 'personas.list',
-    summary: 'List personas with filters, sorting and paging. `tags` matches personas carrying every listed tag.',
+    summary:
+      'List personas with filters, sorting and paging. `tags` matches personas carrying every listed tag.',
     http: { method: 'GET', path: base },
     params: WorkspaceParams,
     query: {
-      name: z.string().trim().min(1).max(200).optional().describe('Case-insensitive partial match on the name'),
+      name: z
+        .string()
+        .trim()
+        .min(1)
+        .max(200)
+        .optional()
+        .describe('Case-insensitive partial match on the name'),
       language: Language.optional(),
       emotion: z.enum(EMOTIONS).optional(),
       difficulty: z.enum(DIFFICULTIES).optional(),
@@ -129,7 +186,7 @@ export const personaOperations = [
 
   defineOperation({
     name: 'personas.update',
-    summary: 'Change any subset of a persona\'s fields',
+    summary: "Change any subset of a persona's fields",
     http: { method: 'PUT', path: `${base}/:persona_id` },
     params: ItemParams,
     body: { ...fields, name: Name.optional(), prompt: Prompt.optional() },
@@ -138,10 +195,28 @@ export const personaOperations = [
       if (Object.values(patch).every((v) => v === undefined)) {
         throw invalidField('', 'send at least one field to change');
       }
-      const p = ctx.store.personas.update(workspace_id, persona_id, patch as PersonaPatch, isoNow(ctx.clock));
+      const p = ctx.store.personas.update(
+        workspace_id,
+        persona_id,
+        patch as PersonaPatch,
+        isoNow(ctx.clock),
+      );
       if (!p) throw notFound('persona', persona_id);
-      const { id, name, language, prompt, emotion, difficulty, backgroundNoise, tags, updated_at } = p;
-      return { persona: { id, name, language, prompt, emotion, difficulty, backgroundNoise, tags, updated_at } };
+      const { id, name, language, prompt, emotion, difficulty, backgroundNoise, tags, updated_at } =
+        p;
+      return {
+        persona: {
+          id,
+          name,
+          language,
+          prompt,
+          emotion,
+          difficulty,
+          backgroundNoise,
+          tags,
+          updated_at,
+        },
+      };
     },
   }),
 
@@ -155,9 +230,13 @@ export const personaOperations = [
       return ctx.store.transaction(() => {
         const users = ctx.store.scenarios.referencing(workspace_id, 'personas', persona_id);
         if (users.length) {
-          throw conflict(`Persona '${persona_id}' is used by ${users.length} scenario(s); remove it from them first`, { scenarios: users });
+          throw conflict(
+            `Persona '${persona_id}' is used by ${users.length} scenario(s); remove it from them first`,
+            { scenarios: users },
+          );
         }
-        if (!ctx.store.personas.delete(workspace_id, persona_id)) throw notFound('persona', persona_id);
+        if (!ctx.store.personas.delete(workspace_id, persona_id))
+          throw notFound('persona', persona_id);
         return deleted(persona_id);
       });
     },

@@ -4,22 +4,42 @@ import { conflict, invalidField, notFound, validationError, type ErrorDetail } f
 import { newId } from '../ids.js';
 import type { OperationContext } from './types.js';
 import type { Scenario } from '../store/scenarios.js';
-import { CommaList, Deleted, Id, pagination, Pagination, Paging, SortOrder, Tags, Timestamp, UserRef, WorkspaceParams, deleted } from './common.js';
+import {
+  CommaList,
+  Deleted,
+  Id,
+  pagination,
+  Pagination,
+  Paging,
+  SortOrder,
+  Tags,
+  Timestamp,
+  UserRef,
+  WorkspaceParams,
+  deleted,
+} from './common.js';
 import { defineOperation } from './types.js';
 
 const PromptVariable = z.strictObject({
-  name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a letter or _ followed by letters, digits or _'),
+  name: z
+    .string()
+    .regex(
+      /^[A-Za-z_][A-Za-z0-9_]{0,63}$/,
+      'must be a letter or _ followed by letters, digits or _',
+    ),
   type: z.enum(['string', 'number', 'boolean', 'date']).default('string'),
   defaultValue: z.string().max(2_000).default(''),
 });
 
 const ScriptLine = z.strictObject({
   say: z.string().min(1).max(5_000),
-  expect: z.strictObject({
-    contains: z.string().min(1).optional(),
-    regex: z.string().min(1).optional(),
-    toolCalled: z.string().min(1).optional(),
-  }).optional(),
+  expect: z
+    .strictObject({
+      contains: z.string().min(1).optional(),
+      regex: z.string().min(1).optional(),
+      toolCalled: z.string().min(1).optional(),
+    })
+    .optional(),
 });
 
 const fields = {
@@ -31,51 +51,92 @@ const fields = {
   scorecard: Id.nullable().optional(),
   tags: Tags.optional(),
   expectedOutcome: z.string().max(5_000).nullable().optional(),
-  expectedBehavior: z.strictObject({
-    toolCalls: z.array(z.string().min(1)).max(50).optional(),
-    providesTrackingInfo: z.boolean().optional(),
-  }).nullable().optional(),
+  expectedBehavior: z
+    .strictObject({
+      toolCalls: z.array(z.string().min(1)).max(50).optional(),
+      providesTrackingInfo: z.boolean().optional(),
+    })
+    .nullable()
+    .optional(),
   script: z.array(ScriptLine).min(1).max(200).nullable().optional(),
   maxTurns: z.number().int().min(1).max(200).nullable().optional(),
   maxDurationMs: z.number().int().min(1_000).max(3_600_000).nullable().optional(),
 };
 
 export const ScenarioSchema = z.object({
-  id: z.string(), name: z.string(), prompt: z.string(),
-  promptVariables: z.array(z.object({ name: z.string(), type: z.string(), defaultValue: z.string() })),
-  personas: z.array(z.string()), targetAgents: z.array(z.string()), scorecard: z.string().nullable(), tags: z.array(z.string()),
+  id: z.string(),
+  name: z.string(),
+  prompt: z.string(),
+  promptVariables: z.array(
+    z.object({ name: z.string(), type: z.string(), defaultValue: z.string() }),
+  ),
+  personas: z.array(z.string()),
+  targetAgents: z.array(z.string()),
+  scorecard: z.string().nullable(),
+  tags: z.array(z.string()),
   expectedOutcome: z.string().nullable(),
-  expectedBehavior: z.object({ toolCalls: z.array(z.string()).optional(), providesTrackingInfo: z.boolean().optional() }).nullable(),
-  script: z.array(z.object({ say: z.string(), expect: z.record(z.string(), z.unknown()).optional() })).nullable(),
-  maxTurns: z.number().int().nullable(), maxDurationMs: z.number().int().nullable(),
-  created_at: Timestamp, updated_at: Timestamp, created_by: UserRef,
+  expectedBehavior: z
+    .object({
+      toolCalls: z.array(z.string()).optional(),
+      providesTrackingInfo: z.boolean().optional(),
+    })
+    .nullable(),
+  script: z
+    .array(z.object({ say: z.string(), expect: z.record(z.string(), z.unknown()).optional() }))
+    .nullable(),
+  maxTurns: z.number().int().nullable(),
+  maxDurationMs: z.number().int().nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  created_by: UserRef,
 });
 const ScenarioStats = z.object({
-  total_simulations: z.number().int(), avg_score: z.number().nullable(), success_rate: z.number().nullable().describe('Percent'),
+  total_simulations: z.number().int(),
+  avg_score: z.number().nullable(),
+  success_rate: z.number().nullable().describe('Percent'),
   last_run: Timestamp.nullable(),
 });
 
-type Refs = { personas?: string[] | undefined; targetAgents?: string[] | undefined; scorecard?: string | null | undefined; promptVariables?: { name: string }[] | undefined };
+type Refs = {
+  personas?: string[] | undefined;
+  targetAgents?: string[] | undefined;
+  scorecard?: string | null | undefined;
+  promptVariables?: { name: string }[] | undefined;
+};
 
 /** Every referenced id must exist; one 400 names all that do not. */
 function checkReferences(ctx: OperationContext, workspaceId: string, refs: Refs): void {
   const details: ErrorDetail[] = [];
-  const missing = (ids: string[], found: Set<string>) => [...new Set(ids)].filter((id) => !found.has(id));
+  const missing = (ids: string[], found: Set<string>) =>
+    [...new Set(ids)].filter((id) => !found.has(id));
   if (refs.personas?.length) {
     const m = missing(refs.personas, ctx.store.personas.existing(workspaceId, refs.personas));
-    if (m.length) details.push({ path: 'personas', message: `unknown persona id(s): ${m.join(', ')}` });
+    if (m.length)
+      details.push({ path: 'personas', message: `unknown persona id(s): ${m.join(', ')}` });
   }
   if (refs.targetAgents?.length) {
     const m = missing(refs.targetAgents, ctx.store.agents.existing(refs.targetAgents));
-    if (m.length) details.push({ path: 'targetAgents', message: `unknown agent id(s): ${m.join(', ')} (connect agents with POST /v1/agents/connect)` });
+    if (m.length)
+      details.push({
+        path: 'targetAgents',
+        message: `unknown agent id(s): ${m.join(', ')} (connect agents with POST /v1/agents/connect)`,
+      });
   }
   if (refs.scorecard && !ctx.store.scorecards.get(workspaceId, refs.scorecard)) {
     details.push({ path: 'scorecard', message: `unknown scorecard id: ${refs.scorecard}` });
   }
   const names = (refs.promptVariables ?? []).map((v) => v.name);
   const dup = names.filter((n, i) => names.indexOf(n) !== i);
-  if (dup.length) details.push({ path: 'promptVariables', message: `duplicate variable name(s): ${[...new Set(dup)].join(', ')}` });
-  if (details.length) throw validationError(`Invalid references: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
+  if (dup.length)
+    details.push({
+      path: 'promptVariables',
+      message: `duplicate variable name(s): ${[...new Set(dup)].join(', ')}`,
+    });
+  if (details.length)
+    throw validationError(
+      `Invalid references: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`,
+      details,
+    );
 }
 
 const base = '/api/v1/workspaces/:workspace_id/scenarios';
@@ -121,7 +182,13 @@ export const scenarioOperations = [
     http: { method: 'GET', path: base },
     params: WorkspaceParams,
     query: {
-      name: z.string().trim().min(1).max(200).optional().describe('Case-insensitive partial match on the name'),
+      name: z
+        .string()
+        .trim()
+        .min(1)
+        .max(200)
+        .optional()
+        .describe('Case-insensitive partial match on the name'),
       tags: CommaList.optional().describe('Comma-separated; a scenario must carry all of them'),
       sortBy: z.enum(['name', 'createdAt', 'updatedAt', 'usage']).default('createdAt'),
       sortOrder: SortOrder.default('desc'),
@@ -140,9 +207,13 @@ export const scenarioOperations = [
     params: WorkspaceParams,
     output: z.object({
       stats: z.object({
-        total_scenarios: z.number().int(), active_scenarios: z.number().int(), total_simulations: z.number().int(),
+        total_scenarios: z.number().int(),
+        active_scenarios: z.number().int(),
+        total_simulations: z.number().int(),
         avg_score_last_30_days: z.number().nullable(),
-        most_used_scenario: z.object({ id: z.string(), name: z.string(), simulation_count: z.number().int() }).nullable(),
+        most_used_scenario: z
+          .object({ id: z.string(), name: z.string(), simulation_count: z.number().int() })
+          .nullable(),
       }),
     }),
     handler({ workspace_id }, ctx) {
@@ -164,22 +235,31 @@ export const scenarioOperations = [
   }),
   defineOperation({
     name: 'scenarios.update',
-    summary: 'Change any subset of a scenario\'s fields (null clears an optional one)',
+    summary: "Change any subset of a scenario's fields (null clears an optional one)",
     http: { method: 'PUT', path: `${base}/:scenario_id` },
     params: ItemParams,
     body: { ...fields, name: fields.name.optional(), prompt: fields.prompt.optional() },
     output: z.object({ scenario: ScenarioSchema }),
     handler({ workspace_id, scenario_id, ...patch }, ctx) {
-      if (Object.values(patch).every((v) => v === undefined)) throw invalidField('', 'send at least one field to change');
+      if (Object.values(patch).every((v) => v === undefined))
+        throw invalidField('', 'send at least one field to change');
       return ctx.store.transaction(() => {
-        if (!ctx.store.scenarios.get(workspace_id, scenario_id)) throw notFound('scenario', scenario_id);
+        if (!ctx.store.scenarios.get(workspace_id, scenario_id))
+          throw notFound('scenario', scenario_id);
         checkReferences(ctx, workspace_id, patch);
         const clean = {
           ...patch,
           personas: patch.personas && [...new Set(patch.personas)],
           targetAgents: patch.targetAgents && [...new Set(patch.targetAgents)],
         } as Partial<Scenario>;
-        return { scenario: ctx.store.scenarios.update(workspace_id, scenario_id, clean, isoNow(ctx.clock))! };
+        return {
+          scenario: ctx.store.scenarios.update(
+            workspace_id,
+            scenario_id,
+            clean,
+            isoNow(ctx.clock),
+          )!,
+        };
       });
     },
   }),
@@ -192,8 +272,13 @@ export const scenarioOperations = [
     handler({ workspace_id, scenario_id }, ctx) {
       return ctx.store.transaction(() => {
         const schedules = ctx.store.schedules.forScenario(workspace_id, scenario_id);
-        if (schedules.length) throw conflict(`Scenario '${scenario_id}' is run by ${schedules.length} schedule(s); delete them first`, { schedules });
-        if (!ctx.store.scenarios.delete(workspace_id, scenario_id)) throw notFound('scenario', scenario_id);
+        if (schedules.length)
+          throw conflict(
+            `Scenario '${scenario_id}' is run by ${schedules.length} schedule(s); delete them first`,
+            { schedules },
+          );
+        if (!ctx.store.scenarios.delete(workspace_id, scenario_id))
+          throw notFound('scenario', scenario_id);
         return deleted(scenario_id);
       });
     },

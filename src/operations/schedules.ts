@@ -4,41 +4,85 @@ import { invalidField, notFound, validationError, type ErrorDetail } from '../er
 import { newId } from '../ids.js';
 import { cronFor, isTimeZone, nextSlot, parseEndCondition } from '../schedules/periodicity.js';
 import type { Schedule } from '../store/schedules.js';
-import { Deleted, Id, pagination, Pagination, Paging, Timestamp, WorkspaceParams, deleted } from './common.js';
+import {
+  Deleted,
+  Id,
+  pagination,
+  Pagination,
+  Paging,
+  Timestamp,
+  WorkspaceParams,
+  deleted,
+} from './common.js';
 import { defineOperation, type OperationContext } from './types.js';
 
 export const ScheduleSchema = z.object({
-  id: z.string(), name: z.string(), scenarioId: z.string(),
-  periodicity: z.string().describe('hourly | daily | weekly | monthly | five-field cron expression'),
+  id: z.string(),
+  name: z.string(),
+  scenarioId: z.string(),
+  periodicity: z
+    .string()
+    .describe('hourly | daily | weekly | monthly | five-field cron expression'),
   timezone: z.string().describe('IANA time zone the periodicity is read in'),
   periodEndCondition: z.string().describe('never | after:<N> | until:<ISO date>'),
-  isActive: z.boolean(), nextRun: Timestamp.nullable(), lastRun: Timestamp.nullable(),
-  endedReason: z.string().nullable(), created_at: Timestamp, updated_at: Timestamp,
+  isActive: z.boolean(),
+  nextRun: Timestamp.nullable(),
+  lastRun: Timestamp.nullable(),
+  endedReason: z.string().nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
 });
 
 const RunSchema = z.object({
-  id: z.string(), scheduledFor: Timestamp.nullable(), startedAt: Timestamp, executionId: z.string().nullable(),
-  trigger: z.enum(['schedule', 'manual']), outcome: z.enum(['started', 'skipped', 'failed_to_start']), reason: z.string().nullable(), late: z.boolean(),
+  id: z.string(),
+  scheduledFor: Timestamp.nullable(),
+  startedAt: Timestamp,
+  executionId: z.string().nullable(),
+  trigger: z.enum(['schedule', 'manual']),
+  outcome: z.enum(['started', 'skipped', 'failed_to_start']),
+  reason: z.string().nullable(),
+  late: z.boolean(),
 });
 
 const fields = {
   name: z.string().trim().min(1).max(200),
   scenarioId: Id,
-  periodicity: z.string().trim().min(1).max(200).describe('hourly (minute 0), daily (00:00), weekly (Monday 00:00), monthly (1st 00:00), or a five-field cron expression'),
+  periodicity: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .describe(
+      'hourly (minute 0), daily (00:00), weekly (Monday 00:00), monthly (1st 00:00), or a five-field cron expression',
+    ),
   timezone: z.string().min(1).max(64).optional().describe('IANA time zone, default UTC'),
-  periodEndCondition: z.string().trim().min(1).max(100).optional().describe('never (default), after:<N> scheduled runs, or until:<ISO date>'),
+  periodEndCondition: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe('never (default), after:<N> scheduled runs, or until:<ISO date>'),
   isActive: z.boolean().optional(),
 };
 
 /** Validates the timing fields together and computes the next run they give (null when inactive). */
-function timing(ctx: OperationContext, s: Pick<Schedule, 'periodicity' | 'timezone' | 'periodEndCondition' | 'isActive'>): string | null {
+function timing(
+  ctx: OperationContext,
+  s: Pick<Schedule, 'periodicity' | 'timezone' | 'periodEndCondition' | 'isActive'>,
+): string | null {
   const details: ErrorDetail[] = [];
   const cron = cronFor(s.periodicity);
   if ('error' in cron) details.push({ path: 'periodicity', message: cron.error });
-  if (!isTimeZone(s.timezone)) details.push({ path: 'timezone', message: 'must be an IANA time zone such as UTC or Europe/Paris' });
+  if (!isTimeZone(s.timezone))
+    details.push({
+      path: 'timezone',
+      message: 'must be an IANA time zone such as UTC or Europe/Paris',
+    });
   const end = parseEndCondition(s.periodEndCondition);
   if ('error' in end) details.push({ path: 'periodEndCondition', message: end.error });
-  if (details.length) throw validationError(details.map((d) => `${d.path} ${d.message}`).join('; '), details);
+  if (details.length)
+    throw validationError(details.map((d) => `${d.path} ${d.message}`).join('; '), details);
   const now = new Date(ctx.clock.now());
   if (!('error' in end) && end.kind === 'until' && s.isActive && end.at <= now) {
     throw invalidField('periodEndCondition', 'the until date has already passed');
@@ -47,8 +91,13 @@ function timing(ctx: OperationContext, s: Pick<Schedule, 'periodicity' | 'timezo
   return nextSlot(cron.cron, s.timezone, now);
 }
 
-const scenarioMustExist = (ctx: OperationContext, workspaceId: string, scenarioId: string): void => {
-  if (!ctx.store.scenarios.get(workspaceId, scenarioId)) throw invalidField('scenarioId', `unknown scenario id: ${scenarioId}`);
+const scenarioMustExist = (
+  ctx: OperationContext,
+  workspaceId: string,
+  scenarioId: string,
+): void => {
+  if (!ctx.store.scenarios.get(workspaceId, scenarioId))
+    throw invalidField('scenarioId', `unknown scenario id: ${scenarioId}`);
 };
 
 const base = '/api/v1/workspaces/:workspace_id/schedules';
@@ -87,8 +136,15 @@ export const scheduleOperations = [
         const now = isoNow(ctx.clock);
         return {
           schedule: ctx.store.schedules.insert(workspace_id, {
-            id: newId('sch', ctx.clock.now()), name: input.name, scenarioId: input.scenarioId, ...draft,
-            nextRun, lastRun: null, endedReason: null, created_at: now, updated_at: now,
+            id: newId('sch', ctx.clock.now()),
+            name: input.name,
+            scenarioId: input.scenarioId,
+            ...draft,
+            nextRun,
+            lastRun: null,
+            endedReason: null,
+            created_at: now,
+            updated_at: now,
           }),
         };
       });
@@ -111,37 +167,53 @@ export const scheduleOperations = [
     summary: 'Change any subset of a schedule; nextRun is recomputed',
     http: { method: 'PATCH', path: `${base}/:schedule_id` },
     params: ItemParams,
-    body: { ...fields, name: fields.name.optional(), scenarioId: Id.optional(), periodicity: fields.periodicity.optional() },
+    body: {
+      ...fields,
+      name: fields.name.optional(),
+      scenarioId: Id.optional(),
+      periodicity: fields.periodicity.optional(),
+    },
     output: z.object({ schedule: ScheduleSchema }),
     handler({ workspace_id, schedule_id, ...patch }, ctx) {
-      if (Object.values(patch).every((v) => v === undefined)) throw invalidField('', 'send at least one field to change');
+      if (Object.values(patch).every((v) => v === undefined))
+        throw invalidField('', 'send at least one field to change');
       return ctx.store.transaction(() => {
         const current = ctx.store.schedules.get(workspace_id, schedule_id);
         if (!current) throw notFound('schedule', schedule_id);
         if (patch.scenarioId) scenarioMustExist(ctx, workspace_id, patch.scenarioId);
-        const merged = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
+        const merged = {
+          ...current,
+          ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)),
+        };
         const nextRun = timing(ctx, merged);
         // Reactivating a schedule that had ended starts it afresh.
         const endedReason = patch.isActive === true ? null : current.endedReason;
-        const schedule = ctx.store.schedules.update(workspace_id, schedule_id, { ...patch, nextRun, endedReason }, isoNow(ctx.clock));
+        const schedule = ctx.store.schedules.update(
+          workspace_id,
+          schedule_id,
+          { ...patch, nextRun, endedReason },
+          isoNow(ctx.clock),
+        );
         return { schedule: schedule! };
       });
     },
   }),
   defineOperation({
     name: 'schedules.runs',
-    summary: 'The runs of a schedule, newest first: scheduled or manual, started, skipped (overlap) or failed to start, and whether late',
+    summary:
+      'The runs of a schedule, newest first: scheduled or manual, started, skipped (overlap) or failed to start, and whether late',
     http: { method: 'GET', path: `${base}/:schedule_id/runs` },
     params: ItemParams,
     output: z.object({ runs: z.array(RunSchema) }),
     handler({ workspace_id, schedule_id }, ctx) {
-      if (!ctx.store.schedules.get(workspace_id, schedule_id)) throw notFound('schedule', schedule_id);
+      if (!ctx.store.schedules.get(workspace_id, schedule_id))
+        throw notFound('schedule', schedule_id);
       return { runs: ctx.store.schedules.runs(schedule_id) };
     },
   }),
   defineOperation({
     name: 'schedules.run',
-    summary: 'Run the schedule\'s scenario now (does not count towards after:N)',
+    summary: "Run the schedule's scenario now (does not count towards after:N)",
     http: { method: 'POST', path: `${base}/:schedule_id/run`, status: 202 },
     params: ItemParams,
     output: z.object({ run: RunSchema }),
@@ -158,7 +230,8 @@ export const scheduleOperations = [
     params: ItemParams,
     output: Deleted,
     handler({ workspace_id, schedule_id }, ctx) {
-      if (!ctx.store.schedules.delete(workspace_id, schedule_id)) throw notFound('schedule', schedule_id);
+      if (!ctx.store.schedules.delete(workspace_id, schedule_id))
+        throw notFound('schedule', schedule_id);
       return deleted(schedule_id);
     },
   }),

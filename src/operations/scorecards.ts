@@ -3,25 +3,47 @@ import { isoNow } from '../clock.js';
 import { conflict, invalidField, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Metric } from '../store/scorecards.js';
-import { Deleted, Id, pagination, Pagination, Paging, Timestamp, WorkspaceParams, deleted } from './common.js';
+import {
+  Deleted,
+  Id,
+  pagination,
+  Pagination,
+  Paging,
+  Timestamp,
+  WorkspaceParams,
+  deleted,
+} from './common.js';
 import { defineOperation } from './types.js';
 
 const Text = z.string().min(1).max(2_000);
-const Regex = z.object({ pattern: z.string().min(1).max(1_000), flags: z.string().regex(/^[gimsuy]*$/).optional() })
+const Regex = z
+  .object({
+    pattern: z.string().min(1).max(1_000),
+    flags: z
+      .string()
+      .regex(/^[gimsuy]*$/)
+      .optional(),
+  })
   .strict()
-  .refine(({ pattern, flags }) => {
-    try {
-      new RegExp(pattern, flags);
-      return true;
-    } catch {
-      return false;
-    }
-  }, { message: 'is not a valid regular expression', path: ['pattern'] });
+  .refine(
+    ({ pattern, flags }) => {
+      try {
+        new RegExp(pattern, flags);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'is not a valid regular expression', path: ['pattern'] },
+  );
 
 /** Each metric type with the config it needs; the simulation runner evaluates them. */
 export const METRIC_CONFIGS = {
   llm_judge: z.strictObject({ criterion: Text }),
-  tool_called: z.strictObject({ tool: z.string().min(1), arguments: z.record(z.string(), z.unknown()).optional() }),
+  tool_called: z.strictObject({
+    tool: z.string().min(1),
+    arguments: z.record(z.string(), z.unknown()).optional(),
+  }),
   tool_not_called: z.strictObject({ tool: z.string().min(1) }),
   contains: z.strictObject({ text: Text, caseSensitive: z.boolean().optional() }),
   not_contains: z.strictObject({ text: Text, caseSensitive: z.boolean().optional() }),
@@ -34,7 +56,10 @@ export const METRIC_CONFIGS = {
 export const METRIC_TYPES = Object.keys(METRIC_CONFIGS) as (keyof typeof METRIC_CONFIGS)[];
 
 const metricCommon = {
-  id: z.string().optional().describe('Kept when it names a metric of this scorecard; assigned by the server otherwise'),
+  id: z
+    .string()
+    .optional()
+    .describe('Kept when it names a metric of this scorecard; assigned by the server otherwise'),
   name: z.string().trim().min(1).max(200),
   category: z.string().trim().min(1).max(100).default('general'),
   description: z.string().max(2_000).nullable().optional(),
@@ -56,19 +81,29 @@ interface MetricInputValue {
 // The union is built from METRIC_CONFIGS, so TypeScript cannot name its output: it is MetricInputValue.
 const MetricInput = z.discriminatedUnion(
   'type',
-  METRIC_TYPES.map((type) => z.strictObject({ ...metricCommon, type: z.literal(type), config: METRIC_CONFIGS[type] })) as unknown as [
-    z.ZodObject,
-    ...z.ZodObject[],
-  ],
+  METRIC_TYPES.map((type) =>
+    z.strictObject({ ...metricCommon, type: z.literal(type), config: METRIC_CONFIGS[type] }),
+  ) as unknown as [z.ZodObject, ...z.ZodObject[]],
 ) as unknown as z.ZodType<MetricInputValue>;
 
 const MetricSchema = z.object({
-  id: z.string(), name: z.string(), category: z.string(), type: z.enum(METRIC_TYPES), description: z.string().nullable(),
-  weight: z.number(), critical: z.boolean(), config: z.record(z.string(), z.unknown()),
+  id: z.string(),
+  name: z.string(),
+  category: z.string(),
+  type: z.enum(METRIC_TYPES),
+  description: z.string().nullable(),
+  weight: z.number(),
+  critical: z.boolean(),
+  config: z.record(z.string(), z.unknown()),
 });
 export const ScorecardSchema = z.object({
-  id: z.string(), name: z.string(), description: z.string().nullable(), metrics: z.array(MetricSchema),
-  passThreshold: z.number(), created_at: Timestamp, updated_at: Timestamp,
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  metrics: z.array(MetricSchema),
+  passThreshold: z.number(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
 });
 
 const fields = {
@@ -144,18 +179,25 @@ export const scorecardOperations = [
   }),
   defineOperation({
     name: 'scorecards.update',
-    summary: 'Change any subset of a scorecard; `metrics`, when sent, replaces the list (ids of kept metrics stay)',
+    summary:
+      'Change any subset of a scorecard; `metrics`, when sent, replaces the list (ids of kept metrics stay)',
     http: { method: 'PUT', path: `${base}/:scorecard_id` },
     params: ItemParams,
     body: { ...fields, name: fields.name.optional(), metrics: fields.metrics.optional() },
     output: z.object({ scorecard: ScorecardSchema }),
     handler({ workspace_id, scorecard_id, ...patch }, ctx) {
-      if (Object.values(patch).every((v) => v === undefined)) throw invalidField('', 'send at least one field to change');
+      if (Object.values(patch).every((v) => v === undefined))
+        throw invalidField('', 'send at least one field to change');
       return ctx.store.transaction(() => {
         const current = ctx.store.scorecards.get(workspace_id, scorecard_id);
         if (!current) throw notFound('scorecard', scorecard_id);
         const metrics = patch.metrics && toMetrics(patch.metrics, current.metrics, ctx.clock.now());
-        const scorecard = ctx.store.scorecards.update(workspace_id, scorecard_id, { ...patch, metrics }, isoNow(ctx.clock));
+        const scorecard = ctx.store.scorecards.update(
+          workspace_id,
+          scorecard_id,
+          { ...patch, metrics },
+          isoNow(ctx.clock),
+        );
         return { scorecard: scorecard! };
       });
     },
@@ -169,8 +211,12 @@ export const scorecardOperations = [
     handler({ workspace_id, scorecard_id }, ctx) {
       return ctx.store.transaction(() => {
         const users = ctx.store.scenarios.usingScorecard(workspace_id, scorecard_id);
-        if (users.length) throw conflict(`Scorecard '${scorecard_id}' is used by ${users.length} scenario(s)`, { scenarios: users });
-        if (!ctx.store.scorecards.delete(workspace_id, scorecard_id)) throw notFound('scorecard', scorecard_id);
+        if (users.length)
+          throw conflict(`Scorecard '${scorecard_id}' is used by ${users.length} scenario(s)`, {
+            scenarios: users,
+          });
+        if (!ctx.store.scorecards.delete(workspace_id, scorecard_id))
+          throw notFound('scorecard', scorecard_id);
         return deleted(scorecard_id);
       });
     },

@@ -6,41 +6,107 @@ import { defineOperation, type OperationContext } from './types.js';
 import { patchRoles, presentRoles } from '../llm/settings.js';
 import { SIMULATION_LIMITS, simulationSettings } from '../simulations/settings.js';
 
-const RoleSchema = z.object({ kind: z.string(), baseUrl: z.string().nullable(), model: z.string(), apiKey: z.string().describe('Masked'), source: z.enum(['settings', 'environment']) }).nullable();
-const RolePatch = z.strictObject({
-  kind: z.enum(['openai', 'anthropic']).optional().describe('openai: any OpenAI-compatible chat completions API at baseUrl'),
-  baseUrl: z.url({ protocol: /^https?$/ }).nullable().optional(),
-  apiKey: z.string().min(1).max(4_096).optional(),
-  model: z.string().min(1).max(200).optional(),
-}).nullable().optional();
+const RoleSchema = z
+  .object({
+    kind: z.string(),
+    baseUrl: z.string().nullable(),
+    model: z.string(),
+    apiKey: z.string().describe('Masked'),
+    source: z.enum(['settings', 'environment']),
+  })
+  .nullable();
+const RolePatch = z
+  .strictObject({
+    kind: z
+      .enum(['openai', 'anthropic'])
+      .optional()
+      .describe('openai: any OpenAI-compatible chat completions API at baseUrl'),
+    baseUrl: z
+      .url({ protocol: /^https?$/ })
+      .nullable()
+      .optional(),
+    apiKey: z.string().min(1).max(4_096).optional(),
+    model: z.string().min(1).max(200).optional(),
+  })
+  .nullable()
+  .optional();
 
 const SettingsSchema = z.object({
-  llm: z.object({ caller: RoleSchema, judge: RoleSchema, replica: RoleSchema }).describe('The language model of each role (null: none configured)'),
-  smtp: z.object({ host: z.string(), port: z.number().int(), secure: z.boolean(), user: z.string().nullable(), password: z.string().nullable().describe('Masked'), from: z.string() }).nullable(),
-  simulations: z.object({ concurrency: z.number().int(), maxTurns: z.number().int(), maxDurationMs: z.number().int() })
-    .describe('Simulations run at once, and the per-simulation limits (agent replies, wall time) a scenario may override'),
-  sync: z.object({ intervalMinutes: z.number().int() }).describe('Minutes between periodic syncs of connected agents'),
+  llm: z
+    .object({ caller: RoleSchema, judge: RoleSchema, replica: RoleSchema })
+    .describe('The language model of each role (null: none configured)'),
+  smtp: z
+    .object({
+      host: z.string(),
+      port: z.number().int(),
+      secure: z.boolean(),
+      user: z.string().nullable(),
+      password: z.string().nullable().describe('Masked'),
+      from: z.string(),
+    })
+    .nullable(),
+  simulations: z
+    .object({
+      concurrency: z.number().int(),
+      maxTurns: z.number().int(),
+      maxDurationMs: z.number().int(),
+    })
+    .describe(
+      'Simulations run at once, and the per-simulation limits (agent replies, wall time) a scenario may override',
+    ),
+  sync: z
+    .object({ intervalMinutes: z.number().int() })
+    .describe('Minutes between periodic syncs of connected agents'),
 });
 
-const bounded = (k: keyof typeof SIMULATION_LIMITS) => z.number().int().min(SIMULATION_LIMITS[k].min).max(SIMULATION_LIMITS[k].max).optional();
-const SimulationsPatch = z.strictObject({ concurrency: bounded('concurrency'), maxTurns: bounded('maxTurns'), maxDurationMs: bounded('maxDurationMs') });
+const bounded = (k: keyof typeof SIMULATION_LIMITS) =>
+  z.number().int().min(SIMULATION_LIMITS[k].min).max(SIMULATION_LIMITS[k].max).optional();
+const SimulationsPatch = z.strictObject({
+  concurrency: bounded('concurrency'),
+  maxTurns: bounded('maxTurns'),
+  maxDurationMs: bounded('maxDurationMs'),
+});
 
 const SmtpPatch = z.strictObject({
   host: z.string().min(1).max(255).optional(),
   port: z.number().int().min(1).max(65_535).optional(),
-  secure: z.boolean().optional().describe('TLS from the start (port 465); otherwise STARTTLS when offered'),
+  secure: z
+    .boolean()
+    .optional()
+    .describe('TLS from the start (port 465); otherwise STARTTLS when offered'),
   user: z.string().max(255).nullable().optional(),
-  password: z.string().max(1_024).nullable().optional().describe('Stored encrypted; answered masked; sending the mask back keeps it'),
-  from: z.string().min(3).max(320).optional().describe('Sender, such as "Callbench <qa@example.com>"'),
+  password: z
+    .string()
+    .max(1_024)
+    .nullable()
+    .optional()
+    .describe('Stored encrypted; answered masked; sending the mask back keeps it'),
+  from: z
+    .string()
+    .min(3)
+    .max(320)
+    .optional()
+    .describe('Sender, such as "Callbench <qa@example.com>"'),
 });
 
-type StoredSmtp = { host: string; port: number; secure: boolean; user?: string | null; password?: unknown; from: string };
+type StoredSmtp = {
+  host: string;
+  port: number;
+  secure: boolean;
+  user?: string | null;
+  password?: unknown;
+  from: string;
+};
 
 function present(ctx: OperationContext) {
   const smtp = ctx.store.settings.get<StoredSmtp>('smtp');
   return {
     llm: presentRoles(ctx.store, ctx.secrets, ctx.llmDefault),
-    smtp: smtp && { ...smtp, user: smtp.user ?? null, password: isSealed(smtp.password) ? mask(ctx.secrets.open(smtp.password)) : null },
+    smtp: smtp && {
+      ...smtp,
+      user: smtp.user ?? null,
+      password: isSealed(smtp.password) ? mask(ctx.secrets.open(smtp.password)) : null,
+    },
     simulations: simulationSettings(ctx.store, ctx.simulationDefaults),
     sync: { intervalMinutes: ctx.sync.intervalMinutes() },
   };
@@ -56,7 +122,8 @@ export const settingsOperations = [
   }),
   defineOperation({
     name: 'settings.update',
-    summary: 'Change settings: `smtp`, `simulations` and each `llm` role are merged field by field (null removes smtp or a role)',
+    summary:
+      'Change settings: `smtp`, `simulations` and each `llm` role are merged field by field (null removes smtp or a role)',
     http: { method: 'PATCH', path: '/v1/settings' },
     body: {
       smtp: SmtpPatch.nullable().optional(),
@@ -68,7 +135,14 @@ export const settingsOperations = [
     handler({ smtp, llm, simulations, sync }, ctx) {
       if (simulations) {
         const current = ctx.store.settings.get<Record<string, number>>('simulations') ?? {};
-        ctx.store.settings.set('simulations', { ...current, ...Object.fromEntries(Object.entries(simulations).filter(([, v]) => v !== undefined)) }, isoNow(ctx.clock));
+        ctx.store.settings.set(
+          'simulations',
+          {
+            ...current,
+            ...Object.fromEntries(Object.entries(simulations).filter(([, v]) => v !== undefined)),
+          },
+          isoNow(ctx.clock),
+        );
         // A larger pool starts more of the queue at once.
         ctx.runner.enqueued();
       }
@@ -78,15 +152,23 @@ export const settingsOperations = [
       }
       if (llm) {
         const { errors, roles } = patchRoles(ctx.store, ctx.secrets, llm);
-        if (errors.length) throw validationError(errors.map((e) => `${e.path} ${e.message}`).join('; '), errors);
+        if (errors.length)
+          throw validationError(errors.map((e) => `${e.path} ${e.message}`).join('; '), errors);
         ctx.store.settings.set('llm', roles, isoNow(ctx.clock));
       }
       if (smtp === null) ctx.store.settings.set('smtp', null, isoNow(ctx.clock));
       else if (smtp) {
         const current = ctx.store.settings.get<StoredSmtp>('smtp');
-        const merged = { ...current, ...Object.fromEntries(Object.entries(smtp).filter(([, v]) => v !== undefined)) } as StoredSmtp;
+        const merged = {
+          ...current,
+          ...Object.fromEntries(Object.entries(smtp).filter(([, v]) => v !== undefined)),
+        } as StoredSmtp;
         const missing = (['host', 'from'] as const).filter((k) => !merged[k]);
-        if (missing.length) throw validationError(`smtp needs ${missing.join(' and ')}`, missing.map((k) => ({ path: `smtp.${k}`, message: 'is required' })));
+        if (missing.length)
+          throw validationError(
+            `smtp needs ${missing.join(' and ')}`,
+            missing.map((k) => ({ path: `smtp.${k}`, message: 'is required' })),
+          );
         merged.port ??= 587;
         merged.secure ??= merged.port === 465;
         const before = current?.password;

@@ -3,7 +3,12 @@ import { isoNow } from '../clock.js';
 import { conflict, notFound, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { StoredTool, ToolDefinition } from '../store/tools.js';
-import { checkToolDefinition, TOOL_TYPES, ToolInput, type ToolInputValue } from '../tools/definition.js';
+import {
+  checkToolDefinition,
+  TOOL_TYPES,
+  ToolInput,
+  type ToolInputValue,
+} from '../tools/definition.js';
 import { maskConfig, sealConfig } from '../tools/secrets.js';
 import { executeTool } from '../tools/runtime.js';
 import { toolAnalytics } from '../tools/analytics.js';
@@ -11,14 +16,25 @@ import { FAILURE_TYPES } from '../tools/outcome.js';
 import { Deleted, Id, Timestamp, UserRef, deleted } from './common.js';
 import { defineOperation, type OperationContext } from './types.js';
 
-const ToolSchema = z.object({
-  id: z.string(), name: z.string(), description: z.string(), type: z.enum(TOOL_TYPES),
-  config: z.record(z.string(), z.unknown()).optional(), parameters: z.array(z.record(z.string(), z.unknown())),
-  responseMapping: z.record(z.string(), z.string()).optional(), rules: z.array(z.record(z.string(), z.unknown())).optional(),
-  conditions: z.array(z.record(z.string(), z.unknown())).optional(), steps: z.array(z.record(z.string(), z.unknown())).optional(),
-  aggregateResults: z.boolean().optional(), errorHandling: z.record(z.string(), z.unknown()).optional(),
-  version: z.number().int(), created_at: Timestamp, updated_at: Timestamp,
-}).describe('A Tool; secrets in config.auth are masked (last 4 characters at most)');
+const ToolSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    type: z.enum(TOOL_TYPES),
+    config: z.record(z.string(), z.unknown()).optional(),
+    parameters: z.array(z.record(z.string(), z.unknown())),
+    responseMapping: z.record(z.string(), z.string()).optional(),
+    rules: z.array(z.record(z.string(), z.unknown())).optional(),
+    conditions: z.array(z.record(z.string(), z.unknown())).optional(),
+    steps: z.array(z.record(z.string(), z.unknown())).optional(),
+    aggregateResults: z.boolean().optional(),
+    errorHandling: z.record(z.string(), z.unknown()).optional(),
+    version: z.number().int(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .describe('A Tool; secrets in config.auth are masked (last 4 characters at most)');
 
 const withoutUndefined = <T extends Record<string, unknown>>(o: T): T =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
@@ -30,22 +46,52 @@ function present(ctx: OperationContext, def: ToolDefinition): ToolDefinition {
 }
 
 export function toolView(ctx: OperationContext, t: StoredTool) {
-  return { id: t.id, ...present(ctx, t.definition), version: t.version, created_at: t.created_at, updated_at: t.updated_at };
+  return {
+    id: t.id,
+    ...present(ctx, t.definition),
+    version: t.version,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
+  };
 }
 
 /** Validates a definition against the store (steps, name) and seals its secrets. */
-function prepare(ctx: OperationContext, input: ToolInputValue, current: StoredTool | undefined): ToolDefinition {
-  const lookup = (name: string) => ctx.store.tools.findByName(name)?.definition as { steps?: { tool: string }[] } | undefined;
+function prepare(
+  ctx: OperationContext,
+  input: ToolInputValue,
+  current: StoredTool | undefined,
+): ToolDefinition {
+  const lookup = (name: string) =>
+    ctx.store.tools.findByName(name)?.definition as { steps?: { tool: string }[] } | undefined;
   const { definition, details } = checkToolDefinition(input, lookup);
-  if (details.length) throw validationError(`Invalid tool: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`, details);
+  if (details.length)
+    throw validationError(
+      `Invalid tool: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`,
+      details,
+    );
   const owner = ctx.store.tools.findByName(definition.name);
-  if (owner && owner.id !== current?.id) throw conflict(`A tool named '${definition.name}' already exists`, { name: definition.name, id: owner.id });
+  if (owner && owner.id !== current?.id)
+    throw conflict(`A tool named '${definition.name}' already exists`, {
+      name: definition.name,
+      id: owner.id,
+    });
   if (current && current.name !== definition.name) {
     const users = ctx.store.tools.compositesUsing(current.name);
-    if (users.length) throw conflict(`Tool '${current.name}' is a step of ${users.join(', ')}; it cannot be renamed`, { composites: users });
+    if (users.length)
+      throw conflict(
+        `Tool '${current.name}' is a step of ${users.join(', ')}; it cannot be renamed`,
+        { composites: users },
+      );
   }
-  const sealed = sealConfig(definition.config, current?.definition.config as Record<string, unknown> | undefined, ctx.secrets);
-  return withoutUndefined({ ...definition, config: sealed && withoutUndefined(sealed) }) as ToolDefinition;
+  const sealed = sealConfig(
+    definition.config,
+    current?.definition.config as Record<string, unknown> | undefined,
+    ctx.secrets,
+  );
+  return withoutUndefined({
+    ...definition,
+    config: sealed && withoutUndefined(sealed),
+  }) as ToolDefinition;
 }
 
 function findTool(ctx: OperationContext, ref: string): StoredTool {
@@ -67,9 +113,20 @@ export const toolOperations = [
       return ctx.store.transaction(() => {
         const definition = prepare(ctx, input as ToolInputValue, undefined);
         const now = isoNow(ctx.clock);
-        return toolView(ctx, ctx.store.tools.insert({
-          id: newId('tool', ctx.clock.now()), name: definition.name, type: definition.type, definition, created_at: now, updated_at: now,
-        }, ctx.caller.user));
+        return toolView(
+          ctx,
+          ctx.store.tools.insert(
+            {
+              id: newId('tool', ctx.clock.now()),
+              name: definition.name,
+              type: definition.type,
+              definition,
+              created_at: now,
+              updated_at: now,
+            },
+            ctx.caller.user,
+          ),
+        );
       });
     },
   }),
@@ -80,7 +137,12 @@ export const toolOperations = [
     query: { type: z.enum(TOOL_TYPES).optional() },
     output: z.object({ tools: z.array(ToolSchema) }),
     handler({ type }, ctx) {
-      return { tools: ctx.store.tools.list().filter((t) => !type || t.type === type).map((t) => toolView(ctx, t)) };
+      return {
+        tools: ctx.store.tools
+          .list()
+          .filter((t) => !type || t.type === type)
+          .map((t) => toolView(ctx, t)),
+      };
     },
   }),
   defineOperation({
@@ -95,7 +157,8 @@ export const toolOperations = [
   }),
   defineOperation({
     name: 'tools.update',
-    summary: 'Replace a tool\'s definition (a new version). Sending a masked secret back keeps the stored one.',
+    summary:
+      "Replace a tool's definition (a new version). Sending a masked secret back keeps the stored one.",
     http: { method: 'PUT', path: '/v1/tools/:tool' },
     params: ToolRef,
     body: ToolInput,
@@ -104,7 +167,16 @@ export const toolOperations = [
       return ctx.store.transaction(() => {
         const current = findTool(ctx, tool);
         const definition = prepare(ctx, input as ToolInputValue, current);
-        return toolView(ctx, ctx.store.tools.replace(current.id, definition, 'updated', isoNow(ctx.clock), ctx.caller.user));
+        return toolView(
+          ctx,
+          ctx.store.tools.replace(
+            current.id,
+            definition,
+            'updated',
+            isoNow(ctx.clock),
+            ctx.caller.user,
+          ),
+        );
       });
     },
   }),
@@ -132,12 +204,26 @@ export const toolOperations = [
     summary: 'Every version of a tool, newest first',
     http: { method: 'GET', path: '/v1/tools/:tool/versions' },
     params: ToolRef,
-    output: z.object({ versions: z.array(z.object({ version: z.number().int(), change: z.string(), created_at: Timestamp, created_by: UserRef, tool: z.record(z.string(), z.unknown()) })) }),
+    output: z.object({
+      versions: z.array(
+        z.object({
+          version: z.number().int(),
+          change: z.string(),
+          created_at: Timestamp,
+          created_by: UserRef,
+          tool: z.record(z.string(), z.unknown()),
+        }),
+      ),
+    }),
     handler({ tool }, ctx) {
       const current = findTool(ctx, tool);
       return {
         versions: ctx.store.tools.versions(current.id).map((v) => ({
-          version: v.version, change: v.change, created_at: v.created_at, created_by: v.created_by, tool: present(ctx, v.definition),
+          version: v.version,
+          change: v.change,
+          created_at: v.created_at,
+          created_by: v.created_by,
+          tool: present(ctx, v.definition),
         })),
       };
     },
@@ -155,8 +241,18 @@ export const toolOperations = [
         const old = ctx.store.tools.version(current.id, version);
         if (!old) throw notFound('tool version', `${current.name}@${version}`);
         const owner = ctx.store.tools.findByName(old.name);
-        if (owner && owner.id !== current.id) throw conflict(`Version ${version} is named '${old.name}', which another tool now has`);
-        return toolView(ctx, ctx.store.tools.replace(current.id, old, `rollback to version ${version}`, isoNow(ctx.clock), ctx.caller.user));
+        if (owner && owner.id !== current.id)
+          throw conflict(`Version ${version} is named '${old.name}', which another tool now has`);
+        return toolView(
+          ctx,
+          ctx.store.tools.replace(
+            current.id,
+            old,
+            `rollback to version ${version}`,
+            isoNow(ctx.clock),
+            ctx.caller.user,
+          ),
+        );
       });
     },
   }),
@@ -171,17 +267,38 @@ export const toolOperations = [
       dryRun: z.boolean().optional(),
       agentId: z.string().optional(),
     },
-    output: z.object({
-      success: z.boolean(), responseTime: z.number().int().describe('ms'), result: z.unknown().describe('Shaped by responseMapping; the whole body without one'),
-      statusCode: z.number().int().nullable(), attempts: z.number().int(), warnings: z.array(z.string()),
-      approvalRequired: z.literal(true).optional(), message: z.string().optional().describe('The rule\'s message when approval is required'),
-      error: z.object({ type: z.string().describe(FAILURE_TYPES.join(' | ')), message: z.string(), step: z.string().optional() }).optional(),
-      fallback: z.object({ message: z.string().nullable(), action: z.string() }).optional(),
-      dryRun: z.literal(true).optional(), request: z.unknown().optional().describe('Dry runs: the request that would be sent, secrets masked'),
-    }).describe('A failing tool is a 200 with success false; bad parameters are a 400'),
+    output: z
+      .object({
+        success: z.boolean(),
+        responseTime: z.number().int().describe('ms'),
+        result: z.unknown().describe('Shaped by responseMapping; the whole body without one'),
+        statusCode: z.number().int().nullable(),
+        attempts: z.number().int(),
+        warnings: z.array(z.string()),
+        approvalRequired: z.literal(true).optional(),
+        message: z.string().optional().describe("The rule's message when approval is required"),
+        error: z
+          .object({
+            type: z.string().describe(FAILURE_TYPES.join(' | ')),
+            message: z.string(),
+            step: z.string().optional(),
+          })
+          .optional(),
+        fallback: z.object({ message: z.string().nullable(), action: z.string() }).optional(),
+        dryRun: z.literal(true).optional(),
+        request: z
+          .unknown()
+          .optional()
+          .describe('Dry runs: the request that would be sent, secrets masked'),
+      })
+      .describe('A failing tool is a 200 with success false; bad parameters are a 400'),
     async handler({ tool, parameters, context, dryRun, agentId }, ctx) {
       const found = findTool(ctx, tool);
-      return executeTool(found, parameters, context ?? {}, ctx.tools, { source: 'test', agentId: agentId ?? null, dryRun });
+      return executeTool(found, parameters, context ?? {}, ctx.tools, {
+        source: 'test',
+        agentId: agentId ?? null,
+        dryRun,
+      });
     },
   }),
   defineOperation({
@@ -191,11 +308,31 @@ export const toolOperations = [
     params: ToolRef,
     query: { days: z.coerce.number().int().min(1).max(365).default(7) },
     output: z.object({
-      toolId: z.string(), name: z.string(), timeRange: z.string(),
-      usage: z.object({ totalCalls: z.number().int(), uniqueAgents: z.number().int(), avgCallsPerDay: z.number().int() }),
-      performance: z.object({ successRate: z.number(), avgResponseTime: z.number(), p95ResponseTime: z.number(), timeoutRate: z.number(), errorRate: z.number() })
+      toolId: z.string(),
+      name: z.string(),
+      timeRange: z.string(),
+      usage: z.object({
+        totalCalls: z.number().int(),
+        uniqueAgents: z.number().int(),
+        avgCallsPerDay: z.number().int(),
+      }),
+      performance: z
+        .object({
+          successRate: z.number(),
+          avgResponseTime: z.number(),
+          p95ResponseTime: z.number(),
+          timeoutRate: z.number(),
+          errorRate: z.number(),
+        })
         .describe('Rates are percentages 0 to 100 adding up to 100; times are ms over all calls'),
-      errors: z.array(z.object({ type: z.string(), count: z.number().int(), percentage: z.number(), message: z.string() })),
+      errors: z.array(
+        z.object({
+          type: z.string(),
+          count: z.number().int(),
+          percentage: z.number(),
+          message: z.string(),
+        }),
+      ),
       recommendations: z.array(z.string()),
     }),
     handler({ tool, days }, ctx) {

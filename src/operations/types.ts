@@ -81,9 +81,12 @@ export interface Operation {
  * Defines an operation once. The HTTP routes, the IPC bridge and the CLI all call it through the
  * same invoker, so validation and behaviour cannot differ between them.
  */
-export function defineOperation<P extends Shape = {}, Q extends Shape = {}, B extends Shape = {}, O = unknown>(
-  spec: OperationSpec<P, Q, B, O>,
-): Operation {
+export function defineOperation<
+  P extends Shape = {},
+  Q extends Shape = {},
+  B extends Shape = {},
+  O = unknown,
+>(spec: OperationSpec<P, Q, B, O>): Operation {
   const params = (spec.params ?? {}) as Shape;
   const query = (spec.query ?? {}) as Shape;
   return {
@@ -101,9 +104,13 @@ export function defineOperation<P extends Shape = {}, Q extends Shape = {}, B ex
 
 /** A handler's answer with a status other than its operation's default (e.g. 200 for an existing agent). */
 export class WithStatus<T> {
-  constructor(readonly status: number, readonly data: T) {}
+  constructor(
+    readonly status: number,
+    readonly data: T,
+  ) {}
 }
 
-export const withStatus = <T>(status: number, data: T): WithStatus<T> => new WithStatus(status, data);
+export const withStatus = <T>(status: number, data: T): WithStatus<T> =>
+  new WithStatus(status, data);
 
 export const isWorkspaceOperation = (op: Operation): boolean => 'workspace_id' in op.params;

@@ -9,13 +9,22 @@ import type { ChatSession, ProviderAdapter } from './types.js';
 const HTTP_AGENT_TIMEOUT_MS = 60_000;
 
 /** A text conversation with the deployed agent: its provider's chat API, or its own URL. */
-export async function openAgentChat(agent: AgentRecord, secrets: SecretBox, adapters: Record<ProviderName, ProviderAdapter>): Promise<ChatSession> {
+export async function openAgentChat(
+  agent: AgentRecord,
+  secrets: SecretBox,
+  adapters: Record<ProviderName, ProviderAdapter>,
+): Promise<ChatSession> {
   const creds = openCredentials(secrets, agent);
-  if (!creds || agent.status === 'disconnected') throw new ProviderError('auth', `Agent ${agent.id} is disconnected: connect it again to talk to it`);
+  if (!creds || agent.status === 'disconnected')
+    throw new ProviderError(
+      'auth',
+      `Agent ${agent.id} is disconnected: connect it again to talk to it`,
+    );
   if (agent.provider === 'http') return httpAgentChat(creds, HTTP_AGENT_TIMEOUT_MS);
   const adapter = adapters[agent.provider as ProviderName];
   return adapter.openChat(
-    { apiKey: creds.apiKey ?? '', baseUrl: creds.baseUrl ?? adapter.defaultBaseUrl }, agent.providerAgentId,
+    { apiKey: creds.apiKey ?? '', baseUrl: creds.baseUrl ?? adapter.defaultBaseUrl },
+    agent.providerAgentId,
     { expectsFirstMessage: Boolean(agent.snapshot.configuration.firstMessage) },
   );
 }

@@ -5,7 +5,11 @@ export type ProviderFailure = 'auth' | 'not_found' | 'unavailable' | 'bad_respon
 
 /** A provider call that failed, classified the way sync and connect must react to it. */
 export class ProviderError extends Error {
-  constructor(readonly kind: ProviderFailure, message: string, readonly status: number | null = null) {
+  constructor(
+    readonly kind: ProviderFailure,
+    message: string,
+    readonly status: number | null = null,
+  ) {
     super(message);
   }
 }
@@ -19,7 +23,12 @@ export interface RetryPolicy {
   timeoutMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 500, maxRetryAfterMs: 60_000, timeoutMs: 30_000 };
+export const DEFAULT_RETRY: RetryPolicy = {
+  attempts: 5,
+  baseDelayMs: 500,
+  maxRetryAfterMs: 60_000,
+  timeoutMs: 30_000,
+};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -46,21 +55,41 @@ export interface ProviderRequest {
  * One provider's HTTP API: honours Retry-After on 429, retries 5xx and network failures with
  * exponential backoff and jitter (bounded), and never retries 401, 403 or 404.
  */
-export function providerClient(baseUrl: string, headers: Record<string, string>, policy: RetryPolicy = DEFAULT_RETRY) {
+export function providerClient(
+  baseUrl: string,
+  headers: Record<string, string>,
+  policy: RetryPolicy = DEFAULT_RETRY,
+) {
   return async function call<T = unknown>(req: ProviderRequest): Promise<T> {
-    const url = new URL(req.path.replace(/^\//, ''), baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
-    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const url = new URL(
+      req.path.replace(/^\//, ''),
+      baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`,
+    );
+    for (const [k, v] of Object.entries(req.query ?? {}))
+      if (v !== undefined) url.searchParams.set(k, String(v));
     let lastProblem = '';
     for (let attempt = 1; attempt <= policy.attempts; attempt++) {
       let wait = policy.baseDelayMs * 2 ** (attempt - 1) + Math.random() * policy.baseDelayMs;
       try {
         const res = await axios.request({
-          method: req.method ?? 'GET', url: url.toString(), data: req.body, headers: { accept: 'application/json', ...headers },
-          timeout: policy.timeoutMs, validateStatus: () => true, proxy: false, responseType: 'json',
+          method: req.method ?? 'GET',
+          url: url.toString(),
+          data: req.body,
+          headers: { accept: 'application/json', ...headers },
+          timeout: policy.timeoutMs,
+          validateStatus: () => true,
+          proxy: false,
+          responseType: 'json',
         });
         if (res.status < 300) return res.data as T;
-        if (res.status === 401 || res.status === 403) throw new ProviderError('auth', `The provider refused the API key (${res.status})`, res.status);
-        if (res.status === 404) throw new ProviderError('not_found', `The provider has no ${url.pathname}`, 404);
+        if (res.status === 401 || res.status === 403)
+          throw new ProviderError(
+            'auth',
+            `The provider refused the API key (${res.status})`,
+            res.status,
+          );
+        if (res.status === 404)
+          throw new ProviderError('not_found', `The provider has no ${url.pathname}`, 404);
         if (res.status === 429) {
           wait = retryAfterMs(res.headers['retry-after'], policy) ?? wait;
           lastProblem = 'it is throttling us (429)';
@@ -68,7 +97,11 @@ export function providerClient(baseUrl: string, headers: Record<string, string>,
           lastProblem = `it answered ${res.status}`;
           if (req.idempotent === false) break;
         } else {
-          throw new ProviderError('bad_response', `The provider answered ${res.status} to ${url.pathname}`, res.status);
+          throw new ProviderError(
+            'bad_response',
+            `The provider answered ${res.status} to ${url.pathname}`,
+            res.status,
+          );
         }
       } catch (err) {
         if (err instanceof ProviderError) throw err;
@@ -77,7 +110,10 @@ export function providerClient(baseUrl: string, headers: Record<string, string>,
       }
       if (attempt < policy.attempts) await sleep(wait);
     }
-    const tries = req.idempotent === false && !lastProblem.includes('429') ? 'not repeated, as it may have been acted on' : `${policy.attempts} attempts`;
+    const tries =
+      req.idempotent === false && !lastProblem.includes('429')
+        ? 'not repeated, as it may have been acted on'
+        : `${policy.attempts} attempts`;
     throw new ProviderError('unavailable', `The provider is unavailable: ${lastProblem}, ${tries}`);
   };
 }
@@ -89,10 +125,22 @@ export function connectError(err: unknown, provider: string): AppError {
   if (!(err instanceof ProviderError)) throw err;
   switch (err.kind) {
     case 'auth':
-      return new AppError('provider_auth_failed', 400, `${provider} refused the API key: check credentials.api_key (and base_url for regional hosts).`);
+      return new AppError(
+        'provider_auth_failed',
+        400,
+        `${provider} refused the API key: check credentials.api_key (and base_url for regional hosts).`,
+      );
     case 'not_found':
-      return new AppError('provider_agent_not_found', 404, `${provider} has no agent with that id, or this key cannot see it.`);
+      return new AppError(
+        'provider_agent_not_found',
+        404,
+        `${provider} has no agent with that id, or this key cannot see it.`,
+      );
     default:
-      return new AppError('provider_unavailable', 502, `${provider} could not be reached or failed: ${err.message}. Try again shortly.`);
+      return new AppError(
+        'provider_unavailable',
+        502,
+        `${provider} could not be reached or failed: ${err.message}. Try again shortly.`,
+      );
   }
 }

@@ -11,7 +11,8 @@ export interface AgentCredentials {
   model?: string;
 }
 
-export const sealCredentials = (secrets: SecretBox, creds: AgentCredentials) => secrets.seal(JSON.stringify(creds));
+export const sealCredentials = (secrets: SecretBox, creds: AgentCredentials) =>
+  secrets.seal(JSON.stringify(creds));
 
 export function openCredentials(secrets: SecretBox, agent: AgentRecord): AgentCredentials | null {
   if (!agent.credentials) return null;

@@ -1,6 +1,7 @@
 /** Dotted paths of the leaves that differ between two values (arrays compare whole). */
 export function changedPaths(before: unknown, after: unknown, prefix = ''): string[] {
-  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
   if (isObject(before) && isObject(after)) {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
     return keys.flatMap((k) => changedPaths(before[k], after[k], prefix ? `${prefix}.${k}` : k));
@@ -10,7 +11,8 @@ export function changedPaths(before: unknown, after: unknown, prefix = ''): stri
 
 /** Deep merge of plain objects; arrays and scalars in `over` replace. */
 export function deepMerge<T>(base: T, over: unknown): T {
-  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
   if (!isObject(base) || !isObject(over)) return (over === undefined ? base : over) as T;
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) out[k] = deepMerge(out[k], v);
@@ -19,6 +21,7 @@ export function deepMerge<T>(base: T, over: unknown): T {
 
 /** Leaf paths of a nested object, from its root (for listing local overrides). */
 export function leafPaths(value: unknown, prefix = ''): string[] {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return prefix ? [prefix] : [];
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return prefix ? [prefix] : [];
   return Object.entries(value).flatMap(([k, v]) => leafPaths(v, prefix ? `${prefix}.${k}` : k));
 }

@@ -7,10 +7,21 @@ import type { CallToolCall, ChatSession } from './types.js';
  * ElevenLabs text conversation: the agent's WebSocket with `text_only` set at initiation.
  * Always through a signed URL, which works for private and public agents alike.
  */
-export async function elevenLabsChat(call: ProviderCall, agentId: string, expectsFirstMessage: boolean, timeoutMs: number): Promise<ChatSession> {
-  const signed = obj(await call({ path: '/v1/convai/conversation/get-signed-url', query: { agent_id: agentId } }));
+export async function elevenLabsChat(
+  call: ProviderCall,
+  agentId: string,
+  expectsFirstMessage: boolean,
+  timeoutMs: number,
+): Promise<ChatSession> {
+  const signed = obj(
+    await call({ path: '/v1/convai/conversation/get-signed-url', query: { agent_id: agentId } }),
+  );
   const url = str(signed.signed_url);
-  if (!url) throw new ProviderError('bad_response', 'ElevenLabs answered no signed_url for the conversation');
+  if (!url)
+    throw new ProviderError(
+      'bad_response',
+      'ElevenLabs answered no signed_url for the conversation',
+    );
 
   const socket = new WebSocket(url);
   const inbox: Json[] = [];
@@ -30,7 +41,8 @@ export async function elevenLabsChat(call: ProviderCall, agentId: string, expect
       return;
     }
     // Pings are answered at once, whatever the conversation is waiting for.
-    if (event.type === 'ping') socket.send(JSON.stringify({ type: 'pong', event_id: obj(event.ping_event).event_id }));
+    if (event.type === 'ping')
+      socket.send(JSON.stringify({ type: 'pong', event_id: obj(event.ping_event).event_id }));
     else {
       inbox.push(event);
       wake();
@@ -41,7 +53,10 @@ export async function elevenLabsChat(call: ProviderCall, agentId: string, expect
     wake();
   });
   socket.on('error', (err) => {
-    failure = new ProviderError('unavailable', `ElevenLabs conversation socket failed: ${err.message}`);
+    failure = new ProviderError(
+      'unavailable',
+      `ElevenLabs conversation socket failed: ${err.message}`,
+    );
     wake();
   });
 
@@ -52,14 +67,19 @@ export async function elevenLabsChat(call: ProviderCall, agentId: string, expect
     for (;;) {
       while (inbox.length) {
         const event = inbox.shift()!;
-        if (event.type === 'error') throw new ProviderError('bad_response', `ElevenLabs: ${str(event.message) ?? str(obj(event.error_event).message) ?? 'conversation error'}`);
+        if (event.type === 'error')
+          throw new ProviderError(
+            'bad_response',
+            `ElevenLabs: ${str(event.message) ?? str(obj(event.error_event).message) ?? 'conversation error'}`,
+          );
         if (types.includes(String(event.type))) return { event, skipped };
         skipped.push(event);
       }
       if (failure) throw failure;
       if (closed) return { event: null, skipped };
       const left = deadline - Date.now();
-      if (left <= 0) throw new ProviderError('unavailable', `ElevenLabs did not answer within ${timeoutMs} ms`);
+      if (left <= 0)
+        throw new ProviderError('unavailable', `ElevenLabs did not answer within ${timeoutMs} ms`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         waiter = () => {
@@ -72,11 +92,21 @@ export async function elevenLabsChat(call: ProviderCall, agentId: string, expect
 
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
-    socket.once('error', (err) => reject(new ProviderError('unavailable', `ElevenLabs conversation socket failed: ${err.message}`)));
+    socket.once('error', (err) =>
+      reject(
+        new ProviderError('unavailable', `ElevenLabs conversation socket failed: ${err.message}`),
+      ),
+    );
   });
-  socket.send(JSON.stringify({ type: 'conversation_initiation_client_data', conversation_config_override: { conversation: { text_only: true } } }));
+  socket.send(
+    JSON.stringify({
+      type: 'conversation_initiation_client_data',
+      conversation_config_override: { conversation: { text_only: true } },
+    }),
+  );
   const init = await until(['conversation_initiation_metadata']);
-  if (!init.event) throw new ProviderError('unavailable', 'ElevenLabs closed the conversation before it started');
+  if (!init.event)
+    throw new ProviderError('unavailable', 'ElevenLabs closed the conversation before it started');
   const first = expectsFirstMessage ? await until(['agent_response']) : null;
 
   return {
@@ -85,11 +115,23 @@ export async function elevenLabsChat(call: ProviderCall, agentId: string, expect
       if (closed) return { text: '', ended: true, toolCalls: [] };
       socket.send(JSON.stringify({ type: 'user_message', text }));
       const { event, skipped } = await until(['agent_response']);
-      const toolCalls: CallToolCall[] = skipped.filter((e) => e.type === 'agent_tool_response').map((e) => {
-        const t = obj(e.agent_tool_response);
-        return { name: str(t.tool_name) ?? 'unknown', arguments: null, result: null, success: typeof t.is_error === 'boolean' ? !t.is_error : null, latencyMs: null };
-      });
-      return { text: event ? str(obj(event.agent_response_event).agent_response) ?? '' : '', ended: !event || closed, toolCalls };
+      const toolCalls: CallToolCall[] = skipped
+        .filter((e) => e.type === 'agent_tool_response')
+        .map((e) => {
+          const t = obj(e.agent_tool_response);
+          return {
+            name: str(t.tool_name) ?? 'unknown',
+            arguments: null,
+            result: null,
+            success: typeof t.is_error === 'boolean' ? !t.is_error : null,
+            latencyMs: null,
+          };
+        });
+      return {
+        text: event ? (str(obj(event.agent_response_event).agent_response) ?? '') : '',
+        ended: !event || closed,
+        toolCalls,
+      };
     },
     async close() {
       if (closed) return;

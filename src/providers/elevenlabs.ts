@@ -1,14 +1,22 @@
 import { elevenLabsChat } from './elevenlabs-chat.js';
 import { DEFAULT_RETRY, providerClient, type RetryPolicy } from './client.js';
 import { arr, bool, iso, num, obj, parsedWhenJson, str, type Json } from './read.js';
-import type { AgentTool, CallToolCall, NormalizedCall, ProviderAdapter, ProviderContext, TranscriptTurn } from './types.js';
+import type {
+  AgentTool,
+  CallToolCall,
+  NormalizedCall,
+  ProviderAdapter,
+  ProviderContext,
+  TranscriptTurn,
+} from './types.js';
 
 const PAGE = 100;
 
 function normalizeConversation(c: Json): NormalizedCall {
   const meta = obj(c.metadata);
   const startedAt = iso(meta.start_time_unix_secs, true);
-  const durationMs = num(meta.call_duration_secs) === null ? null : Math.round(meta.call_duration_secs * 1000);
+  const durationMs =
+    num(meta.call_duration_secs) === null ? null : Math.round(meta.call_duration_secs * 1000);
   const turns = arr(c.transcript).map(obj);
   const transcript: TranscriptTurn[] = [];
   const tools = new Map<string, CallToolCall>();
@@ -16,16 +24,34 @@ function normalizeConversation(c: Json): NormalizedCall {
     const at = num(t.time_in_call_secs);
     const next = num(turns[i + 1]?.time_in_call_secs);
     if ((t.role === 'user' || t.role === 'agent') && str(t.message)) {
-      transcript.push({ role: t.role, text: t.message, startMs: at === null ? null : Math.round(at * 1000), endMs: next === null ? null : Math.round(next * 1000) });
+      transcript.push({
+        role: t.role,
+        text: t.message,
+        startMs: at === null ? null : Math.round(at * 1000),
+        endMs: next === null ? null : Math.round(next * 1000),
+      });
     }
     for (const tc of arr(t.tool_calls).map(obj)) {
-      tools.set(String(tc.request_id), { name: str(tc.tool_name) ?? 'unknown', arguments: parsedWhenJson(tc.params_as_json), result: null, success: null, latencyMs: null });
+      tools.set(String(tc.request_id), {
+        name: str(tc.tool_name) ?? 'unknown',
+        arguments: parsedWhenJson(tc.params_as_json),
+        result: null,
+        success: null,
+        latencyMs: null,
+      });
     }
     for (const tr of arr(t.tool_results).map(obj)) {
-      const call = tools.get(String(tr.request_id)) ?? { name: str(tr.tool_name) ?? 'unknown', arguments: null, result: null, success: null, latencyMs: null };
+      const call = tools.get(String(tr.request_id)) ?? {
+        name: str(tr.tool_name) ?? 'unknown',
+        arguments: null,
+        result: null,
+        success: null,
+        latencyMs: null,
+      };
       call.result = parsedWhenJson(tr.result_value);
       call.success = typeof tr.is_error === 'boolean' ? !tr.is_error : null;
-      call.latencyMs = num(tr.tool_latency_secs) === null ? null : Math.round(tr.tool_latency_secs * 1000);
+      call.latencyMs =
+        num(tr.tool_latency_secs) === null ? null : Math.round(tr.tool_latency_secs * 1000);
       tools.set(String(tr.request_id), call);
     }
   });
@@ -34,7 +60,10 @@ function normalizeConversation(c: Json): NormalizedCall {
   return {
     providerCallId: String(c.conversation_id),
     startedAt,
-    endedAt: startedAt && durationMs !== null ? new Date(Date.parse(startedAt) + durationMs).toISOString() : null,
+    endedAt:
+      startedAt && durationMs !== null
+        ? new Date(Date.parse(startedAt) + durationMs).toISOString()
+        : null,
     durationMs,
     endReason: str(meta.termination_reason),
     // ElevenLabs bills agent minutes in credits, not a currency.
@@ -45,12 +74,13 @@ function normalizeConversation(c: Json): NormalizedCall {
     successful: bool(analysis.call_successful),
     transcript,
     toolCalls: [...tools.values()],
-    providerError: c.status === 'failed' ? str(meta.termination_reason) ?? 'failed' : null,
+    providerError: c.status === 'failed' ? (str(meta.termination_reason) ?? 'failed') : null,
   };
 }
 
 export function elevenLabsAdapter(policy?: RetryPolicy): ProviderAdapter {
-  const client = (ctx: ProviderContext) => providerClient(ctx.baseUrl, { 'xi-api-key': ctx.apiKey }, policy);
+  const client = (ctx: ProviderContext) =>
+    providerClient(ctx.baseUrl, { 'xi-api-key': ctx.apiKey }, policy);
   return {
     name: 'elevenlabs',
     defaultBaseUrl: 'https://api.elevenlabs.io',
@@ -61,31 +91,76 @@ export function elevenLabsAdapter(policy?: RetryPolicy): ProviderAdapter {
       const agent = obj(conv.agent);
       const prompt = obj(agent.prompt);
       const tts = obj(conv.tts);
-      const referenced = await Promise.all(arr(prompt.tool_ids).map((id) => call({ path: `/v1/convai/tools/${encodeURIComponent(String(id))}` }).then(obj)));
-      const tools = [...referenced.map((t) => obj(t.tool_config ?? t)), ...arr(prompt.tools).map(obj)];
+      const referenced = await Promise.all(
+        arr(prompt.tool_ids).map((id) =>
+          call({ path: `/v1/convai/tools/${encodeURIComponent(String(id))}` }).then(obj),
+        ),
+      );
+      const tools = [
+        ...referenced.map((t) => obj(t.tool_config ?? t)),
+        ...arr(prompt.tools).map(obj),
+      ];
       const maxTokens = num(prompt.max_tokens);
       return {
         name: str(a.name) ?? agentId,
         description: str(obj(a.metadata).description) ?? str(a.description),
         configuration: {
-          model: { provider: null, name: str(prompt.llm), temperature: num(prompt.temperature), maxTokens: maxTokens === null || maxTokens < 0 ? null : maxTokens },
-          voice: { provider: 'elevenlabs', voiceId: str(tts.voice_id), stability: num(tts.stability), similarityBoost: num(tts.similarity_boost) },
+          model: {
+            provider: null,
+            name: str(prompt.llm),
+            temperature: num(prompt.temperature),
+            maxTokens: maxTokens === null || maxTokens < 0 ? null : maxTokens,
+          },
+          voice: {
+            provider: 'elevenlabs',
+            voiceId: str(tts.voice_id),
+            stability: num(tts.stability),
+            similarityBoost: num(tts.similarity_boost),
+          },
           prompt: str(prompt.prompt),
           firstMessage: str(agent.first_message),
-          tools: tools.filter((t) => str(t.name) && t.type !== 'system').map((t): AgentTool => {
-            const api = obj(t.api_schema);
-            const headers = obj(api.request_headers);
-            return {
-              name: t.name, description: str(t.description), type: str(t.type), endpoint: str(api.url), method: str(api.method),
-              auth: headers.Authorization || headers.authorization ? 'bearer_token' : headers['xi-api-key'] || headers['X-API-Key'] ? 'api_key' : 'none',
-            };
-          }),
+          tools: tools
+            .filter((t) => str(t.name) && t.type !== 'system')
+            .map((t): AgentTool => {
+              const api = obj(t.api_schema);
+              const headers = obj(api.request_headers);
+              return {
+                name: t.name,
+                description: str(t.description),
+                type: str(t.type),
+                endpoint: str(api.url),
+                method: str(api.method),
+                auth:
+                  headers.Authorization || headers.authorization
+                    ? 'bearer_token'
+                    : headers['xi-api-key'] || headers['X-API-Key']
+                      ? 'api_key'
+                      : 'none',
+              };
+            }),
         },
-        phoneNumbers: arr(a.phone_numbers).map(obj).map((p) => ({ number: String(p.phone_number ?? ''), provider: str(p.provider), name: str(p.label) })),
-        knowledgeBases: arr(prompt.knowledge_base).map(obj).map((k) => ({ id: String(k.id), name: str(k.name) })),
-        routingRules: tools.filter((t) => t.type === 'system' && /transfer/.test(String(obj(t.params).system_tool_type ?? t.name))).map((t) => ({
-          name: String(t.name), destinations: arr(obj(t.params).transfers).map((x) => String(obj(x).phone_number ?? obj(x).agent_id ?? '')).filter(Boolean),
-        })),
+        phoneNumbers: arr(a.phone_numbers)
+          .map(obj)
+          .map((p) => ({
+            number: String(p.phone_number ?? ''),
+            provider: str(p.provider),
+            name: str(p.label),
+          })),
+        knowledgeBases: arr(prompt.knowledge_base)
+          .map(obj)
+          .map((k) => ({ id: String(k.id), name: str(k.name) })),
+        routingRules: tools
+          .filter(
+            (t) =>
+              t.type === 'system' &&
+              /transfer/.test(String(obj(t.params).system_tool_type ?? t.name)),
+          )
+          .map((t) => ({
+            name: String(t.name),
+            destinations: arr(obj(t.params).transfers)
+              .map((x) => String(obj(x).phone_number ?? obj(x).agent_id ?? ''))
+              .filter(Boolean),
+          })),
         tags: arr(a.tags).filter((t): t is string => typeof t === 'string'),
         textChat: true,
       };
@@ -94,16 +169,39 @@ export function elevenLabsAdapter(policy?: RetryPolicy): ProviderAdapter {
       const call = client(ctx);
       let cursor: string | undefined;
       for (;;) {
-        const page = obj(await call({ path: '/v1/convai/conversations', query: { agent_id: agentId, page_size: PAGE, cursor, call_start_after_unix: Math.floor(sinceMs / 1000) } }));
-        const items = arr(page.conversations).map(obj).filter((c) => str(c.conversation_id));
-        const full = await Promise.all(items.map((c) => call({ path: `/v1/convai/conversations/${encodeURIComponent(c.conversation_id)}` }).then(obj)));
+        const page = obj(
+          await call({
+            path: '/v1/convai/conversations',
+            query: {
+              agent_id: agentId,
+              page_size: PAGE,
+              cursor,
+              call_start_after_unix: Math.floor(sinceMs / 1000),
+            },
+          }),
+        );
+        const items = arr(page.conversations)
+          .map(obj)
+          .filter((c) => str(c.conversation_id));
+        const full = await Promise.all(
+          items.map((c) =>
+            call({
+              path: `/v1/convai/conversations/${encodeURIComponent(c.conversation_id)}`,
+            }).then(obj),
+          ),
+        );
         yield full.map(normalizeConversation);
         if (!page.has_more || !str(page.next_cursor) || page.next_cursor === cursor) return;
         cursor = page.next_cursor;
       }
     },
     openChat(ctx, agentId, options) {
-      return elevenLabsChat(client(ctx), agentId, options.expectsFirstMessage, (policy ?? DEFAULT_RETRY).timeoutMs);
+      return elevenLabsChat(
+        client(ctx),
+        agentId,
+        options.expectsFirstMessage,
+        (policy ?? DEFAULT_RETRY).timeoutMs,
+      );
     },
   };
 }

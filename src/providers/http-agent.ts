@@ -12,13 +12,20 @@ import type { AgentSnapshot, CallToolCall, ChatSession } from './types.js';
 
 /** An agent built in-house has nothing to sync: its configuration lives where it runs. */
 const EMPTY_SNAPSHOT = (name: string): AgentSnapshot => ({
-  name, description: null,
+  name,
+  description: null,
   configuration: {
     model: { provider: null, name: null, temperature: null, maxTokens: null },
     voice: { provider: null, voiceId: null, stability: null, similarityBoost: null },
-    prompt: null, firstMessage: null, tools: [],
+    prompt: null,
+    firstMessage: null,
+    tools: [],
   },
-  phoneNumbers: [], knowledgeBases: [], routingRules: [], tags: [], textChat: true,
+  phoneNumbers: [],
+  knowledgeBases: [],
+  routingRules: [],
+  tags: [],
+  textChat: true,
 });
 
 export interface HttpAgentInput {
@@ -30,18 +37,47 @@ export interface HttpAgentInput {
 }
 
 /** Connects (or reconnects, renewing how it is reached) an agent reached at a URL of the tester's. */
-export function connectHttpAgent(store: Store, secrets: SecretBox, clock: Clock, input: HttpAgentInput): { agent: AgentRecord; created: boolean } {
-  const credentials = sealCredentials(secrets, { baseUrl: input.baseUrl, apiKey: input.apiKey, format: input.format, model: input.model });
+export function connectHttpAgent(
+  store: Store,
+  secrets: SecretBox,
+  clock: Clock,
+  input: HttpAgentInput,
+): { agent: AgentRecord; created: boolean } {
+  const credentials = sealCredentials(secrets, {
+    baseUrl: input.baseUrl,
+    apiKey: input.apiKey,
+    format: input.format,
+    model: input.model,
+  });
   const existing = store.agents.findByProvider('http', input.name);
   const now = isoNow(clock);
   if (existing) {
-    store.agents.update(existing.id, { credentials, status: 'active', channel: 'http', updated_at: now });
+    store.agents.update(existing.id, {
+      credentials,
+      status: 'active',
+      channel: 'http',
+      updated_at: now,
+    });
     return { agent: store.agents.get(existing.id)!, created: false };
   }
   const agent = store.agents.insert({
-    id: newId('agt', clock.now()), provider: 'http', providerAgentId: input.name, name: input.name, status: 'active', description: null,
-    snapshot: EMPTY_SNAPSHOT(input.name), overrides: {}, channel: 'http', credentials, tags: [],
-    syncStatus: 'idle', lastSyncedAt: null, syncError: null, callsCursorMs: null, created_at: now, updated_at: now,
+    id: newId('agt', clock.now()),
+    provider: 'http',
+    providerAgentId: input.name,
+    name: input.name,
+    status: 'active',
+    description: null,
+    snapshot: EMPTY_SNAPSHOT(input.name),
+    overrides: {},
+    channel: 'http',
+    credentials,
+    tags: [],
+    syncStatus: 'idle',
+    lastSyncedAt: null,
+    syncError: null,
+    callsCursorMs: null,
+    created_at: now,
+    updated_at: now,
   });
   return { agent, created: true };
 }
@@ -65,17 +101,34 @@ export function httpAgentChat(creds: AgentCredentials, timeoutMs: number): ChatS
     firstMessage: null,
     async send(text) {
       history.push({ role: 'user', content: text });
-      const body = creds.format === 'openai' ? { model: creds.model ?? 'default', messages: history } : { messages: history };
+      const body =
+        creds.format === 'openai'
+          ? { model: creds.model ?? 'default', messages: history }
+          : { messages: history };
       let res;
       try {
         res = await axios.post(url, body, {
-          headers: { 'content-type': 'application/json', ...(creds.apiKey ? { authorization: `Bearer ${creds.apiKey}` } : {}) },
-          timeout: timeoutMs, validateStatus: () => true, proxy: false, responseType: 'json',
+          headers: {
+            'content-type': 'application/json',
+            ...(creds.apiKey ? { authorization: `Bearer ${creds.apiKey}` } : {}),
+          },
+          timeout: timeoutMs,
+          validateStatus: () => true,
+          proxy: false,
+          responseType: 'json',
         });
       } catch (err) {
-        throw new ProviderError('unavailable', `The agent at ${url} could not be reached: ${(err as Error).message}`);
+        throw new ProviderError(
+          'unavailable',
+          `The agent at ${url} could not be reached: ${(err as Error).message}`,
+        );
       }
-      if (res.status >= 300) throw new ProviderError(res.status === 401 || res.status === 403 ? 'auth' : 'bad_response', `The agent at ${url} answered ${res.status}`, res.status);
+      if (res.status >= 300)
+        throw new ProviderError(
+          res.status === 401 || res.status === 403 ? 'auth' : 'bad_response',
+          `The agent at ${url} answered ${res.status}`,
+          res.status,
+        );
       const data = obj(res.data);
       let reply: string | null;
       let ended = false;
@@ -84,14 +137,35 @@ export function httpAgentChat(creds: AgentCredentials, timeoutMs: number): ChatS
         const choice = obj(arr(data.choices)[0]);
         const message = obj(choice.message);
         reply = typeof message.content === 'string' ? message.content : null;
-        toolCalls = arr(message.tool_calls).map(obj).map((tc) => ({ name: str(obj(tc.function).name) ?? 'unknown', arguments: parsedWhenJson(obj(tc.function).arguments), result: null, success: null, latencyMs: null }));
+        toolCalls = arr(message.tool_calls)
+          .map(obj)
+          .map((tc) => ({
+            name: str(obj(tc.function).name) ?? 'unknown',
+            arguments: parsedWhenJson(obj(tc.function).arguments),
+            result: null,
+            success: null,
+            latencyMs: null,
+          }));
       } else {
         reply = typeof data.reply === 'string' ? data.reply : null;
         ended = data.ended === true;
-        toolCalls = arr(data.toolCalls).map(obj).map((tc) => ({ name: str(tc.name) ?? 'unknown', arguments: tc.arguments ?? null, result: tc.result ?? null, success: typeof tc.success === 'boolean' ? tc.success : null, latencyMs: null }));
+        toolCalls = arr(data.toolCalls)
+          .map(obj)
+          .map((tc) => ({
+            name: str(tc.name) ?? 'unknown',
+            arguments: tc.arguments ?? null,
+            result: tc.result ?? null,
+            success: typeof tc.success === 'boolean' ? tc.success : null,
+            latencyMs: null,
+          }));
       }
       if (reply === null && toolCalls.length === 0) {
-        throw new ProviderError('bad_response', creds.format === 'openai' ? `The agent at ${url} answered no choices[0].message.content` : `The agent at ${url} answered no "reply" string`);
+        throw new ProviderError(
+          'bad_response',
+          creds.format === 'openai'
+            ? `The agent at ${url} answered no choices[0].message.content`
+            : `The agent at ${url} answered no "reply" string`,
+        );
       }
       history.push({ role: 'assistant', content: reply ?? '' });
       return { text: reply ?? '', ended, toolCalls };

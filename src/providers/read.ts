@@ -1,14 +1,17 @@
 /** Tolerant readers for provider payloads: a missing or mistyped field is null, never invented. */
 export type Json = Record<string, any>;
 
-export const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
+export const obj = (v: unknown): Json =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {};
 export const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 export const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
-export const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+export const num = (v: unknown): number | null =>
+  typeof v === 'number' && Number.isFinite(v) ? v : null;
 
 /** ISO 8601 UTC from an ISO string, epoch milliseconds or (with `seconds`) epoch seconds. */
 export function iso(v: unknown, seconds = false): string | null {
-  if (typeof v === 'number' && Number.isFinite(v)) return new Date(seconds ? v * 1000 : v).toISOString();
+  if (typeof v === 'number' && Number.isFinite(v))
+    return new Date(seconds ? v * 1000 : v).toISOString();
   if (typeof v === 'string') {
     const ms = Date.parse(v);
     return Number.isNaN(ms) ? null : new Date(ms).toISOString();
@@ -16,7 +19,8 @@ export function iso(v: unknown, seconds = false): string | null {
   return null;
 }
 
-export const msOf = (isoText: string | null): number | null => (isoText ? Date.parse(isoText) : null);
+export const msOf = (isoText: string | null): number | null =>
+  isoText ? Date.parse(isoText) : null;
 
 /** Tool call arguments often arrive as JSON text: parsed when they are JSON, kept as given otherwise. */
 export function parsedWhenJson(v: unknown): unknown {

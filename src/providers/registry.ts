@@ -9,5 +9,10 @@ export const PROVIDERS = ['vapi', 'retell', 'elevenlabs', 'bland'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
 export function createAdapters(policy?: RetryPolicy): Record<ProviderName, ProviderAdapter> {
-  return { vapi: vapiAdapter(policy), retell: retellAdapter(policy), elevenlabs: elevenLabsAdapter(policy), bland: blandAdapter(policy) };
+  return {
+    vapi: vapiAdapter(policy),
+    retell: retellAdapter(policy),
+    elevenlabs: elevenLabsAdapter(policy),
+    bland: blandAdapter(policy),
+  };
 }

@@ -70,9 +70,20 @@ export function createSyncService(deps: SyncDeps) {
     const latest = store.agents.latestVersion(agent.id);
     const paths = latest ? changedPaths(latest.snapshot, snapshot) : [];
     if (!latest || paths.length > 0) {
-      store.agents.addVersion(agent.id, { version: (latest?.version ?? 0) + 1, syncedAt: isoNow(clock), changedPaths: paths, configuration: snapshot.configuration, snapshot });
+      store.agents.addVersion(agent.id, {
+        version: (latest?.version ?? 0) + 1,
+        syncedAt: isoNow(clock),
+        changedPaths: paths,
+        configuration: snapshot.configuration,
+        snapshot,
+      });
     }
-    store.agents.update(agent.id, { snapshot, name: snapshot.name, description: snapshot.description, updated_at: isoNow(clock) });
+    store.agents.update(agent.id, {
+      snapshot,
+      name: snapshot.name,
+      description: snapshot.description,
+      updated_at: isoNow(clock),
+    });
     return paths;
   }
 
@@ -88,19 +99,44 @@ export function createSyncService(deps: SyncDeps) {
         const toolIds = new Map<string, string>();
         const toolIdOf = (name: string): string => {
           let id = toolIds.get(name);
-          if (id === undefined) toolIds.set(name, (id = store.tools.findByName(name)?.id ?? `ext_${name}`));
+          if (id === undefined)
+            toolIds.set(name, (id = store.tools.findByName(name)?.id ?? `ext_${name}`));
           return id;
         };
         for (const { id, call } of fresh) {
-          if (call.providerError) store.calls.addError(agent.id, at, 'call_error', `Call ended in a provider error: ${call.providerError}`, id);
+          if (call.providerError)
+            store.calls.addError(
+              agent.id,
+              at,
+              'call_error',
+              `Call ended in a provider error: ${call.providerError}`,
+              id,
+            );
           for (const tc of call.toolCalls) {
             const started = call.startedAt ? Date.parse(call.startedAt) : clock.now();
             store.toolCalls.insert({
-              toolId: toolIdOf(tc.name), toolName: tc.name, agentId: agent.id, source: 'production', startedMs: started,
-              durationMs: tc.latencyMs ?? 0, outcome: tc.success === false ? 'http_error' : 'success', statusCode: null, attempts: 1,
-              errorMessage: tc.success === false ? String(JSON.stringify(tc.result) ?? '').slice(0, 500) : null, parameters: null, result: null,
+              toolId: toolIdOf(tc.name),
+              toolName: tc.name,
+              agentId: agent.id,
+              source: 'production',
+              startedMs: started,
+              durationMs: tc.latencyMs ?? 0,
+              outcome: tc.success === false ? 'http_error' : 'success',
+              statusCode: null,
+              attempts: 1,
+              errorMessage:
+                tc.success === false ? String(JSON.stringify(tc.result) ?? '').slice(0, 500) : null,
+              parameters: null,
+              result: null,
             });
-            if (tc.success === false) store.calls.addError(agent.id, at, 'tool_error', `Tool ${tc.name} failed during a call`, id);
+            if (tc.success === false)
+              store.calls.addError(
+                agent.id,
+                at,
+                'tool_error',
+                `Tool ${tc.name} failed during a call`,
+                id,
+              );
           }
         }
         store.toolCalls.flush();
@@ -120,16 +156,25 @@ export function createSyncService(deps: SyncDeps) {
     store.agents.update(agentId, { syncStatus: 'running', syncError: null });
     events.emit('sync.started', { agentId });
     try {
-      const snapshot = await adapters[agent.provider as ProviderName].fetchAgent(ctx, agent.providerAgentId);
+      const snapshot = await adapters[agent.provider as ProviderName].fetchAgent(
+        ctx,
+        agent.providerAgentId,
+      );
       const paths = store.transaction(() => recordSnapshot(agent, snapshot));
       if (paths.length) events.emit('agent.config_changed', { agentId, changedPaths: paths });
       await importCalls(store.agents.get(agentId)!, ctx);
-      store.agents.update(agentId, { syncStatus: 'idle', lastSyncedAt: isoNow(clock), syncError: null });
+      store.agents.update(agentId, {
+        syncStatus: 'idle',
+        lastSyncedAt: isoNow(clock),
+        syncError: null,
+      });
       events.emit('sync.finished', { agentId, ok: true });
     } catch (err) {
-      if (!(err instanceof ProviderError)) deps.log(`sync of ${agentId} failed unexpectedly: ${(err as Error).message}`);
+      if (!(err instanceof ProviderError))
+        deps.log(`sync of ${agentId} failed unexpectedly: ${(err as Error).message}`);
       const message = err instanceof Error ? err.message : String(err);
-      const status = err instanceof ProviderError && err.kind === 'auth' ? 'needs_credentials' : 'failed';
+      const status =
+        err instanceof ProviderError && err.kind === 'auth' ? 'needs_credentials' : 'failed';
       if (!stopping) {
         store.agents.update(agentId, { syncStatus: status, syncError: message });
         store.calls.addError(agentId, isoNow(clock), 'sync_error', `Sync failed: ${message}`);
@@ -146,7 +191,8 @@ export function createSyncService(deps: SyncDeps) {
     return run;
   }
 
-  const intervalMinutes = (): number => store.settings.get<{ intervalMinutes?: number }>('sync')?.intervalMinutes ?? defaultMinutes;
+  const intervalMinutes = (): number =>
+    store.settings.get<{ intervalMinutes?: number }>('sync')?.intervalMinutes ?? defaultMinutes;
 
   /**
    * Every agent that can sync, every `minutes` minutes (node-cron), until stop(). The stored
@@ -159,7 +205,12 @@ export function createSyncService(deps: SyncDeps) {
     const every = Number.isFinite(wanted) ? Math.max(1, Math.min(59, Math.round(wanted))) : 15;
     task = cron.schedule(`*/${every} * * * *`, () => {
       for (const agent of store.agents.list()) {
-        if (agent.status === 'active' && agent.provider !== 'http' && agent.syncStatus !== 'needs_credentials') void sync(agent.id);
+        if (
+          agent.status === 'active' &&
+          agent.provider !== 'http' &&
+          agent.syncStatus !== 'needs_credentials'
+        )
+          void sync(agent.id);
       }
     });
   }
@@ -171,26 +222,52 @@ export function createSyncService(deps: SyncDeps) {
     /** Fetches the agent (so that a bad key or id is answered at once), stores it, imports in the background. */
     async connect(input: ConnectInput): Promise<{ agent: AgentRecord; created: boolean }> {
       const adapter = adapters[input.provider];
-      const ctx: ProviderContext = { apiKey: input.apiKey, baseUrl: input.baseUrl ?? adapter.defaultBaseUrl };
+      const ctx: ProviderContext = {
+        apiKey: input.apiKey,
+        baseUrl: input.baseUrl ?? adapter.defaultBaseUrl,
+      };
       let snapshot: AgentSnapshot;
       try {
         snapshot = await adapter.fetchAgent(ctx, input.agentId);
       } catch (err) {
         throw connectError(err, input.provider);
       }
-      const credentials = sealCredentials(secrets, { apiKey: input.apiKey, baseUrl: input.baseUrl });
+      const credentials = sealCredentials(secrets, {
+        apiKey: input.apiKey,
+        baseUrl: input.baseUrl,
+      });
       const existing = store.agents.findByProvider(input.provider, input.agentId);
       const now = isoNow(clock);
       const agent = store.transaction(() => {
         if (existing) {
-          store.agents.update(existing.id, { credentials, status: 'active', syncStatus: 'idle', syncError: null, updated_at: now });
+          store.agents.update(existing.id, {
+            credentials,
+            status: 'active',
+            syncStatus: 'idle',
+            syncError: null,
+            updated_at: now,
+          });
           recordSnapshot(store.agents.get(existing.id)!, snapshot);
           return store.agents.get(existing.id)!;
         }
         const created = store.agents.insert({
-          id: newId('agt', clock.now()), provider: input.provider, providerAgentId: input.agentId, name: snapshot.name, status: 'active',
-          description: snapshot.description, snapshot, overrides: {}, channel: null, credentials, tags: snapshot.tags,
-          syncStatus: 'running', lastSyncedAt: null, syncError: null, callsCursorMs: null, created_at: now, updated_at: now,
+          id: newId('agt', clock.now()),
+          provider: input.provider,
+          providerAgentId: input.agentId,
+          name: snapshot.name,
+          status: 'active',
+          description: snapshot.description,
+          snapshot,
+          overrides: {},
+          channel: null,
+          credentials,
+          tags: snapshot.tags,
+          syncStatus: 'running',
+          lastSyncedAt: null,
+          syncError: null,
+          callsCursorMs: null,
+          created_at: now,
+          updated_at: now,
         });
         recordSnapshot(created, snapshot);
         return store.agents.get(created.id)!;

@@ -11,8 +11,18 @@ export interface AgentTool {
 }
 
 export interface AgentConfiguration {
-  model: { provider: string | null; name: string | null; temperature: number | null; maxTokens: number | null };
-  voice: { provider: string | null; voiceId: string | null; stability: number | null; similarityBoost: number | null };
+  model: {
+    provider: string | null;
+    name: string | null;
+    temperature: number | null;
+    maxTokens: number | null;
+  };
+  voice: {
+    provider: string | null;
+    voiceId: string | null;
+    stability: number | null;
+    similarityBoost: number | null;
+  };
   prompt: string | null;
   firstMessage: string | null;
   tools: AgentTool[];
@@ -93,7 +103,15 @@ export interface ProviderAdapter {
    * Pages of calls that started at or after `sinceMs`, as they arrive: a page is imported before
    * the next is fetched, so memory stays flat however long the history.
    */
-  listCalls(ctx: ProviderContext, agentId: string, sinceMs: number): AsyncGenerator<NormalizedCall[]>;
+  listCalls(
+    ctx: ProviderContext,
+    agentId: string,
+    sinceMs: number,
+  ): AsyncGenerator<NormalizedCall[]>;
   /** Opens a text conversation with the deployed agent (the `provider` simulation channel). */
-  openChat(ctx: ProviderContext, agentId: string, options: { expectsFirstMessage: boolean }): Promise<ChatSession>;
+  openChat(
+    ctx: ProviderContext,
+    agentId: string,
+    options: { expectsFirstMessage: boolean },
+  ): Promise<ChatSession>;
 }

@@ -1,7 +1,25 @@
 import { vapiChat } from './chat.js';
 import { providerClient } from './client.js';
-import { arr, bool, durationBetween, iso, num, obj, parsedWhenJson, str, type Json } from './read.js';
-import type { AgentSnapshot, AgentTool, CallToolCall, NormalizedCall, ProviderAdapter, ProviderContext, TranscriptTurn } from './types.js';
+import {
+  arr,
+  bool,
+  durationBetween,
+  iso,
+  num,
+  obj,
+  parsedWhenJson,
+  str,
+  type Json,
+} from './read.js';
+import type {
+  AgentSnapshot,
+  AgentTool,
+  CallToolCall,
+  NormalizedCall,
+  ProviderAdapter,
+  ProviderContext,
+  TranscriptTurn,
+} from './types.js';
 import type { RetryPolicy } from './client.js';
 
 const PAGE = 100;
@@ -16,7 +34,8 @@ function toolOf(t: Json): AgentTool | null {
     type: str(t.type),
     endpoint: str(obj(t.server).url) ?? str(t.url),
     method: str(t.method) ?? (t.type === 'function' ? 'POST' : null),
-    auth: obj(t.server).secret || obj(obj(t.server).headers).Authorization ? 'bearer_token' : 'none',
+    auth:
+      obj(t.server).secret || obj(obj(t.server).headers).Authorization ? 'bearer_token' : 'none',
   };
 }
 
@@ -29,12 +48,35 @@ function normalizeCall(c: Json): NormalizedCall {
   const calls = new Map<string, CallToolCall & { at: number | null }>();
   for (const m of messages.map(obj)) {
     if (m.role === 'user' || m.role === 'bot' || m.role === 'assistant') {
-      const at = num(m.secondsFromStart) !== null ? m.secondsFromStart * 1000 : num(m.time) !== null && start !== null ? m.time - start : null;
-      const end = num(m.endTime) !== null && start !== null ? m.endTime - start : at !== null && num(m.duration) !== null ? at + m.duration : null;
-      if (str(m.message)) transcript.push({ role: m.role === 'user' ? 'user' : 'agent', text: m.message, startMs: at === null ? null : Math.round(at), endMs: end === null ? null : Math.round(end) });
+      const at =
+        num(m.secondsFromStart) !== null
+          ? m.secondsFromStart * 1000
+          : num(m.time) !== null && start !== null
+            ? m.time - start
+            : null;
+      const end =
+        num(m.endTime) !== null && start !== null
+          ? m.endTime - start
+          : at !== null && num(m.duration) !== null
+            ? at + m.duration
+            : null;
+      if (str(m.message))
+        transcript.push({
+          role: m.role === 'user' ? 'user' : 'agent',
+          text: m.message,
+          startMs: at === null ? null : Math.round(at),
+          endMs: end === null ? null : Math.round(end),
+        });
     } else if (m.role === 'tool_calls') {
       for (const tc of arr(m.toolCalls).map(obj)) {
-        calls.set(String(tc.id), { name: str(obj(tc.function).name) ?? 'unknown', arguments: parsedWhenJson(obj(tc.function).arguments), result: null, success: null, latencyMs: null, at: num(m.time) });
+        calls.set(String(tc.id), {
+          name: str(obj(tc.function).name) ?? 'unknown',
+          arguments: parsedWhenJson(obj(tc.function).arguments),
+          result: null,
+          success: null,
+          latencyMs: null,
+          at: num(m.time),
+        });
       }
     } else if (m.role === 'tool_call_result') {
       const call = calls.get(String(m.toolCallId));
@@ -49,17 +91,24 @@ function normalizeCall(c: Json): NormalizedCall {
   const ended = str(c.endedReason);
   return {
     providerCallId: String(c.id),
-    startedAt, endedAt, durationMs: durationBetween(startedAt, endedAt), endReason: ended,
-    cost: num(c.cost), costOriginal: num(c.cost) === null ? null : { amount: c.cost, unit: 'USD' },
+    startedAt,
+    endedAt,
+    durationMs: durationBetween(startedAt, endedAt),
+    endReason: ended,
+    cost: num(c.cost),
+    costOriginal: num(c.cost) === null ? null : { amount: c.cost, unit: 'USD' },
     recordingUrl: str(obj(c.artifact).recordingUrl) ?? str(c.recordingUrl),
-    summary: str(analysis.summary), successful: bool(analysis.successEvaluation),
-    transcript, toolCalls: [...calls.values()].map(({ at: _at, ...rest }) => rest),
+    summary: str(analysis.summary),
+    successful: bool(analysis.successEvaluation),
+    transcript,
+    toolCalls: [...calls.values()].map(({ at: _at, ...rest }) => rest),
     providerError: ended && /error|failed/i.test(ended) ? ended : null,
   };
 }
 
 export function vapiAdapter(policy?: RetryPolicy): ProviderAdapter {
-  const client = (ctx: ProviderContext) => providerClient(ctx.baseUrl, { authorization: `Bearer ${ctx.apiKey}` }, policy);
+  const client = (ctx: ProviderContext) =>
+    providerClient(ctx.baseUrl, { authorization: `Bearer ${ctx.apiKey}` }, policy);
   return {
     name: 'vapi',
     defaultBaseUrl: 'https://api.vapi.ai',
@@ -68,27 +117,66 @@ export function vapiAdapter(policy?: RetryPolicy): ProviderAdapter {
       const a = obj(await call({ path: `/assistant/${encodeURIComponent(agentId)}` }));
       const model = obj(a.model);
       const voice = obj(a.voice);
-      const referenced = await Promise.all(arr(model.toolIds).map((id) => call({ path: `/tool/${encodeURIComponent(String(id))}` }).then(obj)));
+      const referenced = await Promise.all(
+        arr(model.toolIds).map((id) =>
+          call({ path: `/tool/${encodeURIComponent(String(id))}` }).then(obj),
+        ),
+      );
       const allTools = [...referenced, ...arr(model.tools).map(obj)];
-      const numbers = arr(await call({ path: '/phone-number' })).map(obj).filter((p) => p.assistantId === agentId);
-      const kbIds = new Set(allTools.filter((t) => t.type === 'query').flatMap((t) => arr(t.knowledgeBases).map((k) => String(obj(k).id ?? obj(k).name))));
-      const kbs = kbIds.size ? arr(await call({ path: '/v2/knowledge-base' })).map(obj).filter((k) => kbIds.has(String(k.id)) || kbIds.has(String(k.name))) : [];
+      const numbers = arr(await call({ path: '/phone-number' }))
+        .map(obj)
+        .filter((p) => p.assistantId === agentId);
+      const kbIds = new Set(
+        allTools
+          .filter((t) => t.type === 'query')
+          .flatMap((t) => arr(t.knowledgeBases).map((k) => String(obj(k).id ?? obj(k).name))),
+      );
+      const kbs = kbIds.size
+        ? arr(await call({ path: '/v2/knowledge-base' }))
+            .map(obj)
+            .filter((k) => kbIds.has(String(k.id)) || kbIds.has(String(k.name)))
+        : [];
       const snapshot: AgentSnapshot = {
         name: str(a.name) ?? agentId,
         description: null,
         configuration: {
-          model: { provider: str(model.provider), name: str(model.model), temperature: num(model.temperature), maxTokens: num(model.maxTokens) },
-          voice: { provider: str(voice.provider), voiceId: str(voice.voiceId), stability: num(voice.stability), similarityBoost: num(voice.similarityBoost) },
-          prompt: str(arr(model.messages).map(obj).find((m) => m.role === 'system')?.content),
+          model: {
+            provider: str(model.provider),
+            name: str(model.model),
+            temperature: num(model.temperature),
+            maxTokens: num(model.maxTokens),
+          },
+          voice: {
+            provider: str(voice.provider),
+            voiceId: str(voice.voiceId),
+            stability: num(voice.stability),
+            similarityBoost: num(voice.similarityBoost),
+          },
+          prompt: str(
+            arr(model.messages)
+              .map(obj)
+              .find((m) => m.role === 'system')?.content,
+          ),
           firstMessage: str(a.firstMessage),
-          tools: allTools.filter((t) => t.type !== 'transferCall').map(toolOf).filter((t): t is AgentTool => t !== null),
+          tools: allTools
+            .filter((t) => t.type !== 'transferCall')
+            .map(toolOf)
+            .filter((t): t is AgentTool => t !== null),
         },
-        phoneNumbers: numbers.map((p) => ({ number: String(p.number ?? ''), provider: str(p.provider), name: str(p.name) })),
-        knowledgeBases: kbs.map((k) => ({ id: String(k.id), name: str(k.name) })),
-        routingRules: allTools.filter((t) => t.type === 'transferCall').map((t) => ({
-          name: str(obj(t.function).name) ?? 'transferCall',
-          destinations: arr(t.destinations).map((d) => String(obj(d).number ?? obj(d).assistantName ?? obj(d).sipUri ?? '')).filter(Boolean),
+        phoneNumbers: numbers.map((p) => ({
+          number: String(p.number ?? ''),
+          provider: str(p.provider),
+          name: str(p.name),
         })),
+        knowledgeBases: kbs.map((k) => ({ id: String(k.id), name: str(k.name) })),
+        routingRules: allTools
+          .filter((t) => t.type === 'transferCall')
+          .map((t) => ({
+            name: str(obj(t.function).name) ?? 'transferCall',
+            destinations: arr(t.destinations)
+              .map((d) => String(obj(d).number ?? obj(d).assistantName ?? obj(d).sipUri ?? ''))
+              .filter(Boolean),
+          })),
         tags: [],
         textChat: true,
       };
@@ -99,11 +187,24 @@ export function vapiAdapter(policy?: RetryPolicy): ProviderAdapter {
       // No cursor: newest first, then backwards from the oldest createdAt of the last page.
       let before: string | undefined;
       for (;;) {
-        const page = arr(await call({ path: '/call', query: { assistantId: agentId, limit: PAGE, createdAtGt: new Date(sinceMs).toISOString(), createdAtLt: before } })).map(obj);
+        const page = arr(
+          await call({
+            path: '/call',
+            query: {
+              assistantId: agentId,
+              limit: PAGE,
+              createdAtGt: new Date(sinceMs).toISOString(),
+              createdAtLt: before,
+            },
+          }),
+        ).map(obj);
         if (page.length === 0) return;
         yield page.filter((c) => c.id).map(normalizeCall);
         if (page.length < PAGE) return;
-        const oldest = page.map((c) => String(c.createdAt ?? '')).filter(Boolean).sort()[0];
+        const oldest = page
+          .map((c) => String(c.createdAt ?? ''))
+          .filter(Boolean)
+          .sort()[0];
         if (!oldest || oldest === before) return;
         before = oldest;
       }

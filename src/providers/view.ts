@@ -3,16 +3,23 @@ import type { Store } from '../store/index.js';
 import { deepMerge, leafPaths } from './diff.js';
 import type { AgentConfiguration } from './types.js';
 
-const pct = (part: number, total: number): number | null => (total === 0 ? null : Math.round((10_000 * part) / total) / 100);
+const pct = (part: number, total: number): number | null =>
+  total === 0 ? null : Math.round((10_000 * part) / total) / 100;
 
 /** The effective configuration: the synced snapshot with the local overrides on top. */
 export const effectiveConfiguration = (agent: AgentRecord): AgentConfiguration =>
-  deepMerge(agent.snapshot.configuration, (agent.overrides as { configuration?: unknown }).configuration);
+  deepMerge(
+    agent.snapshot.configuration,
+    (agent.overrides as { configuration?: unknown }).configuration,
+  );
 
 /** The channel simulations reach the agent on unless told otherwise. */
 export function channelOf(agent: AgentRecord): 'provider' | 'replica' | 'http' {
   if (agent.provider === 'http') return 'http';
-  return (agent.channel as 'provider' | 'replica' | null) ?? (agent.snapshot.textChat ? 'provider' : 'replica');
+  return (
+    (agent.channel as 'provider' | 'replica' | null) ??
+    (agent.snapshot.textChat ? 'provider' : 'replica')
+  );
 }
 
 /** The Agent object of the specification, plus what sync and overrides add. */
@@ -33,10 +40,26 @@ export function agentView(store: Store, agent: AgentRecord) {
     routingRules: snapshot.routingRules ?? [],
     channel: channelOf(agent),
     tags: agent.tags,
-    stats: { totalCalls: f.totalCalls, avgScore: avgScore === null ? null : Math.round(avgScore * 100) / 100, successRate: pct(f.successful, f.knownOutcome) },
-    usage: { totalCalls: f.totalCalls, totalMinutes: Math.round(f.totalDurationMs / 600) / 100, totalCostUsd: f.totalCostUsd === null ? null : Math.round(f.totalCostUsd * 10_000) / 10_000 },
-    qualityMetrics: { successRate: pct(f.successful, f.knownOutcome), avgDurationMs: f.totalCalls ? Math.round(f.totalDurationMs / f.totalCalls) : null },
-    sync: { status: agent.syncStatus, lastSyncedAt: agent.lastSyncedAt, importedCalls: f.totalCalls, error: agent.syncError },
+    stats: {
+      totalCalls: f.totalCalls,
+      avgScore: avgScore === null ? null : Math.round(avgScore * 100) / 100,
+      successRate: pct(f.successful, f.knownOutcome),
+    },
+    usage: {
+      totalCalls: f.totalCalls,
+      totalMinutes: Math.round(f.totalDurationMs / 600) / 100,
+      totalCostUsd: f.totalCostUsd === null ? null : Math.round(f.totalCostUsd * 10_000) / 10_000,
+    },
+    qualityMetrics: {
+      successRate: pct(f.successful, f.knownOutcome),
+      avgDurationMs: f.totalCalls ? Math.round(f.totalDurationMs / f.totalCalls) : null,
+    },
+    sync: {
+      status: agent.syncStatus,
+      lastSyncedAt: agent.lastSyncedAt,
+      importedCalls: f.totalCalls,
+      error: agent.syncError,
+    },
     overrides: leafPaths(agent.overrides),
     created_at: agent.created_at,
     updated_at: agent.updated_at,
@@ -46,10 +69,20 @@ export function agentView(store: Store, agent: AgentRecord) {
 /** An agent's tools with the success rate and response time of their calls (ours and imported). */
 export function agentTools(store: Store, agent: AgentRecord) {
   return effectiveConfiguration(agent).tools.map((t) => {
-    const r = store.toolCalls.figuresOfName(t.name, agent.id, store.tools.findByName(t.name)?.id ?? null);
+    const r = store.toolCalls.figuresOfName(
+      t.name,
+      agent.id,
+      store.tools.findByName(t.name)?.id ?? null,
+    );
     return {
-      name: t.name, description: t.description, type: t.type, endpoint: t.endpoint, method: t.method, auth: t.auth,
-      successRate: pct(r.ok, r.n), avgResponseTime: r.avg === null ? null : Math.round(r.avg),
+      name: t.name,
+      description: t.description,
+      type: t.type,
+      endpoint: t.endpoint,
+      method: t.method,
+      auth: t.auth,
+      successRate: pct(r.ok, r.n),
+      avgResponseTime: r.avg === null ? null : Math.round(r.avg),
     };
   });
 }

@@ -8,7 +8,8 @@ export const NAMED_PERIODICITIES: Record<string, string> = {
   monthly: '0 0 1 * *',
 };
 
-export type EndCondition = { kind: 'never' } | { kind: 'after'; runs: number } | { kind: 'until'; at: Date };
+export type EndCondition =
+  { kind: 'never' } | { kind: 'after'; runs: number } | { kind: 'until'; at: Date };
 
 /** The cron expression for a periodicity, or an error message a person can act on. */
 export function cronFor(periodicity: string): { cron: string } | { error: string } {
@@ -16,7 +17,9 @@ export function cronFor(periodicity: string): { cron: string } | { error: string
   if (named) return { cron: named };
   const fields = periodicity.trim().split(/\s+/);
   if (fields.length !== 5) {
-    return { error: `must be hourly, daily, weekly, monthly, or a five-field cron expression (minute hour day month weekday); got ${fields.length} field(s)` };
+    return {
+      error: `must be hourly, daily, weekly, monthly, or a five-field cron expression (minute hour day month weekday); got ${fields.length} field(s)`,
+    };
   }
   try {
     CronExpressionParser.parse(periodicity);
@@ -37,7 +40,9 @@ export function isTimeZone(tz: string): boolean {
 
 /** The first slot strictly after `from`, in the schedule's time zone, as an ISO UTC string. */
 export function nextSlot(cron: string, timezone: string, from: Date): string {
-  return CronExpressionParser.parse(cron, { currentDate: from, tz: timezone }).next().toISOString()!;
+  return CronExpressionParser.parse(cron, { currentDate: from, tz: timezone })
+    .next()
+    .toISOString()!;
 }
 
 export function parseEndCondition(text: string): EndCondition | { error: string } {
@@ -51,7 +56,10 @@ export function parseEndCondition(text: string): EndCondition | { error: string 
   if (until) {
     const at = new Date(until[1]!);
     if (Number.isNaN(at.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(until[1]!)) {
-      return { error: 'until:<date> needs an ISO 8601 date such as until:2026-12-31 or until:2026-12-31T18:00:00Z' };
+      return {
+        error:
+          'until:<date> needs an ISO 8601 date such as until:2026-12-31 or until:2026-12-31T18:00:00Z',
+      };
     }
     return { kind: 'until', at };
   }

@@ -7,7 +7,10 @@ import { startExecution } from '../simulations/start.js';
 import type { ScheduleRun } from '../store/schedules.js';
 import { cronFor, nextSlot, parseEndCondition } from './periodicity.js';
 
-type Services = Pick<EngineServices, 'store' | 'secrets' | 'clock' | 'llmDefault' | 'runner' | 'events' | 'simulationDefaults'>;
+type Services = Pick<
+  EngineServices,
+  'store' | 'secrets' | 'clock' | 'llmDefault' | 'runner' | 'events' | 'simulationDefaults'
+>;
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 /** A run this long after its slot was missed (the engine was stopped or asleep). */
@@ -23,9 +26,15 @@ export function createScheduler(services: Services) {
   const { store, clock } = services;
   let task: { stop(): unknown } | null = null;
 
-  function start(workspaceId: string, scenarioId: string): { executionId: string | null; outcome: ScheduleRun['outcome']; reason: string | null } {
+  function start(
+    workspaceId: string,
+    scenarioId: string,
+  ): { executionId: string | null; outcome: ScheduleRun['outcome']; reason: string | null } {
     try {
-      const execution = startExecution(services, workspaceId, scenarioId, { variables: {}, runs: 1 });
+      const execution = startExecution(services, workspaceId, scenarioId, {
+        variables: {},
+        runs: 1,
+      });
       return { executionId: execution.id, outcome: 'started', reason: null };
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
@@ -46,25 +55,55 @@ export function createScheduler(services: Services) {
       const late = now - Date.parse(s.nextRun!) > LATE_AFTER_MS;
       const previous = store.schedules.lastExecution(s.id);
       const running = previous ? store.simulations.execution(s.workspaceId, previous) : undefined;
-      const result = running && !TERMINAL.has(running.status)
-        ? { executionId: null, outcome: 'skipped' as const, reason: `the previous execution ${previous} is still running` }
-        : start(s.workspaceId, s.scenarioId);
-      const run = store.schedules.addRun({ id: newId('run', now), scheduleId: s.id, scheduledFor: s.nextRun, startedAt: at, trigger: 'schedule', late, ...result });
+      const result =
+        running && !TERMINAL.has(running.status)
+          ? {
+              executionId: null,
+              outcome: 'skipped' as const,
+              reason: `the previous execution ${previous} is still running`,
+            }
+          : start(s.workspaceId, s.scenarioId);
+      const run = store.schedules.addRun({
+        id: newId('run', now),
+        scheduleId: s.id,
+        scheduledFor: s.nextRun,
+        startedAt: at,
+        trigger: 'schedule',
+        late,
+        ...result,
+      });
       runs.push(run);
       const scheduledRuns = s.scheduledRuns + (run.outcome === 'started' ? 1 : 0);
       let next: string | null = null;
       let endedReason: string | null = null;
-      if (!('error' in end) && end.kind === 'after' && scheduledRuns >= end.runs) endedReason = `ended after ${end.runs} scheduled run(s)`;
+      if (!('error' in end) && end.kind === 'after' && scheduledRuns >= end.runs)
+        endedReason = `ended after ${end.runs} scheduled run(s)`;
       else {
         const rule = cronFor(s.periodicity);
         next = 'cron' in rule ? nextSlot(rule.cron, s.timezone, new Date(now)) : null;
-        if (next && !('error' in end) && end.kind === 'until' && Date.parse(next) > end.at.getTime()) {
+        if (
+          next &&
+          !('error' in end) &&
+          end.kind === 'until' &&
+          Date.parse(next) > end.at.getTime()
+        ) {
           endedReason = `ended: no slot before the until date ${end.at.toISOString()}`;
           next = null;
         }
       }
-      store.schedules.advance(s.id, { lastRun: at, nextRun: next, scheduledRuns, isActive: endedReason === null, endedReason, at });
-      services.events.emit('schedule.ran', { scheduleId: s.id, outcome: run.outcome, executionId: run.executionId });
+      store.schedules.advance(s.id, {
+        lastRun: at,
+        nextRun: next,
+        scheduledRuns,
+        isActive: endedReason === null,
+        endedReason,
+        at,
+      });
+      services.events.emit('schedule.ran', {
+        scheduleId: s.id,
+        outcome: run.outcome,
+        executionId: run.executionId,
+      });
     }
     return runs;
   }
@@ -74,7 +113,15 @@ export function createScheduler(services: Services) {
     /** A run by hand: not counted towards after:N, and it leaves nextRun alone. */
     runNow(workspaceId: string, scheduleId: string, scenarioId: string): ScheduleRun {
       const result = start(workspaceId, scenarioId);
-      return store.schedules.addRun({ id: newId('run', clock.now()), scheduleId, scheduledFor: null, startedAt: isoNow(clock), trigger: 'manual', late: false, ...result });
+      return store.schedules.addRun({
+        id: newId('run', clock.now()),
+        scheduleId,
+        scheduledFor: null,
+        startedAt: isoNow(clock),
+        trigger: 'manual',
+        late: false,
+        ...result,
+      });
     },
     start(log: (m: string) => void): void {
       const safeTick = () => {

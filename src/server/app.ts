@@ -34,7 +34,8 @@ const PUBLIC_PATHS = new Set(['/openapi.json']);
 /** Hosts a browser may address us by. Anything else is refused, so DNS rebinding cannot reach us. */
 function allowedHosts(host: string, port: number): Set<string> {
   const hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
-  if (!['127.0.0.1', 'localhost', '::1'].includes(host)) hosts.add(`${host.includes(':') ? `[${host}]` : host}:${port}`);
+  if (!['127.0.0.1', 'localhost', '::1'].includes(host))
+    hosts.add(`${host.includes(':') ? `[${host}]` : host}:${port}`);
   return hosts;
 }
 
@@ -56,14 +57,24 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     try {
       done(null, JSON.parse(text));
     } catch (err) {
-      done(new AppError('invalid_json', 400, `The request body is not valid JSON: ${(err as Error).message}`), undefined);
+      done(
+        new AppError(
+          'invalid_json',
+          400,
+          `The request body is not valid JSON: ${(err as Error).message}`,
+        ),
+        undefined,
+      );
     }
   });
 
   app.addHook('onRequest', async (req: FastifyRequest) => {
     if (!hosts) hosts = allowedHosts(opts.host, (app.server.address() as { port: number }).port);
     const host = req.headers.host ?? '';
-    if (!hosts.has(host)) throw forbidden(`Host '${host}' is not accepted; address the API as http://127.0.0.1:PORT or http://localhost:PORT`);
+    if (!hosts.has(host))
+      throw forbidden(
+        `Host '${host}' is not accepted; address the API as http://127.0.0.1:PORT or http://localhost:PORT`,
+      );
     const origin = req.headers.origin;
     if (origin && origin !== 'null' && !hosts.has(origin.replace(/^https?:\/\//, ''))) {
       throw forbidden('Cross-origin requests are not accepted');
@@ -72,15 +83,20 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     if (PUBLIC_PATHS.has(path) || (opts.ui && isUiAssetPath(path))) return;
     const header = req.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (!match) throw unauthorized('Send Authorization: Bearer <API key or workspace access token>');
+    if (!match)
+      throw unauthorized('Send Authorization: Bearer <API key or workspace access token>');
     const caller = opts.authenticate(match[1]!);
-    if (!caller) throw unauthorized('The credential is not a valid API key or workspace access token (revoked, or mistyped?)');
+    if (!caller)
+      throw unauthorized(
+        'The credential is not a valid API key or workspace access token (revoked, or mistyped?)',
+      );
     req.caller = caller;
   });
 
   app.get('/openapi.json', async () => buildOpenApi(opts.catalogue));
   const ui = opts.ui;
-  if (ui) void app.register(async (instance) => registerUi(instance, { ...ui, invoke: opts.invoke }));
+  if (ui)
+    void app.register(async (instance) => registerUi(instance, { ...ui, invoke: opts.invoke }));
 
   for (const op of opts.catalogue) {
     if (!op.http) continue;
@@ -91,28 +107,45 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
         const params = req.params as Record<string, string>;
         const query = req.query as Record<string, unknown>;
         const body = req.body;
-        if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
-          throw validationError('The request body must be a JSON object', [{ path: '', message: 'must be a JSON object' }]);
+        if (
+          body !== undefined &&
+          (typeof body !== 'object' || body === null || Array.isArray(body))
+        ) {
+          throw validationError('The request body must be a JSON object', [
+            { path: '', message: 'must be a JSON object' },
+          ]);
         }
         const bodyFields = (op.body ? body : undefined) as Record<string, unknown> | undefined;
         const clash = Object.keys(bodyFields ?? {}).filter((k) => k in op.params || k in op.query);
         if (clash.length) {
-          throw validationError(`Not a body field: ${clash.join(', ')}`, clash.map((path) => ({ path, message: 'is not a field of this resource' })));
+          throw validationError(
+            `Not a body field: ${clash.join(', ')}`,
+            clash.map((path) => ({ path, message: 'is not a field of this resource' })),
+          );
         }
-        const { status, data } = await opts.invoke(op.name, { ...query, ...bodyFields, ...params }, req.caller!);
+        const { status, data } = await opts.invoke(
+          op.name,
+          { ...query, ...bodyFields, ...params },
+          req.caller!,
+        );
         reply.code(status).send(success(req.url, data));
       },
     });
   }
 
   app.setNotFoundHandler((req, reply) => {
-    const err = new AppError('not_found', 404, `There is no endpoint ${req.method} ${req.url.split('?')[0]}`);
+    const err = new AppError(
+      'not_found',
+      404,
+      `There is no endpoint ${req.method} ${req.url.split('?')[0]}`,
+    );
     reply.code(404).send(failure(req.url, err));
   });
 
   app.setErrorHandler((err, req, reply) => {
     const { error, unexpected } = toAppError(err, req.id);
-    if (unexpected) opts.log.error(`request ${req.id} ${req.method} ${req.url.split('?')[0]} failed`, err);
+    if (unexpected)
+      opts.log.error(`request ${req.id} ${req.method} ${req.url.split('?')[0]} failed`, err);
     reply.code(error.status).send(failure(req.url, error));
   });
 

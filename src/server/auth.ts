@@ -34,7 +34,12 @@ export function createAuthenticator({ store, clock, envApiKey, osUser }: AuthOpt
     }
     const token = store.credentials.findTokenBySecret(credential);
     if (token) {
-      return { kind: 'token', tokenId: token.id, workspaceId: token.workspace_id, user: { id: token.id, name: token.name ?? osUser } };
+      return {
+        kind: 'token',
+        tokenId: token.id,
+        workspaceId: token.workspace_id,
+        user: { id: token.id, name: token.name ?? osUser },
+      };
     }
     return null;
   };

@@ -3,7 +3,8 @@ import { AppError } from '../errors.js';
 /** Workspace paths (`/api/...`) answer in the envelope; `/v1` paths answer bare objects. */
 export const usesEnvelope = (url: string): boolean => url.startsWith('/api/');
 
-export const success = (url: string, data: unknown): unknown => (usesEnvelope(url) ? { success: true, data } : data);
+export const success = (url: string, data: unknown): unknown =>
+  usesEnvelope(url) ? { success: true, data } : data;
 
 export const failure = (url: string, err: AppError): unknown =>
   usesEnvelope(url) ? { success: false, error: err.toBody() } : { error: err.toBody() };
@@ -19,22 +20,47 @@ interface FastifyishError {
  * own (body too large, bad content type, malformed JSON) get our codes, and anything else is an
  * unexpected failure that the caller sees only as a 500 with the request id.
  */
-export function toAppError(err: unknown, requestId: string): { error: AppError; unexpected: boolean } {
+export function toAppError(
+  err: unknown,
+  requestId: string,
+): { error: AppError; unexpected: boolean } {
   if (err instanceof AppError) return { error: err, unexpected: false };
   const e = err as FastifyishError;
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { error: new AppError('payload_too_large', 413, 'The request body is larger than 1 MiB'), unexpected: false };
+      return {
+        error: new AppError('payload_too_large', 413, 'The request body is larger than 1 MiB'),
+        unexpected: false,
+      };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { error: new AppError('unsupported_media_type', 415, 'Send request bodies as JSON with Content-Type: application/json'), unexpected: false };
+      return {
+        error: new AppError(
+          'unsupported_media_type',
+          415,
+          'Send request bodies as JSON with Content-Type: application/json',
+        ),
+        unexpected: false,
+      };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return { error: new AppError('bad_request', 400, 'The Content-Length header does not match the body'), unexpected: false };
+      return {
+        error: new AppError(
+          'bad_request',
+          400,
+          'The Content-Length header does not match the body',
+        ),
+        unexpected: false,
+      };
     default:
       if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
         return { error: new AppError('bad_request', e.statusCode, e.message), unexpected: false };
       }
       return {
-        error: new AppError('internal_error', 500, `An unexpected error occurred (request ${requestId}); nothing already saved was lost`, { requestId }),
+        error: new AppError(
+          'internal_error',
+          500,
+          `An unexpected error occurred (request ${requestId}); nothing already saved was lost`,
+          { requestId },
+        ),
         unexpected: true,
       };
   }

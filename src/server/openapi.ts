@@ -5,7 +5,11 @@ import { usesEnvelope } from './envelope.js';
 type JsonSchema = Record<string, unknown>;
 
 const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+  }) as JsonSchema;
   return rest;
 };
 
@@ -13,19 +17,29 @@ const ErrorBody = {
   type: 'object',
   required: ['code', 'message'],
   properties: {
-    code: { type: 'string', description: 'validation_error, unauthorized, forbidden, not_found, conflict, payload_too_large, unsupported_media_type, invalid_json, not_implemented, internal_error, ...' },
+    code: {
+      type: 'string',
+      description:
+        'validation_error, unauthorized, forbidden, not_found, conflict, payload_too_large, unsupported_media_type, invalid_json, not_implemented, internal_error, ...',
+    },
     message: { type: 'string' },
     details: { description: 'For validation_error: [{path, message}], one per bad field' },
   },
 };
 
 const errorResponses = (envelope: boolean): Record<string, unknown> => {
-  const ref = { $ref: envelope ? '#/components/schemas/ErrorEnvelope' : '#/components/schemas/ErrorResponse' };
+  const ref = {
+    $ref: envelope ? '#/components/schemas/ErrorEnvelope' : '#/components/schemas/ErrorResponse',
+  };
   const content = { 'application/json': { schema: ref } };
   return {
     400: { description: 'Validation failed (details name each field), or malformed JSON', content },
     401: { description: 'No credential, or an unknown one', content },
-    403: { description: 'A token used on another workspace, a foreign Host header, or a cross-origin request', content },
+    403: {
+      description:
+        'A token used on another workspace, a foreign Host header, or a cross-origin request',
+      content,
+    },
     404: { description: 'Not found (the message names what)', content },
     409: { description: 'Conflict (duplicate name, resource in use)', content },
     413: { description: 'Body over 1 MiB', content },
@@ -42,10 +56,21 @@ export function buildOpenApi(catalogue: Operation[]): JsonSchema {
     const path = op.http.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     const envelope = usesEnvelope(path);
     const parameters = [
-      ...Object.entries(op.params).map(([name, s]) => ({ name, in: 'path', required: true, schema: toSchema(s as z.ZodType, 'input') })),
+      ...Object.entries(op.params).map(([name, s]) => ({
+        name,
+        in: 'path',
+        required: true,
+        schema: toSchema(s as z.ZodType, 'input'),
+      })),
       ...Object.entries(op.query).map(([name, s]) => {
         const schema = toSchema(s as z.ZodType, 'input');
-        return { name, in: 'query', required: !(s as z.ZodType).safeParse(undefined).success, description: schema.description, schema };
+        return {
+          name,
+          in: 'query',
+          required: !(s as z.ZodType).safeParse(undefined).success,
+          description: schema.description,
+          schema,
+        };
       }),
     ];
     const data = op.output ? toSchema(op.output, 'output') : { type: 'object' };
@@ -56,14 +81,27 @@ export function buildOpenApi(catalogue: Operation[]): JsonSchema {
       summary: op.summary,
       security: [{ bearer: [] }],
       parameters,
-      ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(z.strictObject(op.body), 'input') } } } } : {}),
+      ...(op.body
+        ? {
+            requestBody: {
+              required: true,
+              content: {
+                'application/json': { schema: toSchema(z.strictObject(op.body), 'input') },
+              },
+            },
+          }
+        : {}),
       responses: {
         [status]: {
           description: 'Success',
           content: {
             'application/json': {
               schema: envelope
-                ? { type: 'object', required: ['success', 'data'], properties: { success: { const: true }, data } }
+                ? {
+                    type: 'object',
+                    required: ['success', 'data'],
+                    properties: { success: { const: true }, data },
+                  }
                 : data,
             },
           },
@@ -75,18 +113,34 @@ export function buildOpenApi(catalogue: Operation[]): JsonSchema {
   // The interface's own routes (browser mode): any operation by name, and the engine's events.
   paths['/v1/operations/{name}'] = {
     post: {
-      operationId: 'operations.invoke', summary: 'Invoke any operation of this document by its operationId, with its parameters, query and body fields in one JSON object (what the desktop app does over IPC); answers {data}',
+      operationId: 'operations.invoke',
+      summary:
+        'Invoke any operation of this document by its operationId, with its parameters, query and body fields in one JSON object (what the desktop app does over IPC); answers {data}',
       security: [{ bearer: [] }],
       parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
       requestBody: { content: { 'application/json': { schema: { type: 'object' } } } },
-      responses: { 200: { description: 'The operation\'s answer', content: { 'application/json': { schema: { type: 'object', properties: { data: {} } } } } }, ...errorResponses(false) },
+      responses: {
+        200: {
+          description: "The operation's answer",
+          content: { 'application/json': { schema: { type: 'object', properties: { data: {} } } } },
+        },
+        ...errorResponses(false),
+      },
     },
   };
   paths['/v1/events'] = {
     get: {
-      operationId: 'events.stream', summary: 'Server-sent events: every engine event ({type, at, data}) as it happens (simulation.progress, simulation.finished, execution.cancelled, alert.firing, notification, sync.finished, ...). API keys only.',
+      operationId: 'events.stream',
+      summary:
+        'Server-sent events: every engine event ({type, at, data}) as it happens (simulation.progress, simulation.finished, execution.cancelled, alert.firing, notification, sync.finished, ...). API keys only.',
       security: [{ bearer: [] }],
-      responses: { 200: { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...errorResponses(false) },
+      responses: {
+        200: {
+          description: 'An event stream',
+          content: { 'text/event-stream': { schema: { type: 'string' } } },
+        },
+        ...errorResponses(false),
+      },
     },
   };
   return {
@@ -104,7 +158,11 @@ export function buildOpenApi(catalogue: Operation[]): JsonSchema {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       schemas: {
         Error: ErrorBody,
-        ErrorResponse: { type: 'object', required: ['error'], properties: { error: { $ref: '#/components/schemas/Error' } } },
+        ErrorResponse: {
+          type: 'object',
+          required: ['error'],
+          properties: { error: { $ref: '#/components/schemas/Error' } },
+        },
         ErrorEnvelope: {
           type: 'object',
           required: ['success', 'error'],

@@ -8,8 +8,16 @@ import type { Invoke } from '../operations/invoke.js';
 
 /** What the built renderer may load: itself, its own API, inline styles (MUI's emotion) and data: images. */
 export const RENDERER_CSP = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:", "font-src 'self' data:",
-  "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'", "form-action 'none'",
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+  "form-action 'none'",
 ].join('; ');
 
 export interface UiOptions {
@@ -22,7 +30,8 @@ export interface UiOptions {
 }
 
 /** Paths open without a key: the page and its assets (the API behind them still asks for one). */
-export const isUiAssetPath = (path: string): boolean => path === '/' || path === '/index.html' || path.startsWith('/assets/') || path === '/favicon.svg';
+export const isUiAssetPath = (path: string): boolean =>
+  path === '/' || path === '/index.html' || path.startsWith('/assets/') || path === '/favicon.svg';
 
 /**
  * The renderer in a browser (browser mode): one route to invoke any operation of the catalogue
@@ -32,16 +41,24 @@ export async function registerUi(app: FastifyInstance, opts: UiOptions): Promise
   app.post('/v1/operations/:name', async (req, reply) => {
     const { name } = req.params as { name: string };
     const body = req.body ?? {};
-    if (typeof body !== 'object' || Array.isArray(body)) throw validationError('The input must be a JSON object', [{ path: '', message: 'must be a JSON object' }]);
+    if (typeof body !== 'object' || Array.isArray(body))
+      throw validationError('The input must be a JSON object', [
+        { path: '', message: 'must be a JSON object' },
+      ]);
     const { status, data } = await opts.invoke(name, body, req.caller!);
     reply.code(status).send({ data });
   });
 
   app.get('/v1/events', (req, reply) => {
     // Events are engine-wide, so a workspace token (scoped to one workspace) does not get them.
-    if (req.caller!.kind === 'token') throw forbidden('Engine events need an API key, not a workspace token');
+    if (req.caller!.kind === 'token')
+      throw forbidden('Engine events need an API key, not a workspace token');
     reply.hijack();
-    reply.raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    reply.raw.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
     reply.raw.write(': connected\n\n');
     const off = opts.events.subscribe((e) => reply.raw.write(`data: ${JSON.stringify(e)}\n\n`));
     const keepAlive = setInterval(() => reply.raw.write(': ping\n\n'), 15_000);
@@ -54,15 +71,33 @@ export async function registerUi(app: FastifyInstance, opts: UiOptions): Promise
   const dir = opts.rendererDir;
   if (!dir || !existsSync(join(dir, 'index.html'))) {
     app.get('/', async () => {
-      throw new AppError('ui_not_built', 404, 'The interface is not built: run `npm run build:renderer`, then start serve again. The API works without it.');
+      throw new AppError(
+        'ui_not_built',
+        404,
+        'The interface is not built: run `npm run build:renderer`, then start serve again. The API works without it.',
+      );
     });
     return;
   }
-  const page = readFileSync(join(dir, 'index.html'), 'utf8')
-    .replace('<head>', `<head>\n    <meta name="callbench-key" content="${(opts.pageKey ?? '').replace(/[^A-Za-z0-9_.-]/g, '')}">`);
+  const page = readFileSync(join(dir, 'index.html'), 'utf8').replace(
+    '<head>',
+    `<head>\n    <meta name="callbench-key" content="${(opts.pageKey ?? '').replace(/[^A-Za-z0-9_.-]/g, '')}">`,
+  );
   const sendPage = (_req: unknown, reply: import('fastify').FastifyReply) =>
-    reply.header('content-security-policy', RENDERER_CSP).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(page);
+    reply
+      .header('content-security-policy', RENDERER_CSP)
+      .header('cache-control', 'no-store')
+      .type('text/html; charset=utf-8')
+      .send(page);
   app.get('/', sendPage);
   app.get('/index.html', sendPage);
-  await app.register(fastifyStatic, { root: join(dir, 'assets'), prefix: '/assets/', decorateReply: false, index: false, cacheControl: true, maxAge: '1d', immutable: true });
+  await app.register(fastifyStatic, {
+    root: join(dir, 'assets'),
+    prefix: '/assets/',
+    decorateReply: false,
+    index: false,
+    cacheControl: true,
+    maxAge: '1d',
+    immutable: true,
+  });
 }

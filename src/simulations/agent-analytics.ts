@@ -13,9 +13,12 @@ export interface CategoryFigure {
   commonIssues: string[];
 }
 
-const mean = (xs: number[]) => (xs.length ? Math.round((100 * xs.reduce((a, b) => a + b, 0)) / xs.length) / 100 : null);
+const mean = (xs: number[]) =>
+  xs.length ? Math.round((100 * xs.reduce((a, b) => a + b, 0)) / xs.length) / 100 : null;
 
-function byCategory(results: MetricResult[][]): Map<string, { scores: number[]; issues: string[] }> {
+function byCategory(
+  results: MetricResult[][],
+): Map<string, { scores: number[]; issues: string[] }> {
   const out = new Map<string, { scores: number[]; issues: string[] }>();
   for (const list of results) {
     for (const r of list) {
@@ -32,20 +35,42 @@ function byCategory(results: MetricResult[][]): Map<string, { scores: number[]; 
 export function agentAnalytics(store: Store, agentId: string, days: number, now: number) {
   const from = now - days * 86_400_000;
   const before = from - days * 86_400_000;
-  const rows = store.simulations.scoredForAgent(agentId, new Date(before).toISOString(), new Date(now).toISOString());
+  const rows = store.simulations.scoredForAgent(
+    agentId,
+    new Date(before).toISOString(),
+    new Date(now).toISOString(),
+  );
   const current = rows.filter((r) => Date.parse(r.at) >= from);
   const previous = rows.filter((r) => Date.parse(r.at) < from);
   const now_ = byCategory(current.map((r) => r.results));
   const then = byCategory(previous.map((r) => r.results));
-  const categoryBreakdown: (CategoryFigure & { previous: number | null })[] = [...now_].filter(([, c]) => c.scores.length).map(([category, c]) => {
-    const score = mean(c.scores)!;
-    const earlier = mean(then.get(category)?.scores ?? []);
-    const trend = earlier === null || Math.abs(score - earlier) <= TREND_MARGIN ? 'stable' : score > earlier ? 'improving' : 'declining';
-    const counts = new Map<string, number>();
-    for (const issue of c.issues) counts.set(issue, (counts.get(issue) ?? 0) + 1);
-    const commonIssues = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 3).map(([issue, n]) => `${issue} (${n}x)`);
-    return { category, score, trend, status: score >= GOOD_AT ? 'good' : 'needs_improvement', commonIssues, previous: earlier } as CategoryFigure & { previous: number | null };
-  }).sort((a, b) => a.category.localeCompare(b.category));
+  const categoryBreakdown: (CategoryFigure & { previous: number | null })[] = [...now_]
+    .filter(([, c]) => c.scores.length)
+    .map(([category, c]) => {
+      const score = mean(c.scores)!;
+      const earlier = mean(then.get(category)?.scores ?? []);
+      const trend =
+        earlier === null || Math.abs(score - earlier) <= TREND_MARGIN
+          ? 'stable'
+          : score > earlier
+            ? 'improving'
+            : 'declining';
+      const counts = new Map<string, number>();
+      for (const issue of c.issues) counts.set(issue, (counts.get(issue) ?? 0) + 1);
+      const commonIssues = [...counts]
+        .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+        .slice(0, 3)
+        .map(([issue, n]) => `${issue} (${n}x)`);
+      return {
+        category,
+        score,
+        trend,
+        status: score >= GOOD_AT ? 'good' : 'needs_improvement',
+        commonIssues,
+        previous: earlier,
+      } as CategoryFigure & { previous: number | null };
+    })
+    .sort((a, b) => a.category.localeCompare(b.category));
   const overallScore = mean(current.map((r) => r.score).filter((s): s is number => s !== null));
   return {
     agent: agentId,
@@ -57,12 +82,22 @@ export function agentAnalytics(store: Store, agentId: string, days: number, now:
 }
 
 /** Advice from the breakdown; each rule is tested. */
-export function recommend(categories: (CategoryFigure & { previous: number | null })[], simulations: number): string[] {
-  if (simulations === 0) return ['No scored simulations in this window: execute a scenario that targets this agent.'];
+export function recommend(
+  categories: (CategoryFigure & { previous: number | null })[],
+  simulations: number,
+): string[] {
+  if (simulations === 0)
+    return ['No scored simulations in this window: execute a scenario that targets this agent.'];
   const out: string[] = [];
   for (const c of [...categories].sort((a, b) => a.score - b.score)) {
-    if (c.status === 'needs_improvement') out.push(`Improve ${c.category}: ${c.score} is below ${GOOD_AT}${c.commonIssues[0] ? `; most common issue: ${c.commonIssues[0]}` : ''}.`);
-    if (c.trend === 'declining' && c.previous !== null) out.push(`${c.category} fell from ${c.previous} to ${c.score} against the previous window: look at configuration changes in that time.`);
+    if (c.status === 'needs_improvement')
+      out.push(
+        `Improve ${c.category}: ${c.score} is below ${GOOD_AT}${c.commonIssues[0] ? `; most common issue: ${c.commonIssues[0]}` : ''}.`,
+      );
+    if (c.trend === 'declining' && c.previous !== null)
+      out.push(
+        `${c.category} fell from ${c.previous} to ${c.score} against the previous window: look at configuration changes in that time.`,
+      );
   }
   return out;
 }

@@ -28,7 +28,10 @@ export function chatAgent(session: ChatSession, startedAt: number): AgentUnderTe
       const answer = await session.send(callerText);
       const said = stripEnd(answer.text);
       const toolTurns: Turn[] = answer.toolCalls.map((tc) => ({
-        role: 'tool', text: '', at_ms: Date.now() - startedAt, latency_ms: tc.latencyMs,
+        role: 'tool',
+        text: '',
+        at_ms: Date.now() - startedAt,
+        latency_ms: tc.latencyMs,
         tool: { name: tc.name, arguments: tc.arguments, result: tc.result, success: tc.success },
       }));
       return { text: said.text, ended: said.ended || answer.ended, toolTurns };

@@ -9,23 +9,34 @@ export const END_MARKER = '[END_CALL]';
  * Fills `{{name}}` with the execution's variables, else the variable's defaultValue. A variable
  * the scenario does not declare is the caller's mistake (a 400), not an empty string.
  */
-export function resolveVariables(declared: PromptVariable[], given: Record<string, string>): Record<string, string> {
+export function resolveVariables(
+  declared: PromptVariable[],
+  given: Record<string, string>,
+): Record<string, string> {
   const names = new Set(declared.map((v) => v.name));
   const unknown = Object.keys(given).filter((k) => !names.has(k));
   if (unknown.length) {
-    throw invalidField(`variables.${unknown[0]}`, `is not a variable of this scenario (it has: ${[...names].join(', ') || 'none'})`);
+    throw invalidField(
+      `variables.${unknown[0]}`,
+      `is not a variable of this scenario (it has: ${[...names].join(', ') || 'none'})`,
+    );
   }
   return Object.fromEntries(declared.map((v) => [v.name, given[v.name] ?? v.defaultValue]));
 }
 
 export const fill = (text: string, values: Record<string, string>): string =>
-  text.replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (whole, name: string) => values[name] ?? whole);
+  text.replace(
+    /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g,
+    (whole, name: string) => values[name] ?? whole,
+  );
 
 const DIFFICULTY: Record<string, string> = {
   easy: 'You are patient and cooperative. Say clearly what you need in your first sentence, and give any detail the agent asks for at once.',
-  medium: 'You are reasonably patient. Explain your need in plain words, but only give details (numbers, names, dates) when the agent asks for them.',
+  medium:
+    'You are reasonably patient. Explain your need in plain words, but only give details (numbers, names, dates) when the agent asks for them.',
   hard: 'You are impatient and a little vague. Start with a partial description of your problem, volunteer nothing, and make the agent ask for each detail. Push back once if an answer is unhelpful, and give up if the agent goes in circles twice.',
-  very_hard: 'You are very impatient, easily distracted and hard to follow. Change topic once, interrupt with complaints, mis-remember one detail at first and correct it later, challenge the agent\'s answers, and ask for a supervisor if you are not helped quickly. Give up after three unhelpful answers.',
+  very_hard:
+    "You are very impatient, easily distracted and hard to follow. Change topic once, interrupt with complaints, mis-remember one detail at first and correct it later, challenge the agent's answers, and ask for a supervisor if you are not helped quickly. Give up after three unhelpful answers.",
 };
 
 const LANGUAGE_NAMES = new Intl.DisplayNames(['en'], { type: 'language' });
@@ -34,7 +45,10 @@ const LANGUAGE_NAMES = new Intl.DisplayNames(['en'], { type: 'language' });
  * The simulated caller's instructions: who they are (persona), what happened to them (the
  * scenario, variables filled), how difficulty shapes their behaviour, and how to end the call.
  */
-export function callerInstructions(persona: Pick<Persona, 'name' | 'language' | 'emotion' | 'difficulty' | 'prompt'>, situation: string): string {
+export function callerInstructions(
+  persona: Pick<Persona, 'name' | 'language' | 'emotion' | 'difficulty' | 'prompt'>,
+  situation: string,
+): string {
   let language = persona.language;
   try {
     language = LANGUAGE_NAMES.of(persona.language) ?? persona.language;

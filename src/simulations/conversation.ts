@@ -21,7 +21,13 @@ export interface ConversationOutcome {
 }
 
 /** A caller: the next line of the script, or the caller model's next turn. */
-function makeCaller(scenario: Scenario, persona: Persona, variables: Record<string, string>, model: ModelClient | null, usage: Usage) {
+function makeCaller(
+  scenario: Scenario,
+  persona: Persona,
+  variables: Record<string, string>,
+  model: ModelClient | null,
+  usage: Usage,
+) {
   if (scenario.script) {
     const lines = scenario.script;
     let i = 0;
@@ -45,7 +51,8 @@ function makeCaller(scenario: Scenario, persona: Persona, variables: Record<stri
       history.push({ role: 'user', content: agentText });
     },
     async next(): Promise<{ text: string; ended: boolean }> {
-      if (history.length === 0) history.push({ role: 'user', content: '(The call connects. Say your first sentence.)' });
+      if (history.length === 0)
+        history.push({ role: 'user', content: '(The call connects. Say your first sentence.)' });
       const out = await model!({ system, messages: history }, usage);
       history.push({ role: 'assistant', content: out.text });
       return stripEnd(out.text);
@@ -58,8 +65,14 @@ function makeCaller(scenario: Scenario, persona: Persona, variables: Record<stri
  * `shouldStop` is asked at each turn (cancel, engine stopping).
  */
 export async function converse(
-  scenario: Scenario, persona: Persona, variables: Record<string, string>, agent: AgentUnderTest, callerModel: ModelClient | null,
-  limits: ConversationLimits, usage: Usage, shouldStop: () => 'cancel' | 'interrupt' | null,
+  scenario: Scenario,
+  persona: Persona,
+  variables: Record<string, string>,
+  agent: AgentUnderTest,
+  callerModel: ModelClient | null,
+  limits: ConversationLimits,
+  usage: Usage,
+  shouldStop: () => 'cancel' | 'interrupt' | null,
 ): Promise<ConversationOutcome & { cancelled?: true }> {
   const started = Date.now();
   const turns: Turn[] = [];
@@ -73,29 +86,49 @@ export async function converse(
   for (;;) {
     const stop = shouldStop();
     if (stop === 'interrupt') throw new Interrupted('the engine is stopping');
-    if (stop === 'cancel') return { turns, endReason: 'caller_ended', failedExpectations, cancelled: true };
+    if (stop === 'cancel')
+      return { turns, endReason: 'caller_ended', failedExpectations, cancelled: true };
     if (replies >= limits.maxTurns) return { turns, endReason: 'max_turns', failedExpectations };
-    if (Date.now() - started >= limits.maxDurationMs) return { turns, endReason: 'max_duration', failedExpectations };
+    if (Date.now() - started >= limits.maxDurationMs)
+      return { turns, endReason: 'max_duration', failedExpectations };
 
     const said = await caller.next();
-    if (said.text) turns.push({ role: 'caller', text: said.text, at_ms: Date.now() - started, latency_ms: null });
+    if (said.text)
+      turns.push({
+        role: 'caller',
+        text: said.text,
+        at_ms: Date.now() - started,
+        latency_ms: null,
+      });
     if (said.ended) return { turns, endReason: 'caller_ended', failedExpectations };
 
     const began = Date.now();
     const reply = await agent.reply(said.text);
     turns.push(...reply.toolTurns);
-    turns.push({ role: 'agent', text: reply.text, at_ms: Date.now() - started, latency_ms: Date.now() - began });
+    turns.push({
+      role: 'agent',
+      text: reply.text,
+      at_ms: Date.now() - started,
+      latency_ms: Date.now() - began,
+    });
     replies++;
     caller.heard(reply.text);
 
     const expect = caller.expectation();
     if (expect) {
       const problems: string[] = [];
-      if (expect.contains && !reply.text.toLowerCase().includes(String(expect.contains).toLowerCase())) problems.push(`did not say "${expect.contains}"`);
-      if (expect.regex && !new RegExp(String(expect.regex), 'i').test(reply.text)) problems.push(`did not match /${expect.regex}/`);
-      if (expect.toolCalled && !reply.toolTurns.some((t) => t.tool?.name === expect.toolCalled)) problems.push(`did not call ${expect.toolCalled}`);
+      if (
+        expect.contains &&
+        !reply.text.toLowerCase().includes(String(expect.contains).toLowerCase())
+      )
+        problems.push(`did not say "${expect.contains}"`);
+      if (expect.regex && !new RegExp(String(expect.regex), 'i').test(reply.text))
+        problems.push(`did not match /${expect.regex}/`);
+      if (expect.toolCalled && !reply.toolTurns.some((t) => t.tool?.name === expect.toolCalled))
+        problems.push(`did not call ${expect.toolCalled}`);
       turns[turns.length - 1]!.expectation = { passed: problems.length === 0, problems };
-      if (problems.length) failedExpectations.push(`After "${said.text}" the agent ${problems.join(', ')}.`);
+      if (problems.length)
+        failedExpectations.push(`After "${said.text}" the agent ${problems.join(', ')}.`);
     }
     if (reply.ended) return { turns, endReason: 'agent_ended', failedExpectations };
   }

@@ -14,7 +14,16 @@ const MAX_TOOL_ROUNDS = 5;
 function schemaOf(params: ParameterDefinition[] = []): Record<string, unknown> {
   return {
     type: 'object',
-    properties: Object.fromEntries(params.map((p) => [p.name, { type: p.type, ...(p.description ? { description: p.description } : {}), ...(p.enum ? { enum: p.enum } : {}) }])),
+    properties: Object.fromEntries(
+      params.map((p) => [
+        p.name,
+        {
+          type: p.type,
+          ...(p.description ? { description: p.description } : {}),
+          ...(p.enum ? { enum: p.enum } : {}),
+        },
+      ]),
+    ),
     required: params.filter((p) => p.required).map((p) => p.name),
   };
 }
@@ -23,11 +32,22 @@ function schemaOf(params: ParameterDefinition[] = []): Record<string, unknown> {
  * The agent under test run from its effective configuration (synced snapshot plus local
  * overrides) on the replica model. Its tools are ours of the same name, called for real.
  */
-export function replicaAgent(config: AgentConfiguration, model: ModelClient, tools: RuntimeDeps, agentId: string, usage: Usage, startedAt: number): AgentUnderTest {
+export function replicaAgent(
+  config: AgentConfiguration,
+  model: ModelClient,
+  tools: RuntimeDeps,
+  agentId: string,
+  usage: Usage,
+  startedAt: number,
+): AgentUnderTest {
   const offered = config.tools.map((t) => tools.findTool(t.name)).filter((t) => t !== undefined);
   const specs: ToolSpec[] = offered.map((t) => {
     const def = t.definition as unknown as ToolDef & { description?: string };
-    return { name: t.name, description: def.description || t.name, parameters: schemaOf(def.parameters) };
+    return {
+      name: t.name,
+      description: def.description || t.name,
+      parameters: schemaOf(def.parameters),
+    };
   });
   const system = `${config.prompt ?? 'You are a helpful voice agent.'}\n\nYou are on a phone call: answer in short spoken sentences. When the conversation is finished, say goodbye and end your message with ${END_MARKER}.`;
   const messages: ChatMessage[] = [];
@@ -40,7 +60,16 @@ export function replicaAgent(config: AgentConfiguration, model: ModelClient, too
       messages.push({ role: 'user', content: callerText });
       const toolTurns: Turn[] = [];
       for (let round = 0; round <= MAX_TOOL_ROUNDS; round++) {
-        const out = await model({ system, messages, tools: specs, temperature: config.model.temperature ?? undefined, maxTokens: config.model.maxTokens ?? undefined }, usage);
+        const out = await model(
+          {
+            system,
+            messages,
+            tools: specs,
+            temperature: config.model.temperature ?? undefined,
+            maxTokens: config.model.maxTokens ?? undefined,
+          },
+          usage,
+        );
         if (out.toolCalls.length === 0 || round === MAX_TOOL_ROUNDS) {
           messages.push({ role: 'assistant', content: out.text });
           return { ...stripEnd(out.text), toolTurns };
@@ -54,16 +83,37 @@ export function replicaAgent(config: AgentConfiguration, model: ModelClient, too
           if (!tool) result = { error: `no tool named ${call.name}` };
           else {
             try {
-              const answer = await executeTool(tool, call.arguments, {}, tools, { source: 'simulation', agentId });
+              const answer = await executeTool(tool, call.arguments, {}, tools, {
+                source: 'simulation',
+                agentId,
+              });
               success = answer.success;
-              result = answer.success ? answer.result : { error: answer.error, fallback: answer.fallback, approvalRequired: answer.approvalRequired, message: answer.message };
+              result = answer.success
+                ? answer.result
+                : {
+                    error: answer.error,
+                    fallback: answer.fallback,
+                    approvalRequired: answer.approvalRequired,
+                    message: answer.message,
+                  };
             } catch (err) {
               result = { error: (err as Error).message };
             }
           }
           const latency = Math.round(performance.now() - began);
-          toolTurns.push({ role: 'tool', text: '', at_ms: Date.now() - startedAt, latency_ms: latency, tool: { name: call.name, arguments: call.arguments, result, success } });
-          messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: JSON.stringify(result) });
+          toolTurns.push({
+            role: 'tool',
+            text: '',
+            at_ms: Date.now() - startedAt,
+            latency_ms: latency,
+            tool: { name: call.name, arguments: call.arguments, result, success },
+          });
+          messages.push({
+            role: 'tool',
+            toolCallId: call.id,
+            name: call.name,
+            content: JSON.stringify(result),
+          });
         }
       }
       return { text: '', ended: false, toolTurns };

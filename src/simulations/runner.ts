@@ -3,7 +3,13 @@ import { isoNow } from '../clock.js';
 import type { EventBus } from '../events.js';
 import { createModelThreads } from '../llm/model-threads.js';
 import { connectionFor } from '../llm/settings.js';
-import { DEFAULT_MODEL_POLICY, emptyUsage, type ModelClient, type ModelConnection, type ModelPolicy } from '../llm/types.js';
+import {
+  DEFAULT_MODEL_POLICY,
+  emptyUsage,
+  type ModelClient,
+  type ModelConnection,
+  type ModelPolicy,
+} from '../llm/types.js';
 import { effectiveConfiguration } from '../providers/view.js';
 import type { SecretBox } from '../secrets.js';
 import type { Store } from '../store/index.js';
@@ -45,7 +51,8 @@ export function createSimulationRunner(deps: RunnerDeps) {
   // Two: with one, that thread's SDK work outweighed all the engine's own and held the pace (the
   // simulations benchmark, on two cores); a second takes the calls that come while one is busy.
   const models = createModelThreads(2);
-  const clientFor = (connection: ModelConnection): ModelClient => models.client(connection, deps.modelPolicy ?? DEFAULT_MODEL_POLICY);
+  const clientFor = (connection: ModelConnection): ModelClient =>
+    models.client(connection, deps.modelPolicy ?? DEFAULT_MODEL_POLICY);
   let stopping = false;
   // Cancels made through this engine are seen at once; the store is read at most every second
   // per execution (another process may have cancelled), not at every turn of every simulation.
@@ -66,26 +73,53 @@ export function createSimulationRunner(deps: RunnerDeps) {
   async function run(sim: Simulation & { workspace_id: string }): Promise<void> {
     const began = Date.now();
     const usage = emptyUsage();
-    const finish = (r: Partial<Parameters<typeof store.simulations.finish>[1]> & { status: Simulation['status'] }) => {
+    const finish = (
+      r: Partial<Parameters<typeof store.simulations.finish>[1]> & { status: Simulation['status'] },
+    ) => {
       store.simulations.finish(sim.id, {
-        ended_at: isoNow(clock), duration_ms: Date.now() - began, end_reason: null, turns: [], score: null, passed: null, results: [], usage, ...r,
+        ended_at: isoNow(clock),
+        duration_ms: Date.now() - began,
+        end_reason: null,
+        turns: [],
+        score: null,
+        passed: null,
+        results: [],
+        usage,
+        ...r,
       });
-      events.emit('simulation.finished', { simulationId: sim.id, executionId: sim.execution_id, status: r.status });
+      events.emit('simulation.finished', {
+        simulationId: sim.id,
+        executionId: sim.execution_id,
+        status: r.status,
+      });
     };
     try {
       const scenario = store.scenarios.get(sim.workspace_id, sim.scenario_id);
       const persona = store.personas.profile(sim.workspace_id, sim.persona_id ?? '');
       const agent = store.agents.get(sim.agent_id ?? '');
-      if (!scenario || !persona || !agent) throw new Error('its scenario, persona or agent was deleted');
-      const variables = resolveVariables(scenario.promptVariables, store.simulations.variablesOf(sim.execution_id) ?? {});
-      const connection = (role: 'caller' | 'judge' | 'replica') => connectionFor(store, deps.secrets, role, deps.llmDefault);
+      if (!scenario || !persona || !agent)
+        throw new Error('its scenario, persona or agent was deleted');
+      const variables = resolveVariables(
+        scenario.promptVariables,
+        store.simulations.variablesOf(sim.execution_id) ?? {},
+      );
+      const connection = (role: 'caller' | 'judge' | 'replica') =>
+        connectionFor(store, deps.secrets, role, deps.llmDefault);
       const callerConnection = scenario.script ? null : connection('caller');
-      if (!scenario.script && !callerConnection) throw new Error('no language model is configured for the caller role');
+      if (!scenario.script && !callerConnection)
+        throw new Error('no language model is configured for the caller role');
       let agentUnderTest: AgentUnderTest;
       if (sim.channel === 'replica') {
         const replica = connection('replica');
         if (!replica) throw new Error('no language model is configured for the replica role');
-        agentUnderTest = replicaAgent(effectiveConfiguration(agent), clientFor(replica), deps.tools, agent.id, usage, began);
+        agentUnderTest = replicaAgent(
+          effectiveConfiguration(agent),
+          clientFor(replica),
+          deps.tools,
+          agent.id,
+          usage,
+          began,
+        );
       } else {
         agentUnderTest = chatAgent(await openAgentChat(agent, deps.secrets, deps.adapters), began);
       }
@@ -93,29 +127,64 @@ export function createSimulationRunner(deps: RunnerDeps) {
       let outcome;
       try {
         outcome = await converse(
-          scenario, persona, variables, agentUnderTest, callerConnection && clientFor(callerConnection),
-          { maxTurns: scenario.maxTurns ?? limits.maxTurns, maxDurationMs: scenario.maxDurationMs ?? limits.maxDurationMs }, usage,
+          scenario,
+          persona,
+          variables,
+          agentUnderTest,
+          callerConnection && clientFor(callerConnection),
+          {
+            maxTurns: scenario.maxTurns ?? limits.maxTurns,
+            maxDurationMs: scenario.maxDurationMs ?? limits.maxDurationMs,
+          },
+          usage,
           () => (stopping ? 'interrupt' : isCancelled(sim.execution_id) ? 'cancel' : null),
         );
       } finally {
         await agentUnderTest.close().catch(() => {});
       }
-      if (outcome.cancelled) return finish({ status: 'cancelled', turns: outcome.turns, end_reason: null });
-      const scorecard = scenario.scorecard ? store.scorecards.get(sim.workspace_id, scenario.scorecard) ?? null : null;
+      if (outcome.cancelled)
+        return finish({ status: 'cancelled', turns: outcome.turns, end_reason: null });
+      const scorecard = scenario.scorecard
+        ? (store.scorecards.get(sim.workspace_id, scenario.scorecard) ?? null)
+        : null;
       const metrics = metricsFor(scorecard, scenario.expectedBehavior, scenario.expectedOutcome);
       // The judge model is looked up only when a metric asks for it.
-      const judgeConnection = metrics.some((m) => m.type === 'llm_judge') ? connection('judge') : null;
+      const judgeConnection = metrics.some((m) => m.type === 'llm_judge')
+        ? connection('judge')
+        : null;
       const judge = judgeConnection ? modelJudge(clientFor(judgeConnection), usage) : null;
-      const scored = await scoreConversation(metrics, { turns: outcome.turns, endReason: outcome.endReason }, scorecard?.passThreshold ?? 70, judge);
+      const scored = await scoreConversation(
+        metrics,
+        { turns: outcome.turns, endReason: outcome.endReason },
+        scorecard?.passThreshold ?? 70,
+        judge,
+      );
       const results: MetricResult[] = [...scored.results];
       let passed = scored.passed;
       if (scenario.script && scenario.script.some((l) => l.expect)) {
         const ok = outcome.failedExpectations.length === 0;
-        results.push({ metric_id: 'script', name: 'Script expectations', category: 'script', type: 'script', score: ok ? 100 : 0, passed: ok, reasoning: ok ? 'Every expectation of the script held.' : outcome.failedExpectations.join(' ') });
+        results.push({
+          metric_id: 'script',
+          name: 'Script expectations',
+          category: 'script',
+          type: 'script',
+          score: ok ? 100 : 0,
+          passed: ok,
+          reasoning: ok
+            ? 'Every expectation of the script held.'
+            : outcome.failedExpectations.join(' '),
+        });
         if (!ok) passed = false;
         else if (passed === null) passed = true;
       }
-      finish({ status: 'completed', turns: outcome.turns, end_reason: outcome.endReason, score: scored.score, passed, results });
+      finish({
+        status: 'completed',
+        turns: outcome.turns,
+        end_reason: outcome.endReason,
+        score: scored.score,
+        passed,
+        results,
+      });
     } catch (err) {
       if (err instanceof Interrupted) return; // stays running: the next start runs it again
       finish({ status: 'failed', end_reason: 'error', error: (err as Error).message });
@@ -128,9 +197,15 @@ export function createSimulationRunner(deps: RunnerDeps) {
     while (active.size < concurrency) {
       const sim = store.simulations.claim(isoNow(clock));
       if (!sim) return;
-      events.emit('simulation.progress', { simulationId: sim.id, executionId: sim.execution_id, status: 'running' });
+      events.emit('simulation.progress', {
+        simulationId: sim.id,
+        executionId: sim.execution_id,
+        status: 'running',
+      });
       const job = run(sim)
-        .catch((err) => deps.log(`simulation ${sim.id} failed unexpectedly: ${(err as Error).message}`))
+        .catch((err) =>
+          deps.log(`simulation ${sim.id} failed unexpectedly: ${(err as Error).message}`),
+        )
         .finally(() => {
           active.delete(job);
           pump();
@@ -143,7 +218,8 @@ export function createSimulationRunner(deps: RunnerDeps) {
     start(): void {
       started = true;
       const recovered = store.simulations.recover(isoNow(clock));
-      if (recovered) deps.log(`${recovered} simulation(s) interrupted by the last stop will run again`);
+      if (recovered)
+        deps.log(`${recovered} simulation(s) interrupted by the last stop will run again`);
       pump();
     },
     enqueued: pump,

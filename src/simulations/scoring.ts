@@ -32,7 +32,10 @@ export interface MetricResult {
 }
 
 /** Asks the judge model to score a criterion on a conversation: 0 to 100 and its reasoning. */
-export type Judge = (criterion: string, conversation: Conversation) => Promise<{ score: number; reasoning: string }>;
+export type Judge = (
+  criterion: string,
+  conversation: Conversation,
+) => Promise<{ score: number; reasoning: string }>;
 
 const agentText = (c: Conversation) => c.turns.filter((t) => t.role === 'agent').map((t) => t.text);
 
@@ -40,17 +43,29 @@ const agentText = (c: Conversation) => c.turns.filter((t) => t.role === 'agent')
 function includes(actual: unknown, expected: unknown): boolean {
   if (expected && typeof expected === 'object' && !Array.isArray(expected)) {
     if (!actual || typeof actual !== 'object') return false;
-    return Object.entries(expected).every(([k, v]) => includes((actual as Record<string, unknown>)[k], v));
+    return Object.entries(expected).every(([k, v]) =>
+      includes((actual as Record<string, unknown>)[k], v),
+    );
   }
   return JSON.stringify(actual) === JSON.stringify(expected);
 }
 
 const verdict = (m: Metric, passed: boolean, reasoning: string): MetricResult => ({
-  metric_id: m.id, name: m.name, category: m.category, type: m.type, score: passed ? 100 : 0, passed, reasoning,
+  metric_id: m.id,
+  name: m.name,
+  category: m.category,
+  type: m.type,
+  score: passed ? 100 : 0,
+  passed,
+  reasoning,
 });
 
 /** The deterministic metric types score 100 or 0; llm_judge asks the judge. */
-export async function evaluateMetric(m: Metric, c: Conversation, judge: Judge | null): Promise<MetricResult> {
+export async function evaluateMetric(
+  m: Metric,
+  c: Conversation,
+  judge: Judge | null,
+): Promise<MetricResult> {
   const cfg = m.config as Record<string, any>;
   switch (m.type) {
     case 'contains':
@@ -63,15 +78,33 @@ export async function evaluateMetric(m: Metric, c: Conversation, judge: Judge | 
     case 'regex': {
       const re = new RegExp(cfg.pattern, cfg.flags);
       const hit = agentText(c).find((t) => re.test(t));
-      return verdict(m, hit !== undefined, hit !== undefined ? `Matched in: "${hit.slice(0, 120)}"` : `No agent turn matches /${cfg.pattern}/${cfg.flags ?? ''}.`);
+      return verdict(
+        m,
+        hit !== undefined,
+        hit !== undefined
+          ? `Matched in: "${hit.slice(0, 120)}"`
+          : `No agent turn matches /${cfg.pattern}/${cfg.flags ?? ''}.`,
+      );
     }
     case 'tool_called':
     case 'tool_not_called': {
       const calls = c.turns.filter((t) => t.tool?.name === cfg.tool);
-      const matching = cfg.arguments ? calls.filter((t) => includes(t.tool!.arguments, cfg.arguments)) : calls;
-      if (m.type === 'tool_not_called') return verdict(m, calls.length === 0, calls.length ? `${cfg.tool} was called ${calls.length} time(s).` : `${cfg.tool} was not called.`);
-      const why = matching.length ? `${cfg.tool} was called${cfg.arguments ? ' with the expected arguments' : ''}.`
-        : calls.length ? `${cfg.tool} was called, but never with ${JSON.stringify(cfg.arguments)}.` : `${cfg.tool} was never called.`;
+      const matching = cfg.arguments
+        ? calls.filter((t) => includes(t.tool!.arguments, cfg.arguments))
+        : calls;
+      if (m.type === 'tool_not_called')
+        return verdict(
+          m,
+          calls.length === 0,
+          calls.length
+            ? `${cfg.tool} was called ${calls.length} time(s).`
+            : `${cfg.tool} was not called.`,
+        );
+      const why = matching.length
+        ? `${cfg.tool} was called${cfg.arguments ? ' with the expected arguments' : ''}.`
+        : calls.length
+          ? `${cfg.tool} was called, but never with ${JSON.stringify(cfg.arguments)}.`
+          : `${cfg.tool} was never called.`;
       return verdict(m, matching.length > 0, why);
     }
     case 'max_turns': {
@@ -79,25 +112,58 @@ export async function evaluateMetric(m: Metric, c: Conversation, judge: Judge | 
       return verdict(m, replies <= cfg.max, `${replies} agent replies (at most ${cfg.max}).`);
     }
     case 'max_latency_ms': {
-      const slowest = Math.max(0, ...c.turns.filter((t) => t.role === 'agent').map((t) => t.latency_ms ?? 0));
-      return verdict(m, slowest <= cfg.max, `The slowest agent reply took ${slowest} ms (at most ${cfg.max}).`);
+      const slowest = Math.max(
+        0,
+        ...c.turns.filter((t) => t.role === 'agent').map((t) => t.latency_ms ?? 0),
+      );
+      return verdict(
+        m,
+        slowest <= cfg.max,
+        `The slowest agent reply took ${slowest} ms (at most ${cfg.max}).`,
+      );
     }
     case 'ended_by': {
-      const who = c.endReason === 'agent_ended' ? 'agent' : c.endReason === 'caller_ended' ? 'caller' : null;
-      return verdict(m, who === cfg.who, `The call ended by ${who ?? c.endReason.replace('_', ' ')}; expected the ${cfg.who}.`);
+      const who =
+        c.endReason === 'agent_ended' ? 'agent' : c.endReason === 'caller_ended' ? 'caller' : null;
+      return verdict(
+        m,
+        who === cfg.who,
+        `The call ended by ${who ?? c.endReason.replace('_', ' ')}; expected the ${cfg.who}.`,
+      );
     }
     case 'llm_judge': {
-      if (!judge) return { ...verdict(m, false, 'No judge model is configured.'), score: null, error: 'no judge model configured' };
+      if (!judge)
+        return {
+          ...verdict(m, false, 'No judge model is configured.'),
+          score: null,
+          error: 'no judge model configured',
+        };
       try {
         const { score, reasoning } = await judge(cfg.criterion, c);
-        return { metric_id: m.id, name: m.name, category: m.category, type: m.type, score, passed: score >= 50, reasoning };
+        return {
+          metric_id: m.id,
+          name: m.name,
+          category: m.category,
+          type: m.type,
+          score,
+          passed: score >= 50,
+          reasoning,
+        };
       } catch (err) {
         // A judge that cannot answer is an error, never a silent pass.
-        return { ...verdict(m, false, 'The judge could not score this criterion.'), score: null, error: (err as Error).message };
+        return {
+          ...verdict(m, false, 'The judge could not score this criterion.'),
+          score: null,
+          error: (err as Error).message,
+        };
       }
     }
     default:
-      return { ...verdict(m, false, `Unknown metric type ${m.type}.`), score: null, error: `unknown metric type ${m.type}` };
+      return {
+        ...verdict(m, false, `Unknown metric type ${m.type}.`),
+        score: null,
+        error: `unknown metric type ${m.type}`,
+      };
   }
 }
 
@@ -105,13 +171,35 @@ export async function evaluateMetric(m: Metric, c: Conversation, judge: Judge | 
  * The metrics a simulation is scored on: the scorecard's, plus a tool_called check per tool in
  * expectedBehavior.toolCalls and a judge criterion for expectedOutcome (weight 1 each).
  */
-export function metricsFor(scorecard: { metrics: Metric[] } | null, expected: { toolCalls?: string[] } | null, expectedOutcome: string | null): Metric[] {
+export function metricsFor(
+  scorecard: { metrics: Metric[] } | null,
+  expected: { toolCalls?: string[] } | null,
+  expectedOutcome: string | null,
+): Metric[] {
   const metrics = [...(scorecard?.metrics ?? [])];
   for (const tool of expected?.toolCalls ?? []) {
-    metrics.push({ id: `expected_tool_${tool}`, name: `Calls ${tool}`, category: 'expected behavior', type: 'tool_called', description: null, weight: 1, critical: false, config: { tool } });
+    metrics.push({
+      id: `expected_tool_${tool}`,
+      name: `Calls ${tool}`,
+      category: 'expected behavior',
+      type: 'tool_called',
+      description: null,
+      weight: 1,
+      critical: false,
+      config: { tool },
+    });
   }
   if (expectedOutcome) {
-    metrics.push({ id: 'expected_outcome', name: 'Expected outcome', category: 'expected outcome', type: 'llm_judge', description: null, weight: 1, critical: false, config: { criterion: expectedOutcome } });
+    metrics.push({
+      id: 'expected_outcome',
+      name: 'Expected outcome',
+      category: 'expected outcome',
+      type: 'llm_judge',
+      description: null,
+      weight: 1,
+      critical: false,
+      config: { criterion: expectedOutcome },
+    });
   }
   return metrics;
 }
@@ -126,7 +214,12 @@ export interface Score {
  * Weighted mean of the metric scores; passed at or above the threshold with no critical metric
  * failed and no metric in error. With no metric at all, score and passed are null.
  */
-export async function scoreConversation(metrics: Metric[], c: Conversation, passThreshold: number, judge: Judge | null): Promise<Score> {
+export async function scoreConversation(
+  metrics: Metric[],
+  c: Conversation,
+  passThreshold: number,
+  judge: Judge | null,
+): Promise<Score> {
   if (metrics.length === 0) return { score: null, passed: null, results: [] };
   const results = await Promise.all(metrics.map((m) => evaluateMetric(m, c, judge)));
   let weighted = 0;
@@ -139,5 +232,9 @@ export async function scoreConversation(metrics: Metric[], c: Conversation, pass
   const score = weights === 0 ? null : Math.round((100 * weighted) / weights) / 100;
   const criticalFailed = results.some((r, i) => metrics[i]!.critical && !r.passed);
   const errored = results.some((r) => r.error);
-  return { score, passed: score !== null && score >= passThreshold && !criticalFailed && !errored, results };
+  return {
+    score,
+    passed: score !== null && score >= passThreshold && !criticalFailed && !errored,
+    results,
+  };
 }

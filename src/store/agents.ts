@@ -50,16 +50,39 @@ interface Row {
 }
 
 const fromRow = (r: Row): AgentRecord => ({
-  id: r.id, provider: r.provider, providerAgentId: r.provider_agent_id, name: r.name, status: r.status, description: r.description,
-  snapshot: fromJson(r.snapshot), overrides: fromJson(r.overrides), channel: r.channel, credentials: fromJson(r.credentials),
-  tags: fromJson(r.tags), syncStatus: r.sync_status, lastSyncedAt: r.last_synced_at, syncError: r.sync_error,
-  callsCursorMs: r.calls_cursor_ms, created_at: r.created_at, updated_at: r.updated_at,
+  id: r.id,
+  provider: r.provider,
+  providerAgentId: r.provider_agent_id,
+  name: r.name,
+  status: r.status,
+  description: r.description,
+  snapshot: fromJson(r.snapshot),
+  overrides: fromJson(r.overrides),
+  channel: r.channel,
+  credentials: fromJson(r.credentials),
+  tags: fromJson(r.tags),
+  syncStatus: r.sync_status,
+  lastSyncedAt: r.last_synced_at,
+  syncError: r.sync_error,
+  callsCursorMs: r.calls_cursor_ms,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
 });
 
 const COLUMNS: Record<string, string> = {
-  name: 'name', status: 'status', description: 'description', snapshot: 'snapshot', overrides: 'overrides', channel: 'channel',
-  credentials: 'credentials', tags: 'tags', syncStatus: 'sync_status', lastSyncedAt: 'last_synced_at', syncError: 'sync_error',
-  callsCursorMs: 'calls_cursor_ms', updated_at: 'updated_at',
+  name: 'name',
+  status: 'status',
+  description: 'description',
+  snapshot: 'snapshot',
+  overrides: 'overrides',
+  channel: 'channel',
+  credentials: 'credentials',
+  tags: 'tags',
+  syncStatus: 'sync_status',
+  lastSyncedAt: 'last_synced_at',
+  syncError: 'sync_error',
+  callsCursorMs: 'calls_cursor_ms',
+  updated_at: 'updated_at',
 };
 const JSON_FIELDS = new Set(['snapshot', 'overrides', 'credentials', 'tags']);
 
@@ -74,22 +97,45 @@ export function createAgentStore(db: Db) {
     get,
     existing(ids: string[]): Set<string> {
       if (ids.length === 0) return new Set();
-      const rows = db.prepare(`SELECT id FROM agents WHERE id IN (${placeholders(ids.length)})`).all(...ids) as { id: string }[];
+      const rows = db
+        .prepare(`SELECT id FROM agents WHERE id IN (${placeholders(ids.length)})`)
+        .all(...ids) as { id: string }[];
       return new Set(rows.map((r) => r.id));
     },
     findByProvider(provider: string, providerAgentId: string): AgentRecord | undefined {
-      const row = db.prepare('SELECT * FROM agents WHERE provider = ? AND provider_agent_id = ?').get(provider, providerAgentId) as Row | undefined;
+      const row = db
+        .prepare('SELECT * FROM agents WHERE provider = ? AND provider_agent_id = ?')
+        .get(provider, providerAgentId) as Row | undefined;
       return row && fromRow(row);
     },
     list(): AgentRecord[] {
-      return (db.prepare('SELECT * FROM agents ORDER BY created_at, id').all() as Row[]).map(fromRow);
+      return (db.prepare('SELECT * FROM agents ORDER BY created_at, id').all() as Row[]).map(
+        fromRow,
+      );
     },
     insert(a: AgentRecord): AgentRecord {
       db.prepare(
         `INSERT INTO agents (id, provider, provider_agent_id, name, status, description, snapshot, overrides, channel, credentials, tags,
            sync_status, last_synced_at, sync_error, calls_cursor_ms, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-      ).run(a.id, a.provider, a.providerAgentId, a.name, a.status, a.description, toJson(a.snapshot), toJson(a.overrides), a.channel,
-        toJson(a.credentials), toJson(a.tags), a.syncStatus, a.lastSyncedAt, a.syncError, a.callsCursorMs, a.created_at, a.updated_at);
+      ).run(
+        a.id,
+        a.provider,
+        a.providerAgentId,
+        a.name,
+        a.status,
+        a.description,
+        toJson(a.snapshot),
+        toJson(a.overrides),
+        a.channel,
+        toJson(a.credentials),
+        toJson(a.tags),
+        a.syncStatus,
+        a.lastSyncedAt,
+        a.syncError,
+        a.callsCursorMs,
+        a.created_at,
+        a.updated_at,
+      );
       return a;
     },
     update(id: string, patch: Partial<AgentRecord>): AgentRecord | undefined {
@@ -101,7 +147,8 @@ export function createAgentStore(db: Db) {
         sets.push(`${column} = ?`);
         values.push(JSON_FIELDS.has(key) ? toJson(value) : value);
       }
-      if (sets.length) db.prepare(`UPDATE agents SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
+      if (sets.length)
+        db.prepare(`UPDATE agents SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
       return get(id);
     },
     delete(id: string): boolean {
@@ -112,24 +159,44 @@ export function createAgentStore(db: Db) {
     },
     /** The newest version's number and the snapshot it recorded. */
     latestVersion(id: string): { version: number; snapshot: AgentSnapshot } | undefined {
-      const row = prepared(db, 'SELECT version, configuration FROM agent_versions WHERE agent_id = ? ORDER BY version DESC LIMIT 1').get(id) as
-        | { version: number; configuration: string } | undefined;
+      const row = prepared(
+        db,
+        'SELECT version, configuration FROM agent_versions WHERE agent_id = ? ORDER BY version DESC LIMIT 1',
+      ).get(id) as { version: number; configuration: string } | undefined;
       return row && { version: row.version, snapshot: fromJson<AgentSnapshot>(row.configuration) };
     },
     /** Configuration changes seen on the provider since a time (the first version is no change). */
     changesSince(id: string, sinceIso: string): number {
-      return prepared(db, 'SELECT COUNT(*) FROM agent_versions WHERE agent_id = ? AND version > 1 AND synced_at >= ?').pluck().get(id, sinceIso) as number;
+      return prepared(
+        db,
+        'SELECT COUNT(*) FROM agent_versions WHERE agent_id = ? AND version > 1 AND synced_at >= ?',
+      )
+        .pluck()
+        .get(id, sinceIso) as number;
     },
     addVersion(id: string, v: AgentVersion & { snapshot: AgentSnapshot }): void {
-      db.prepare('INSERT INTO agent_versions (agent_id, version, synced_at, changed_paths, configuration) VALUES (?,?,?,?,?)')
-        .run(id, v.version, v.syncedAt, toJson(v.changedPaths), toJson(v.snapshot));
+      db.prepare(
+        'INSERT INTO agent_versions (agent_id, version, synced_at, changed_paths, configuration) VALUES (?,?,?,?,?)',
+      ).run(id, v.version, v.syncedAt, toJson(v.changedPaths), toJson(v.snapshot));
     },
     versions(id: string): (AgentVersion & { snapshot: AgentSnapshot })[] {
-      const rows = db.prepare('SELECT * FROM agent_versions WHERE agent_id = ? ORDER BY version DESC').all(id) as
-        { version: number; synced_at: string; changed_paths: string; configuration: string }[];
+      const rows = db
+        .prepare('SELECT * FROM agent_versions WHERE agent_id = ? ORDER BY version DESC')
+        .all(id) as {
+        version: number;
+        synced_at: string;
+        changed_paths: string;
+        configuration: string;
+      }[];
       return rows.map((r) => {
         const snapshot = fromJson<AgentSnapshot>(r.configuration);
-        return { version: r.version, syncedAt: r.synced_at, changedPaths: fromJson(r.changed_paths), configuration: snapshot.configuration, snapshot };
+        return {
+          version: r.version,
+          syncedAt: r.synced_at,
+          changedPaths: fromJson(r.changed_paths),
+          configuration: snapshot.configuration,
+          snapshot,
+        };
       });
     },
   };

@@ -1,7 +1,10 @@
 import { fromJson, toJson, type Db } from './db.js';
 
 /** The alert definition (name, condition, severity, notifications, cooldown) with secrets sealed. */
-export type AlertDefinition = Record<string, unknown> & { name: string; condition: Record<string, unknown> };
+export type AlertDefinition = Record<string, unknown> & {
+  name: string;
+  condition: Record<string, unknown>;
+};
 
 export interface StoredAlert {
   id: string;
@@ -42,30 +45,59 @@ export function createAlertStore(db: Db) {
   return {
     get,
     list(): StoredAlert[] {
-      return (db.prepare('SELECT * FROM alerts ORDER BY created_at, id').all() as Row[]).map(fromRow);
+      return (db.prepare('SELECT * FROM alerts ORDER BY created_at, id').all() as Row[]).map(
+        fromRow,
+      );
     },
     insert(a: StoredAlert): StoredAlert {
-      db.prepare('INSERT INTO alerts (id, name, definition, tool_id, is_active, state, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?)')
-        .run(a.id, a.definition.name, toJson(a.definition), toolIdOf(a.definition), a.isActive ? 1 : 0, a.state, a.created_at, a.updated_at);
+      db.prepare(
+        'INSERT INTO alerts (id, name, definition, tool_id, is_active, state, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?)',
+      ).run(
+        a.id,
+        a.definition.name,
+        toJson(a.definition),
+        toolIdOf(a.definition),
+        a.isActive ? 1 : 0,
+        a.state,
+        a.created_at,
+        a.updated_at,
+      );
       return a;
     },
-    replace(id: string, definition: AlertDefinition, isActive: boolean, at: string): StoredAlert | undefined {
-      db.prepare('UPDATE alerts SET name = ?, definition = ?, tool_id = ?, is_active = ?, updated_at = ? WHERE id = ?')
-        .run(definition.name, toJson(definition), toolIdOf(definition), isActive ? 1 : 0, at, id);
+    replace(
+      id: string,
+      definition: AlertDefinition,
+      isActive: boolean,
+      at: string,
+    ): StoredAlert | undefined {
+      db.prepare(
+        'UPDATE alerts SET name = ?, definition = ?, tool_id = ?, is_active = ?, updated_at = ? WHERE id = ?',
+      ).run(definition.name, toJson(definition), toolIdOf(definition), isActive ? 1 : 0, at, id);
       return get(id);
     },
     setState(id: string, state: string, lastFiredAt?: string): void {
-      if (lastFiredAt) db.prepare('UPDATE alerts SET state = ?, last_fired_at = ? WHERE id = ?').run(state, lastFiredAt, id);
+      if (lastFiredAt)
+        db.prepare('UPDATE alerts SET state = ?, last_fired_at = ? WHERE id = ?').run(
+          state,
+          lastFiredAt,
+          id,
+        );
       else db.prepare('UPDATE alerts SET state = ? WHERE id = ?').run(state, id);
     },
     lastFiredAt(id: string): string | null {
-      return (db.prepare('SELECT last_fired_at FROM alerts WHERE id = ?').pluck().get(id) as string | null) ?? null;
+      return (
+        (db.prepare('SELECT last_fired_at FROM alerts WHERE id = ?').pluck().get(id) as
+          string | null) ?? null
+      );
     },
     delete(id: string): boolean {
       return db.prepare('DELETE FROM alerts WHERE id = ?').run(id).changes > 0;
     },
     forTool(toolId: string): { id: string; name: string }[] {
-      return db.prepare('SELECT id, name FROM alerts WHERE tool_id = ?').all(toolId) as { id: string; name: string }[];
+      return db.prepare('SELECT id, name FROM alerts WHERE tool_id = ?').all(toolId) as {
+        id: string;
+        name: string;
+      }[];
     },
   };
 }

@@ -25,10 +25,20 @@ interface Row {
 }
 
 const fromRow = (r: Row): StoredCall => ({
-  id: r.id, agentId: r.agent_id, providerCallId: r.provider_call_id, startedAt: r.started_at, endedAt: r.ended_at,
-  durationMs: r.duration_ms, endReason: r.end_reason, cost: r.cost, costOriginal: fromJson(r.cost_original),
-  recordingUrl: r.recording_url, summary: r.summary, successful: r.successful === null ? null : r.successful === 1,
-  transcript: fromJson(r.transcript), toolCalls: fromJson(r.tool_calls),
+  id: r.id,
+  agentId: r.agent_id,
+  providerCallId: r.provider_call_id,
+  startedAt: r.started_at,
+  endedAt: r.ended_at,
+  durationMs: r.duration_ms,
+  endReason: r.end_reason,
+  cost: r.cost,
+  costOriginal: fromJson(r.cost_original),
+  recordingUrl: r.recording_url,
+  summary: r.summary,
+  successful: r.successful === null ? null : r.successful === 1,
+  transcript: fromJson(r.transcript),
+  toolCalls: fromJson(r.tool_calls),
 });
 
 export interface AgentCallFigures {
@@ -51,16 +61,40 @@ export function createCallStore(db: Db) {
   );
   return {
     /** Inserts new calls and refreshes known ones; answers the calls that were new, with their ids. */
-    upsert(agentId: string, calls: NormalizedCall[], now: number): { id: string; call: NormalizedCall }[] {
+    upsert(
+      agentId: string,
+      calls: NormalizedCall[],
+      now: number,
+    ): { id: string; call: NormalizedCall }[] {
       if (calls.length === 0) return [];
-      const known = new Map((prepared(db, `SELECT provider_call_id, id FROM calls WHERE agent_id = ? AND provider_call_id IN (${placeholders(calls.length)})`)
-        .all(agentId, ...calls.map((c) => c.providerCallId)) as { provider_call_id: string; id: string }[]).map((r) => [r.provider_call_id, r.id]));
+      const known = new Map(
+        (
+          prepared(
+            db,
+            `SELECT provider_call_id, id FROM calls WHERE agent_id = ? AND provider_call_id IN (${placeholders(calls.length)})`,
+          ).all(agentId, ...calls.map((c) => c.providerCallId)) as {
+            provider_call_id: string;
+            id: string;
+          }[]
+        ).map((r) => [r.provider_call_id, r.id]),
+      );
       const fresh: { id: string; call: NormalizedCall }[] = [];
       const seen = new Set<string>();
       for (const c of calls) {
-        const values = [c.startedAt ? Date.parse(c.startedAt) : null, c.startedAt, c.endedAt, c.durationMs, c.endReason, c.cost,
-          c.costOriginal ? toJson(c.costOriginal) : null, c.recordingUrl, c.summary, c.successful === null ? null : Number(c.successful),
-          toJson(c.transcript), toJson(c.toolCalls)];
+        const values = [
+          c.startedAt ? Date.parse(c.startedAt) : null,
+          c.startedAt,
+          c.endedAt,
+          c.durationMs,
+          c.endReason,
+          c.cost,
+          c.costOriginal ? toJson(c.costOriginal) : null,
+          c.recordingUrl,
+          c.summary,
+          c.successful === null ? null : Number(c.successful),
+          toJson(c.transcript),
+          toJson(c.toolCalls),
+        ];
         const id = known.get(c.providerCallId);
         if (id) update.run(...values, id);
         else if (!seen.has(c.providerCallId)) {
@@ -73,8 +107,13 @@ export function createCallStore(db: Db) {
       return fresh;
     },
     list(agentId: string, limit: number, offset: number): { calls: StoredCall[]; total: number } {
-      const total = prepared(db, 'SELECT COUNT(*) FROM calls WHERE agent_id = ?').pluck().get(agentId) as number;
-      const rows = prepared(db, 'SELECT * FROM calls WHERE agent_id = ? ORDER BY started_ms DESC, id DESC LIMIT ? OFFSET ?').all(agentId, limit, offset) as Row[];
+      const total = prepared(db, 'SELECT COUNT(*) FROM calls WHERE agent_id = ?')
+        .pluck()
+        .get(agentId) as number;
+      const rows = prepared(
+        db,
+        'SELECT * FROM calls WHERE agent_id = ? ORDER BY started_ms DESC, id DESC LIMIT ? OFFSET ?',
+      ).all(agentId, limit, offset) as Row[];
       return { calls: rows.map(fromRow), total };
     },
     get(id: string): StoredCall | undefined {
@@ -82,16 +121,45 @@ export function createCallStore(db: Db) {
       return row && fromRow(row);
     },
     figures(agentId: string): AgentCallFigures {
-      return prepared(db, `SELECT COUNT(*) AS totalCalls, COUNT(successful) AS knownOutcome, COALESCE(SUM(successful), 0) AS successful,
-          COALESCE(SUM(duration_ms), 0) AS totalDurationMs, SUM(cost) AS totalCostUsd FROM calls WHERE agent_id = ?`).get(agentId) as AgentCallFigures;
+      return prepared(
+        db,
+        `SELECT COUNT(*) AS totalCalls, COUNT(successful) AS knownOutcome, COALESCE(SUM(successful), 0) AS successful,
+          COALESCE(SUM(duration_ms), 0) AS totalDurationMs, SUM(cost) AS totalCostUsd FROM calls WHERE agent_id = ?`,
+      ).get(agentId) as AgentCallFigures;
     },
-    addError(agentId: string, at: string, kind: 'call_error' | 'tool_error' | 'sync_error', message: string, callId: string | null = null): void {
-      prepared(db, 'INSERT INTO agent_errors (agent_id, at, kind, message, call_id) VALUES (?,?,?,?,?)').run(agentId, at, kind, message.slice(0, 1000), callId);
+    addError(
+      agentId: string,
+      at: string,
+      kind: 'call_error' | 'tool_error' | 'sync_error',
+      message: string,
+      callId: string | null = null,
+    ): void {
+      prepared(
+        db,
+        'INSERT INTO agent_errors (agent_id, at, kind, message, call_id) VALUES (?,?,?,?,?)',
+      ).run(agentId, at, kind, message.slice(0, 1000), callId);
     },
-    errors(agentId: string, limit: number, offset: number): { errors: { id: number; at: string; kind: string; message: string; callId: string | null }[]; total: number } {
-      const total = prepared(db, 'SELECT COUNT(*) FROM agent_errors WHERE agent_id = ?').pluck().get(agentId) as number;
-      const rows = prepared(db, 'SELECT id, at, kind, message, call_id AS callId FROM agent_errors WHERE agent_id = ? ORDER BY at DESC, id DESC LIMIT ? OFFSET ?')
-        .all(agentId, limit, offset) as { id: number; at: string; kind: string; message: string; callId: string | null }[];
+    errors(
+      agentId: string,
+      limit: number,
+      offset: number,
+    ): {
+      errors: { id: number; at: string; kind: string; message: string; callId: string | null }[];
+      total: number;
+    } {
+      const total = prepared(db, 'SELECT COUNT(*) FROM agent_errors WHERE agent_id = ?')
+        .pluck()
+        .get(agentId) as number;
+      const rows = prepared(
+        db,
+        'SELECT id, at, kind, message, call_id AS callId FROM agent_errors WHERE agent_id = ? ORDER BY at DESC, id DESC LIMIT ? OFFSET ?',
+      ).all(agentId, limit, offset) as {
+        id: number;
+        at: string;
+        kind: string;
+        message: string;
+        callId: string | null;
+      }[];
       return { errors: rows, total };
     },
   };

@@ -21,7 +21,9 @@ export interface TokenRecord {
 /** API keys and workspace tokens. Only their SHA-256 is stored; the clear value is shown once. */
 export function createCredentialStore(db: Db) {
   const keyColumns = 'id, label, prefix, created_at, last_used_at, revoked_at';
-  const byKeyHash = db.prepare(`SELECT ${keyColumns} FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL`);
+  const byKeyHash = db.prepare(
+    `SELECT ${keyColumns} FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL`,
+  );
   const byTokenHash = db.prepare(
     'SELECT id, workspace_id, name, created_at, revoked_at FROM workspace_tokens WHERE token_hash = ? AND revoked_at IS NULL',
   );
@@ -29,20 +31,39 @@ export function createCredentialStore(db: Db) {
     countKeys(): number {
       return (db.prepare('SELECT COUNT(*) AS n FROM api_keys').get() as { n: number }).n;
     },
-    insertKey(rec: { id: string; label: string | null; secret: string; created_at: string }): ApiKeyRecord {
-      db.prepare('INSERT INTO api_keys (id, label, key_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)').run(
-        rec.id, rec.label, hashCredential(rec.secret), rec.secret.slice(0, 10), rec.created_at,
-      );
-      return { id: rec.id, label: rec.label, prefix: rec.secret.slice(0, 10), created_at: rec.created_at, last_used_at: null, revoked_at: null };
+    insertKey(rec: {
+      id: string;
+      label: string | null;
+      secret: string;
+      created_at: string;
+    }): ApiKeyRecord {
+      db.prepare(
+        'INSERT INTO api_keys (id, label, key_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)',
+      ).run(rec.id, rec.label, hashCredential(rec.secret), rec.secret.slice(0, 10), rec.created_at);
+      return {
+        id: rec.id,
+        label: rec.label,
+        prefix: rec.secret.slice(0, 10),
+        created_at: rec.created_at,
+        last_used_at: null,
+        revoked_at: null,
+      };
     },
     listKeys(): ApiKeyRecord[] {
-      return db.prepare(`SELECT ${keyColumns} FROM api_keys ORDER BY created_at`).all() as ApiKeyRecord[];
+      return db
+        .prepare(`SELECT ${keyColumns} FROM api_keys ORDER BY created_at`)
+        .all() as ApiKeyRecord[];
     },
     revokeKey(id: string, at: string): boolean {
-      return db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes > 0;
+      return (
+        db
+          .prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')
+          .run(at, id).changes > 0
+      );
     },
     getKey(id: string): ApiKeyRecord | undefined {
-      return db.prepare(`SELECT ${keyColumns} FROM api_keys WHERE id = ?`).get(id) as ApiKeyRecord | undefined;
+      return db.prepare(`SELECT ${keyColumns} FROM api_keys WHERE id = ?`).get(id) as
+        ApiKeyRecord | undefined;
     },
     findKeyBySecret(secret: string): ApiKeyRecord | undefined {
       return byKeyHash.get(hashCredential(secret)) as ApiKeyRecord | undefined;
@@ -50,15 +71,30 @@ export function createCredentialStore(db: Db) {
     touchKey(id: string, at: string): void {
       db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at, id);
     },
-    insertToken(rec: { id: string; workspace_id: string; name: string | null; secret: string; created_at: string }): TokenRecord {
-      db.prepare('INSERT INTO workspace_tokens (id, workspace_id, name, token_hash, created_at) VALUES (?, ?, ?, ?, ?)').run(
-        rec.id, rec.workspace_id, rec.name, hashCredential(rec.secret), rec.created_at,
-      );
-      return { id: rec.id, workspace_id: rec.workspace_id, name: rec.name, created_at: rec.created_at, revoked_at: null };
+    insertToken(rec: {
+      id: string;
+      workspace_id: string;
+      name: string | null;
+      secret: string;
+      created_at: string;
+    }): TokenRecord {
+      db.prepare(
+        'INSERT INTO workspace_tokens (id, workspace_id, name, token_hash, created_at) VALUES (?, ?, ?, ?, ?)',
+      ).run(rec.id, rec.workspace_id, rec.name, hashCredential(rec.secret), rec.created_at);
+      return {
+        id: rec.id,
+        workspace_id: rec.workspace_id,
+        name: rec.name,
+        created_at: rec.created_at,
+        revoked_at: null,
+      };
     },
     revokeToken(workspaceId: string, id: string, at: string): boolean {
       return (
-        db.prepare('UPDATE workspace_tokens SET revoked_at = ? WHERE id = ? AND workspace_id = ? AND revoked_at IS NULL')
+        db
+          .prepare(
+            'UPDATE workspace_tokens SET revoked_at = ? WHERE id = ? AND workspace_id = ? AND revoked_at IS NULL',
+          )
           .run(at, id, workspaceId).changes > 0
       );
     },

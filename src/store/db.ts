@@ -15,7 +15,8 @@ export function openDatabase(file: string): Db {
 
 /** JSON columns are read and written through these two, so a bad row fails loudly in one place. */
 export const toJson = (value: unknown): string => JSON.stringify(value ?? null);
-export const fromJson = <T>(text: string | null): T => (text === null ? (null as T) : (JSON.parse(text) as T));
+export const fromJson = <T>(text: string | null): T =>
+  text === null ? (null as T) : (JSON.parse(text) as T);
 
 /** Column name of each patchable field, and whether it is stored as JSON. */
 export type ColumnMap = Record<string, { column: string; json?: boolean }>;
@@ -44,7 +45,9 @@ export function patchRow(
     sets.push(`${target.column} = ?`);
     values.push(target.json ? toJson(value) : typeof value === 'boolean' ? Number(value) : value);
   }
-  return db.prepare(`UPDATE ${table} SET ${sets.join(', ')} WHERE ${where.sql}`).run(...values, ...where.args).changes;
+  return db
+    .prepare(`UPDATE ${table} SET ${sets.join(', ')} WHERE ${where.sql}`)
+    .run(...values, ...where.args).changes;
 }
 
 export const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(',');

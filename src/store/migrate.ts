@@ -23,10 +23,17 @@ export interface MigrationResult {
  * checksum. A store written by a newer build, or one whose history differs from ours, is refused:
  * using it silently could lose the newer build's data.
  */
-export function migrate(db: Db, backupDir: string, known: Migration[] = migrations, now = new Date()): MigrationResult {
+export function migrate(
+  db: Db,
+  backupDir: string,
+  known: Migration[] = migrations,
+  now = new Date(),
+): MigrationResult {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`);
-  const applied = db.prepare('SELECT version, name, checksum FROM schema_migrations ORDER BY version').all() as AppliedRow[];
+  const applied = db
+    .prepare('SELECT version, name, checksum FROM schema_migrations ORDER BY version')
+    .all() as AppliedRow[];
   const latestKnown = known.reduce((max, m) => Math.max(max, m.version), 0);
 
   for (const row of applied) {
@@ -62,7 +69,9 @@ export function migrate(db: Db, backupDir: string, known: Migration[] = migratio
     db.prepare('VACUUM INTO ?').run(backup);
   }
 
-  const record = db.prepare('INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)');
+  const record = db.prepare(
+    'INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)',
+  );
   for (const m of pending) {
     db.transaction(() => {
       db.exec(m.sql);

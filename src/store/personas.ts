@@ -38,7 +38,12 @@ export interface PersonaQuery {
   offset: number;
 }
 
-export type PersonaPatch = Partial<Pick<Persona, 'name' | 'language' | 'prompt' | 'emotion' | 'difficulty' | 'backgroundNoise' | 'tags'>>;
+export type PersonaPatch = Partial<
+  Pick<
+    Persona,
+    'name' | 'language' | 'prompt' | 'emotion' | 'difficulty' | 'backgroundNoise' | 'tags'
+  >
+>;
 
 interface Row {
   id: string;
@@ -77,9 +82,13 @@ const SORT_COLUMNS: Record<PersonaQuery['sortBy'], string> = {
 };
 
 const PATCH_COLUMNS: ColumnMap = {
-  name: { column: 'name' }, language: { column: 'language' }, prompt: { column: 'prompt' },
-  emotion: { column: 'emotion' }, difficulty: { column: 'difficulty' },
-  backgroundNoise: { column: 'background_noise' }, tags: { column: 'tags', json: true },
+  name: { column: 'name' },
+  language: { column: 'language' },
+  prompt: { column: 'prompt' },
+  emotion: { column: 'emotion' },
+  difficulty: { column: 'difficulty' },
+  backgroundNoise: { column: 'background_noise' },
+  tags: { column: 'tags', json: true },
 };
 
 const LIST_COLUMNS =
@@ -100,10 +109,16 @@ export function createPersonaStore(db: Db, cache: ReadCache) {
   function get(workspaceId: string, id: string): PersonaWithUsage | undefined {
     const row = getRow.get(workspaceId, id) as Row | undefined;
     if (!row) return undefined;
-    return { ...fromRow(row), usage_stats: usageByIds(db, 'persona_id', [id]).get(id) ?? noUsage() };
+    return {
+      ...fromRow(row),
+      usage_stats: usageByIds(db, 'persona_id', [id]).get(id) ?? noUsage(),
+    };
   }
 
-  function listUncached(workspaceId: string, q: PersonaQuery): { items: PersonaListItem[]; total: number } {
+  function listUncached(
+    workspaceId: string,
+    q: PersonaQuery,
+  ): { items: PersonaListItem[]; total: number } {
     const where: string[] = ['p.workspace_id = ?'];
     const args: unknown[] = [workspaceId];
     let from = 'personas p';
@@ -119,21 +134,41 @@ export function createPersonaStore(db: Db, cache: ReadCache) {
         args.push(likeContains(q.name));
       }
     }
-    if (q.language) { where.push('p.language = ?'); args.push(q.language); }
-    if (q.emotion) { where.push('p.emotion = ?'); args.push(q.emotion); }
-    if (q.difficulty) { where.push('p.difficulty = ?'); args.push(q.difficulty); }
-    if (q.createdBy) { where.push('p.created_by_id = ?'); args.push(q.createdBy); }
+    if (q.language) {
+      where.push('p.language = ?');
+      args.push(q.language);
+    }
+    if (q.emotion) {
+      where.push('p.emotion = ?');
+      args.push(q.emotion);
+    }
+    if (q.difficulty) {
+      where.push('p.difficulty = ?');
+      args.push(q.difficulty);
+    }
+    if (q.createdBy) {
+      where.push('p.created_by_id = ?');
+      args.push(q.createdBy);
+    }
     for (const tag of q.tags ?? []) {
       where.push('EXISTS (SELECT 1 FROM json_each(p.tags) t WHERE lower(t.value) = lower(?))');
       args.push(tag);
     }
     const filter = where.join(' AND ');
-    const total = prepared(db, `SELECT COUNT(*) FROM ${from} WHERE ${filter}`).pluck().get(...args) as number;
+    const total = prepared(db, `SELECT COUNT(*) FROM ${from} WHERE ${filter}`)
+      .pluck()
+      .get(...args) as number;
     const dir = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
-    const rows = prepared(db, `SELECT ${LIST_COLUMNS} FROM ${from} WHERE ${filter}
-                  ORDER BY ${SORT_COLUMNS[q.sortBy]} ${dir}, p.id ${dir} LIMIT ? OFFSET ?`)
-      .all(...args, q.limit, q.offset) as Row[];
-    const usage = usageByIds(db, 'persona_id', rows.map((r) => r.id));
+    const rows = prepared(
+      db,
+      `SELECT ${LIST_COLUMNS} FROM ${from} WHERE ${filter}
+                  ORDER BY ${SORT_COLUMNS[q.sortBy]} ${dir}, p.id ${dir} LIMIT ? OFFSET ?`,
+    ).all(...args, q.limit, q.offset) as Row[];
+    const usage = usageByIds(
+      db,
+      'persona_id',
+      rows.map((r) => r.id),
+    );
     const items = rows.map((r) => {
       const { prompt: _omitted, ...item } = fromRow(r);
       return { ...item, usage_stats: usage.get(r.id) ?? noUsage() };
@@ -148,27 +183,59 @@ export function createPersonaStore(db: Db, cache: ReadCache) {
       db.prepare(
         `INSERT INTO personas (id, workspace_id, name, language, prompt, emotion, difficulty, background_noise, tags,
            created_at, updated_at, created_by_id, created_by_name) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-      ).run(p.id, workspaceId, p.name, p.language, p.prompt, p.emotion, p.difficulty, p.backgroundNoise, toJson(p.tags),
-        p.created_at, p.updated_at, p.created_by.id, p.created_by.name);
+      ).run(
+        p.id,
+        workspaceId,
+        p.name,
+        p.language,
+        p.prompt,
+        p.emotion,
+        p.difficulty,
+        p.backgroundNoise,
+        toJson(p.tags),
+        p.created_at,
+        p.updated_at,
+        p.created_by.id,
+        p.created_by.name,
+      );
       return { ...p, usage_stats: noUsage() };
     },
-    update(workspaceId: string, id: string, patch: PersonaPatch, updatedAt: string): PersonaWithUsage | undefined {
-      const changed = patchRow(db, 'personas', PATCH_COLUMNS, patch, { updated_at: updatedAt },
-        { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] });
+    update(
+      workspaceId: string,
+      id: string,
+      patch: PersonaPatch,
+      updatedAt: string,
+    ): PersonaWithUsage | undefined {
+      const changed = patchRow(
+        db,
+        'personas',
+        PATCH_COLUMNS,
+        patch,
+        { updated_at: updatedAt },
+        { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] },
+      );
       return changed ? get(workspaceId, id) : undefined;
     },
     delete(workspaceId: string, id: string): boolean {
-      return db.prepare('DELETE FROM personas WHERE workspace_id = ? AND id = ?').run(workspaceId, id).changes > 0;
+      return (
+        db.prepare('DELETE FROM personas WHERE workspace_id = ? AND id = ?').run(workspaceId, id)
+          .changes > 0
+      );
     },
     /** Which of these ids exist in the workspace (for scenario references). */
     existing(workspaceId: string, ids: string[]): Set<string> {
       if (ids.length === 0) return new Set();
-      const rows = db.prepare(`SELECT id FROM personas WHERE workspace_id = ? AND id IN (${placeholders(ids.length)})`)
+      const rows = db
+        .prepare(
+          `SELECT id FROM personas WHERE workspace_id = ? AND id IN (${placeholders(ids.length)})`,
+        )
         .all(workspaceId, ...ids) as { id: string }[];
       return new Set(rows.map((r) => r.id));
     },
     list(workspaceId: string, q: PersonaQuery): { items: PersonaListItem[]; total: number } {
-      return cache.get(`personas:${workspaceId}:${JSON.stringify(q)}`, () => listUncached(workspaceId, q));
+      return cache.get(`personas:${workspaceId}:${JSON.stringify(q)}`, () =>
+        listUncached(workspaceId, q),
+      );
     },
   };
 }

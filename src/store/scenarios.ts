@@ -126,32 +126,69 @@ export function createScenarioStore(db: Db) {
       return db.prepare('SELECT 1 FROM scenarios WHERE id = ?').get(id) !== undefined;
     },
     stats(id: string): ScenarioStats {
-      const r = db.prepare(
-        `SELECT COUNT(*) AS total, AVG(score) AS avg,
+      const r = db
+        .prepare(
+          `SELECT COUNT(*) AS total, AVG(score) AS avg,
                 100.0 * SUM(CASE WHEN passed = 1 THEN 1 ELSE 0 END) / NULLIF(COUNT(passed), 0) AS rate,
                 MAX(COALESCE(ended_at, started_at, created_at)) AS last
          FROM simulations WHERE scenario_id = ? AND ${RAN}`,
-      ).get(id) as { total: number; avg: number | null; rate: number | null; last: string | null };
-      return { total_simulations: r.total, avg_score: pct(r.avg), success_rate: pct(r.rate), last_run: r.last };
+        )
+        .get(id) as { total: number; avg: number | null; rate: number | null; last: string | null };
+      return {
+        total_simulations: r.total,
+        avg_score: pct(r.avg),
+        success_rate: pct(r.rate),
+        last_run: r.last,
+      };
     },
     insert(workspaceId: string, s: Scenario): Scenario {
       db.prepare(
         `INSERT INTO scenarios (id, workspace_id, name, prompt, prompt_variables, personas, target_agents, scorecard_id,
            tags, expected_outcome, expected_behavior, script, max_turns, max_duration_ms, created_at, updated_at,
            created_by_id, created_by_name) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-      ).run(s.id, workspaceId, s.name, s.prompt, toJson(s.promptVariables), toJson(s.personas), toJson(s.targetAgents),
-        s.scorecard, toJson(s.tags), s.expectedOutcome, s.expectedBehavior === null ? null : toJson(s.expectedBehavior),
-        s.script === null ? null : toJson(s.script), s.maxTurns, s.maxDurationMs, s.created_at, s.updated_at,
-        s.created_by.id, s.created_by.name);
+      ).run(
+        s.id,
+        workspaceId,
+        s.name,
+        s.prompt,
+        toJson(s.promptVariables),
+        toJson(s.personas),
+        toJson(s.targetAgents),
+        s.scorecard,
+        toJson(s.tags),
+        s.expectedOutcome,
+        s.expectedBehavior === null ? null : toJson(s.expectedBehavior),
+        s.script === null ? null : toJson(s.script),
+        s.maxTurns,
+        s.maxDurationMs,
+        s.created_at,
+        s.updated_at,
+        s.created_by.id,
+        s.created_by.name,
+      );
       return s;
     },
-    update(workspaceId: string, id: string, patch: Partial<Scenario>, updatedAt: string): Scenario | undefined {
-      const changed = patchRow(db, 'scenarios', PATCH_COLUMNS, patch, { updated_at: updatedAt },
-        { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] });
+    update(
+      workspaceId: string,
+      id: string,
+      patch: Partial<Scenario>,
+      updatedAt: string,
+    ): Scenario | undefined {
+      const changed = patchRow(
+        db,
+        'scenarios',
+        PATCH_COLUMNS,
+        patch,
+        { updated_at: updatedAt },
+        { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] },
+      );
       return changed ? get(workspaceId, id) : undefined;
     },
     delete(workspaceId: string, id: string): boolean {
-      return db.prepare('DELETE FROM scenarios WHERE workspace_id = ? AND id = ?').run(workspaceId, id).changes > 0;
+      return (
+        db.prepare('DELETE FROM scenarios WHERE workspace_id = ? AND id = ?').run(workspaceId, id)
+          .changes > 0
+      );
     },
     list(workspaceId: string, q: ScenarioQuery): { items: Scenario[]; total: number } {
       const where = ['s.workspace_id = ?'];
@@ -165,9 +202,16 @@ export function createScenarioStore(db: Db) {
         args.push(tag);
       }
       const filter = where.join(' AND ');
-      const total = (db.prepare(`SELECT COUNT(*) AS n FROM scenarios s WHERE ${filter}`).get(...args) as { n: number }).n;
+      const total = (
+        db.prepare(`SELECT COUNT(*) AS n FROM scenarios s WHERE ${filter}`).get(...args) as {
+          n: number;
+        }
+      ).n;
       const dir = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
-      const rows = db.prepare(`SELECT * FROM scenarios s WHERE ${filter} ORDER BY ${SORT_COLUMNS[q.sortBy]} ${dir}, s.id ${dir} LIMIT ? OFFSET ?`)
+      const rows = db
+        .prepare(
+          `SELECT * FROM scenarios s WHERE ${filter} ORDER BY ${SORT_COLUMNS[q.sortBy]} ${dir}, s.id ${dir} LIMIT ? OFFSET ?`,
+        )
         .all(...args, q.limit, q.offset) as Row[];
       return { items: rows.map(fromRow), total };
     },
@@ -175,27 +219,42 @@ export function createScenarioStore(db: Db) {
      * Scenarios whose JSON list column holds the id (to refuse deleting what is in use): in one
      * workspace, or in all of them (null) for agents, which belong to no workspace.
      */
-    referencing(workspaceId: string | null, column: 'personas' | 'target_agents', id: string): { id: string; name: string }[] {
-      return db.prepare(`SELECT s.id, s.name FROM scenarios s WHERE (? IS NULL OR s.workspace_id = ?) AND EXISTS (SELECT 1 FROM json_each(s.${column}) j WHERE j.value = ?)`)
+    referencing(
+      workspaceId: string | null,
+      column: 'personas' | 'target_agents',
+      id: string,
+    ): { id: string; name: string }[] {
+      return db
+        .prepare(
+          `SELECT s.id, s.name FROM scenarios s WHERE (? IS NULL OR s.workspace_id = ?) AND EXISTS (SELECT 1 FROM json_each(s.${column}) j WHERE j.value = ?)`,
+        )
         .all(workspaceId, workspaceId, id) as { id: string; name: string }[];
     },
     usingScorecard(workspaceId: string, scorecardId: string): { id: string; name: string }[] {
-      return db.prepare('SELECT id, name FROM scenarios WHERE workspace_id = ? AND scorecard_id = ?')
+      return db
+        .prepare('SELECT id, name FROM scenarios WHERE workspace_id = ? AND scorecard_id = ?')
         .all(workspaceId, scorecardId) as { id: string; name: string }[];
     },
     workspaceStats(workspaceId: string, since30d: string): WorkspaceScenarioStats {
-      const totals = db.prepare(
-        `SELECT (SELECT COUNT(*) FROM scenarios WHERE workspace_id = @ws) AS total_scenarios,
+      const totals = db
+        .prepare(
+          `SELECT (SELECT COUNT(*) FROM scenarios WHERE workspace_id = @ws) AS total_scenarios,
                 (SELECT COUNT(*) FROM scenarios s WHERE s.workspace_id = @ws AND (
                    EXISTS (SELECT 1 FROM schedules h WHERE h.scenario_id = s.id AND h.is_active = 1)
                    OR EXISTS (SELECT 1 FROM simulations m WHERE m.scenario_id = s.id AND m.created_at >= @since))) AS active_scenarios,
                 (SELECT COUNT(*) FROM simulations WHERE workspace_id = @ws AND ${RAN}) AS total_simulations,
                 (SELECT AVG(score) FROM simulations WHERE workspace_id = @ws AND ${RAN} AND created_at >= @since) AS avg30`,
-      ).get({ ws: workspaceId, since: since30d }) as Omit<WorkspaceScenarioStats, 'most_used_scenario' | 'avg_score_last_30_days'> & { avg30: number | null };
-      const top = db.prepare(
-        `SELECT s.id, s.name, COUNT(*) AS simulation_count FROM simulations m JOIN scenarios s ON s.id = m.scenario_id
+        )
+        .get({ ws: workspaceId, since: since30d }) as Omit<
+        WorkspaceScenarioStats,
+        'most_used_scenario' | 'avg_score_last_30_days'
+      > & { avg30: number | null };
+      const top = db
+        .prepare(
+          `SELECT s.id, s.name, COUNT(*) AS simulation_count FROM simulations m JOIN scenarios s ON s.id = m.scenario_id
          WHERE m.workspace_id = ? AND m.${RAN} GROUP BY s.id ORDER BY simulation_count DESC, s.name LIMIT 1`,
-      ).get(workspaceId) as WorkspaceScenarioStats['most_used_scenario'] | undefined;
+        )
+        .get(workspaceId) as WorkspaceScenarioStats['most_used_scenario'] | undefined;
       return {
         total_scenarios: totals.total_scenarios,
         active_scenarios: totals.active_scenarios,

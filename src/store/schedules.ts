@@ -79,53 +79,141 @@ export function createScheduleStore(db: Db) {
       db.prepare(
         `INSERT INTO schedules (id, workspace_id, name, scenario_id, periodicity, timezone, period_end_condition, is_active,
            next_run, last_run, ended_reason, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-      ).run(s.id, workspaceId, s.name, s.scenarioId, s.periodicity, s.timezone, s.periodEndCondition, s.isActive ? 1 : 0,
-        s.nextRun, s.lastRun, s.endedReason, s.created_at, s.updated_at);
+      ).run(
+        s.id,
+        workspaceId,
+        s.name,
+        s.scenarioId,
+        s.periodicity,
+        s.timezone,
+        s.periodEndCondition,
+        s.isActive ? 1 : 0,
+        s.nextRun,
+        s.lastRun,
+        s.endedReason,
+        s.created_at,
+        s.updated_at,
+      );
       return s;
     },
-    update(workspaceId: string, id: string, patch: Partial<Schedule>, updatedAt: string): Schedule | undefined {
-      const changed = patchRow(db, 'schedules', PATCH_COLUMNS, patch, { updated_at: updatedAt },
-        { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] });
+    update(
+      workspaceId: string,
+      id: string,
+      patch: Partial<Schedule>,
+      updatedAt: string,
+    ): Schedule | undefined {
+      const changed = patchRow(
+        db,
+        'schedules',
+        PATCH_COLUMNS,
+        patch,
+        { updated_at: updatedAt },
+        { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] },
+      );
       return changed ? get(workspaceId, id) : undefined;
     },
     delete(workspaceId: string, id: string): boolean {
-      return db.prepare('DELETE FROM schedules WHERE workspace_id = ? AND id = ?').run(workspaceId, id).changes > 0;
+      return (
+        db.prepare('DELETE FROM schedules WHERE workspace_id = ? AND id = ?').run(workspaceId, id)
+          .changes > 0
+      );
     },
     list(workspaceId: string, limit: number, offset: number): { items: Schedule[]; total: number } {
-      const total = (db.prepare('SELECT COUNT(*) AS n FROM schedules WHERE workspace_id = ?').get(workspaceId) as { n: number }).n;
-      const rows = db.prepare('SELECT * FROM schedules WHERE workspace_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?')
+      const total = (
+        db
+          .prepare('SELECT COUNT(*) AS n FROM schedules WHERE workspace_id = ?')
+          .get(workspaceId) as { n: number }
+      ).n;
+      const rows = db
+        .prepare(
+          'SELECT * FROM schedules WHERE workspace_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?',
+        )
         .all(workspaceId, limit, offset) as Row[];
       return { items: rows.map(fromRow), total };
     },
     /** Active schedules whose next run is due, across workspaces. */
     due(nowIso: string): (Schedule & { workspaceId: string; scheduledRuns: number })[] {
-      return (db.prepare('SELECT * FROM schedules WHERE is_active = 1 AND next_run IS NOT NULL AND next_run <= ? ORDER BY next_run').all(nowIso) as (Row & { workspace_id: string; scheduled_runs: number })[])
-        .map((r) => ({ ...fromRow(r), workspaceId: r.workspace_id, scheduledRuns: r.scheduled_runs }));
+      return (
+        db
+          .prepare(
+            'SELECT * FROM schedules WHERE is_active = 1 AND next_run IS NOT NULL AND next_run <= ? ORDER BY next_run',
+          )
+          .all(nowIso) as (Row & { workspace_id: string; scheduled_runs: number })[]
+      ).map((r) => ({
+        ...fromRow(r),
+        workspaceId: r.workspace_id,
+        scheduledRuns: r.scheduled_runs,
+      }));
     },
     /** After a run: when it was, when the next is, how many scheduled runs so far, and whether it ended. */
-    advance(id: string, f: { lastRun: string; nextRun: string | null; scheduledRuns: number; isActive: boolean; endedReason: string | null; at: string }): void {
-      db.prepare('UPDATE schedules SET last_run = ?, next_run = ?, scheduled_runs = ?, is_active = ?, ended_reason = ?, updated_at = ? WHERE id = ?')
-        .run(f.lastRun, f.nextRun, f.scheduledRuns, f.isActive ? 1 : 0, f.endedReason, f.at, id);
+    advance(
+      id: string,
+      f: {
+        lastRun: string;
+        nextRun: string | null;
+        scheduledRuns: number;
+        isActive: boolean;
+        endedReason: string | null;
+        at: string;
+      },
+    ): void {
+      db.prepare(
+        'UPDATE schedules SET last_run = ?, next_run = ?, scheduled_runs = ?, is_active = ?, ended_reason = ?, updated_at = ? WHERE id = ?',
+      ).run(f.lastRun, f.nextRun, f.scheduledRuns, f.isActive ? 1 : 0, f.endedReason, f.at, id);
     },
     end(id: string, reason: string, at: string): void {
-      db.prepare('UPDATE schedules SET is_active = 0, next_run = NULL, ended_reason = ?, updated_at = ? WHERE id = ?').run(reason, at, id);
+      db.prepare(
+        'UPDATE schedules SET is_active = 0, next_run = NULL, ended_reason = ?, updated_at = ? WHERE id = ?',
+      ).run(reason, at, id);
     },
     addRun(r: ScheduleRun & { scheduleId: string }): ScheduleRun {
-      db.prepare('INSERT INTO schedule_runs (id, schedule_id, scheduled_for, started_at, execution_id, trig, outcome, reason, late) VALUES (?,?,?,?,?,?,?,?,?)')
-        .run(r.id, r.scheduleId, r.scheduledFor, r.startedAt, r.executionId, r.trigger, r.outcome, r.reason, r.late ? 1 : 0);
+      db.prepare(
+        'INSERT INTO schedule_runs (id, schedule_id, scheduled_for, started_at, execution_id, trig, outcome, reason, late) VALUES (?,?,?,?,?,?,?,?,?)',
+      ).run(
+        r.id,
+        r.scheduleId,
+        r.scheduledFor,
+        r.startedAt,
+        r.executionId,
+        r.trigger,
+        r.outcome,
+        r.reason,
+        r.late ? 1 : 0,
+      );
       const { scheduleId: _s, ...run } = r;
       return run;
     },
     runs(id: string): ScheduleRun[] {
-      return (db.prepare('SELECT * FROM schedule_runs WHERE schedule_id = ? ORDER BY started_at DESC, rowid DESC').all(id) as Record<string, any>[]).map((r) => ({
-        id: r.id, scheduledFor: r.scheduled_for, startedAt: r.started_at, executionId: r.execution_id, trigger: r.trig, outcome: r.outcome, reason: r.reason, late: r.late === 1,
+      return (
+        db
+          .prepare(
+            'SELECT * FROM schedule_runs WHERE schedule_id = ? ORDER BY started_at DESC, rowid DESC',
+          )
+          .all(id) as Record<string, any>[]
+      ).map((r) => ({
+        id: r.id,
+        scheduledFor: r.scheduled_for,
+        startedAt: r.started_at,
+        executionId: r.execution_id,
+        trigger: r.trig,
+        outcome: r.outcome,
+        reason: r.reason,
+        late: r.late === 1,
       }));
     },
     lastExecution(id: string): string | null {
-      return (db.prepare("SELECT execution_id FROM schedule_runs WHERE schedule_id = ? AND outcome = 'started' ORDER BY started_at DESC, rowid DESC LIMIT 1").pluck().get(id) as string | undefined) ?? null;
+      return (
+        (db
+          .prepare(
+            "SELECT execution_id FROM schedule_runs WHERE schedule_id = ? AND outcome = 'started' ORDER BY started_at DESC, rowid DESC LIMIT 1",
+          )
+          .pluck()
+          .get(id) as string | undefined) ?? null
+      );
     },
     forScenario(workspaceId: string, scenarioId: string): { id: string; name: string }[] {
-      return db.prepare('SELECT id, name FROM schedules WHERE workspace_id = ? AND scenario_id = ?')
+      return db
+        .prepare('SELECT id, name FROM schedules WHERE workspace_id = ? AND scenario_id = ?')
         .all(workspaceId, scenarioId) as { id: string; name: string }[];
     },
   };

@@ -60,20 +60,54 @@ export function createScorecardStore(db: Db) {
       db.prepare(
         `INSERT INTO scorecards (id, workspace_id, name, description, metrics, pass_threshold, created_at, updated_at)
          VALUES (?,?,?,?,?,?,?,?)`,
-      ).run(s.id, workspaceId, s.name, s.description, toJson(s.metrics), s.passThreshold, s.created_at, s.updated_at);
+      ).run(
+        s.id,
+        workspaceId,
+        s.name,
+        s.description,
+        toJson(s.metrics),
+        s.passThreshold,
+        s.created_at,
+        s.updated_at,
+      );
       return s;
     },
-    update(workspaceId: string, id: string, patch: Partial<Scorecard>, updatedAt: string): Scorecard | undefined {
-      const changed = patchRow(db, 'scorecards', PATCH_COLUMNS, patch, { updated_at: updatedAt },
-        { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] });
+    update(
+      workspaceId: string,
+      id: string,
+      patch: Partial<Scorecard>,
+      updatedAt: string,
+    ): Scorecard | undefined {
+      const changed = patchRow(
+        db,
+        'scorecards',
+        PATCH_COLUMNS,
+        patch,
+        { updated_at: updatedAt },
+        { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] },
+      );
       return changed ? get(workspaceId, id) : undefined;
     },
     delete(workspaceId: string, id: string): boolean {
-      return db.prepare('DELETE FROM scorecards WHERE workspace_id = ? AND id = ?').run(workspaceId, id).changes > 0;
+      return (
+        db.prepare('DELETE FROM scorecards WHERE workspace_id = ? AND id = ?').run(workspaceId, id)
+          .changes > 0
+      );
     },
-    list(workspaceId: string, limit: number, offset: number): { items: Scorecard[]; total: number } {
-      const total = (db.prepare('SELECT COUNT(*) AS n FROM scorecards WHERE workspace_id = ?').get(workspaceId) as { n: number }).n;
-      const rows = db.prepare('SELECT * FROM scorecards WHERE workspace_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?')
+    list(
+      workspaceId: string,
+      limit: number,
+      offset: number,
+    ): { items: Scorecard[]; total: number } {
+      const total = (
+        db
+          .prepare('SELECT COUNT(*) AS n FROM scorecards WHERE workspace_id = ?')
+          .get(workspaceId) as { n: number }
+      ).n;
+      const rows = db
+        .prepare(
+          'SELECT * FROM scorecards WHERE workspace_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?',
+        )
         .all(workspaceId, limit, offset) as Row[];
       return { items: rows.map(fromRow), total };
     },

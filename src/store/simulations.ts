@@ -39,21 +39,64 @@ export interface Execution {
 }
 
 export interface SimulationSummary {
-  id: string; execution_id: string; scenario_id: string; persona_id: string | null; agent_id: string | null; channel: string; status: Simulation['status'];
-  created_at: string; ended_at: string | null; duration_ms: number | null; end_reason: string | null; score: number | null; passed: boolean | null;
-  turn_count: number; error: string | null;
+  id: string;
+  execution_id: string;
+  scenario_id: string;
+  persona_id: string | null;
+  agent_id: string | null;
+  channel: string;
+  status: Simulation['status'];
+  created_at: string;
+  ended_at: string | null;
+  duration_ms: number | null;
+  end_reason: string | null;
+  score: number | null;
+  passed: boolean | null;
+  turn_count: number;
+  error: string | null;
 }
 
 interface SimRow {
-  id: string; execution_id: string; scenario_id: string; persona_id: string | null; agent_id: string | null; channel: string; status: Simulation['status'];
-  created_at: string; started_at: string | null; ended_at: string | null; duration_ms: number | null; end_reason: string | null; turns: string;
-  score: number | null; passed: number | null; results: string; usage: string; error: string | null; attempts: number; workspace_id: string;
+  id: string;
+  execution_id: string;
+  scenario_id: string;
+  persona_id: string | null;
+  agent_id: string | null;
+  channel: string;
+  status: Simulation['status'];
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  duration_ms: number | null;
+  end_reason: string | null;
+  turns: string;
+  score: number | null;
+  passed: number | null;
+  results: string;
+  usage: string;
+  error: string | null;
+  attempts: number;
+  workspace_id: string;
 }
 
 const simFromRow = (r: SimRow): Simulation => ({
-  id: r.id, execution_id: r.execution_id, scenario_id: r.scenario_id, persona_id: r.persona_id, agent_id: r.agent_id, channel: r.channel,
-  status: r.status, created_at: r.created_at, started_at: r.started_at, ended_at: r.ended_at, duration_ms: r.duration_ms, end_reason: r.end_reason,
-  turns: fromJson(r.turns), score: r.score, passed: r.passed === null ? null : r.passed === 1, results: fromJson(r.results), usage: fromJson(r.usage),
+  id: r.id,
+  execution_id: r.execution_id,
+  scenario_id: r.scenario_id,
+  persona_id: r.persona_id,
+  agent_id: r.agent_id,
+  channel: r.channel,
+  status: r.status,
+  created_at: r.created_at,
+  started_at: r.started_at,
+  ended_at: r.ended_at,
+  duration_ms: r.duration_ms,
+  end_reason: r.end_reason,
+  turns: fromJson(r.turns),
+  score: r.score,
+  passed: r.passed === null ? null : r.passed === 1,
+  results: fromJson(r.results),
+  usage: fromJson(r.usage),
   ...(r.error ? { error: r.error } : {}),
 });
 
@@ -62,110 +105,287 @@ const round = (n: number | null) => (n === null ? null : Math.round(n * 100) / 1
 /** Executions and their simulations; queued simulations are the persistent work queue. */
 export function createSimulationStore(db: Db) {
   function execution(workspaceId: string, id: string): Execution | undefined {
-    const e = prepared(db, 'SELECT * FROM executions WHERE workspace_id = ? AND id = ?').get(workspaceId, id) as Record<string, any> | undefined;
+    const e = prepared(db, 'SELECT * FROM executions WHERE workspace_id = ? AND id = ?').get(
+      workspaceId,
+      id,
+    ) as Record<string, any> | undefined;
     if (!e) return undefined;
-    const rows = prepared(db, 'SELECT status, COUNT(*) AS n FROM simulations WHERE execution_id = ? GROUP BY status').all(id) as { status: string; n: number }[];
-    const counts = { queued: 0, running: 0, completed: 0, failed: 0, cancelled: 0 } as Execution['counts'];
+    const rows = prepared(
+      db,
+      'SELECT status, COUNT(*) AS n FROM simulations WHERE execution_id = ? GROUP BY status',
+    ).all(id) as { status: string; n: number }[];
+    const counts = {
+      queued: 0,
+      running: 0,
+      completed: 0,
+      failed: 0,
+      cancelled: 0,
+    } as Execution['counts'];
     for (const r of rows) counts[r.status as keyof Execution['counts']] = r.n;
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
-    const agg = prepared(db, `SELECT AVG(score) AS avg, 100.0 * SUM(passed = 1) / NULLIF(COUNT(passed), 0) AS rate FROM simulations WHERE execution_id = ? AND status IN ('completed', 'failed')`).get(id) as { avg: number | null; rate: number | null };
+    const agg = prepared(
+      db,
+      `SELECT AVG(score) AS avg, 100.0 * SUM(passed = 1) / NULLIF(COUNT(passed), 0) AS rate FROM simulations WHERE execution_id = ? AND status IN ('completed', 'failed')`,
+    ).get(id) as { avg: number | null; rate: number | null };
     const ended = counts.completed + counts.failed + counts.cancelled;
     // completed once every simulation has ended (even when some failed); failed only when none could run.
-    const status: Execution['status'] = e.cancelled_at ? 'cancelled'
-      : ended < total ? (counts.running > 0 || ended > 0 ? 'running' : 'queued')
-      : counts.completed === 0 && counts.failed > 0 && agg.avg === null && counts.failed === total ? 'failed' : 'completed';
+    const status: Execution['status'] = e.cancelled_at
+      ? 'cancelled'
+      : ended < total
+        ? counts.running > 0 || ended > 0
+          ? 'running'
+          : 'queued'
+        : counts.completed === 0 && counts.failed > 0 && agg.avg === null && counts.failed === total
+          ? 'failed'
+          : 'completed';
     return {
-      id: e.id, scenario_id: e.scenario_id, status, simulations_created: total, estimated_completion: e.estimated_completion, created_at: e.created_at,
-      variables: fromJson(e.variables), runs: e.runs, channel: e.channel, counts, avg_score: round(agg.avg), pass_rate: round(agg.rate),
+      id: e.id,
+      scenario_id: e.scenario_id,
+      status,
+      simulations_created: total,
+      estimated_completion: e.estimated_completion,
+      created_at: e.created_at,
+      variables: fromJson(e.variables),
+      runs: e.runs,
+      channel: e.channel,
+      counts,
+      avg_score: round(agg.avg),
+      pass_rate: round(agg.rate),
     };
   }
   return {
-    createExecution(e: { id: string; workspaceId: string; scenarioId: string; variables: Record<string, string>; runs: number; channel: string | null; created_at: string; estimated_completion: string },
-      sims: { id: string; persona_id: string; agent_id: string; channel: string }[]): void {
+    createExecution(
+      e: {
+        id: string;
+        workspaceId: string;
+        scenarioId: string;
+        variables: Record<string, string>;
+        runs: number;
+        channel: string | null;
+        created_at: string;
+        estimated_completion: string;
+      },
+      sims: { id: string; persona_id: string; agent_id: string; channel: string }[],
+    ): void {
       db.transaction(() => {
-        prepared(db, 'INSERT INTO executions (id, workspace_id, scenario_id, status, created_at, variables, runs, channel, estimated_completion) VALUES (?,?,?,?,?,?,?,?,?)')
-          .run(e.id, e.workspaceId, e.scenarioId, 'queued', e.created_at, toJson(e.variables), e.runs, e.channel, e.estimated_completion);
-        const next = (prepared(db, 'SELECT COALESCE(MAX(seq), 0) FROM simulations').pluck().get() as number) + 1;
-        const insert = prepared(db, "INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, persona_id, agent_id, channel, status, created_at, seq) VALUES (?,?,?,?,?,?,?,'queued',?,?)");
-        sims.forEach((s, i) => insert.run(s.id, e.workspaceId, e.id, e.scenarioId, s.persona_id, s.agent_id, s.channel, e.created_at, next + i));
+        prepared(
+          db,
+          'INSERT INTO executions (id, workspace_id, scenario_id, status, created_at, variables, runs, channel, estimated_completion) VALUES (?,?,?,?,?,?,?,?,?)',
+        ).run(
+          e.id,
+          e.workspaceId,
+          e.scenarioId,
+          'queued',
+          e.created_at,
+          toJson(e.variables),
+          e.runs,
+          e.channel,
+          e.estimated_completion,
+        );
+        const next =
+          (prepared(db, 'SELECT COALESCE(MAX(seq), 0) FROM simulations').pluck().get() as number) +
+          1;
+        const insert = prepared(
+          db,
+          "INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, persona_id, agent_id, channel, status, created_at, seq) VALUES (?,?,?,?,?,?,?,'queued',?,?)",
+        );
+        sims.forEach((s, i) =>
+          insert.run(
+            s.id,
+            e.workspaceId,
+            e.id,
+            e.scenarioId,
+            s.persona_id,
+            s.agent_id,
+            s.channel,
+            e.created_at,
+            next + i,
+          ),
+        );
       })();
     },
     execution,
-    listExecutions(workspaceId: string, limit: number, offset: number): { items: Execution[]; total: number } {
-      const total = prepared(db, 'SELECT COUNT(*) FROM executions WHERE workspace_id = ?').pluck().get(workspaceId) as number;
-      const ids = prepared(db, 'SELECT id FROM executions WHERE workspace_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?').pluck().all(workspaceId, limit, offset) as string[];
+    listExecutions(
+      workspaceId: string,
+      limit: number,
+      offset: number,
+    ): { items: Execution[]; total: number } {
+      const total = prepared(db, 'SELECT COUNT(*) FROM executions WHERE workspace_id = ?')
+        .pluck()
+        .get(workspaceId) as number;
+      const ids = prepared(
+        db,
+        'SELECT id FROM executions WHERE workspace_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?',
+      )
+        .pluck()
+        .all(workspaceId, limit, offset) as string[];
       return { items: ids.map((id) => execution(workspaceId, id)!), total };
     },
     simulationsOf(executionId: string): Simulation[] {
-      return (prepared(db, 'SELECT * FROM simulations WHERE execution_id = ? ORDER BY seq').all(executionId) as SimRow[]).map(simFromRow);
+      return (
+        prepared(db, 'SELECT * FROM simulations WHERE execution_id = ? ORDER BY seq').all(
+          executionId,
+        ) as SimRow[]
+      ).map(simFromRow);
     },
     /** A page of simulations without their turns and results (long lists); newest first. */
-    listSummaries(workspaceId: string, q: { executionId?: string; limit: number; offset: number }): { items: SimulationSummary[]; total: number } {
+    listSummaries(
+      workspaceId: string,
+      q: { executionId?: string; limit: number; offset: number },
+    ): { items: SimulationSummary[]; total: number } {
       const where = q.executionId ? 'workspace_id = ? AND execution_id = ?' : 'workspace_id = ?';
       const args = q.executionId ? [workspaceId, q.executionId] : [workspaceId];
-      const total = prepared(db, `SELECT COUNT(*) FROM simulations WHERE ${where}`).pluck().get(...args) as number;
-      const rows = prepared(db, `SELECT id, execution_id, scenario_id, persona_id, agent_id, channel, status, created_at, ended_at, duration_ms, end_reason, score, passed,
-        json_array_length(turns) AS turn_count, error FROM simulations WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(...args, q.limit, q.offset) as (Omit<SimulationSummary, 'passed' | 'error'> & { passed: number | null; error: string | null })[];
-      return { items: rows.map((r) => ({ ...r, passed: r.passed === null ? null : r.passed === 1, error: r.error })), total };
+      const total = prepared(db, `SELECT COUNT(*) FROM simulations WHERE ${where}`)
+        .pluck()
+        .get(...args) as number;
+      const rows = prepared(
+        db,
+        `SELECT id, execution_id, scenario_id, persona_id, agent_id, channel, status, created_at, ended_at, duration_ms, end_reason, score, passed,
+        json_array_length(turns) AS turn_count, error FROM simulations WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`,
+      ).all(...args, q.limit, q.offset) as (Omit<SimulationSummary, 'passed' | 'error'> & {
+        passed: number | null;
+        error: string | null;
+      })[];
+      return {
+        items: rows.map((r) => ({
+          ...r,
+          passed: r.passed === null ? null : r.passed === 1,
+          error: r.error,
+        })),
+        total,
+      };
     },
     /** An execution's variables alone (what each of its simulations needs to start). */
     variablesOf(executionId: string): Record<string, string> | undefined {
-      const text = prepared(db, 'SELECT variables FROM executions WHERE id = ?').pluck().get(executionId) as string | undefined;
+      const text = prepared(db, 'SELECT variables FROM executions WHERE id = ?')
+        .pluck()
+        .get(executionId) as string | undefined;
       return text === undefined ? undefined : fromJson(text);
     },
     simulation(workspaceId: string, id: string): Simulation | undefined {
-      const row = prepared(db, 'SELECT * FROM simulations WHERE workspace_id = ? AND id = ?').get(workspaceId, id) as SimRow | undefined;
+      const row = prepared(db, 'SELECT * FROM simulations WHERE workspace_id = ? AND id = ?').get(
+        workspaceId,
+        id,
+      ) as SimRow | undefined;
       return row && simFromRow(row);
     },
     /** Takes the oldest queued simulation and marks it running (one transaction: never twice). */
     claim(at: string): (Simulation & { workspace_id: string; attempts: number }) | undefined {
       return db.transaction(() => {
-        const row = prepared(db, "SELECT * FROM simulations WHERE status = 'queued' ORDER BY seq LIMIT 1").get() as SimRow | undefined;
+        const row = prepared(
+          db,
+          "SELECT * FROM simulations WHERE status = 'queued' ORDER BY seq LIMIT 1",
+        ).get() as SimRow | undefined;
         if (!row) return undefined;
-        prepared(db, "UPDATE simulations SET status = 'running', started_at = ?, attempts = attempts + 1 WHERE id = ?").run(at, row.id);
-        return { ...simFromRow({ ...row, status: 'running', started_at: at }), workspace_id: row.workspace_id, attempts: row.attempts + 1 };
+        prepared(
+          db,
+          "UPDATE simulations SET status = 'running', started_at = ?, attempts = attempts + 1 WHERE id = ?",
+        ).run(at, row.id);
+        return {
+          ...simFromRow({ ...row, status: 'running', started_at: at }),
+          workspace_id: row.workspace_id,
+          attempts: row.attempts + 1,
+        };
       })();
     },
-    finish(id: string, r: Pick<Simulation, 'status' | 'ended_at' | 'duration_ms' | 'end_reason' | 'turns' | 'score' | 'passed' | 'results' | 'usage'> & { error?: string }): void {
-      prepared(db, `UPDATE simulations SET status = ?, ended_at = ?, duration_ms = ?, end_reason = ?, turns = ?, score = ?, passed = ?, results = ?, usage = ?, error = ?
-        WHERE id = ? AND status = 'running'`).run(r.status, r.ended_at, r.duration_ms, r.end_reason, toJson(r.turns), r.score,
-        r.passed === null ? null : Number(r.passed), toJson(r.results), toJson(r.usage), r.error ?? null, id);
+    finish(
+      id: string,
+      r: Pick<
+        Simulation,
+        | 'status'
+        | 'ended_at'
+        | 'duration_ms'
+        | 'end_reason'
+        | 'turns'
+        | 'score'
+        | 'passed'
+        | 'results'
+        | 'usage'
+      > & { error?: string },
+    ): void {
+      prepared(
+        db,
+        `UPDATE simulations SET status = ?, ended_at = ?, duration_ms = ?, end_reason = ?, turns = ?, score = ?, passed = ?, results = ?, usage = ?, error = ?
+        WHERE id = ? AND status = 'running'`,
+      ).run(
+        r.status,
+        r.ended_at,
+        r.duration_ms,
+        r.end_reason,
+        toJson(r.turns),
+        r.score,
+        r.passed === null ? null : Number(r.passed),
+        toJson(r.results),
+        toJson(r.usage),
+        r.error ?? null,
+        id,
+      );
     },
     status(id: string): string | undefined {
-      return prepared(db, 'SELECT status FROM simulations WHERE id = ?').pluck().get(id) as string | undefined;
+      return prepared(db, 'SELECT status FROM simulations WHERE id = ?').pluck().get(id) as
+        string | undefined;
     },
     /** After a crash: running simulations start again from the start, at most twice more, else fail. */
     recover(at: string): number {
       return db.transaction(() => {
-        prepared(db, "UPDATE simulations SET status = 'failed', ended_at = ?, end_reason = 'error', error = 'interrupted three times' WHERE status = 'running' AND attempts >= 3").run(at);
-        return prepared(db, "UPDATE simulations SET status = 'queued', started_at = NULL, turns = '[]' WHERE status = 'running'").run().changes;
+        prepared(
+          db,
+          "UPDATE simulations SET status = 'failed', ended_at = ?, end_reason = 'error', error = 'interrupted three times' WHERE status = 'running' AND attempts >= 3",
+        ).run(at);
+        return prepared(
+          db,
+          "UPDATE simulations SET status = 'queued', started_at = NULL, turns = '[]' WHERE status = 'running'",
+        ).run().changes;
       })();
     },
     cancel(workspaceId: string, executionId: string, at: string): void {
       db.transaction(() => {
-        prepared(db, 'UPDATE executions SET cancelled_at = ? WHERE workspace_id = ? AND id = ? AND cancelled_at IS NULL').run(at, workspaceId, executionId);
-        prepared(db, "UPDATE simulations SET status = 'cancelled', ended_at = ? WHERE execution_id = ? AND status = 'queued'").run(at, executionId);
+        prepared(
+          db,
+          'UPDATE executions SET cancelled_at = ? WHERE workspace_id = ? AND id = ? AND cancelled_at IS NULL',
+        ).run(at, workspaceId, executionId);
+        prepared(
+          db,
+          "UPDATE simulations SET status = 'cancelled', ended_at = ? WHERE execution_id = ? AND status = 'queued'",
+        ).run(at, executionId);
       })();
     },
     /** Average score of an agent's simulations that ran (since a time, when given), and how many were scored. */
     agentScore(agentId: string, sinceIso = ''): { avg: number | null; n: number } {
-      return prepared(db, "SELECT AVG(score) AS avg, COUNT(score) AS n FROM simulations WHERE agent_id = ? AND status IN ('completed', 'failed') AND COALESCE(ended_at, created_at) >= ?")
-        .get(agentId, sinceIso) as { avg: number | null; n: number };
+      return prepared(
+        db,
+        "SELECT AVG(score) AS avg, COUNT(score) AS n FROM simulations WHERE agent_id = ? AND status IN ('completed', 'failed') AND COALESCE(ended_at, created_at) >= ?",
+      ).get(agentId, sinceIso) as { avg: number | null; n: number };
     },
     /** Pass rate (percent) of the scenario's simulations in executions that schedules started. */
     scheduledPassRate(scenarioId: string, sinceIso: string): { rate: number | null; n: number } {
-      return prepared(db, `SELECT 100.0 * SUM(passed = 1) / NULLIF(COUNT(passed), 0) AS rate, COUNT(passed) AS n FROM simulations
+      return prepared(
+        db,
+        `SELECT 100.0 * SUM(passed = 1) / NULLIF(COUNT(passed), 0) AS rate, COUNT(passed) AS n FROM simulations
         WHERE scenario_id = ? AND status IN ('completed', 'failed') AND COALESCE(ended_at, created_at) >= ?
-          AND execution_id IN (SELECT execution_id FROM schedule_runs WHERE trig = 'schedule' AND execution_id IS NOT NULL)`).get(scenarioId, sinceIso) as { rate: number | null; n: number };
+          AND execution_id IN (SELECT execution_id FROM schedule_runs WHERE trig = 'schedule' AND execution_id IS NOT NULL)`,
+      ).get(scenarioId, sinceIso) as { rate: number | null; n: number };
     },
     /** Scores and metric results of an agent's simulations that ran between two times. */
-    scoredForAgent(agentId: string, fromIso: string, toIso: string): { score: number | null; results: MetricResult[]; at: string }[] {
-      return (prepared(db, `SELECT score, results, COALESCE(ended_at, created_at) AS at FROM simulations
-        WHERE agent_id = ? AND status IN ('completed', 'failed') AND COALESCE(ended_at, created_at) >= ? AND COALESCE(ended_at, created_at) <= ?`)
-        .all(agentId, fromIso, toIso) as { score: number | null; results: string; at: string }[]).map((r) => ({ ...r, results: fromJson<MetricResult[]>(r.results) }));
+    scoredForAgent(
+      agentId: string,
+      fromIso: string,
+      toIso: string,
+    ): { score: number | null; results: MetricResult[]; at: string }[] {
+      return (
+        prepared(
+          db,
+          `SELECT score, results, COALESCE(ended_at, created_at) AS at FROM simulations
+        WHERE agent_id = ? AND status IN ('completed', 'failed') AND COALESCE(ended_at, created_at) >= ? AND COALESCE(ended_at, created_at) <= ?`,
+        ).all(agentId, fromIso, toIso) as { score: number | null; results: string; at: string }[]
+      ).map((r) => ({ ...r, results: fromJson<MetricResult[]>(r.results) }));
     },
     isCancelled(executionId: string): boolean {
-      return prepared(db, 'SELECT cancelled_at IS NOT NULL FROM executions WHERE id = ?').pluck().get(executionId) === 1;
+      return (
+        prepared(db, 'SELECT cancelled_at IS NOT NULL FROM executions WHERE id = ?')
+          .pluck()
+          .get(executionId) === 1
+      );
     },
   };
 }

@@ -33,7 +33,10 @@ interface Row {
   updated_at: string;
 }
 
-const fromRow = (r: Row): StoredTool => ({ ...r, definition: fromJson<ToolDefinition>(r.definition) });
+const fromRow = (r: Row): StoredTool => ({
+  ...r,
+  definition: fromJson<ToolDefinition>(r.definition),
+});
 
 export function createToolStore(db: Db, cache: ReadCache) {
   const byId = db.prepare('SELECT * FROM tools WHERE id = ?');
@@ -64,25 +67,50 @@ export function createToolStore(db: Db, cache: ReadCache) {
     },
     existingNames(names: string[]): Set<string> {
       if (names.length === 0) return new Set();
-      const rows = db.prepare(`SELECT name FROM tools WHERE name IN (${placeholders(names.length)})`).all(...names) as { name: string }[];
+      const rows = db
+        .prepare(`SELECT name FROM tools WHERE name IN (${placeholders(names.length)})`)
+        .all(...names) as { name: string }[];
       return new Set(rows.map((r) => r.name));
     },
     /** Creates the tool and its version 1 together. */
     insert(tool: Omit<StoredTool, 'version'>, by: User): StoredTool {
       return db.transaction(() => {
-        db.prepare('INSERT INTO tools (id, name, type, definition, version, created_at, updated_at) VALUES (?,?,?,?,1,?,?)')
-          .run(tool.id, tool.name, tool.type, toJson(tool.definition), tool.created_at, tool.updated_at);
-        insertVersion.run(tool.id, 1, toJson(tool.definition), 'created', tool.created_at, by.id, by.name);
+        db.prepare(
+          'INSERT INTO tools (id, name, type, definition, version, created_at, updated_at) VALUES (?,?,?,?,1,?,?)',
+        ).run(
+          tool.id,
+          tool.name,
+          tool.type,
+          toJson(tool.definition),
+          tool.created_at,
+          tool.updated_at,
+        );
+        insertVersion.run(
+          tool.id,
+          1,
+          toJson(tool.definition),
+          'created',
+          tool.created_at,
+          by.id,
+          by.name,
+        );
         return { ...tool, version: 1 };
       })();
     },
     /** Replaces the definition and appends the next numbered version; history is never rewritten. */
-    replace(id: string, definition: ToolDefinition, change: string, at: string, by: User): StoredTool {
+    replace(
+      id: string,
+      definition: ToolDefinition,
+      change: string,
+      at: string,
+      by: User,
+    ): StoredTool {
       return db.transaction(() => {
         const current = byId.get(id) as Row;
         const version = current.version + 1;
-        db.prepare('UPDATE tools SET name = ?, type = ?, definition = ?, version = ?, updated_at = ? WHERE id = ?')
-          .run(definition.name, definition.type, toJson(definition), version, at, id);
+        db.prepare(
+          'UPDATE tools SET name = ?, type = ?, definition = ?, version = ?, updated_at = ? WHERE id = ?',
+        ).run(definition.name, definition.type, toJson(definition), version, at, id);
         insertVersion.run(id, version, toJson(definition), change, at, by.id, by.name);
         return fromRow(byId.get(id) as Row);
       })();
@@ -91,8 +119,15 @@ export function createToolStore(db: Db, cache: ReadCache) {
       return db.prepare('DELETE FROM tools WHERE id = ?').run(id).changes > 0;
     },
     versions(id: string): ToolVersion[] {
-      const rows = db.prepare('SELECT * FROM tool_versions WHERE tool_id = ? ORDER BY version DESC').all(id) as {
-        version: number; change: string; definition: string; created_at: string; created_by_id: string; created_by_name: string;
+      const rows = db
+        .prepare('SELECT * FROM tool_versions WHERE tool_id = ? ORDER BY version DESC')
+        .all(id) as {
+        version: number;
+        change: string;
+        definition: string;
+        created_at: string;
+        created_by_id: string;
+        created_by_name: string;
       }[];
       return rows.map((r) => ({
         version: r.version,
@@ -103,17 +138,21 @@ export function createToolStore(db: Db, cache: ReadCache) {
       }));
     },
     version(id: string, version: number): ToolDefinition | undefined {
-      const row = db.prepare('SELECT definition FROM tool_versions WHERE tool_id = ? AND version = ?').get(id, version) as
-        | { definition: string }
-        | undefined;
+      const row = db
+        .prepare('SELECT definition FROM tool_versions WHERE tool_id = ? AND version = ?')
+        .get(id, version) as { definition: string } | undefined;
       return row && fromJson<ToolDefinition>(row.definition);
     },
     /** Composite tools whose steps name this tool (a tool in use must not vanish under them). */
     compositesUsing(name: string): string[] {
-      return (db.prepare(
-        `SELECT t.name FROM tools t WHERE t.type = 'composite'
+      return (
+        db
+          .prepare(
+            `SELECT t.name FROM tools t WHERE t.type = 'composite'
            AND EXISTS (SELECT 1 FROM json_each(t.definition, '$.steps') s WHERE json_extract(s.value, '$.tool') = ?)`,
-      ).all(name) as { name: string }[]).map((r) => r.name);
+          )
+          .all(name) as { name: string }[]
+      ).map((r) => r.name);
     },
   };
 }

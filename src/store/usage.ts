@@ -12,15 +12,25 @@ export interface UsageStats {
 const round = (n: number | null): number | null => (n === null ? null : Math.round(n * 100) / 100);
 
 /** Usage of personas (or scenarios) by id, computed from stored simulations for one page of ids. */
-export function usageByIds(db: Db, column: 'persona_id' | 'scenario_id', ids: string[]): Map<string, UsageStats> {
+export function usageByIds(
+  db: Db,
+  column: 'persona_id' | 'scenario_id',
+  ids: string[],
+): Map<string, UsageStats> {
   const out = new Map<string, UsageStats>();
   if (ids.length === 0) return out;
-  const rows = prepared(db, 
-      `SELECT ${column} AS id, COUNT(*) AS total, AVG(score) AS avg, MAX(COALESCE(ended_at, started_at, created_at)) AS last
-       FROM simulations WHERE ${column} IN (${placeholders(ids.length)}) AND ${RAN} GROUP BY ${column}`)
-    .all(...ids) as { id: string; total: number; avg: number | null; last: string | null }[];
-  for (const r of rows) out.set(r.id, { total_simulations: r.total, avg_score: round(r.avg), last_used: r.last });
+  const rows = prepared(
+    db,
+    `SELECT ${column} AS id, COUNT(*) AS total, AVG(score) AS avg, MAX(COALESCE(ended_at, started_at, created_at)) AS last
+       FROM simulations WHERE ${column} IN (${placeholders(ids.length)}) AND ${RAN} GROUP BY ${column}`,
+  ).all(...ids) as { id: string; total: number; avg: number | null; last: string | null }[];
+  for (const r of rows)
+    out.set(r.id, { total_simulations: r.total, avg_score: round(r.avg), last_used: r.last });
   return out;
 }
 
-export const noUsage = (): UsageStats => ({ total_simulations: 0, avg_score: null, last_used: null });
+export const noUsage = (): UsageStats => ({
+  total_simulations: 0,
+  avg_score: null,
+  last_used: null,
+});

@@ -9,12 +9,19 @@ export interface ToolAnalytics {
   name: string;
   timeRange: string;
   usage: { totalCalls: number; uniqueAgents: number; avgCallsPerDay: number };
-  performance: { successRate: number; avgResponseTime: number; p95ResponseTime: number; timeoutRate: number; errorRate: number };
+  performance: {
+    successRate: number;
+    avgResponseTime: number;
+    p95ResponseTime: number;
+    timeoutRate: number;
+    errorRate: number;
+  };
   errors: { type: string; count: number; percentage: number; message: string }[];
   recommendations: string[];
 }
 
-const pct = (part: number, total: number): number => (total === 0 ? 0 : Math.round((10_000 * part) / total) / 100);
+const pct = (part: number, total: number): number =>
+  total === 0 ? 0 : Math.round((10_000 * part) / total) / 100;
 
 /**
  * The specification's tool analytics record over the last `days` days. Rates are percentages that
@@ -22,30 +29,63 @@ const pct = (part: number, total: number): number => (total === 0 ? 0 : Math.rou
  * rounding never breaks the sum); times are over all calls.
  */
 /** The three rates of a window, as analytics and alerts both report them. */
-export function ratesOf(f: { total: number; successes: number; timeouts: number }): { successRate: number; timeoutRate: number; errorRate: number } {
+export function ratesOf(f: { total: number; successes: number; timeouts: number }): {
+  successRate: number;
+  timeoutRate: number;
+  errorRate: number;
+} {
   const successRate = pct(f.successes, f.total);
   const timeoutRate = pct(f.timeouts, f.total);
-  return { successRate, timeoutRate, errorRate: f.total === 0 ? 0 : Math.round((100 - successRate - timeoutRate) * 100) / 100 };
+  return {
+    successRate,
+    timeoutRate,
+    errorRate: f.total === 0 ? 0 : Math.round((100 - successRate - timeoutRate) * 100) / 100,
+  };
 }
 
-export function toolAnalytics(calls: ToolCallStore, tool: StoredTool, days: number, now: number): ToolAnalytics {
+export function toolAnalytics(
+  calls: ToolCallStore,
+  tool: StoredTool,
+  days: number,
+  now: number,
+): ToolAnalytics {
   const from = now - days * 86_400_000;
   const f = calls.figures(tool.id, from, now);
   const { successRate, timeoutRate, errorRate } = ratesOf(f);
   const p95 = calls.p95(tool.id, from, now, f.total) ?? 0;
-  const errors = calls.errors(tool.id, from, now).map((e) => ({ type: e.type, count: e.count, percentage: pct(e.count, f.total), message: e.message ?? '' }));
+  const errors = calls
+    .errors(tool.id, from, now)
+    .map((e) => ({
+      type: e.type,
+      count: e.count,
+      percentage: pct(e.count, f.total),
+      message: e.message ?? '',
+    }));
   const def = tool.definition as unknown as ToolDef;
   const analytics: Omit<ToolAnalytics, 'recommendations'> = {
     toolId: tool.id,
     name: tool.name,
     timeRange: `${days}d`,
-    usage: { totalCalls: f.total, uniqueAgents: f.agents, avgCallsPerDay: Math.round(f.total / days) },
-    performance: { successRate, avgResponseTime: Math.round(f.avgMs ?? 0), p95ResponseTime: p95, timeoutRate, errorRate },
+    usage: {
+      totalCalls: f.total,
+      uniqueAgents: f.agents,
+      avgCallsPerDay: Math.round(f.total / days),
+    },
+    performance: {
+      successRate,
+      avgResponseTime: Math.round(f.avgMs ?? 0),
+      p95ResponseTime: p95,
+      timeoutRate,
+      errorRate,
+    },
     errors,
   };
   const recommendations = recommend({
     ...analytics,
-    timeoutMs: def.type === 'api' || def.type === 'action' || def.type === 'database' ? (def.config?.timeoutMs ?? DEFAULT_TIMEOUT_MS) : null,
+    timeoutMs:
+      def.type === 'api' || def.type === 'action' || def.type === 'database'
+        ? (def.config?.timeoutMs ?? DEFAULT_TIMEOUT_MS)
+        : null,
     handlers: Object.keys(def.errorHandling ?? {}),
     retried: f.retried,
     retriedOk: f.retriedOk,

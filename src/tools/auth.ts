@@ -46,24 +46,41 @@ export class OAuthTokenCache {
     this.tokens.delete(this.key(auth));
   }
 
-  private async fetch(auth: Extract<TargetAuth, { type: 'oauth2' }>, timeoutMs: number): Promise<CachedToken> {
-    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: auth.clientId, client_secret: auth.clientSecret });
+  private async fetch(
+    auth: Extract<TargetAuth, { type: 'oauth2' }>,
+    timeoutMs: number,
+  ): Promise<CachedToken> {
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: auth.clientId,
+      client_secret: auth.clientSecret,
+    });
     if (auth.scope) form.set('scope', auth.scope);
     let res;
     try {
       res = await axios.post(auth.tokenUrl, form.toString(), {
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+        },
         timeout: timeoutMs,
         signal: AbortSignal.timeout(timeoutMs),
         validateStatus: () => true,
         maxRedirects: 0,
       });
     } catch (err) {
-      throw new ToolFailure('network_error', `The OAuth2 token endpoint could not be reached: ${(err as Error).message}`);
+      throw new ToolFailure(
+        'network_error',
+        `The OAuth2 token endpoint could not be reached: ${(err as Error).message}`,
+      );
     }
     const body = res.data as { access_token?: unknown; expires_in?: unknown };
     if (res.status >= 400 || typeof body?.access_token !== 'string') {
-      throw new ToolFailure('auth_error', `The OAuth2 token endpoint refused the client credentials (status ${res.status})`, res.status);
+      throw new ToolFailure(
+        'auth_error',
+        `The OAuth2 token endpoint refused the client credentials (status ${res.status})`,
+        res.status,
+      );
     }
     const lifetime = typeof body.expires_in === 'number' ? body.expires_in * 1000 : 3_600_000;
     // Renew a little early so that a token never expires between our check and the target's.
@@ -78,7 +95,11 @@ export interface AuthApplied {
 }
 
 /** The headers and query parameters that carry a credential to the target. */
-export async function applyAuth(auth: TargetAuth | undefined, oauth: OAuthTokenCache, timeoutMs: number): Promise<AuthApplied> {
+export async function applyAuth(
+  auth: TargetAuth | undefined,
+  oauth: OAuthTokenCache,
+  timeoutMs: number,
+): Promise<AuthApplied> {
   const out: AuthApplied = { headers: {}, query: {} };
   switch (auth?.type) {
     case undefined:

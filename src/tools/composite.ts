@@ -22,13 +22,17 @@ export async function runComposite(
   deps: RuntimeDeps,
   options: CallOptions,
   execute: Execute,
-): Promise<{ result: unknown; statusCode: null; attempts: number; warnings: string[] } | ToolAnswer> {
+): Promise<
+  { result: unknown; statusCode: null; attempts: number; warnings: string[] } | ToolAnswer
+> {
   const steps = def.steps ?? [];
   const finished: { tool: string; result: unknown }[] = [];
   const runs: Promise<ToolAnswer>[] = [];
 
   steps.forEach((step, i) => {
-    const after = step.dependsOn ? runs[steps.findIndex((s) => s.tool === step.dependsOn)]! : Promise.resolve(null);
+    const after = step.dependsOn
+      ? runs[steps.findIndex((s) => s.tool === step.dependsOn)]!
+      : Promise.resolve(null);
     runs[i] = after.then(async () => {
       const tool = deps.findTool(step.tool);
       if (!tool) throw { step: step.tool, answer: missing(step.tool) } satisfies StepFailed;
@@ -36,17 +40,28 @@ export async function runComposite(
       for (const name of step.params) {
         if (values[name] !== undefined) params[name] = values[name];
         else {
-          const source = [...finished].reverse().find((f) => isRecord(f.result) && f.result[name] !== undefined);
+          const source = [...finished]
+            .reverse()
+            .find((f) => isRecord(f.result) && f.result[name] !== undefined);
           if (source) params[name] = (source.result as Record<string, unknown>)[name];
         }
       }
       let answer: ToolAnswer;
       try {
-        answer = await execute(tool, params, context, deps, { ...options, depth: (options.depth ?? 0) + 1 });
+        answer = await execute(tool, params, context, deps, {
+          ...options,
+          depth: (options.depth ?? 0) + 1,
+        });
       } catch (err) {
         if (err instanceof AppError && err.code === 'validation_error') {
-          const details = (err.details as { path: string; message: string }[]).map((d) => ({ path: `steps.${step.tool}.${d.path}`, message: d.message }));
-          throw validationError(`Step ${step.tool} cannot be called: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`, details);
+          const details = (err.details as { path: string; message: string }[]).map((d) => ({
+            path: `steps.${step.tool}.${d.path}`,
+            message: d.message,
+          }));
+          throw validationError(
+            `Step ${step.tool} cannot be called: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`,
+            details,
+          );
         }
         throw err;
       }
@@ -63,18 +78,37 @@ export async function runComposite(
     if (reason instanceof Error) throw reason;
     if (reason.answer.approvalRequired) return reason.answer;
     const type = (reason.answer.error?.type ?? 'http_error') as ToolFailure['type'];
-    throw new CallFailed(new ToolFailure(type, `Step ${reason.step} failed: ${reason.answer.error?.message ?? 'unknown error'}`, reason.answer.statusCode), 1, reason.step);
+    throw new CallFailed(
+      new ToolFailure(
+        type,
+        `Step ${reason.step} failed: ${reason.answer.error?.message ?? 'unknown error'}`,
+        reason.answer.statusCode,
+      ),
+      1,
+      reason.step,
+    );
   }
   const answers = settled.map((s) => (s as PromiseFulfilledResult<ToolAnswer>).value);
   const result = def.aggregateResults
     ? Object.fromEntries(steps.map((s, i) => [s.tool, answers[i]!.result]))
-    : answers[answers.length - 1]?.result ?? null;
-  return { result, statusCode: null, attempts: 1, warnings: answers.flatMap((a, i) => a.warnings.map((w) => `${steps[i]!.tool}: ${w}`)) };
+    : (answers[answers.length - 1]?.result ?? null);
+  return {
+    result,
+    statusCode: null,
+    attempts: 1,
+    warnings: answers.flatMap((a, i) => a.warnings.map((w) => `${steps[i]!.tool}: ${w}`)),
+  };
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const missing = (name: string): ToolAnswer => ({
-  success: false, responseTime: 0, result: null, statusCode: null, attempts: 0, warnings: [],
+  success: false,
+  responseTime: 0,
+  result: null,
+  statusCode: null,
+  attempts: 0,
+  warnings: [],
   error: { type: 'not_found', message: `The step's tool ${name} no longer exists` },
 });

@@ -20,10 +20,16 @@ export function maskConnection(connection: string): string {
  * enforced by the driver itself: SQLite opens the file read-only, PostgreSQL runs the query in a
  * READ ONLY transaction that is rolled back.
  */
-export async function runQuery(config: DatabaseConfig, params: Record<string, unknown>, timeoutMs: number): Promise<unknown[]> {
+export async function runQuery(
+  config: DatabaseConfig,
+  params: Record<string, unknown>,
+  timeoutMs: number,
+): Promise<unknown[]> {
   const scan = scanNamedParameters(config.query);
   const bound = Object.fromEntries(scan.names.map((n) => [n, params[n] ?? null]));
-  return config.driver === 'sqlite' ? runSqlite(config, bound) : runPostgres(config, scan, bound, timeoutMs);
+  return config.driver === 'sqlite'
+    ? runSqlite(config, bound)
+    : runPostgres(config, scan, bound, timeoutMs);
 }
 
 function runSqlite(config: DatabaseConfig, bound: Record<string, unknown>): unknown[] {
@@ -31,11 +37,18 @@ function runSqlite(config: DatabaseConfig, bound: Record<string, unknown>): unkn
   try {
     db = new Database(config.connection, { readonly: true, fileMustExist: true });
   } catch (err) {
-    throw new ToolFailure('not_found', `The SQLite database could not be opened read-only: ${(err as Error).message}`);
+    throw new ToolFailure(
+      'not_found',
+      `The SQLite database could not be opened read-only: ${(err as Error).message}`,
+    );
   }
   try {
     const stmt = db.prepare(config.query);
-    if (!stmt.reader) throw new ToolFailure('query_error', 'Database tools are read-only: the query must return rows (SELECT)');
+    if (!stmt.reader)
+      throw new ToolFailure(
+        'query_error',
+        'Database tools are read-only: the query must return rows (SELECT)',
+      );
     return stmt.all(coerceForSqlite(bound));
   } catch (err) {
     if (err instanceof ToolFailure) throw err;
@@ -47,7 +60,9 @@ function runSqlite(config: DatabaseConfig, bound: Record<string, unknown>): unkn
 
 /** SQLite binds numbers, strings, null and bigint; booleans become 0/1. */
 const coerceForSqlite = (bound: Record<string, unknown>): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(bound).map(([k, v]) => [k, typeof v === 'boolean' ? Number(v) : v]));
+  Object.fromEntries(
+    Object.entries(bound).map(([k, v]) => [k, typeof v === 'boolean' ? Number(v) : v]),
+  );
 
 async function runPostgres(
   config: DatabaseConfig,
@@ -66,19 +81,30 @@ async function runPostgres(
     await client.connect();
   } catch (err) {
     const e = err as { code?: string; message: string };
-    if (e.code === '28P01' || e.code === '28000') throw new ToolFailure('auth_error', `PostgreSQL refused the credentials: ${e.message}`);
-    if (e.code === '3D000') throw new ToolFailure('not_found', `PostgreSQL database not found: ${e.message}`);
-    if (/timeout/i.test(e.message)) throw new ToolFailure('timeout', `PostgreSQL did not answer within ${timeoutMs} ms`);
+    if (e.code === '28P01' || e.code === '28000')
+      throw new ToolFailure('auth_error', `PostgreSQL refused the credentials: ${e.message}`);
+    if (e.code === '3D000')
+      throw new ToolFailure('not_found', `PostgreSQL database not found: ${e.message}`);
+    if (/timeout/i.test(e.message))
+      throw new ToolFailure('timeout', `PostgreSQL did not answer within ${timeoutMs} ms`);
     throw new ToolFailure('network_error', `PostgreSQL could not be reached: ${e.message}`);
   }
   try {
     await client.query('BEGIN TRANSACTION READ ONLY');
-    const result = await client.query(scan.toPositional(), scan.names.map((n) => bound[n]));
+    const result = await client.query(
+      scan.toPositional(),
+      scan.names.map((n) => bound[n]),
+    );
     return result.rows;
   } catch (err) {
     const e = err as { code?: string; message: string };
-    if (e.code === '57014' || /timeout/i.test(e.message)) throw new ToolFailure('timeout', `The query did not finish within ${timeoutMs} ms`);
-    if (e.code === '25006') throw new ToolFailure('query_error', 'Database tools are read-only: the query tried to write');
+    if (e.code === '57014' || /timeout/i.test(e.message))
+      throw new ToolFailure('timeout', `The query did not finish within ${timeoutMs} ms`);
+    if (e.code === '25006')
+      throw new ToolFailure(
+        'query_error',
+        'Database tools are read-only: the query tried to write',
+      );
     throw new ToolFailure('query_error', `The query failed: ${e.message}`);
   } finally {
     await client.query('ROLLBACK').catch(() => {});

@@ -26,14 +26,22 @@ export const Auth = z.discriminatedUnion('type', [
     tokenUrl: HttpUrl,
     scope: z.string().max(2_048).optional(),
   }),
-  z.strictObject({ type: z.literal('basic'), username: z.string().min(1).max(512), password: Secret }),
+  z.strictObject({
+    type: z.literal('basic'),
+    username: z.string().min(1).max(512),
+    password: Secret,
+  }),
 ]);
 
 /** Fields of config.auth that are secrets: sealed at rest and masked in answers. */
 export const SECRET_AUTH_FIELDS = ['token', 'key', 'clientSecret', 'password'] as const;
 
 const HttpConfig = {
-  url: z.string().min(1).max(2_048).describe('http(s) URL; may contain {parameterName} placeholders'),
+  url: z
+    .string()
+    .min(1)
+    .max(2_048)
+    .describe('http(s) URL; may contain {parameterName} placeholders'),
   auth: Auth.optional(),
   headers: z.record(z.string().min(1).max(256), z.string().max(8_192)).optional(),
   timeoutMs: z.number().int().min(1).max(120_000).optional().describe('Default 10000'),
@@ -42,26 +50,48 @@ const HttpConfig = {
 export const CONFIG_BY_TYPE = {
   api: z.strictObject({ method: z.enum(METHODS).default('GET'), ...HttpConfig }),
   action: z.strictObject({ method: z.enum(METHODS).default('POST'), ...HttpConfig }),
-  routing: z.strictObject({ transferTo: z.string().min(1).max(512), priority: z.string().max(64).optional() }),
+  routing: z.strictObject({
+    transferTo: z.string().min(1).max(512),
+    priority: z.string().max(64).optional(),
+  }),
   database: z.strictObject({
     driver: z.enum(['sqlite', 'postgres']),
-    connection: z.string().min(1).max(2_048).describe('SQLite file path, or a PostgreSQL connection URI'),
-    query: z.string().min(1).max(20_000).describe('SQL with named parameters (:name) bound, never interpolated'),
+    connection: z
+      .string()
+      .min(1)
+      .max(2_048)
+      .describe('SQLite file path, or a PostgreSQL connection URI'),
+    query: z
+      .string()
+      .min(1)
+      .max(20_000)
+      .describe('SQL with named parameters (:name) bound, never interpolated'),
     timeoutMs: z.number().int().min(1).max(120_000).optional(),
   }),
 } as const;
 
 const Scalar = z.union([z.string(), z.number(), z.boolean()]);
 export const Parameter = z.strictObject({
-  name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a letter or _ followed by letters, digits or _'),
+  name: z
+    .string()
+    .regex(
+      /^[A-Za-z_][A-Za-z0-9_]{0,63}$/,
+      'must be a letter or _ followed by letters, digits or _',
+    ),
   type: z.enum(['string', 'number', 'boolean']).default('string'),
   description: z.string().max(2_000).optional(),
   required: z.boolean().default(false),
   default: Scalar.optional(),
   min: z.number().optional(),
   max: z.number().optional(),
-  enum: z.array(z.union([z.string(), z.number()])).min(1).max(200).optional(),
-  dynamicValue: z.strictObject({ basedOn: z.string().min(1).max(256), mapping: z.record(z.string(), Scalar) }).optional(),
+  enum: z
+    .array(z.union([z.string(), z.number()]))
+    .min(1)
+    .max(200)
+    .optional(),
+  dynamicValue: z
+    .strictObject({ basedOn: z.string().min(1).max(256), mapping: z.record(z.string(), Scalar) })
+    .optional(),
 });
 
 const Handler = z.strictObject({
@@ -74,23 +104,52 @@ export const ToolInput = {
   name: z.string().regex(TOOL_NAME, 'must be 1 to 64 letters, digits, _ or -'),
   description: z.string().max(5_000).default(''),
   type: z.enum(TOOL_TYPES),
-  config: z.record(z.string(), z.unknown()).optional().describe('Per type: api/action {method, url, auth, headers, timeoutMs}; routing {transferTo, priority}; database {driver, connection, query}'),
+  config: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(
+      'Per type: api/action {method, url, auth, headers, timeoutMs}; routing {transferTo, priority}; database {driver, connection, query}',
+    ),
   parameters: z.array(Parameter).max(100).default([]),
   responseMapping: z.record(z.string().min(1).max(128), z.string().min(1).max(512)).optional(),
-  rules: z.array(z.strictObject({
-    condition: z.string().min(1).max(2_000),
-    action: z.enum(['require_approval']),
-    message: z.string().max(2_000).default(''),
-  })).max(50).optional(),
-  conditions: z.array(z.strictObject({ check: z.string().min(1).max(2_000), action: z.enum(['allow', 'deny']) })).max(50).optional(),
-  steps: z.array(z.strictObject({
-    tool: z.string().regex(TOOL_NAME),
-    params: z.array(z.string()).max(100).default([]),
-    dependsOn: z.string().optional(),
-  })).max(50).optional(),
+  rules: z
+    .array(
+      z.strictObject({
+        condition: z.string().min(1).max(2_000),
+        action: z.enum(['require_approval']),
+        message: z.string().max(2_000).default(''),
+      }),
+    )
+    .max(50)
+    .optional(),
+  conditions: z
+    .array(
+      z.strictObject({ check: z.string().min(1).max(2_000), action: z.enum(['allow', 'deny']) }),
+    )
+    .max(50)
+    .optional(),
+  steps: z
+    .array(
+      z.strictObject({
+        tool: z.string().regex(TOOL_NAME),
+        params: z.array(z.string()).max(100).default([]),
+        dependsOn: z.string().optional(),
+      }),
+    )
+    .max(50)
+    .optional(),
   aggregateResults: z.boolean().optional(),
-  errorHandling: z.strictObject({ onTimeout: Handler.optional(), onAuthError: Handler.optional(), onNotFound: Handler.optional() }).optional(),
-  logPayloads: z.boolean().optional().describe('Store full parameters and results in the call log (secrets never)'),
+  errorHandling: z
+    .strictObject({
+      onTimeout: Handler.optional(),
+      onAuthError: Handler.optional(),
+      onNotFound: Handler.optional(),
+    })
+    .optional(),
+  logPayloads: z
+    .boolean()
+    .optional()
+    .describe('Store full parameters and results in the call log (secrets never)'),
 };
 
 const ToolInputSchema = z.object(ToolInput);
@@ -99,7 +158,10 @@ export type ToolInputValue = z.output<typeof ToolInputSchema>;
 const prefix = (path: string, issues: z.core.$ZodIssue[]): ErrorDetail[] =>
   issues.flatMap((i) =>
     i.code === 'unrecognized_keys'
-      ? i.keys.map((k) => ({ path: [path, ...i.path, k].join('.'), message: 'is not a field of this resource' }))
+      ? i.keys.map((k) => ({
+          path: [path, ...i.path, k].join('.'),
+          message: 'is not a field of this resource',
+        }))
       : [{ path: [path, ...i.path].join('.'), message: i.message }],
   );
 
@@ -116,8 +178,10 @@ export function checkToolDefinition(
   const def: ToolInputValue = { ...input };
 
   if (input.type === 'composite') {
-    if (input.config !== undefined) details.push({ path: 'config', message: 'composite tools have steps instead of a config' });
-    if (!input.steps?.length) details.push({ path: 'steps', message: 'a composite tool needs at least one step' });
+    if (input.config !== undefined)
+      details.push({ path: 'config', message: 'composite tools have steps instead of a config' });
+    if (!input.steps?.length)
+      details.push({ path: 'steps', message: 'a composite tool needs at least one step' });
   } else {
     if (input.config === undefined) details.push({ path: 'config', message: 'is required' });
     else {
@@ -125,66 +189,101 @@ export function checkToolDefinition(
       if (parsed.success) def.config = parsed.data as Record<string, unknown>;
       else details.push(...prefix('config', parsed.error.issues));
     }
-    if (input.steps?.length) details.push({ path: 'steps', message: 'only composite tools have steps' });
+    if (input.steps?.length)
+      details.push({ path: 'steps', message: 'only composite tools have steps' });
   }
 
   const names = new Set<string>();
   input.parameters.forEach((p, i) => {
     const at = `parameters[${i}]`;
-    if (names.has(p.name)) details.push({ path: `${at}.name`, message: `duplicate parameter name ${p.name}` });
+    if (names.has(p.name))
+      details.push({ path: `${at}.name`, message: `duplicate parameter name ${p.name}` });
     names.add(p.name);
-    if (p.type !== 'number' && (p.min !== undefined || p.max !== undefined)) details.push({ path: at, message: 'min and max apply to number parameters only' });
-    if (p.min !== undefined && p.max !== undefined && p.min > p.max) details.push({ path: at, message: 'min is greater than max' });
+    if (p.type !== 'number' && (p.min !== undefined || p.max !== undefined))
+      details.push({ path: at, message: 'min and max apply to number parameters only' });
+    if (p.min !== undefined && p.max !== undefined && p.min > p.max)
+      details.push({ path: at, message: 'min is greater than max' });
     if (p.default !== undefined) {
-      if (typeof p.default !== p.type) details.push({ path: `${at}.default`, message: `must be a ${p.type}` });
-      else if (p.enum && !p.enum.includes(p.default as string | number)) details.push({ path: `${at}.default`, message: 'is not one of the enum values' });
-      else if (typeof p.default === 'number' && ((p.min !== undefined && p.default < p.min) || (p.max !== undefined && p.default > p.max))) {
+      if (typeof p.default !== p.type)
+        details.push({ path: `${at}.default`, message: `must be a ${p.type}` });
+      else if (p.enum && !p.enum.includes(p.default as string | number))
+        details.push({ path: `${at}.default`, message: 'is not one of the enum values' });
+      else if (
+        typeof p.default === 'number' &&
+        ((p.min !== undefined && p.default < p.min) || (p.max !== undefined && p.default > p.max))
+      ) {
         details.push({ path: `${at}.default`, message: 'is outside min..max' });
       }
     }
     if (p.enum?.some((v) => typeof v !== (p.type === 'boolean' ? 'string' : p.type))) {
-      details.push({ path: `${at}.enum`, message: `values must be ${p.type === 'number' ? 'numbers' : 'strings'}` });
+      details.push({
+        path: `${at}.enum`,
+        message: `values must be ${p.type === 'number' ? 'numbers' : 'strings'}`,
+      });
     }
   });
 
-  const url = (input.type === 'api' || input.type === 'action') && typeof def.config?.url === 'string' ? def.config.url : undefined;
+  const url =
+    (input.type === 'api' || input.type === 'action') && typeof def.config?.url === 'string'
+      ? def.config.url
+      : undefined;
   if (url) {
     for (const [, name] of url.matchAll(/\{([^{}]*)\}/g)) {
-      if (!names.has(name!)) details.push({ path: 'config.url', message: `placeholder {${name}} names no parameter` });
+      if (!names.has(name!))
+        details.push({ path: 'config.url', message: `placeholder {${name}} names no parameter` });
     }
-    if (!HttpUrl.safeParse(url.replace(/\{[^{}]*\}/g, 'x')).success) details.push({ path: 'config.url', message: 'must be an http or https URL' });
+    if (!HttpUrl.safeParse(url.replace(/\{[^{}]*\}/g, 'x')).success)
+      details.push({ path: 'config.url', message: 'must be an http or https URL' });
   }
 
   if (input.type === 'database' && typeof def.config?.query === 'string') {
     for (const name of scanNamedParameters(def.config.query).names) {
-      if (!names.has(name)) details.push({ path: 'config.query', message: `:${name} names no parameter` });
+      if (!names.has(name))
+        details.push({ path: 'config.query', message: `:${name} names no parameter` });
     }
   }
 
   const expressions: [string, string | undefined][] = [
-    ...(input.rules ?? []).map((r, i) => [`rules[${i}].condition`, r.condition] as [string, string]),
-    ...(input.conditions ?? []).map((c, i) => [`conditions[${i}].check`, c.check] as [string, string]),
+    ...(input.rules ?? []).map(
+      (r, i) => [`rules[${i}].condition`, r.condition] as [string, string],
+    ),
+    ...(input.conditions ?? []).map(
+      (c, i) => [`conditions[${i}].check`, c.check] as [string, string],
+    ),
   ];
   for (const [path, source] of expressions) {
     try {
       compileCondition(source!);
     } catch (err) {
-      details.push({ path, message: err instanceof ExpressionError ? err.message : 'does not parse' });
+      details.push({
+        path,
+        message: err instanceof ExpressionError ? err.message : 'does not parse',
+      });
     }
   }
-  if (input.conditions?.length && input.type !== 'routing') details.push({ path: 'conditions', message: 'conditions apply to routing tools only' });
+  if (input.conditions?.length && input.type !== 'routing')
+    details.push({ path: 'conditions', message: 'conditions apply to routing tools only' });
 
   if (input.type === 'composite' && input.steps?.length) {
     const stepTools = input.steps.map((s) => s.tool);
     input.steps.forEach((s, i) => {
-      if (s.tool === input.name) details.push({ path: `steps[${i}].tool`, message: 'a composite tool cannot call itself' });
-      else if (!lookupSteps(s.tool)) details.push({ path: `steps[${i}].tool`, message: `unknown tool ${s.tool}` });
+      if (s.tool === input.name)
+        details.push({ path: `steps[${i}].tool`, message: 'a composite tool cannot call itself' });
+      else if (!lookupSteps(s.tool))
+        details.push({ path: `steps[${i}].tool`, message: `unknown tool ${s.tool}` });
       if (s.dependsOn !== undefined && !stepTools.slice(0, i).includes(s.dependsOn)) {
-        details.push({ path: `steps[${i}].dependsOn`, message: `must name an earlier step's tool` });
+        details.push({
+          path: `steps[${i}].dependsOn`,
+          message: `must name an earlier step's tool`,
+        });
       }
     });
     const cycle = findCycle(input.name, stepTools, lookupSteps);
-    if (cycle) details.push({ path: 'steps', message: `composite steps form a cycle: ${cycle.join(' -> ')}` });
+    if (cycle)
+      details.push({
+        path: 'steps',
+        message: `composite steps form a cycle: ${cycle.join(' -> ')}`,
+      });
   }
   return { definition: def, details };
 }

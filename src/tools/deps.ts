@@ -15,7 +15,12 @@ export interface ToolRuntimeOptions {
 }
 
 /** What the tool runtime needs from the engine: tools by name, secrets, a clock, the call log. */
-export function createToolRuntime({ store, secrets, clock, retryBaseMs = 250 }: ToolRuntimeOptions): RuntimeDeps {
+export function createToolRuntime({
+  store,
+  secrets,
+  clock,
+  retryBaseMs = 250,
+}: ToolRuntimeOptions): RuntimeDeps {
   const config = (tool: StoredTool, transform: typeof openConfig): ToolDef['config'] =>
     transform((tool.definition as unknown as ToolDef).config, secrets) as ToolDef['config'];
   // Opening secrets is an AES decryption: do it once per tool version, not once per call.

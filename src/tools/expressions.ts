@@ -11,7 +11,15 @@ jexl.addBinaryOp('and', 10, (a: unknown, b: unknown) => Boolean(a) && Boolean(b)
 jexl.addBinaryOp('or', 10, (a: unknown, b: unknown) => Boolean(a) || Boolean(b));
 jexl.addUnaryOp('not', (a: unknown) => !a);
 
-const FORBIDDEN = new Set(['constructor', '__proto__', 'prototype', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__']);
+const FORBIDDEN = new Set([
+  'constructor',
+  '__proto__',
+  'prototype',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
+]);
 
 export interface CompiledCondition {
   source: string;
@@ -26,7 +34,12 @@ function checkNode(node: unknown): void {
   if (n.type === 'Identifier' && typeof n.value === 'string' && FORBIDDEN.has(n.value)) {
     throw new ExpressionError(`"${n.value}" may not be used in an expression`);
   }
-  if (n.type === 'FilterExpression' && n.expr?.type === 'Literal' && typeof n.expr.value === 'string' && FORBIDDEN.has(n.expr.value)) {
+  if (
+    n.type === 'FilterExpression' &&
+    n.expr?.type === 'Literal' &&
+    typeof n.expr.value === 'string' &&
+    FORBIDDEN.has(n.expr.value)
+  ) {
     throw new ExpressionError(`"${n.expr.value}" may not be used in an expression`);
   }
   if (n.type === 'FunctionCall' || n.type === 'Transform') {

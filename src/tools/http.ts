@@ -23,7 +23,11 @@ export interface PreparedRequest {
  * Fills `{name}` placeholders (URL-encoded), then sends the other parameters as the query string
  * for GET and DELETE and as a JSON body otherwise.
  */
-export function buildRequest(config: HttpConfig, params: Record<string, unknown>, auth: AuthApplied): PreparedRequest {
+export function buildRequest(
+  config: HttpConfig,
+  params: Record<string, unknown>,
+  auth: AuthApplied,
+): PreparedRequest {
   const used = new Set<string>();
   const filled = config.url.replace(/\{([^{}]+)\}/g, (_m, name: string) => {
     used.add(name);
@@ -40,7 +44,11 @@ export function buildRequest(config: HttpConfig, params: Record<string, unknown>
     for (const [k, v] of Object.entries(query)) parsed.searchParams.set(k, String(v));
     url = parsed.toString();
   }
-  const headers: Record<string, string> = { accept: 'application/json', ...lower(config.headers ?? {}), ...auth.headers };
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    ...lower(config.headers ?? {}),
+    ...auth.headers,
+  };
   const request: PreparedRequest = { method, url, headers };
   if (!inQuery) {
     request.body = rest;
@@ -85,22 +93,38 @@ export async function send(request: PreparedRequest, timeoutMs: number): Promise
 function classifyTransportError(err: unknown, timeoutMs: number): ToolFailure {
   const e = err as AxiosError & { cause?: { name?: string } };
   const message = e.message ?? String(err);
-  if (e.code === 'ECONNABORTED' || e.code === 'ETIMEDOUT' || axios.isCancel(err) || e.name === 'CanceledError' || e.cause?.name === 'TimeoutError') {
+  if (
+    e.code === 'ECONNABORTED' ||
+    e.code === 'ETIMEDOUT' ||
+    axios.isCancel(err) ||
+    e.name === 'CanceledError' ||
+    e.cause?.name === 'TimeoutError'
+  ) {
     return new ToolFailure('timeout', `No complete answer within ${timeoutMs} ms`);
   }
   if (/maxContentLength/.test(message)) {
-    return new ToolFailure('response_too_large', `The response is larger than ${MAX_RESPONSE_BYTES} bytes; it was cut off`);
+    return new ToolFailure(
+      'response_too_large',
+      `The response is larger than ${MAX_RESPONSE_BYTES} bytes; it was cut off`,
+    );
   }
   if (e.code === 'ERR_FR_TOO_MANY_REDIRECTS' || /redirects exceeded/i.test(message)) {
     return new ToolFailure('http_error', `More than ${MAX_REDIRECTS} redirects`);
   }
-  return new ToolFailure('network_error', `The target could not be reached: ${e.code ? `${e.code} ` : ''}${message}`);
+  return new ToolFailure(
+    'network_error',
+    `The target could not be reached: ${e.code ? `${e.code} ` : ''}${message}`,
+  );
 }
 
 /** Parses a JSON body; `required` when a mapping needs it. */
 export function parseBody(answer: HttpAnswer, required: boolean): unknown {
   const fail = (why: string): never => {
-    throw new ToolFailure('invalid_response', `The response mapping needs JSON, but ${why}`, answer.status);
+    throw new ToolFailure(
+      'invalid_response',
+      `The response mapping needs JSON, but ${why}`,
+      answer.status,
+    );
   };
   if (answer.text.trim() === '') return required ? fail('the response body is empty') : null;
   try {

@@ -1,6 +1,12 @@
 /** How a tool call ended. Every failure is one of these kinds, so analytics and handlers agree. */
 export const FAILURE_TYPES = [
-  'timeout', 'auth_error', 'not_found', 'http_error', 'network_error', 'invalid_response', 'response_too_large',
+  'timeout',
+  'auth_error',
+  'not_found',
+  'http_error',
+  'network_error',
+  'invalid_response',
+  'response_too_large',
   // Database tools only: the SQL itself failed (syntax, a write attempted on a read-only tool).
   'query_error',
 ] as const;
@@ -27,11 +33,17 @@ export function failureForStatus(status: number, body: string): ToolFailure {
 
 /** A failed call, with how many attempts it took (and which composite step failed, if any). */
 export class CallFailed extends Error {
-  constructor(readonly failure: ToolFailure, readonly attempts: number, readonly step?: string) {
+  constructor(
+    readonly failure: ToolFailure,
+    readonly attempts: number,
+    readonly step?: string,
+  ) {
     super(failure.message);
   }
 
   describe(): { type: string; message: string; step?: string } {
-    return this.step ? { type: this.failure.type, message: this.failure.message, step: this.step } : { type: this.failure.type, message: this.failure.message };
+    return this.step
+      ? { type: this.failure.type, message: this.failure.message, step: this.step }
+      : { type: this.failure.type, message: this.failure.message };
   }
 }

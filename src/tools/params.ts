@@ -14,10 +14,17 @@ export interface ParameterDefinition {
 
 /** Reads a dotted path (`customer.tier`, `items.0.id`, `items[0].id`) from a value. */
 export function readPath(value: unknown, path: string): { found: boolean; value: unknown } {
-  const keys = path.replace(/\[(\d+)\]/g, '.$1').split('.').filter((k) => k !== '');
+  const keys = path
+    .replace(/\[(\d+)\]/g, '.$1')
+    .split('.')
+    .filter((k) => k !== '');
   let current: unknown = value;
   for (const key of keys) {
-    if (current === null || typeof current !== 'object' || !Object.prototype.hasOwnProperty.call(current, key)) {
+    if (
+      current === null ||
+      typeof current !== 'object' ||
+      !Object.prototype.hasOwnProperty.call(current, key)
+    ) {
       return { found: false, value: undefined };
     }
     current = (current as Record<string, unknown>)[key];
@@ -39,14 +46,18 @@ export function resolveParameters(
   const values: Record<string, unknown> = {};
   const known = new Set(definitions.map((d) => d.name));
   for (const name of Object.keys(given)) {
-    if (!known.has(name)) errors.push({ path: `parameters.${name}`, message: 'is not a parameter of this tool' });
+    if (!known.has(name))
+      errors.push({ path: `parameters.${name}`, message: 'is not a parameter of this tool' });
   }
   for (const def of definitions) {
     const path = `parameters.${def.name}`;
     let value = given[def.name];
     if (value === undefined && def.dynamicValue) {
       const basis = readPath(context, def.dynamicValue.basedOn);
-      if (basis.found && Object.prototype.hasOwnProperty.call(def.dynamicValue.mapping, String(basis.value))) {
+      if (
+        basis.found &&
+        Object.prototype.hasOwnProperty.call(def.dynamicValue.mapping, String(basis.value))
+      ) {
         value = def.dynamicValue.mapping[String(basis.value)];
       }
     }
@@ -56,12 +67,17 @@ export function resolveParameters(
       continue;
     }
     if (typeof value !== def.type || (def.type === 'number' && !Number.isFinite(value))) {
-      errors.push({ path, message: `must be a ${def.type}${typeof value === 'string' && def.type !== 'string' ? ' (not a string)' : ''}` });
+      errors.push({
+        path,
+        message: `must be a ${def.type}${typeof value === 'string' && def.type !== 'string' ? ' (not a string)' : ''}`,
+      });
       continue;
     }
     if (typeof value === 'number') {
-      if (def.min !== undefined && value < def.min) errors.push({ path, message: `must be at least ${def.min}` });
-      if (def.max !== undefined && value > def.max) errors.push({ path, message: `must be at most ${def.max}` });
+      if (def.min !== undefined && value < def.min)
+        errors.push({ path, message: `must be at least ${def.min}` });
+      if (def.max !== undefined && value > def.max)
+        errors.push({ path, message: `must be at most ${def.max}` });
     }
     if (def.enum && !def.enum.includes(value as string | number)) {
       errors.push({ path, message: `must be one of: ${def.enum.join(', ')}` });

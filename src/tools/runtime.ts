@@ -40,16 +40,32 @@ export async function executeTool(
 ): Promise<ToolAnswer> {
   const def = tool.definition as unknown as ToolDef;
   const { values, errors } = resolveParameters(def.parameters ?? [], params, context);
-  if (errors.length) throw validationError(`Invalid parameters: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+  if (errors.length)
+    throw validationError(
+      `Invalid parameters: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`,
+      errors,
+    );
 
   const scope = { ...context, ...values };
   for (const rule of def.rules ?? []) {
     if (compileCondition(rule.condition).evaluate(scope)) {
-      return { success: false, approvalRequired: true, message: rule.message, responseTime: 0, result: null, statusCode: null, attempts: 0, warnings: [] };
+      return {
+        success: false,
+        approvalRequired: true,
+        message: rule.message,
+        responseTime: 0,
+        result: null,
+        statusCode: null,
+        attempts: 0,
+        warnings: [],
+      };
     }
   }
   if (options.dryRun) return dryRun(tool, def, values, deps);
-  if ((options.depth ?? 0) > MAX_DEPTH) throw validationError('Composite tools nest too deeply', [{ path: 'steps', message: `more than ${MAX_DEPTH} levels` }]);
+  if ((options.depth ?? 0) > MAX_DEPTH)
+    throw validationError('Composite tools nest too deeply', [
+      { path: 'steps', message: `more than ${MAX_DEPTH} levels` },
+    ]);
 
   const startedMs = deps.now();
   const started = performance.now();
@@ -60,15 +76,32 @@ export async function executeTool(
     answer = { success: true, responseTime: elapsed(started), ...produced };
   } catch (err) {
     if (!(err instanceof CallFailed)) throw err;
-    answer = { success: false, responseTime: elapsed(started), result: null, statusCode: err.failure.statusCode, attempts: err.attempts, warnings: [], error: err.describe() };
+    answer = {
+      success: false,
+      responseTime: elapsed(started),
+      result: null,
+      statusCode: err.failure.statusCode,
+      attempts: err.attempts,
+      warnings: [],
+      error: err.describe(),
+    };
     const handler = handlerFor(def, err.failure.type);
-    if (handler) answer.fallback = { message: handler.fallbackMessage ?? null, action: handler.action };
+    if (handler)
+      answer.fallback = { message: handler.fallbackMessage ?? null, action: handler.action };
   }
   deps.record({
-    toolId: tool.id, toolName: tool.name, agentId: options.agentId ?? null, source: options.source, startedMs,
-    durationMs: answer.responseTime, outcome: answer.success ? 'success' : (answer.error!.type as FailureType),
-    statusCode: answer.statusCode, attempts: answer.attempts, errorMessage: answer.error?.message.slice(0, 500) ?? null,
-    parameters: def.logPayloads ? values : null, result: def.logPayloads ? answer.result : null,
+    toolId: tool.id,
+    toolName: tool.name,
+    agentId: options.agentId ?? null,
+    source: options.source,
+    startedMs,
+    durationMs: answer.responseTime,
+    outcome: answer.success ? 'success' : (answer.error!.type as FailureType),
+    statusCode: answer.statusCode,
+    attempts: answer.attempts,
+    errorMessage: answer.error?.message.slice(0, 500) ?? null,
+    parameters: def.logPayloads ? values : null,
+    result: def.logPayloads ? answer.result : null,
   });
   return answer;
 }
@@ -80,25 +113,49 @@ const handlerFor = (def: ToolDef, type: FailureType): Handler | undefined => {
 };
 
 async function produce(
-  tool: StoredTool, def: ToolDef, values: Record<string, unknown>, context: Record<string, unknown>, deps: RuntimeDeps, options: CallOptions,
+  tool: StoredTool,
+  def: ToolDef,
+  values: Record<string, unknown>,
+  context: Record<string, unknown>,
+  deps: RuntimeDeps,
+  options: CallOptions,
 ): Promise<Produced | ToolAnswer> {
   switch (def.type) {
     case 'routing': {
       const scope = { ...context, ...values };
       const decided = (def.conditions ?? []).find((c) => compileCondition(c.check).evaluate(scope));
       const config = def.config as { transferTo: string; priority?: string };
-      return { result: { transferTo: config.transferTo, priority: config.priority ?? null, allowed: decided?.action === 'allow' }, statusCode: null, attempts: 1, warnings: [] };
+      return {
+        result: {
+          transferTo: config.transferTo,
+          priority: config.priority ?? null,
+          allowed: decided?.action === 'allow',
+        },
+        statusCode: null,
+        attempts: 1,
+        warnings: [],
+      };
     }
     case 'composite':
       return runComposite(def, values, context, deps, options, executeTool);
     case 'database': {
       const config = deps.openConfig(tool) as unknown as DatabaseConfig;
-      const rows = await withHandling(def, deps, () => runQuery(config, values, config.timeoutMs ?? DEFAULT_TIMEOUT_MS));
+      const rows = await withHandling(def, deps, () =>
+        runQuery(config, values, config.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+      );
       const mapped = applyMapping(rows.value, def.responseMapping);
-      return { result: mapped.result, statusCode: null, attempts: rows.attempts, warnings: mapped.warnings };
+      return {
+        result: mapped.result,
+        statusCode: null,
+        attempts: rows.attempts,
+        warnings: mapped.warnings,
+      };
     }
     default: {
-      const config = deps.openConfig(tool) as unknown as HttpConfig & { auth?: TargetAuth; timeoutMs?: number };
+      const config = deps.openConfig(tool) as unknown as HttpConfig & {
+        auth?: TargetAuth;
+        timeoutMs?: number;
+      };
       const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
       const needsJson = Object.keys(def.responseMapping ?? {}).length > 0;
       let authRetried = false;
@@ -108,17 +165,30 @@ async function produce(
           return await send(buildRequest(config, values, auth), timeoutMs);
         } catch (err) {
           // An OAuth2 token the target no longer accepts: fetch a new one, once.
-          if (err instanceof ToolFailure && err.statusCode === 401 && config.auth?.type === 'oauth2' && !authRetried) {
+          if (
+            err instanceof ToolFailure &&
+            err.statusCode === 401 &&
+            config.auth?.type === 'oauth2' &&
+            !authRetried
+          ) {
             authRetried = true;
             deps.oauth.invalidate(config.auth);
-            return send(buildRequest(config, values, await applyAuth(config.auth, deps.oauth, timeoutMs)), timeoutMs);
+            return send(
+              buildRequest(config, values, await applyAuth(config.auth, deps.oauth, timeoutMs)),
+              timeoutMs,
+            );
           }
           throw err;
         }
       });
       const body = withAttempts(() => parseBody(answer.value, needsJson), answer.attempts);
       const mapped = applyMapping(body, def.responseMapping);
-      return { result: mapped.result, statusCode: answer.value.status, attempts: answer.attempts, warnings: mapped.warnings };
+      return {
+        result: mapped.result,
+        statusCode: answer.value.status,
+        attempts: answer.attempts,
+        warnings: mapped.warnings,
+      };
     }
   }
 }
@@ -133,7 +203,11 @@ const withAttempts = <T>(fn: () => T, attempts: number): T => {
 };
 
 /** Runs one call, repeating it when the failure's handler says retry (exponential backoff, jitter). */
-async function withHandling<T>(def: ToolDef, deps: RuntimeDeps, call: () => Promise<T>): Promise<{ value: T; attempts: number }> {
+async function withHandling<T>(
+  def: ToolDef,
+  deps: RuntimeDeps,
+  call: () => Promise<T>,
+): Promise<{ value: T; attempts: number }> {
   let attempts = 0;
   let retries = 0;
   for (;;) {
@@ -154,24 +228,60 @@ async function withHandling<T>(def: ToolDef, deps: RuntimeDeps, call: () => Prom
 }
 
 /** The exact request a call would send, secrets masked, nothing sent. */
-async function dryRun(tool: StoredTool, def: ToolDef, values: Record<string, unknown>, deps: RuntimeDeps): Promise<ToolAnswer> {
-  const base = { success: true, dryRun: true as const, responseTime: 0, result: null, statusCode: null, attempts: 0, warnings: [] };
+async function dryRun(
+  tool: StoredTool,
+  def: ToolDef,
+  values: Record<string, unknown>,
+  deps: RuntimeDeps,
+): Promise<ToolAnswer> {
+  const base = {
+    success: true,
+    dryRun: true as const,
+    responseTime: 0,
+    result: null,
+    statusCode: null,
+    attempts: 0,
+    warnings: [],
+  };
   const config = deps.maskedConfig(tool) as Record<string, unknown> & { auth?: TargetAuth };
   switch (def.type) {
     case 'api':
     case 'action': {
       // The masked auth stands in for the real one; an OAuth2 token would be fetched at call time.
-      const auth = config.auth?.type === 'oauth2'
-        ? { headers: { authorization: 'Bearer <token from the OAuth2 token endpoint>' }, query: {} }
-        : await applyAuth(config.auth, deps.oauth, 0);
+      const auth =
+        config.auth?.type === 'oauth2'
+          ? {
+              headers: { authorization: 'Bearer <token from the OAuth2 token endpoint>' },
+              query: {},
+            }
+          : await applyAuth(config.auth, deps.oauth, 0);
       return { ...base, request: buildRequest(config as unknown as HttpConfig, values, auth) };
     }
     case 'database': {
       const db = config as unknown as DatabaseConfig;
-      return { ...base, request: { driver: db.driver, connection: maskConnection(db.connection), query: db.query, parameters: values } };
+      return {
+        ...base,
+        request: {
+          driver: db.driver,
+          connection: maskConnection(db.connection),
+          query: db.query,
+          parameters: values,
+        },
+      };
     }
     case 'composite':
-      return { ...base, request: { steps: (def.steps ?? []).map((s) => ({ tool: s.tool, dependsOn: s.dependsOn ?? null, parameters: Object.fromEntries(s.params.filter((p) => p in values).map((p) => [p, values[p]])) })) } };
+      return {
+        ...base,
+        request: {
+          steps: (def.steps ?? []).map((s) => ({
+            tool: s.tool,
+            dependsOn: s.dependsOn ?? null,
+            parameters: Object.fromEntries(
+              s.params.filter((p) => p in values).map((p) => [p, values[p]]),
+            ),
+          })),
+        },
+      };
     default:
       return { ...base, request: { routing: true, parameters: values } };
   }

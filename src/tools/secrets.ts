@@ -24,11 +24,19 @@ const authField = (name: string): SecretField => ({
 
 const FIELDS: SecretField[] = [
   ...SECRET_AUTH_FIELDS.map(authField),
-  { read: (c) => (c.driver ? c.connection : undefined), write: (c, v) => ({ ...c, connection: v }), mask: maskConnection },
+  {
+    read: (c) => (c.driver ? c.connection : undefined),
+    write: (c, v) => ({ ...c, connection: v }),
+    mask: maskConnection,
+  },
 ];
 
 /** Seals every secret; a value equal to the mask of the stored one means "unchanged". */
-export function sealConfig(config: Config | undefined, previous: Config | undefined, box: SecretBox): Config | undefined {
+export function sealConfig(
+  config: Config | undefined,
+  previous: Config | undefined,
+  box: SecretBox,
+): Config | undefined {
   if (!config) return config;
   let out = config;
   for (const field of FIELDS) {
@@ -42,7 +50,10 @@ export function sealConfig(config: Config | undefined, previous: Config | undefi
   return out;
 }
 
-function transform(config: Config | undefined, fn: (field: SecretField, sealed: Sealed) => string): Config | undefined {
+function transform(
+  config: Config | undefined,
+  fn: (field: SecretField, sealed: Sealed) => string,
+): Config | undefined {
   if (!config) return config;
   let out = config;
   for (const field of FIELDS) {

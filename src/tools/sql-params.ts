@@ -29,9 +29,14 @@ export function scanNamedParameters(sql: string): { names: string[]; toPositiona
     }
   }
   pieces.push(sql.slice(start));
-  const names = [...new Set(pieces.filter((p): p is { name: string } => typeof p !== 'string').map((p) => p.name))];
+  const names = [
+    ...new Set(
+      pieces.filter((p): p is { name: string } => typeof p !== 'string').map((p) => p.name),
+    ),
+  ];
   return {
     names,
-    toPositional: () => pieces.map((p) => (typeof p === 'string' ? p : `$${names.indexOf(p.name) + 1}`)).join(''),
+    toPositional: () =>
+      pieces.map((p) => (typeof p === 'string' ? p : `$${names.indexOf(p.name) + 1}`)).join(''),
   };
 }

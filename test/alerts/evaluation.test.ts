@@ -10,16 +10,44 @@ describe('alert evaluation: ok -> firing -> resolved', () => {
   const clock = testClock(Date.parse('2026-06-10T12:00:00Z'));
   const log = (outcome: ToolCallRecord['outcome'], durationMs = 100, n = 1, tool = toolId) => {
     for (let i = 0; i < n; i++) {
-      s.engine.store.toolCalls.insert({ toolId: tool, toolName: 'crm', agentId: null, source: 'production', startedMs: clock.now() - 1000, durationMs, outcome, statusCode: null, attempts: 1, errorMessage: null, parameters: null, result: null });
+      s.engine.store.toolCalls.insert({
+        toolId: tool,
+        toolName: 'crm',
+        agentId: null,
+        source: 'production',
+        startedMs: clock.now() - 1000,
+        durationMs,
+        outcome,
+        statusCode: null,
+        attempts: 1,
+        errorMessage: null,
+        parameters: null,
+        result: null,
+      });
     }
   };
   const evaluate = async (alertId?: string) =>
-    ((await s.call('POST', '/v1/alerts/evaluate')).body.changes as { alertId: string; state: string; value: number | null }[]).filter((c) => !alertId || c.alertId === alertId);
+    (
+      (await s.call('POST', '/v1/alerts/evaluate')).body.changes as {
+        alertId: string;
+        state: string;
+        value: number | null;
+      }[]
+    ).filter((c) => !alertId || c.alertId === alertId);
   const events = async (id: string) => (await s.call('GET', `/v1/alerts/${id}/events`)).body.events;
 
   beforeAll(async () => {
-    [s, hook] = await Promise.all([startServer({ clock, deliveryRetryBaseMs: 5 }), startReceiver()]);
-    toolId = (await s.call('POST', '/v1/tools', { name: 'crm', type: 'api', config: { url: 'http://127.0.0.1:1/x' } })).body.id;
+    [s, hook] = await Promise.all([
+      startServer({ clock, deliveryRetryBaseMs: 5 }),
+      startReceiver(),
+    ]);
+    toolId = (
+      await s.call('POST', '/v1/tools', {
+        name: 'crm',
+        type: 'api',
+        config: { url: 'http://127.0.0.1:1/x' },
+      })
+    ).body.id;
   });
   afterAll(async () => {
     await s.stop();
@@ -27,10 +55,20 @@ describe('alert evaluation: ok -> firing -> resolved', () => {
   });
 
   it('fires once when the condition holds over enough samples, notifies once, and resolves once', async () => {
-    const a = (await s.call('POST', '/v1/alerts', {
-      name: 'CRM failing', notifications: { webhook: { url: hook.url }, os: false },
-      condition: { type: 'tool_performance', toolId, metric: 'success_rate', operator: 'less_than', threshold: 90, timeWindow: '15m' },
-    })).body;
+    const a = (
+      await s.call('POST', '/v1/alerts', {
+        name: 'CRM failing',
+        notifications: { webhook: { url: hook.url }, os: false },
+        condition: {
+          type: 'tool_performance',
+          toolId,
+          metric: 'success_rate',
+          operator: 'less_than',
+          threshold: 90,
+          timeWindow: '15m',
+        },
+      })
+    ).body;
     log('http_error', 100, 4);
     expect(await evaluate()).toEqual([]); // 4 samples: below minSamples (5)
     log('timeout');
@@ -38,27 +76,56 @@ describe('alert evaluation: ok -> firing -> resolved', () => {
     expect((await s.call('GET', `/v1/alerts/${a.id}`)).body.state).toBe('firing');
     expect(await evaluate()).toEqual([]);
     expect(hook.received).toHaveLength(1);
-    expect(JSON.parse(hook.received[0]!.body)).toMatchObject({ event: 'alert.firing', value: 0, threshold: 90, timeWindow: '15m' });
+    expect(JSON.parse(hook.received[0]!.body)).toMatchObject({
+      event: 'alert.firing',
+      value: 0,
+      threshold: 90,
+      timeWindow: '15m',
+    });
 
     log('success', 100, 45); // 45 of 50: 90%, no longer below 90
     expect(await evaluate()).toEqual([{ alertId: a.id, state: 'resolved', value: 90 }]);
     expect(hook.received).toHaveLength(2);
-    expect(JSON.parse(hook.received[1]!.body)).toMatchObject({ event: 'alert.resolved', value: 90 });
+    expect(JSON.parse(hook.received[1]!.body)).toMatchObject({
+      event: 'alert.resolved',
+      value: 90,
+    });
     const history = await events(a.id);
     expect(history.map((e: { state: string }) => e.state)).toEqual(['resolved', 'firing']);
-    expect(history[1]).toMatchObject({ value: 0, threshold: 90, timeWindow: '15m', deliveries: [{ channel: 'webhook', delivered: true, error: null }] });
+    expect(history[1]).toMatchObject({
+      value: 0,
+      threshold: 90,
+      timeWindow: '15m',
+      deliveries: [{ channel: 'webhook', delivered: true, error: null }],
+    });
     await s.call('PATCH', `/v1/alerts/${a.id}`, { isActive: false });
   });
 
   it('measures as tool analytics does: the same p95 and rates', async () => {
     // A tool of its own, so that analytics' one-day window holds exactly the alert's calls.
-    const other = (await s.call('POST', '/v1/tools', { name: 'crm_p95', type: 'api', config: { url: 'http://127.0.0.1:1/x' } })).body.id;
+    const other = (
+      await s.call('POST', '/v1/tools', {
+        name: 'crm_p95',
+        type: 'api',
+        config: { url: 'http://127.0.0.1:1/x' },
+      })
+    ).body.id;
     log('success', 50, 18, other);
     log('success', 900, 2, other); // p95 of 20 = 19th smallest = 900
-    const a = (await s.call('POST', '/v1/alerts', {
-      name: 'CRM slow', notifications: { os: false },
-      condition: { type: 'tool_performance', toolId: other, metric: 'p95_response_time', operator: 'greater_than', threshold: 800, timeWindow: '15m' },
-    })).body;
+    const a = (
+      await s.call('POST', '/v1/alerts', {
+        name: 'CRM slow',
+        notifications: { os: false },
+        condition: {
+          type: 'tool_performance',
+          toolId: other,
+          metric: 'p95_response_time',
+          operator: 'greater_than',
+          threshold: 800,
+          timeWindow: '15m',
+        },
+      })
+    ).body;
     expect(await evaluate(a.id)).toEqual([{ alertId: a.id, state: 'firing', value: 900 }]);
     const analytics = (await s.call('GET', `/v1/tools/${other}/analytics?days=1`)).body;
     expect(analytics.performance.p95ResponseTime).toBe(900);
@@ -67,10 +134,22 @@ describe('alert evaluation: ok -> firing -> resolved', () => {
 
   it('cooldown keeps an alert from firing again too soon', async () => {
     clock.advance(3_600_000);
-    const a = (await s.call('POST', '/v1/alerts', {
-      name: 'Busy', cooldown: '30m', notifications: { os: false },
-      condition: { type: 'tool_performance', toolId, metric: 'call_count', operator: 'greater_than', threshold: 5, timeWindow: '15m', minSamples: 1 },
-    })).body;
+    const a = (
+      await s.call('POST', '/v1/alerts', {
+        name: 'Busy',
+        cooldown: '30m',
+        notifications: { os: false },
+        condition: {
+          type: 'tool_performance',
+          toolId,
+          metric: 'call_count',
+          operator: 'greater_than',
+          threshold: 5,
+          timeWindow: '15m',
+          minSamples: 1,
+        },
+      })
+    ).body;
     log('success', 10, 6);
     expect((await evaluate(a.id)).map((c: { state: string }) => c.state)).toEqual(['firing']);
     clock.advance(16 * 60_000); // the calls leave the window
@@ -81,25 +160,49 @@ describe('alert evaluation: ok -> firing -> resolved', () => {
     clock.advance(15 * 60_000);
     log('success', 10, 6);
     expect((await evaluate(a.id)).map((c: { state: string }) => c.state)).toEqual(['firing']);
-    expect((await events(a.id)).map((e: { state: string }) => e.state)).toEqual(['firing', 'resolved', 'firing']);
+    expect((await events(a.id)).map((e: { state: string }) => e.state)).toEqual([
+      'firing',
+      'resolved',
+      'firing',
+    ]);
     await s.call('DELETE', `/v1/alerts/${a.id}`);
   });
 
   it('an agent configuration change on the provider fires at once, and resolves when the window passes', async () => {
     const db = s.engine.store.db;
-    db.prepare("INSERT INTO agents (id, provider, provider_agent_id, name, status, created_at, updated_at) VALUES ('agt_x', 'vapi', 'a', 'Sam', 'active', '2026-06-01T00:00:00Z', '2026-06-01T00:00:00Z')").run();
-    const a = (await s.call('POST', '/v1/alerts', { name: 'Sam changed', notifications: { webhook: { url: hook.url }, os: false }, condition: { type: 'agent_config_changed', agentId: 'agt_x', timeWindow: '15m' } })).body;
+    db.prepare(
+      "INSERT INTO agents (id, provider, provider_agent_id, name, status, created_at, updated_at) VALUES ('agt_x', 'vapi', 'a', 'Sam', 'active', '2026-06-01T00:00:00Z', '2026-06-01T00:00:00Z')",
+    ).run();
+    const a = (
+      await s.call('POST', '/v1/alerts', {
+        name: 'Sam changed',
+        notifications: { webhook: { url: hook.url }, os: false },
+        condition: { type: 'agent_config_changed', agentId: 'agt_x', timeWindow: '15m' },
+      })
+    ).body;
     const before = hook.received.length;
-    const fired = new Promise<void>((resolve) => s.engine.events.subscribe((e) => e.type === 'alert.firing' && e.data.alertId === a.id && resolve()));
-    db.prepare("INSERT INTO agent_versions (agent_id, version, synced_at, changed_paths, configuration) VALUES ('agt_x', 2, ?, '[\"configuration.prompt\"]', '{}')").run(new Date(clock.now()).toISOString());
-    s.engine.events.emit('agent.config_changed', { agentId: 'agt_x', changedPaths: ['configuration.prompt'] });
+    const fired = new Promise<void>((resolve) =>
+      s.engine.events.subscribe(
+        (e) => e.type === 'alert.firing' && e.data.alertId === a.id && resolve(),
+      ),
+    );
+    db.prepare(
+      "INSERT INTO agent_versions (agent_id, version, synced_at, changed_paths, configuration) VALUES ('agt_x', 2, ?, '[\"configuration.prompt\"]', '{}')",
+    ).run(new Date(clock.now()).toISOString());
+    s.engine.events.emit('agent.config_changed', {
+      agentId: 'agt_x',
+      changedPaths: ['configuration.prompt'],
+    });
     await fired;
     expect((await s.call('GET', `/v1/alerts/${a.id}`)).body.state).toBe('firing');
     clock.advance(20 * 60_000);
     expect(await evaluate(a.id)).toEqual([{ alertId: a.id, state: 'resolved', value: 0 }]);
     // One notification when it fired, one when it resolved: never one per evaluation.
     expect(hook.received.length).toBe(before + 2);
-    expect(hook.received.slice(before).map((r) => JSON.parse(r.body).event)).toEqual(['alert.firing', 'alert.resolved']);
+    expect(hook.received.slice(before).map((r) => JSON.parse(r.body).event)).toEqual([
+      'alert.firing',
+      'alert.resolved',
+    ]);
   });
 });
 
@@ -113,22 +216,60 @@ describe('alerts on simulation results', () => {
 
   it('agent_score fires on the average score; scenario_failure on the pass rate of scheduled executions only', async () => {
     const db = s.engine.store.db;
-    db.prepare("INSERT INTO agents (id, provider, provider_agent_id, name, status, created_at, updated_at) VALUES ('agt_a', 'vapi', 'a', 'A', 'active', '2026-06-01T00:00:00Z', '2026-06-01T00:00:00Z')").run();
-    const scn = (await s.ws('POST', '/scenarios', { name: 'S', prompt: 'p' })).body.data.scenario.id;
+    db.prepare(
+      "INSERT INTO agents (id, provider, provider_agent_id, name, status, created_at, updated_at) VALUES ('agt_a', 'vapi', 'a', 'A', 'active', '2026-06-01T00:00:00Z', '2026-06-01T00:00:00Z')",
+    ).run();
+    const scn = (await s.ws('POST', '/scenarios', { name: 'S', prompt: 'p' })).body.data.scenario
+      .id;
     const now = new Date(clock.now() - 60_000).toISOString();
-    for (const exe of ['exe_sched', 'exe_hand']) db.prepare("INSERT INTO executions (id, workspace_id, scenario_id, status, created_at) VALUES (?, ?, ?, 'completed', ?)").run(exe, s.workspaceId, scn, now);
-    const sch = (await s.ws('POST', '/schedules', { name: 'n', scenarioId: scn, periodicity: 'daily' })).body.data.schedule.id;
-    db.prepare("INSERT INTO schedule_runs (id, schedule_id, scheduled_for, started_at, execution_id, trig, outcome) VALUES ('run_1', ?, ?, ?, 'exe_sched', 'schedule', 'started')").run(sch, now, now);
-    const sim = db.prepare("INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, agent_id, status, score, passed, created_at, ended_at) VALUES (?, ?, ?, ?, 'agt_a', 'completed', ?, ?, ?, ?)");
+    for (const exe of ['exe_sched', 'exe_hand'])
+      db.prepare(
+        "INSERT INTO executions (id, workspace_id, scenario_id, status, created_at) VALUES (?, ?, ?, 'completed', ?)",
+      ).run(exe, s.workspaceId, scn, now);
+    const sch = (
+      await s.ws('POST', '/schedules', { name: 'n', scenarioId: scn, periodicity: 'daily' })
+    ).body.data.schedule.id;
+    db.prepare(
+      "INSERT INTO schedule_runs (id, schedule_id, scheduled_for, started_at, execution_id, trig, outcome) VALUES ('run_1', ?, ?, ?, 'exe_sched', 'schedule', 'started')",
+    ).run(sch, now, now);
+    const sim = db.prepare(
+      "INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, agent_id, status, score, passed, created_at, ended_at) VALUES (?, ?, ?, ?, 'agt_a', 'completed', ?, ?, ?, ?)",
+    );
     sim.run('s1', s.workspaceId, 'exe_sched', scn, 40, 0, now, now);
     sim.run('s2', s.workspaceId, 'exe_sched', scn, 60, 0, now, now);
     sim.run('s3', s.workspaceId, 'exe_hand', scn, 100, 1, now, now);
-    const score = (await s.call('POST', '/v1/alerts', { name: 'Score low', notifications: { os: false }, condition: { type: 'agent_score', agentId: 'agt_a', operator: 'less_than', threshold: 70, minSamples: 3 } })).body;
-    const failing = (await s.call('POST', '/v1/alerts', { name: 'Nightly failing', notifications: { os: false }, condition: { type: 'scenario_failure', scenarioId: scn, operator: 'less_than', threshold: 50, minSamples: 2 } })).body;
+    const score = (
+      await s.call('POST', '/v1/alerts', {
+        name: 'Score low',
+        notifications: { os: false },
+        condition: {
+          type: 'agent_score',
+          agentId: 'agt_a',
+          operator: 'less_than',
+          threshold: 70,
+          minSamples: 3,
+        },
+      })
+    ).body;
+    const failing = (
+      await s.call('POST', '/v1/alerts', {
+        name: 'Nightly failing',
+        notifications: { os: false },
+        condition: {
+          type: 'scenario_failure',
+          scenarioId: scn,
+          operator: 'less_than',
+          threshold: 50,
+          minSamples: 2,
+        },
+      })
+    ).body;
     const changes = (await s.call('POST', '/v1/alerts/evaluate')).body.changes;
-    expect(changes).toEqual(expect.arrayContaining([
-      { alertId: score.id, state: 'firing', value: 66.67 }, // (40 + 60 + 100) / 3
-      { alertId: failing.id, state: 'firing', value: 0 }, // the run by hand (passed) does not count
-    ]));
+    expect(changes).toEqual(
+      expect.arrayContaining([
+        { alertId: score.id, state: 'firing', value: 66.67 }, // (40 + 60 + 100) / 3
+        { alertId: failing.id, state: 'firing', value: 0 }, // the run by hand (passed) does not count
+      ]),
+    );
   });
 });

@@ -9,7 +9,13 @@ describe('alert notifications: POST /v1/alerts/{id}/test and /v1/settings', () =
   let toolId: string;
   beforeAll(async () => {
     [s, smtp] = await Promise.all([startServer({ deliveryRetryBaseMs: 5 }), startSmtp()]);
-    toolId = (await s.call('POST', '/v1/tools', { name: 'crm', type: 'api', config: { url: 'http://127.0.0.1:1/x' } })).body.id;
+    toolId = (
+      await s.call('POST', '/v1/tools', {
+        name: 'crm',
+        type: 'api',
+        config: { url: 'http://127.0.0.1:1/x' },
+      })
+    ).body.id;
   });
   afterAll(async () => {
     await s.stop();
@@ -17,26 +23,64 @@ describe('alert notifications: POST /v1/alerts/{id}/test and /v1/settings', () =
   });
 
   const alert = async (notifications: Record<string, unknown>) =>
-    (await s.call('POST', '/v1/alerts', {
-      name: 'CRM slow', severity: 'high', notifications,
-      condition: { type: 'tool_performance', toolId, metric: 'p95_response_time', operator: 'greater_than', threshold: 800, timeWindow: '15m' },
-    })).body;
+    (
+      await s.call('POST', '/v1/alerts', {
+        name: 'CRM slow',
+        severity: 'high',
+        notifications,
+        condition: {
+          type: 'tool_performance',
+          toolId,
+          metric: 'p95_response_time',
+          operator: 'greater_than',
+          threshold: 800,
+          timeWindow: '15m',
+        },
+      })
+    ).body;
 
   it('an e-mail channel without SMTP settings is reported as not delivered, with the reason', async () => {
     const a = await alert({ email: ['qa@example.com'], os: false });
     const res = await s.call('POST', `/v1/alerts/${a.id}/test`);
     expect(res.status).toBe(200);
-    expect(res.body.results).toEqual([{ channel: 'email', delivered: false, error: expect.stringContaining('SMTP is not configured') }]);
+    expect(res.body.results).toEqual([
+      {
+        channel: 'email',
+        delivered: false,
+        error: expect.stringContaining('SMTP is not configured'),
+      },
+    ]);
   });
 
   it('stores SMTP settings with the password encrypted and masked; validates them', async () => {
     const bad = await s.call('PATCH', '/v1/settings', { smtp: { port: 25 } });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.details.map((d: { path: string }) => d.path)).toEqual(['smtp.host', 'smtp.from']);
-    const res = await s.call('PATCH', '/v1/settings', { smtp: { host: '127.0.0.1', port: smtp.port, secure: false, user: 'mailer', password: 'smtp-pass-9876', from: 'Callbench <alerts@example.com>' } });
+    expect(bad.body.error.details.map((d: { path: string }) => d.path)).toEqual([
+      'smtp.host',
+      'smtp.from',
+    ]);
+    const res = await s.call('PATCH', '/v1/settings', {
+      smtp: {
+        host: '127.0.0.1',
+        port: smtp.port,
+        secure: false,
+        user: 'mailer',
+        password: 'smtp-pass-9876',
+        from: 'Callbench <alerts@example.com>',
+      },
+    });
     expect(res.status).toBe(200);
-    expect(res.body.smtp).toEqual({ host: '127.0.0.1', port: smtp.port, secure: false, user: 'mailer', password: '****9876', from: 'Callbench <alerts@example.com>' });
-    expect(JSON.stringify(s.engine.store.db.prepare('SELECT value FROM settings').all())).not.toContain('smtp-pass-9876');
+    expect(res.body.smtp).toEqual({
+      host: '127.0.0.1',
+      port: smtp.port,
+      secure: false,
+      user: 'mailer',
+      password: '****9876',
+      from: 'Callbench <alerts@example.com>',
+    });
+    expect(
+      JSON.stringify(s.engine.store.db.prepare('SELECT value FROM settings').all()),
+    ).not.toContain('smtp-pass-9876');
     // Sending the mask back keeps the password.
     await s.call('PATCH', '/v1/settings', { smtp: { password: '****9876', secure: false } });
     expect((await s.call('GET', '/v1/settings')).body.smtp.password).toBe('****9876');
@@ -46,7 +90,11 @@ describe('alert notifications: POST /v1/alerts/{id}/test and /v1/settings', () =
     const [slack, hook] = await Promise.all([startReceiver(), startReceiver()]);
     const events: unknown[] = [];
     const off = s.engine.events.subscribe((e) => e.type === 'notification' && events.push(e.data));
-    const a = await alert({ email: ['qa@example.com', 'lead@example.com'], slack: { channel: '#qa-alerts', webhookUrl: slack.url }, webhook: { url: hook.url, secret: 'whsec-signing-1234' } });
+    const a = await alert({
+      email: ['qa@example.com', 'lead@example.com'],
+      slack: { channel: '#qa-alerts', webhookUrl: slack.url },
+      webhook: { url: hook.url, secret: 'whsec-signing-1234' },
+    });
     const res = await s.call('POST', `/v1/alerts/${a.id}/test`);
     off();
     expect(res.body.results).toEqual([
@@ -56,7 +104,11 @@ describe('alert notifications: POST /v1/alerts/{id}/test and /v1/settings', () =
       { channel: 'webhook', delivered: true, error: null },
     ]);
     const mail = smtp.mails.at(-1)!;
-    expect(mail).toMatchObject({ from: 'alerts@example.com', to: ['qa@example.com', 'lead@example.com'], user: 'mailer' });
+    expect(mail).toMatchObject({
+      from: 'alerts@example.com',
+      to: ['qa@example.com', 'lead@example.com'],
+      user: 'mailer',
+    });
     const { subject, text } = decodeMail(mail.raw);
     expect(subject).toBe('[Callbench] Test notification for "CRM slow"');
     expect(text).toContain('p95_response_time of tool crm');
@@ -66,16 +118,34 @@ describe('alert notifications: POST /v1/alerts/{id}/test and /v1/settings', () =
     expect(chat).toEqual({ channel: '#qa-alerts', text: expect.stringContaining('*CRM slow*') });
 
     const { headers, body } = hook.received[0]!;
-    const expected = createHmac('sha256', 'whsec-signing-1234').update(`${headers['x-callbench-timestamp']}.${body}`).digest('hex');
+    const expected = createHmac('sha256', 'whsec-signing-1234')
+      .update(`${headers['x-callbench-timestamp']}.${body}`)
+      .digest('hex');
     expect(headers['x-callbench-signature']).toBe(`sha256=${expected}`);
-    expect(JSON.parse(body)).toMatchObject({ event: 'alert.test', alertId: a.id, name: 'CRM slow', severity: 'high', metric: 'p95_response_time', threshold: 800 });
-    expect(events).toEqual([expect.objectContaining({ alertId: a.id, title: '[Callbench] Test notification for "CRM slow"' })]);
+    expect(JSON.parse(body)).toMatchObject({
+      event: 'alert.test',
+      alertId: a.id,
+      name: 'CRM slow',
+      severity: 'high',
+      metric: 'p95_response_time',
+      threshold: 800,
+    });
+    expect(events).toEqual([
+      expect.objectContaining({
+        alertId: a.id,
+        title: '[Callbench] Test notification for "CRM slow"',
+      }),
+    ]);
     await Promise.all([slack.stop(), hook.stop()]);
   });
 
   it('retries a receiver that fails twice, and a failing channel never stops the others', async () => {
     const [flaky, dead] = await Promise.all([startReceiver(2), startReceiver(99)]);
-    const a = await alert({ slack: { channel: '#x', webhookUrl: flaky.url }, webhook: { url: dead.url }, os: false });
+    const a = await alert({
+      slack: { channel: '#x', webhookUrl: flaky.url },
+      webhook: { url: dead.url },
+      os: false,
+    });
     const res = await s.call('POST', `/v1/alerts/${a.id}/test`);
     expect(res.body.results).toEqual([
       { channel: 'slack', delivered: true, error: null },

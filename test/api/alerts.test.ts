@@ -6,71 +6,210 @@ describe('alerts', () => {
   let toolId: string;
   beforeAll(async () => {
     s = await startServer();
-    toolId = (await s.call('POST', '/v1/tools', { name: 'crm', type: 'api', config: { url: 'https://crm.example.com' } })).body.id;
+    toolId = (
+      await s.call('POST', '/v1/tools', {
+        name: 'crm',
+        type: 'api',
+        config: { url: 'https://crm.example.com' },
+      })
+    ).body.id;
   });
   afterAll(() => s.stop());
 
   const spec = (over: Record<string, unknown> = {}) => ({
     name: 'CRM degraded',
-    condition: { type: 'tool_performance', toolId, metric: 'success_rate', operator: 'less_than', threshold: 95, timeWindow: '15m' },
+    condition: {
+      type: 'tool_performance',
+      toolId,
+      metric: 'success_rate',
+      operator: 'less_than',
+      threshold: 95,
+      timeWindow: '15m',
+    },
     severity: 'high',
-    notifications: { email: ['qa@example.com'], slack: { channel: '#qa', webhookUrl: 'https://hooks.slack.example/services/T0/B0/abcdef123456' } },
+    notifications: {
+      email: ['qa@example.com'],
+      slack: {
+        channel: '#qa',
+        webhookUrl: 'https://hooks.slack.example/services/T0/B0/abcdef123456',
+      },
+    },
     ...over,
   });
   const paths = (res: { body: any }) => res.body.error.details.map((d: { path: string }) => d.path);
 
-  it('creates the specification\'s alert and answers it bare, the webhook URL masked', async () => {
+  it("creates the specification's alert and answers it bare, the webhook URL masked", async () => {
     const res = await s.call('POST', '/v1/alerts', spec());
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
-      id: expect.stringMatching(/^alr_/), name: 'CRM degraded', severity: 'high', isActive: true, state: 'ok',
-      condition: { type: 'tool_performance', toolId, metric: 'success_rate', operator: 'less_than', threshold: 95, timeWindow: '15m' },
-      notifications: { email: ['qa@example.com'], slack: { channel: '#qa', webhookUrl: '****3456' } },
+      id: expect.stringMatching(/^alr_/),
+      name: 'CRM degraded',
+      severity: 'high',
+      isActive: true,
+      state: 'ok',
+      condition: {
+        type: 'tool_performance',
+        toolId,
+        metric: 'success_rate',
+        operator: 'less_than',
+        threshold: 95,
+        timeWindow: '15m',
+      },
+      notifications: {
+        email: ['qa@example.com'],
+        slack: { channel: '#qa', webhookUrl: '****3456' },
+      },
     });
-    expect(JSON.stringify(s.engine.store.db.prepare('SELECT definition FROM alerts').all())).not.toContain('abcdef123456');
+    expect(
+      JSON.stringify(s.engine.store.db.prepare('SELECT definition FROM alerts').all()),
+    ).not.toContain('abcdef123456');
   });
 
   it('accepts a tool name for toolId and stores the id', async () => {
-    const res = await s.call('POST', '/v1/alerts', spec({ condition: { type: 'tool_performance', toolId: 'crm', metric: 'p95_response_time', operator: 'greater_than', threshold: 800 } }));
+    const res = await s.call(
+      'POST',
+      '/v1/alerts',
+      spec({
+        condition: {
+          type: 'tool_performance',
+          toolId: 'crm',
+          metric: 'p95_response_time',
+          operator: 'greater_than',
+          threshold: 800,
+        },
+      }),
+    );
     expect(res.body.condition).toMatchObject({ toolId, timeWindow: '15m' });
   });
 
   it('validates condition, metric, operator, severity, window, addresses and webhooks', async () => {
-    const bad = await s.call('POST', '/v1/alerts', spec({
-      condition: { type: 'tool_performance', toolId: 'ghost', metric: 'latency', operator: 'below', threshold: 1, timeWindow: '15 minutes' },
-      severity: 'urgent',
-      notifications: { email: ['not-an-address'], webhook: { url: 'ftp://x' } },
-    }));
+    const bad = await s.call(
+      'POST',
+      '/v1/alerts',
+      spec({
+        condition: {
+          type: 'tool_performance',
+          toolId: 'ghost',
+          metric: 'latency',
+          operator: 'below',
+          threshold: 1,
+          timeWindow: '15 minutes',
+        },
+        severity: 'urgent',
+        notifications: { email: ['not-an-address'], webhook: { url: 'ftp://x' } },
+      }),
+    );
     expect(bad.status).toBe(400);
-    expect(paths(bad)).toEqual(expect.arrayContaining(['condition.operator', 'condition.timeWindow', 'severity', 'notifications.email[0]', 'notifications.webhook.url']));
-    const semantic = await s.call('POST', '/v1/alerts', spec({ condition: { type: 'tool_performance', toolId: 'ghost', metric: 'latency', operator: 'less_than', threshold: 1 } }));
+    expect(paths(bad)).toEqual(
+      expect.arrayContaining([
+        'condition.operator',
+        'condition.timeWindow',
+        'severity',
+        'notifications.email[0]',
+        'notifications.webhook.url',
+      ]),
+    );
+    const semantic = await s.call(
+      'POST',
+      '/v1/alerts',
+      spec({
+        condition: {
+          type: 'tool_performance',
+          toolId: 'ghost',
+          metric: 'latency',
+          operator: 'less_than',
+          threshold: 1,
+        },
+      }),
+    );
     expect(paths(semantic)).toEqual(['condition.toolId', 'condition.metric']);
-    const noThreshold = await s.call('POST', '/v1/alerts', spec({ condition: { type: 'tool_performance', toolId, metric: 'error_rate' } }));
+    const noThreshold = await s.call(
+      'POST',
+      '/v1/alerts',
+      spec({ condition: { type: 'tool_performance', toolId, metric: 'error_rate' } }),
+    );
     expect(paths(noThreshold)).toEqual(['condition.operator', 'condition.threshold']);
-    expect(paths(await s.call('POST', '/v1/alerts', spec({ condition: { type: 'agent_score', agentId: 'agt_x', operator: 'less_than', threshold: 70 } })))).toEqual(['condition.agentId']);
-    expect(paths(await s.call('POST', '/v1/alerts', spec({ condition: { type: 'scenario_failure', operator: 'less_than', threshold: 70 } })))).toEqual(['condition.scenarioId']);
-    expect(paths(await s.call('POST', '/v1/alerts', { condition: { type: 'weather' } }))).toEqual(['name', 'condition.type']);
+    expect(
+      paths(
+        await s.call(
+          'POST',
+          '/v1/alerts',
+          spec({
+            condition: {
+              type: 'agent_score',
+              agentId: 'agt_x',
+              operator: 'less_than',
+              threshold: 70,
+            },
+          }),
+        ),
+      ),
+    ).toEqual(['condition.agentId']);
+    expect(
+      paths(
+        await s.call(
+          'POST',
+          '/v1/alerts',
+          spec({ condition: { type: 'scenario_failure', operator: 'less_than', threshold: 70 } }),
+        ),
+      ),
+    ).toEqual(['condition.scenarioId']);
+    expect(paths(await s.call('POST', '/v1/alerts', { condition: { type: 'weather' } }))).toEqual([
+      'name',
+      'condition.type',
+    ]);
   });
 
   it('patches: top-level fields replaced, condition and notifications merged; secrets kept', async () => {
-    const a = (await s.call('POST', '/v1/alerts', spec({ notifications: { webhook: { url: 'https://hooks.example.com/x', secret: 'whsec_0123456789' } } }))).body;
-    const res = await s.call('PATCH', `/v1/alerts/${a.id}`, { condition: { threshold: 90 }, severity: 'critical', cooldown: '30m' });
+    const a = (
+      await s.call(
+        'POST',
+        '/v1/alerts',
+        spec({
+          notifications: {
+            webhook: { url: 'https://hooks.example.com/x', secret: 'whsec_0123456789' },
+          },
+        }),
+      )
+    ).body;
+    const res = await s.call('PATCH', `/v1/alerts/${a.id}`, {
+      condition: { threshold: 90 },
+      severity: 'critical',
+      cooldown: '30m',
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ severity: 'critical', cooldown: '30m', condition: { threshold: 90, metric: 'success_rate', toolId } });
-    expect(res.body.notifications.webhook).toEqual({ url: 'https://hooks.example.com/x', secret: '****6789' });
+    expect(res.body).toMatchObject({
+      severity: 'critical',
+      cooldown: '30m',
+      condition: { threshold: 90, metric: 'success_rate', toolId },
+    });
+    expect(res.body.notifications.webhook).toEqual({
+      url: 'https://hooks.example.com/x',
+      secret: '****6789',
+    });
     const stored = s.engine.store.alerts.get(a.id)!.definition.notifications as any;
     const { SecretBox } = await import('../../src/secrets.js');
     expect(SecretBox.forDataDir(s.dataDir).open(stored.webhook.secret)).toBe('whsec_0123456789');
-    expect(paths(await s.call('PATCH', `/v1/alerts/${a.id}`, { condition: { metric: 'vibes' } }))).toEqual(['condition.metric']);
-    expect((await s.call('PATCH', `/v1/alerts/${a.id}`, { isActive: false })).body.isActive).toBe(false);
-    expect((await s.call('PATCH', `/v1/alerts/${a.id}`, { cooldown: null })).body).not.toHaveProperty('cooldown');
+    expect(
+      paths(await s.call('PATCH', `/v1/alerts/${a.id}`, { condition: { metric: 'vibes' } })),
+    ).toEqual(['condition.metric']);
+    expect((await s.call('PATCH', `/v1/alerts/${a.id}`, { isActive: false })).body.isActive).toBe(
+      false,
+    );
+    expect(
+      (await s.call('PATCH', `/v1/alerts/${a.id}`, { cooldown: null })).body,
+    ).not.toHaveProperty('cooldown');
   });
 
   it('lists, gets, deletes; a tool with alerts cannot be deleted', async () => {
     const list = (await s.call('GET', '/v1/alerts')).body.alerts;
     expect(list.length).toBeGreaterThanOrEqual(2);
     expect((await s.call('DELETE', '/v1/tools/crm')).status).toBe(409);
-    for (const a of list) expect((await s.call('DELETE', `/v1/alerts/${a.id}`)).body).toEqual({ deleted: true, id: a.id });
+    for (const a of list)
+      expect((await s.call('DELETE', `/v1/alerts/${a.id}`)).body).toEqual({
+        deleted: true,
+        id: a.id,
+      });
     expect((await s.call('GET', `/v1/alerts/${list[0].id}`)).status).toBe(404);
     expect((await s.call('DELETE', '/v1/tools/crm')).status).toBe(200);
   });

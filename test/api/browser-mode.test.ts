@@ -11,7 +11,10 @@ describe('browser mode routes', () => {
 
   beforeAll(async () => {
     mkdirSync(join(rendererDir, 'assets'));
-    writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><html><head><title>Callbench</title></head><body><script type="module" src="./assets/app.js"></script></body></html>');
+    writeFileSync(
+      join(rendererDir, 'index.html'),
+      '<!doctype html><html><head><title>Callbench</title></head><body><script type="module" src="./assets/app.js"></script></body></html>',
+    );
     writeFileSync(join(rendererDir, 'assets', 'app.js'), 'console.log(1)');
     s = await startServer({ ui: { rendererDir, pageKey: 'cbk_page"><script>' } });
   });
@@ -26,34 +29,61 @@ describe('browser mode routes', () => {
     expect(html).toContain('<meta name="callbench-key" content="cbk_pagescript">');
     expect((await fetch(`${s.url}/assets/app.js`)).status).toBe(200);
     // The API behind the page still wants a key, and other hosts are refused (DNS rebinding).
-    expect((await fetch(`${s.url}/v1/operations/workspaces.list`, { method: 'POST' })).status).toBe(401);
-    const rebound = await new Promise<number>((resolve) => request(`${s.url}/`, { headers: { host: `evil.example:${s.port}` } }, (r) => resolve(r.statusCode!)).end());
+    expect((await fetch(`${s.url}/v1/operations/workspaces.list`, { method: 'POST' })).status).toBe(
+      401,
+    );
+    const rebound = await new Promise<number>((resolve) =>
+      request(`${s.url}/`, { headers: { host: `evil.example:${s.port}` } }, (r) =>
+        resolve(r.statusCode!),
+      ).end(),
+    );
     expect(rebound).toBe(403);
   });
 
   it('invokes any catalogue operation by name through the same validation, and refuses unknown names', async () => {
-    const ok = await s.call('POST', '/v1/operations/personas.create', { workspace_id: s.workspaceId, name: 'Ann', prompt: 'Calm.' });
+    const ok = await s.call('POST', '/v1/operations/personas.create', {
+      workspace_id: s.workspaceId,
+      name: 'Ann',
+      prompt: 'Calm.',
+    });
     expect(ok.status).toBe(201);
     expect(ok.body.data.persona).toMatchObject({ name: 'Ann' });
-    const bad = await s.call('POST', '/v1/operations/personas.create', { workspace_id: s.workspaceId, difficulty: 'impossible' });
+    const bad = await s.call('POST', '/v1/operations/personas.create', {
+      workspace_id: s.workspaceId,
+      difficulty: 'impossible',
+    });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual(['difficulty', 'name', 'prompt']);
-    expect((await s.call('POST', '/v1/operations/constructor', {})).body.error.code).toBe('unknown_operation');
+    expect(bad.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual([
+      'difficulty',
+      'name',
+      'prompt',
+    ]);
+    expect((await s.call('POST', '/v1/operations/constructor', {})).body.error.code).toBe(
+      'unknown_operation',
+    );
   });
 
   it('streams engine events to API keys, not to workspace tokens', async () => {
     const abort = new AbortController();
-    const res = await fetch(`${s.url}/v1/events`, { headers: { authorization: `Bearer ${s.key}` }, signal: abort.signal });
+    const res = await fetch(`${s.url}/v1/events`, {
+      headers: { authorization: `Bearer ${s.key}` },
+      signal: abort.signal,
+    });
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
     await reader.read(); // the stream is open
     s.engine.events.emit('simulation.progress', { simulationId: 'sim_1' });
     let text = '';
     while (!text.includes('sim_1')) text += (await reader.read()).value;
-    expect(text).toMatch(/data: \{"type":"simulation.progress","at":"[^"]+","data":\{"simulationId":"sim_1"\}\}/);
+    expect(text).toMatch(
+      /data: \{"type":"simulation.progress","at":"[^"]+","data":\{"simulationId":"sim_1"\}\}/,
+    );
     abort.abort();
     const { token } = (await s.ws('POST', '/tokens', { name: 'ci' })).body.data;
-    expect((await fetch(`${s.url}/v1/events`, { headers: { authorization: `Bearer ${token.token}` } })).status).toBe(403);
+    expect(
+      (await fetch(`${s.url}/v1/events`, { headers: { authorization: `Bearer ${token.token}` } }))
+        .status,
+    ).toBe(403);
   });
 
   it('without a built renderer, / says how to build it', async () => {

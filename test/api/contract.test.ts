@@ -5,7 +5,10 @@ import { catalogue } from '../../src/operations/catalogue.js';
 
 /** Every endpoint row of the interface specification, as METHOD path. */
 function specificationRoutes(): string[] {
-  const spec = readFileSync(new URL('../../../shared/spec/000_0ed66a3fb6a4e0d6.txt', import.meta.url), 'utf8');
+  const spec = readFileSync(
+    new URL('../../../shared/spec/000_0ed66a3fb6a4e0d6.txt', import.meta.url),
+    'utf8',
+  );
   const rows = [...spec.matchAll(/^\| (GET|POST|PUT|PATCH|DELETE) \| (\S+) \|/gm)];
   return rows.map(([, method, path]) => {
     const full = path!.startsWith('/v1') ? path! : `/api/v1/workspaces/{workspace_id}${path}`;
@@ -25,7 +28,9 @@ describe('the contract of the specification', () => {
   it('the OpenAPI document lists every route of the specification with request and response schemas', async () => {
     const doc = (await s.call('GET', '/openapi.json')).body;
     const documented = new Set<string>();
-    for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+    for (const [path, methods] of Object.entries(
+      doc.paths as Record<string, Record<string, any>>,
+    )) {
       for (const [method, op] of Object.entries(methods)) {
         documented.add(`${method.toUpperCase()} ${normalise(path)}`);
         expect(Object.keys(op.responses).length, `${method} ${path}`).toBeGreaterThan(1);
@@ -41,16 +46,25 @@ describe('the contract of the specification', () => {
     }
     const routes = specificationRoutes();
     expect(routes.length).toBe(20);
-    const missing = routes.filter((r) => !documented.has(`${r.split(' ')[0]} ${normalise(r.split(' ')[1]!)}`));
+    const missing = routes.filter(
+      (r) => !documented.has(`${r.split(' ')[0]} ${normalise(r.split(' ')[1]!)}`),
+    );
     expect(missing).toEqual([]);
   });
 
   it('publishes the full enum sets of persona fields', async () => {
     const doc = (await s.call('GET', '/openapi.json')).body;
-    const body = doc.paths['/api/v1/workspaces/{workspace_id}/personas'].post.requestBody.content['application/json'].schema;
+    const body =
+      doc.paths['/api/v1/workspaces/{workspace_id}/personas'].post.requestBody.content[
+        'application/json'
+      ].schema;
     expect(body.properties.difficulty.enum).toEqual(['easy', 'medium', 'hard', 'very_hard']);
-    expect(body.properties.emotion.enum).toEqual(expect.arrayContaining(['frustrated', 'happy', 'confused', 'neutral']));
-    expect(body.properties.backgroundNoise.enum).toEqual(expect.arrayContaining(['office', 'none']));
+    expect(body.properties.emotion.enum).toEqual(
+      expect.arrayContaining(['frustrated', 'happy', 'confused', 'neutral']),
+    );
+    expect(body.properties.backgroundNoise.enum).toEqual(
+      expect.arrayContaining(['office', 'none']),
+    );
     expect(body.required).toEqual(['name', 'prompt']);
     expect(body.additionalProperties).toBe(false);
   });

@@ -17,14 +17,20 @@ describe('status codes and the error envelope', () => {
   });
 
   it('answers 415 for a body that is not JSON', async () => {
-    const res = await s.call('POST', '/v1/tools', 'name=x', { 'content-type': 'application/x-www-form-urlencoded' });
+    const res = await s.call('POST', '/v1/tools', 'name=x', {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(res.status).toBe(415);
     expect(res.body.error.code).toBe('unsupported_media_type');
-    expect((await s.call('POST', '/v1/tools', 'x', { 'content-type': 'text/plain' })).status).toBe(415);
+    expect((await s.call('POST', '/v1/tools', 'x', { 'content-type': 'text/plain' })).status).toBe(
+      415,
+    );
   });
 
   it('answers 400 saying so for malformed JSON', async () => {
-    const res = await s.ws('POST', '/personas', '{"name": ', { 'content-type': 'application/json' });
+    const res = await s.ws('POST', '/personas', '{"name": ', {
+      'content-type': 'application/json',
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_json');
     expect(res.body.error.message).toMatch(/not valid JSON/);
@@ -36,7 +42,7 @@ describe('status codes and the error envelope', () => {
     expect(res.body.error.details).toEqual([{ path: '', message: 'must be a JSON object' }]);
   });
 
-  it('answers 404 for an unknown route in the family\'s shape', async () => {
+  it("answers 404 for an unknown route in the family's shape", async () => {
     const v1 = await s.call('GET', '/v1/nothing');
     expect(v1.status).toBe(404);
     expect(v1.body.error.code).toBe('not_found');
@@ -48,7 +54,9 @@ describe('status codes and the error envelope', () => {
     const per = (await s.ws('POST', '/personas', { name: 'A', prompt: 'p' })).body.data.persona;
     const res = await s.ws('PUT', `/personas/${per.id}`, { persona_id: 'per_other', name: 'B' });
     expect(res.status).toBe(400);
-    expect(res.body.error.details).toEqual([{ path: 'persona_id', message: 'is not a field of this resource' }]);
+    expect(res.body.error.details).toEqual([
+      { path: 'persona_id', message: 'is not a field of this resource' },
+    ]);
   });
 
   it('an unexpected failure is a 500 with a request id, and loses nothing already committed', async () => {
@@ -59,7 +67,10 @@ describe('status codes and the error envelope', () => {
     other.close();
     const res = await s.ws('GET', '/schedules');
     expect(res.status).toBe(500);
-    expect(res.body).toMatchObject({ success: false, error: { code: 'internal_error', details: { requestId: expect.any(String) } } });
+    expect(res.body).toMatchObject({
+      success: false,
+      error: { code: 'internal_error', details: { requestId: expect.any(String) } },
+    });
     expect(res.body.error.message).toContain(res.body.error.details.requestId);
     expect((await s.ws('GET', `/personas/${kept.id}`)).body.data.persona.name).toBe('Kept');
   });

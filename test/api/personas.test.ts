@@ -10,16 +10,48 @@ describe('personas', () => {
     s = await startServer({ clock });
     const make = async (body: Record<string, unknown>, key?: string) => {
       clock.advance(1_000);
-      const res = await s.ws('POST', '/personas', { prompt: 'Behave.', ...body }, key ? { authorization: `Bearer ${key}` } : {});
+      const res = await s.ws(
+        'POST',
+        '/personas',
+        { prompt: 'Behave.', ...body },
+        key ? { authorization: `Bearer ${key}` } : {},
+      );
       expect(res.status).toBe(201);
       ids[body.name as string] = res.body.data.persona.id;
       return res.body.data.persona;
     };
     const second = (await s.call('POST', '/v1/keys', { label: 'Bob' })).body.key.key;
-    await make({ name: 'Angry Anna', emotion: 'angry', difficulty: 'very_hard', language: 'en', tags: ['billing', 'vip'] });
-    await make({ name: 'Calm Carl', emotion: 'calm', difficulty: 'easy', language: 'es', tags: ['billing'] });
-    await make({ name: 'Confused Clara', emotion: 'confused', difficulty: 'medium', language: 'en-us', tags: ['support'] }, second);
-    await make({ name: 'happy hannah', emotion: 'happy', difficulty: 'hard', language: 'fr', backgroundNoise: 'cafe' });
+    await make({
+      name: 'Angry Anna',
+      emotion: 'angry',
+      difficulty: 'very_hard',
+      language: 'en',
+      tags: ['billing', 'vip'],
+    });
+    await make({
+      name: 'Calm Carl',
+      emotion: 'calm',
+      difficulty: 'easy',
+      language: 'es',
+      tags: ['billing'],
+    });
+    await make(
+      {
+        name: 'Confused Clara',
+        emotion: 'confused',
+        difficulty: 'medium',
+        language: 'en-us',
+        tags: ['support'],
+      },
+      second,
+    );
+    await make({
+      name: 'happy hannah',
+      emotion: 'happy',
+      difficulty: 'hard',
+      language: 'fr',
+      backgroundNoise: 'cafe',
+    });
   });
   afterAll(() => s.stop());
 
@@ -30,7 +62,15 @@ describe('personas', () => {
     expect(res.status).toBe(201);
     expect(res.body.success).toBe(true);
     const p = res.body.data.persona;
-    expect(p).toMatchObject({ name: 'Plain', prompt: 'Just ask.', language: 'en', emotion: 'neutral', difficulty: 'medium', backgroundNoise: 'none', tags: [] });
+    expect(p).toMatchObject({
+      name: 'Plain',
+      prompt: 'Just ask.',
+      language: 'en',
+      emotion: 'neutral',
+      difficulty: 'medium',
+      backgroundNoise: 'none',
+      tags: [],
+    });
     expect(p.id).toMatch(/^per_/);
     expect(p.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(p.created_by).toEqual({ id: expect.stringMatching(/^key_/), name: 'first key' });
@@ -38,10 +78,17 @@ describe('personas', () => {
   });
 
   it('requires name and prompt, and names every bad field in one 400', async () => {
-    const res = await s.ws('POST', '/personas', { emotion: 'furious', difficulty: 'insane', backgroundNoise: 'jungle', tags: 'x' });
+    const res = await s.ws('POST', '/personas', {
+      emotion: 'furious',
+      difficulty: 'insane',
+      backgroundNoise: 'jungle',
+      tags: 'x',
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('validation_error');
-    const byPath = Object.fromEntries(res.body.error.details.map((d: { path: string; message: string }) => [d.path, d.message]));
+    const byPath = Object.fromEntries(
+      res.body.error.details.map((d: { path: string; message: string }) => [d.path, d.message]),
+    );
     expect(byPath.name).toBe('is required');
     expect(byPath.prompt).toBe('is required');
     expect(byPath.emotion).toContain('frustrated');
@@ -51,7 +98,12 @@ describe('personas', () => {
   });
 
   it('rejects a field the persona does not have, naming it', async () => {
-    const res = await s.ws('POST', '/personas', { name: 'X', prompt: 'p', persona: 'typo', Emotion: 'happy' });
+    const res = await s.ws('POST', '/personas', {
+      name: 'X',
+      prompt: 'p',
+      persona: 'typo',
+      Emotion: 'happy',
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.details).toEqual([
       { path: 'persona', message: 'is not a field of this resource' },
@@ -87,7 +139,12 @@ describe('personas', () => {
     expect(names(await s.ws('GET', '/personas?language=en'))).toEqual(['Angry Anna']);
     expect(names(await s.ws('GET', '/personas?language=en-US'))).toEqual(['Confused Clara']);
     expect(names(await s.ws('GET', '/personas?emotion=calm'))).toEqual(['Calm Carl']);
-    for (const [difficulty, name] of [['easy', 'Calm Carl'], ['medium', 'Confused Clara'], ['hard', 'happy hannah'], ['very_hard', 'Angry Anna']]) {
+    for (const [difficulty, name] of [
+      ['easy', 'Calm Carl'],
+      ['medium', 'Confused Clara'],
+      ['hard', 'happy hannah'],
+      ['very_hard', 'Angry Anna'],
+    ]) {
       expect(names(await s.ws('GET', `/personas?difficulty=${difficulty}`))).toEqual([name]);
     }
     const bad = await s.ws('GET', '/personas?difficulty=extreme');
@@ -101,41 +158,112 @@ describe('personas', () => {
     expect(names(await s.ws('GET', '/personas?tags=billing,support'))).toEqual([]);
     const clara = (await s.ws('GET', `/personas/${ids['Confused Clara']}`)).body.data.persona;
     expect(clara.created_by.name).toBe('Bob');
-    expect(names(await s.ws('GET', `/personas?createdBy=${clara.created_by.id}`))).toEqual(['Confused Clara']);
+    expect(names(await s.ws('GET', `/personas?createdBy=${clara.created_by.id}`))).toEqual([
+      'Confused Clara',
+    ]);
   });
 
   it('sorts by name, createdAt, updatedAt and usage in both orders', async () => {
-    expect(names(await s.ws('GET', '/personas?sortBy=name&sortOrder=asc'))).toEqual(['Angry Anna', 'Calm Carl', 'Confused Clara', 'happy hannah']);
-    expect(names(await s.ws('GET', '/personas?sortBy=name&sortOrder=desc'))).toEqual(['happy hannah', 'Confused Clara', 'Calm Carl', 'Angry Anna']);
-    expect(names(await s.ws('GET', '/personas?sortBy=createdAt&sortOrder=asc'))).toEqual(['Angry Anna', 'Calm Carl', 'Confused Clara', 'happy hannah']);
+    expect(names(await s.ws('GET', '/personas?sortBy=name&sortOrder=asc'))).toEqual([
+      'Angry Anna',
+      'Calm Carl',
+      'Confused Clara',
+      'happy hannah',
+    ]);
+    expect(names(await s.ws('GET', '/personas?sortBy=name&sortOrder=desc'))).toEqual([
+      'happy hannah',
+      'Confused Clara',
+      'Calm Carl',
+      'Angry Anna',
+    ]);
+    expect(names(await s.ws('GET', '/personas?sortBy=createdAt&sortOrder=asc'))).toEqual([
+      'Angry Anna',
+      'Calm Carl',
+      'Confused Clara',
+      'happy hannah',
+    ]);
     clock.advance(1_000);
     await s.ws('PUT', `/personas/${ids['Calm Carl']}`, { tags: ['billing'] });
-    expect(names(await s.ws('GET', '/personas?sortBy=updatedAt&sortOrder=desc'))[0]).toBe('Calm Carl');
-    expect(names(await s.ws('GET', '/personas?sortBy=updatedAt&sortOrder=asc'))[3]).toBe('Calm Carl');
+    expect(names(await s.ws('GET', '/personas?sortBy=updatedAt&sortOrder=desc'))[0]).toBe(
+      'Calm Carl',
+    );
+    expect(names(await s.ws('GET', '/personas?sortBy=updatedAt&sortOrder=asc'))[3]).toBe(
+      'Calm Carl',
+    );
 
     // Usage comes from stored simulations: give Clara two, Anna one.
     const db = s.engine.store.db;
-    const scn = (await s.ws('POST', '/scenarios', { name: 'S', prompt: 'p' })).body.data.scenario.id;
-    db.prepare("INSERT INTO executions (id, workspace_id, scenario_id, status, created_at) VALUES ('exe_1', ?, ?, 'completed', '2026-06-01T00:00:00Z')").run(s.workspaceId, scn);
-    const sim = db.prepare("INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, persona_id, status, score, passed, created_at, ended_at) VALUES (?, ?, 'exe_1', ?, ?, ?, ?, ?, '2026-06-01T00:00:00Z', ?)");
-    sim.run('sim_1', s.workspaceId, scn, ids['Confused Clara'], 'completed', 80, 1, '2026-06-01T00:05:00Z');
-    sim.run('sim_2', s.workspaceId, scn, ids['Confused Clara'], 'completed', 60, 0, '2026-06-01T00:09:00Z');
-    sim.run('sim_3', s.workspaceId, scn, ids['Angry Anna'], 'failed', null, null, '2026-06-01T00:01:00Z');
+    const scn = (await s.ws('POST', '/scenarios', { name: 'S', prompt: 'p' })).body.data.scenario
+      .id;
+    db.prepare(
+      "INSERT INTO executions (id, workspace_id, scenario_id, status, created_at) VALUES ('exe_1', ?, ?, 'completed', '2026-06-01T00:00:00Z')",
+    ).run(s.workspaceId, scn);
+    const sim = db.prepare(
+      "INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, persona_id, status, score, passed, created_at, ended_at) VALUES (?, ?, 'exe_1', ?, ?, ?, ?, ?, '2026-06-01T00:00:00Z', ?)",
+    );
+    sim.run(
+      'sim_1',
+      s.workspaceId,
+      scn,
+      ids['Confused Clara'],
+      'completed',
+      80,
+      1,
+      '2026-06-01T00:05:00Z',
+    );
+    sim.run(
+      'sim_2',
+      s.workspaceId,
+      scn,
+      ids['Confused Clara'],
+      'completed',
+      60,
+      0,
+      '2026-06-01T00:09:00Z',
+    );
+    sim.run(
+      'sim_3',
+      s.workspaceId,
+      scn,
+      ids['Angry Anna'],
+      'failed',
+      null,
+      null,
+      '2026-06-01T00:01:00Z',
+    );
     sim.run('sim_4', s.workspaceId, scn, ids['happy hannah'], 'queued', null, null, null);
-    expect(names(await s.ws('GET', '/personas?sortBy=usage&sortOrder=desc')).slice(0, 2)).toEqual(['Confused Clara', 'Angry Anna']);
-    expect(names(await s.ws('GET', '/personas?sortBy=usage&sortOrder=asc')).slice(2)).toEqual(['Angry Anna', 'Confused Clara']);
+    expect(names(await s.ws('GET', '/personas?sortBy=usage&sortOrder=desc')).slice(0, 2)).toEqual([
+      'Confused Clara',
+      'Angry Anna',
+    ]);
+    expect(names(await s.ws('GET', '/personas?sortBy=usage&sortOrder=asc')).slice(2)).toEqual([
+      'Angry Anna',
+      'Confused Clara',
+    ]);
     const clara = (await s.ws('GET', `/personas/${ids['Confused Clara']}`)).body.data.persona;
-    expect(clara.usage_stats).toEqual({ total_simulations: 2, avg_score: 70, last_used: '2026-06-01T00:09:00Z' });
+    expect(clara.usage_stats).toEqual({
+      total_simulations: 2,
+      avg_score: 70,
+      last_used: '2026-06-01T00:09:00Z',
+    });
 
     const bad = await s.ws('GET', '/personas?sortBy=popularity&sortOrder=up');
-    expect(bad.body.error.details.map((d: { path: string }) => d.path)).toEqual(['sortBy', 'sortOrder']);
+    expect(bad.body.error.details.map((d: { path: string }) => d.path)).toEqual([
+      'sortBy',
+      'sortOrder',
+    ]);
   });
 
   it('pages with limit and offset; limit defaults to 50 and above 100 is a 400', async () => {
     const page = await s.ws('GET', '/personas?sortBy=name&sortOrder=asc&limit=2&offset=2');
     expect(names(page)).toEqual(['Confused Clara', 'happy hannah']);
     expect(page.body.data.pagination).toEqual({ total: 4, page: 2, limit: 2, has_more: false });
-    expect((await s.ws('GET', '/personas?limit=3')).body.data.pagination).toEqual({ total: 4, page: 1, limit: 3, has_more: true });
+    expect((await s.ws('GET', '/personas?limit=3')).body.data.pagination).toEqual({
+      total: 4,
+      page: 1,
+      limit: 3,
+      has_more: true,
+    });
     expect((await s.ws('GET', '/personas?limit=100')).status).toBe(200);
     const over = await s.ws('GET', '/personas?limit=101');
     expect(over.status).toBe(400);
@@ -143,37 +271,75 @@ describe('personas', () => {
     expect((await s.ws('GET', '/personas?limit=0')).status).toBe(400);
     expect((await s.ws('GET', '/personas?offset=-1')).status).toBe(400);
     expect((await s.ws('GET', '/personas?limit=ten')).status).toBe(400);
-    expect((await s.ws('GET', '/personas?colour=red')).body.error.details).toEqual([{ path: 'colour', message: 'is not a field of this resource' }]);
+    expect((await s.ws('GET', '/personas?colour=red')).body.error.details).toEqual([
+      { path: 'colour', message: 'is not a field of this resource' },
+    ]);
   });
 
   it('gets one persona in full, and 404s an unknown one naming it', async () => {
     const res = await s.ws('GET', `/personas/${ids['Angry Anna']}`);
-    expect(res.body.data.persona).toMatchObject({ name: 'Angry Anna', prompt: 'Behave.', usage_stats: { total_simulations: 1, avg_score: null } });
+    expect(res.body.data.persona).toMatchObject({
+      name: 'Angry Anna',
+      prompt: 'Behave.',
+      usage_stats: { total_simulations: 1, avg_score: null },
+    });
     const missing = await s.ws('GET', '/personas/per_missing');
     expect(missing.status).toBe(404);
-    expect(missing.body.error).toMatchObject({ code: 'not_found', message: "persona 'per_missing' was not found" });
+    expect(missing.body.error).toMatchObject({
+      code: 'not_found',
+      message: "persona 'per_missing' was not found",
+    });
   });
 
   it('updates any subset and answers the fields the specification lists', async () => {
     clock.advance(5_000);
-    const res = await s.ws('PUT', `/personas/${ids['happy hannah']}`, { name: 'Happy Hannah', difficulty: 'easy' });
+    const res = await s.ws('PUT', `/personas/${ids['happy hannah']}`, {
+      name: 'Happy Hannah',
+      difficulty: 'easy',
+    });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.data.persona).sort()).toEqual(
-      ['backgroundNoise', 'difficulty', 'emotion', 'id', 'language', 'name', 'prompt', 'tags', 'updated_at'].sort(),
+      [
+        'backgroundNoise',
+        'difficulty',
+        'emotion',
+        'id',
+        'language',
+        'name',
+        'prompt',
+        'tags',
+        'updated_at',
+      ].sort(),
     );
-    expect(res.body.data.persona).toMatchObject({ name: 'Happy Hannah', difficulty: 'easy', emotion: 'happy', backgroundNoise: 'cafe' });
+    expect(res.body.data.persona).toMatchObject({
+      name: 'Happy Hannah',
+      difficulty: 'easy',
+      emotion: 'happy',
+      backgroundNoise: 'cafe',
+    });
     expect(res.body.data.persona.updated_at).toBe(new Date(clock.now()).toISOString());
     expect(names(await s.ws('GET', '/personas?name=happy'))).toEqual(['Happy Hannah']);
     expect((await s.ws('PUT', `/personas/${ids['happy hannah']}`, {})).status).toBe(400);
-    expect((await s.ws('PUT', `/personas/${ids['happy hannah']}`, { emotion: 'meh' })).status).toBe(400);
+    expect((await s.ws('PUT', `/personas/${ids['happy hannah']}`, { emotion: 'meh' })).status).toBe(
+      400,
+    );
     expect((await s.ws('PUT', '/personas/per_missing', { name: 'x' })).status).toBe(404);
   });
 
   it('refuses to delete a persona a scenario uses (409), and deletes it once free', async () => {
-    const scn = (await s.ws('POST', '/scenarios', { name: 'Uses Carl', prompt: 'p', personas: [ids['Calm Carl']] })).body.data.scenario;
+    const scn = (
+      await s.ws('POST', '/scenarios', {
+        name: 'Uses Carl',
+        prompt: 'p',
+        personas: [ids['Calm Carl']],
+      })
+    ).body.data.scenario;
     const blocked = await s.ws('DELETE', `/personas/${ids['Calm Carl']}`);
     expect(blocked.status).toBe(409);
-    expect(blocked.body.error).toMatchObject({ code: 'conflict', details: { scenarios: [{ id: scn.id, name: 'Uses Carl' }] } });
+    expect(blocked.body.error).toMatchObject({
+      code: 'conflict',
+      details: { scenarios: [{ id: scn.id, name: 'Uses Carl' }] },
+    });
     await s.ws('PUT', `/scenarios/${scn.id}`, { personas: [] });
     const done = await s.ws('DELETE', `/personas/${ids['Calm Carl']}`);
     expect(done.status).toBe(200);

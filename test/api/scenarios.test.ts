@@ -12,7 +12,11 @@ describe('scenarios and scorecards', () => {
     persona = (await s.ws('POST', '/personas', { name: 'P', prompt: 'p' })).body.data.persona.id;
     // Agents arrive through provider connections (a later issue); the table is what scenarios check.
     agent = 'agt_test1';
-    s.engine.store.db.prepare("INSERT INTO agents (id, provider, provider_agent_id, name, status, created_at, updated_at) VALUES (?, 'vapi', 'a1', 'Support bot', 'active', '2026-06-01T00:00:00Z', '2026-06-01T00:00:00Z')").run(agent);
+    s.engine.store.db
+      .prepare(
+        "INSERT INTO agents (id, provider, provider_agent_id, name, status, created_at, updated_at) VALUES (?, 'vapi', 'a1', 'Support bot', 'active', '2026-06-01T00:00:00Z', '2026-06-01T00:00:00Z')",
+      )
+      .run(agent);
   });
   afterAll(() => s.stop());
 
@@ -20,13 +24,33 @@ describe('scenarios and scorecards', () => {
     it('every workspace starts with the default scorecard, which no scenario gets implicitly', async () => {
       const cards = (await s.ws('GET', '/scorecards')).body.data.scorecards;
       expect(cards[0]).toMatchObject({ name: 'Default scorecard', passThreshold: 70 });
-      expect(cards[0].metrics.map((m: { category: string }) => m.category)).toEqual(['task completion', 'accuracy', 'tone', 'policy compliance', 'latency']);
-      const other = (await s.call('POST', '/api/v1/workspaces', { name: 'Team C' })).body.data.workspace.id;
-      expect((await s.call('GET', `/api/v1/workspaces/${other}/scorecards`)).body.data.scorecards.map((c: { name: string }) => c.name)).toEqual(['Default scorecard']);
-      expect((await s.ws('POST', '/scenarios', { name: 'No card', prompt: 'p' })).body.data.scenario.scorecard).toBeNull();
+      expect(cards[0].metrics.map((m: { category: string }) => m.category)).toEqual([
+        'task completion',
+        'accuracy',
+        'tone',
+        'policy compliance',
+        'latency',
+      ]);
+      const other = (await s.call('POST', '/api/v1/workspaces', { name: 'Team C' })).body.data
+        .workspace.id;
+      expect(
+        (await s.call('GET', `/api/v1/workspaces/${other}/scorecards`)).body.data.scorecards.map(
+          (c: { name: string }) => c.name,
+        ),
+      ).toEqual(['Default scorecard']);
+      expect(
+        (await s.ws('POST', '/scenarios', { name: 'No card', prompt: 'p' })).body.data.scenario
+          .scorecard,
+      ).toBeNull();
     });
 
-    const metric = (type: string, config: unknown, extra: Record<string, unknown> = {}) => ({ name: `m ${type}`, category: 'accuracy', type, config, ...extra });
+    const metric = (type: string, config: unknown, extra: Record<string, unknown> = {}) => ({
+      name: `m ${type}`,
+      category: 'accuracy',
+      type,
+      config,
+      ...extra,
+    });
 
     it('stores every metric type with server-assigned ids, default weight 1 and threshold 70', async () => {
       const metrics = [
@@ -45,8 +69,17 @@ describe('scenarios and scorecards', () => {
       const card = res.body.data.scorecard;
       expect(card.passThreshold).toBe(70);
       expect(card.metrics).toHaveLength(9);
-      expect(card.metrics[0]).toMatchObject({ id: expect.stringMatching(/^met_/), weight: 1, critical: false, category: 'accuracy' });
-      expect(card.metrics[8]).toMatchObject({ weight: 3, critical: true, config: { who: 'agent' } });
+      expect(card.metrics[0]).toMatchObject({
+        id: expect.stringMatching(/^met_/),
+        weight: 1,
+        critical: false,
+        category: 'accuracy',
+      });
+      expect(card.metrics[8]).toMatchObject({
+        weight: 3,
+        critical: true,
+        config: { who: 'agent' },
+      });
     });
 
     it('checks config per metric type and names the bad field', async () => {
@@ -64,20 +97,35 @@ describe('scenarios and scorecards', () => {
         expect(res.status, JSON.stringify(m)).toBe(400);
         expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
       }
-      expect((await s.ws('POST', '/scorecards', { name: 'X', metrics: [], passThreshold: 101 })).status).toBe(400);
+      expect(
+        (await s.ws('POST', '/scorecards', { name: 'X', metrics: [], passThreshold: 101 })).status,
+      ).toBe(400);
     });
 
     it('updates keep the ids of metrics sent back, and list, get and delete work', async () => {
-      const card = (await s.ws('POST', '/scorecards', { name: 'Keep', metrics: [metric('contains', { text: 'a' })] })).body.data.scorecard;
+      const card = (
+        await s.ws('POST', '/scorecards', {
+          name: 'Keep',
+          metrics: [metric('contains', { text: 'a' })],
+        })
+      ).body.data.scorecard;
       const kept = card.metrics[0];
-      const res = await s.ws('PUT', `/scorecards/${card.id}`, { metrics: [{ ...kept, name: 'renamed' }, metric('contains', { text: 'b' })], passThreshold: 80 });
+      const res = await s.ws('PUT', `/scorecards/${card.id}`, {
+        metrics: [{ ...kept, name: 'renamed' }, metric('contains', { text: 'b' })],
+        passThreshold: 80,
+      });
       expect(res.status).toBe(200);
       expect(res.body.data.scorecard.metrics[0]).toMatchObject({ id: kept.id, name: 'renamed' });
       expect(res.body.data.scorecard.metrics[1].id).not.toBe(kept.id);
       expect(res.body.data.scorecard.passThreshold).toBe(80);
       expect((await s.ws('GET', `/scorecards/${card.id}`)).body.data.scorecard.name).toBe('Keep');
-      expect((await s.ws('GET', '/scorecards')).body.data.pagination.total).toBeGreaterThanOrEqual(2);
-      expect((await s.ws('DELETE', `/scorecards/${card.id}`)).body.data).toEqual({ deleted: true, id: card.id });
+      expect((await s.ws('GET', '/scorecards')).body.data.pagination.total).toBeGreaterThanOrEqual(
+        2,
+      );
+      expect((await s.ws('DELETE', `/scorecards/${card.id}`)).body.data).toEqual({
+        deleted: true,
+        id: card.id,
+      });
       expect((await s.ws('GET', `/scorecards/${card.id}`)).status).toBe(404);
     });
   });
@@ -85,26 +133,47 @@ describe('scenarios and scorecards', () => {
   describe('scenarios', () => {
     let scorecard: string;
     beforeAll(async () => {
-      scorecard = (await s.ws('POST', '/scorecards', { name: 'Card', metrics: [] })).body.data.scorecard.id;
+      scorecard = (await s.ws('POST', '/scorecards', { name: 'Card', metrics: [] })).body.data
+        .scorecard.id;
     });
 
     it('creates with every field and answers it back', async () => {
       const body = {
-        name: 'Late order', prompt: 'Your order {{order_id}} is late.', tags: ['orders'],
+        name: 'Late order',
+        prompt: 'Your order {{order_id}} is late.',
+        tags: ['orders'],
         promptVariables: [{ name: 'order_id', type: 'string', defaultValue: 'A-1' }],
-        personas: [persona], targetAgents: [agent], scorecard,
-        expectedOutcome: 'Agent gives tracking info', expectedBehavior: { toolCalls: ['order_status'], providesTrackingInfo: true },
-        script: [{ say: 'Where is {{order_id}}?', expect: { contains: 'tracking' } }], maxTurns: 12, maxDurationMs: 60_000,
+        personas: [persona],
+        targetAgents: [agent],
+        scorecard,
+        expectedOutcome: 'Agent gives tracking info',
+        expectedBehavior: { toolCalls: ['order_status'], providesTrackingInfo: true },
+        script: [{ say: 'Where is {{order_id}}?', expect: { contains: 'tracking' } }],
+        maxTurns: 12,
+        maxDurationMs: 60_000,
       };
       const res = await s.ws('POST', '/scenarios', body);
       expect(res.status).toBe(201);
-      expect(res.body.data.scenario).toMatchObject({ ...body, id: expect.stringMatching(/^scn_/), created_by: { name: 'first key' } });
+      expect(res.body.data.scenario).toMatchObject({
+        ...body,
+        id: expect.stringMatching(/^scn_/),
+        created_by: { name: 'first key' },
+      });
     });
 
     it('requires name and prompt, and names every missing reference', async () => {
       const missing = await s.ws('POST', '/scenarios', {});
-      expect(missing.body.error.details.map((d: { path: string }) => d.path)).toEqual(['name', 'prompt']);
-      const refs = await s.ws('POST', '/scenarios', { name: 'x', prompt: 'p', personas: [persona, 'per_nope'], targetAgents: ['agt_nope'], scorecard: 'scd_nope' });
+      expect(missing.body.error.details.map((d: { path: string }) => d.path)).toEqual([
+        'name',
+        'prompt',
+      ]);
+      const refs = await s.ws('POST', '/scenarios', {
+        name: 'x',
+        prompt: 'p',
+        personas: [persona, 'per_nope'],
+        targetAgents: ['agt_nope'],
+        scorecard: 'scd_nope',
+      });
       expect(refs.status).toBe(400);
       expect(refs.body.error.details).toEqual([
         { path: 'personas', message: 'unknown persona id(s): per_nope' },
@@ -115,30 +184,64 @@ describe('scenarios and scorecards', () => {
 
     it('rejects a misspelt field such as persona for personas', async () => {
       const res = await s.ws('POST', '/scenarios', { name: 'x', prompt: 'p', persona: [persona] });
-      expect(res.body.error.details).toEqual([{ path: 'persona', message: 'is not a field of this resource' }]);
+      expect(res.body.error.details).toEqual([
+        { path: 'persona', message: 'is not a field of this resource' },
+      ]);
     });
 
     it('lists with name and tag filters, sorting and paging', async () => {
       await s.ws('POST', '/scenarios', { name: 'Refund request', prompt: 'p', tags: ['billing'] });
       clock.advance(1_000);
-      await s.ws('POST', '/scenarios', { name: 'Refund denied', prompt: 'p', tags: ['billing', 'hard'] });
+      await s.ws('POST', '/scenarios', {
+        name: 'Refund denied',
+        prompt: 'p',
+        tags: ['billing', 'hard'],
+      });
       const byName = await s.ws('GET', '/scenarios?name=refund&sortBy=name&sortOrder=asc');
-      expect(byName.body.data.scenarios.map((x: { name: string }) => x.name)).toEqual(['Refund denied', 'Refund request']);
+      expect(byName.body.data.scenarios.map((x: { name: string }) => x.name)).toEqual([
+        'Refund denied',
+        'Refund request',
+      ]);
       const byTag = await s.ws('GET', '/scenarios?tags=billing,hard');
-      expect(byTag.body.data.scenarios.map((x: { name: string }) => x.name)).toEqual(['Refund denied']);
+      expect(byTag.body.data.scenarios.map((x: { name: string }) => x.name)).toEqual([
+        'Refund denied',
+      ]);
       const page = await s.ws('GET', '/scenarios?limit=1');
       expect(page.body.data.pagination).toMatchObject({ limit: 1, has_more: true });
     });
 
     it('gets one with stats, updates a subset (null clears), deletes, and treats /stats as a fixed word', async () => {
-      const scn = (await s.ws('POST', '/scenarios', { name: 'Upd', prompt: 'p', scorecard, maxTurns: 5 })).body.data.scenario;
+      const scn = (
+        await s.ws('POST', '/scenarios', { name: 'Upd', prompt: 'p', scorecard, maxTurns: 5 })
+      ).body.data.scenario;
       const got = await s.ws('GET', `/scenarios/${scn.id}`);
-      expect(got.body.data.scenario.stats).toEqual({ total_simulations: 0, avg_score: null, success_rate: null, last_run: null });
-      const upd = await s.ws('PUT', `/scenarios/${scn.id}`, { name: 'Updated', prompt: 'new', scorecard: null, maxTurns: null });
-      expect(upd.body.data.scenario).toMatchObject({ id: scn.id, name: 'Updated', prompt: 'new', scorecard: null, maxTurns: null });
-      expect((await s.ws('PUT', `/scenarios/${scn.id}`, { personas: ['per_gone'] })).status).toBe(400);
+      expect(got.body.data.scenario.stats).toEqual({
+        total_simulations: 0,
+        avg_score: null,
+        success_rate: null,
+        last_run: null,
+      });
+      const upd = await s.ws('PUT', `/scenarios/${scn.id}`, {
+        name: 'Updated',
+        prompt: 'new',
+        scorecard: null,
+        maxTurns: null,
+      });
+      expect(upd.body.data.scenario).toMatchObject({
+        id: scn.id,
+        name: 'Updated',
+        prompt: 'new',
+        scorecard: null,
+        maxTurns: null,
+      });
+      expect((await s.ws('PUT', `/scenarios/${scn.id}`, { personas: ['per_gone'] })).status).toBe(
+        400,
+      );
       expect((await s.ws('GET', '/scenarios/stats')).status).toBe(200);
-      expect((await s.ws('DELETE', `/scenarios/${scn.id}`)).body.data).toEqual({ deleted: true, id: scn.id });
+      expect((await s.ws('DELETE', `/scenarios/${scn.id}`)).body.data).toEqual({
+        deleted: true,
+        id: scn.id,
+      });
       expect((await s.ws('GET', `/scenarios/${scn.id}`)).status).toBe(404);
     });
 
@@ -148,18 +251,65 @@ describe('scenarios and scorecards', () => {
     });
 
     it('computes scenario and workspace statistics from stored simulations', async () => {
-      const a = (await s.ws('POST', '/scenarios', { name: 'Stats A', prompt: 'p' })).body.data.scenario.id;
-      const b = (await s.ws('POST', '/scenarios', { name: 'Stats B', prompt: 'p' })).body.data.scenario.id;
+      const a = (await s.ws('POST', '/scenarios', { name: 'Stats A', prompt: 'p' })).body.data
+        .scenario.id;
+      const b = (await s.ws('POST', '/scenarios', { name: 'Stats B', prompt: 'p' })).body.data
+        .scenario.id;
       const db = s.engine.store.db;
-      db.prepare("INSERT INTO executions (id, workspace_id, scenario_id, status, created_at) VALUES ('exe_a', ?, ?, 'completed', '2026-06-09T00:00:00Z')").run(s.workspaceId, a);
-      const sim = db.prepare("INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, status, score, passed, created_at, ended_at) VALUES (?, ?, 'exe_a', ?, ?, ?, ?, ?, ?)");
-      sim.run('s1', s.workspaceId, a, 'completed', 90, 1, '2026-06-09T00:00:00Z', '2026-06-09T00:01:00Z');
-      sim.run('s2', s.workspaceId, a, 'completed', 50, 0, '2026-06-09T00:00:00Z', '2026-06-09T00:02:00Z');
-      sim.run('s3', s.workspaceId, a, 'failed', null, null, '2026-06-09T00:00:00Z', '2026-06-09T00:03:00Z');
+      db.prepare(
+        "INSERT INTO executions (id, workspace_id, scenario_id, status, created_at) VALUES ('exe_a', ?, ?, 'completed', '2026-06-09T00:00:00Z')",
+      ).run(s.workspaceId, a);
+      const sim = db.prepare(
+        "INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, status, score, passed, created_at, ended_at) VALUES (?, ?, 'exe_a', ?, ?, ?, ?, ?, ?)",
+      );
+      sim.run(
+        's1',
+        s.workspaceId,
+        a,
+        'completed',
+        90,
+        1,
+        '2026-06-09T00:00:00Z',
+        '2026-06-09T00:01:00Z',
+      );
+      sim.run(
+        's2',
+        s.workspaceId,
+        a,
+        'completed',
+        50,
+        0,
+        '2026-06-09T00:00:00Z',
+        '2026-06-09T00:02:00Z',
+      );
+      sim.run(
+        's3',
+        s.workspaceId,
+        a,
+        'failed',
+        null,
+        null,
+        '2026-06-09T00:00:00Z',
+        '2026-06-09T00:03:00Z',
+      );
       sim.run('s4', s.workspaceId, a, 'cancelled', null, null, '2026-06-09T00:00:00Z', null);
-      sim.run('s5', s.workspaceId, a, 'completed', 10, 0, '2026-04-01T00:00:00Z', '2026-04-01T00:01:00Z');
+      sim.run(
+        's5',
+        s.workspaceId,
+        a,
+        'completed',
+        10,
+        0,
+        '2026-04-01T00:00:00Z',
+        '2026-04-01T00:01:00Z',
+      );
       const stats = (await s.ws('GET', `/scenarios/${a}`)).body.data.scenario.stats;
-      expect(stats).toEqual({ total_simulations: 4, avg_score: 50, success_rate: 33.33, last_run: '2026-06-09T00:03:00Z' });
+      expect(stats).toEqual({
+        total_simulations: 4,
+        avg_score: 50,
+        success_rate: 33.33,
+        last_run: '2026-06-09T00:03:00Z',
+      });
       const ws = (await s.ws('GET', '/scenarios/stats')).body.data.stats;
       expect(ws.total_simulations).toBe(4);
       expect(ws.avg_score_last_30_days).toBe(70);

@@ -8,11 +8,13 @@ describe('schedules', () => {
 
   beforeAll(async () => {
     s = await startServer({ clock });
-    scenarioId = (await s.ws('POST', '/scenarios', { name: 'S', prompt: 'p' })).body.data.scenario.id;
+    scenarioId = (await s.ws('POST', '/scenarios', { name: 'S', prompt: 'p' })).body.data.scenario
+      .id;
   });
   afterAll(() => s.stop());
 
-  const create = (body: Record<string, unknown>) => s.ws('POST', '/schedules', { name: 'n', scenarioId, ...body });
+  const create = (body: Record<string, unknown>) =>
+    s.ws('POST', '/schedules', { name: 'n', scenarioId, ...body });
 
   it('computes nextRun for each named periodicity (UTC)', async () => {
     const expected: Record<string, string> = {
@@ -26,20 +28,32 @@ describe('schedules', () => {
       const res = await create({ periodicity });
       expect(res.status).toBe(201);
       expect(res.body.data.schedule).toMatchObject({
-        periodicity, nextRun, lastRun: null, isActive: true, periodEndCondition: 'never', timezone: 'UTC', id: expect.stringMatching(/^sch_/),
+        periodicity,
+        nextRun,
+        lastRun: null,
+        isActive: true,
+        periodEndCondition: 'never',
+        timezone: 'UTC',
+        id: expect.stringMatching(/^sch_/),
       });
     }
   });
 
-  it('reads the periodicity in the schedule\'s time zone', async () => {
+  it("reads the periodicity in the schedule's time zone", async () => {
     const res = await create({ periodicity: 'daily', timezone: 'America/New_York' });
     expect(res.body.data.schedule.nextRun).toBe('2026-06-11T04:00:00.000Z');
-    expect((await create({ periodicity: 'daily', timezone: 'Mars/Olympus' })).body.error.details[0].path).toBe('timezone');
+    expect(
+      (await create({ periodicity: 'daily', timezone: 'Mars/Olympus' })).body.error.details[0].path,
+    ).toBe('timezone');
   });
 
   it('accepts after:N and until:date end conditions and refuses anything else', async () => {
-    expect((await create({ periodicity: 'daily', periodEndCondition: 'after:3' })).status).toBe(201);
-    expect((await create({ periodicity: 'daily', periodEndCondition: 'until:2026-12-31' })).status).toBe(201);
+    expect((await create({ periodicity: 'daily', periodEndCondition: 'after:3' })).status).toBe(
+      201,
+    );
+    expect(
+      (await create({ periodicity: 'daily', periodEndCondition: 'until:2026-12-31' })).status,
+    ).toBe(201);
     for (const bad of ['after:0', 'after:x', 'until:soon', 'sometimes']) {
       const res = await create({ periodicity: 'daily', periodEndCondition: bad });
       expect(res.status, bad).toBe(400);
@@ -56,18 +70,35 @@ describe('schedules', () => {
       expect(res.body.error.details[0].path).toBe('periodicity');
     }
     const noScenario = await create({ periodicity: 'daily', scenarioId: 'scn_nope' });
-    expect(noScenario.body.error.details).toEqual([{ path: 'scenarioId', message: 'unknown scenario id: scn_nope' }]);
+    expect(noScenario.body.error.details).toEqual([
+      { path: 'scenarioId', message: 'unknown scenario id: scn_nope' },
+    ]);
     const empty = await s.ws('POST', '/schedules', {});
-    expect(empty.body.error.details.map((d: { path: string }) => d.path)).toEqual(['name', 'scenarioId', 'periodicity']);
+    expect(empty.body.error.details.map((d: { path: string }) => d.path)).toEqual([
+      'name',
+      'scenarioId',
+      'periodicity',
+    ]);
   });
 
   it('an inactive schedule has no nextRun; PATCH recomputes it', async () => {
     const sch = (await create({ periodicity: 'daily', isActive: false })).body.data.schedule;
     expect(sch.nextRun).toBeNull();
-    const on = await s.ws('PATCH', `/schedules/${sch.id}`, { isActive: true, periodicity: 'hourly' });
-    expect(on.body.data.schedule).toMatchObject({ isActive: true, periodicity: 'hourly', nextRun: '2026-06-10T13:00:00.000Z' });
-    expect((await s.ws('PATCH', `/schedules/${sch.id}`, { periodicity: 'never' })).status).toBe(400);
-    expect((await s.ws('GET', `/schedules/${sch.id}`)).body.data.schedule.periodicity).toBe('hourly');
+    const on = await s.ws('PATCH', `/schedules/${sch.id}`, {
+      isActive: true,
+      periodicity: 'hourly',
+    });
+    expect(on.body.data.schedule).toMatchObject({
+      isActive: true,
+      periodicity: 'hourly',
+      nextRun: '2026-06-10T13:00:00.000Z',
+    });
+    expect((await s.ws('PATCH', `/schedules/${sch.id}`, { periodicity: 'never' })).status).toBe(
+      400,
+    );
+    expect((await s.ws('GET', `/schedules/${sch.id}`)).body.data.schedule.periodicity).toBe(
+      'hourly',
+    );
   });
 
   it('lists, gets, deletes and 404s', async () => {

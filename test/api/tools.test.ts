@@ -5,7 +5,11 @@ const api = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
   description: 'Looks up an order',
   type: 'api',
-  config: { method: 'GET', url: 'https://crm.example.com/orders/{orderId}', headers: { 'X-Team': 'qa' } },
+  config: {
+    method: 'GET',
+    url: 'https://crm.example.com/orders/{orderId}',
+    headers: { 'X-Team': 'qa' },
+  },
   parameters: [{ name: 'orderId', type: 'string', required: true }],
   responseMapping: { status: 'order.status' },
   ...extra,
@@ -20,33 +24,110 @@ describe('tools', () => {
 
   const paths = (res: { body: any }) => res.body.error.details.map((d: { path: string }) => d.path);
 
-  it('creates a tool of the specification\'s shape and answers it bare with id and version', async () => {
-    const res = await s.call('POST', '/v1/tools', api('order_status', {
-      rules: [{ condition: 'amount > 500', action: 'require_approval', message: 'A manager must approve.' }],
-      errorHandling: { onTimeout: { action: 'retry', maxRetries: 2, fallbackMessage: 'One moment' }, onNotFound: { action: 'ask_for_clarification', fallbackMessage: 'Which order?' } },
-      parameters: [{ name: 'orderId', type: 'string', required: true }, { name: 'amount', type: 'number', min: 0.01, max: 10_000, default: 1 }],
-    }));
+  it("creates a tool of the specification's shape and answers it bare with id and version", async () => {
+    const res = await s.call(
+      'POST',
+      '/v1/tools',
+      api('order_status', {
+        rules: [
+          {
+            condition: 'amount > 500',
+            action: 'require_approval',
+            message: 'A manager must approve.',
+          },
+        ],
+        errorHandling: {
+          onTimeout: { action: 'retry', maxRetries: 2, fallbackMessage: 'One moment' },
+          onNotFound: { action: 'ask_for_clarification', fallbackMessage: 'Which order?' },
+        },
+        parameters: [
+          { name: 'orderId', type: 'string', required: true },
+          { name: 'amount', type: 'number', min: 0.01, max: 10_000, default: 1 },
+        ],
+      }),
+    );
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ id: expect.stringMatching(/^tool_/), name: 'order_status', type: 'api', version: 1 });
+    expect(res.body).toMatchObject({
+      id: expect.stringMatching(/^tool_/),
+      name: 'order_status',
+      type: 'api',
+      version: 1,
+    });
     expect(res.body).not.toHaveProperty('success');
     expect((await s.call('GET', '/v1/tools/order_status')).body.id).toBe(res.body.id);
     expect((await s.call('GET', `/v1/tools/${res.body.id}`)).body.name).toBe('order_status');
-    expect((await s.call('GET', '/v1/tools')).body.tools.map((t: { name: string }) => t.name)).toContain('order_status');
+    expect(
+      (await s.call('GET', '/v1/tools')).body.tools.map((t: { name: string }) => t.name),
+    ).toContain('order_status');
   });
 
-  it('validates each type\'s config', async () => {
-    expect(paths(await s.call('POST', '/v1/tools', { name: 'a', type: 'api' }))).toEqual(['config']);
-    expect(paths(await s.call('POST', '/v1/tools', { name: 'a', type: 'api', config: { method: 'FETCH', url: 'ftp://x' } }))).toEqual(['config.method', 'config.url']);
-    expect((await s.call('POST', '/v1/tools', { name: 'route', type: 'routing', config: { transferTo: '+15550100', priority: 'high' }, conditions: [{ check: 'tier == "gold"', action: 'allow' }] })).status).toBe(201);
-    expect(paths(await s.call('POST', '/v1/tools', { name: 'r2', type: 'routing', config: {} }))).toEqual(['config.transferTo']);
-    expect((await s.call('POST', '/v1/tools', { name: 'db', type: 'database', config: { driver: 'sqlite', connection: '/tmp/x.db', query: 'SELECT 1' } })).status).toBe(201);
-    expect(paths(await s.call('POST', '/v1/tools', { name: 'db2', type: 'database', config: { driver: 'mysql', connection: 'x', query: 'q' } }))).toEqual(['config.driver']);
-    expect((await s.call('POST', '/v1/tools', { name: 'refund', type: 'action', config: { method: 'POST', url: 'https://pay.example.com/refunds' } })).status).toBe(201);
-    expect(paths(await s.call('POST', '/v1/tools', { name: 'x', type: 'webhook', config: {} }))).toEqual(['type']);
+  it("validates each type's config", async () => {
+    expect(paths(await s.call('POST', '/v1/tools', { name: 'a', type: 'api' }))).toEqual([
+      'config',
+    ]);
+    expect(
+      paths(
+        await s.call('POST', '/v1/tools', {
+          name: 'a',
+          type: 'api',
+          config: { method: 'FETCH', url: 'ftp://x' },
+        }),
+      ),
+    ).toEqual(['config.method', 'config.url']);
+    expect(
+      (
+        await s.call('POST', '/v1/tools', {
+          name: 'route',
+          type: 'routing',
+          config: { transferTo: '+15550100', priority: 'high' },
+          conditions: [{ check: 'tier == "gold"', action: 'allow' }],
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      paths(await s.call('POST', '/v1/tools', { name: 'r2', type: 'routing', config: {} })),
+    ).toEqual(['config.transferTo']);
+    expect(
+      (
+        await s.call('POST', '/v1/tools', {
+          name: 'db',
+          type: 'database',
+          config: { driver: 'sqlite', connection: '/tmp/x.db', query: 'SELECT 1' },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      paths(
+        await s.call('POST', '/v1/tools', {
+          name: 'db2',
+          type: 'database',
+          config: { driver: 'mysql', connection: 'x', query: 'q' },
+        }),
+      ),
+    ).toEqual(['config.driver']);
+    expect(
+      (
+        await s.call('POST', '/v1/tools', {
+          name: 'refund',
+          type: 'action',
+          config: { method: 'POST', url: 'https://pay.example.com/refunds' },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      paths(await s.call('POST', '/v1/tools', { name: 'x', type: 'webhook', config: {} })),
+    ).toEqual(['type']);
   });
 
   it('validates config.auth per auth type', async () => {
-    const withAuth = (auth: unknown) => s.call('POST', '/v1/tools', api('auth_tool', { config: { method: 'GET', url: 'https://x.example.com/{orderId}', auth } }));
+    const withAuth = (auth: unknown) =>
+      s.call(
+        'POST',
+        '/v1/tools',
+        api('auth_tool', {
+          config: { method: 'GET', url: 'https://x.example.com/{orderId}', auth },
+        }),
+      );
     for (const auth of [
       { type: 'bearer' },
       { type: 'api_key', location: 'cookie', key: 'k' },
@@ -60,37 +141,74 @@ describe('tools', () => {
     }
     const ok = await withAuth({ type: 'api_key', key: 'key-1234567890abcd', paramName: 'X-Key' });
     expect(ok.status).toBe(201);
-    expect(ok.body.config.auth).toEqual({ type: 'api_key', key: '****abcd', location: 'header', paramName: 'X-Key' });
+    expect(ok.body.config.auth).toEqual({
+      type: 'api_key',
+      key: '****abcd',
+      location: 'header',
+      paramName: 'X-Key',
+    });
   });
 
   it('checks parameters: types of defaults, bounds, enums, duplicates, URL placeholders', async () => {
-    const res = await s.call('POST', '/v1/tools', api('params', {
-      config: { method: 'GET', url: 'https://x.example.com/{orderId}/{missing}' },
-      parameters: [
-        { name: 'orderId', type: 'string', required: true },
-        { name: 'orderId', type: 'string' },
-        { name: 'count', type: 'number', default: '10', min: 5, max: 1 },
-        { name: 'kind', type: 'string', enum: ['a', 'b'], default: 'c' },
-        { name: 'flag', type: 'boolean', min: 1 },
-      ],
-    }));
+    const res = await s.call(
+      'POST',
+      '/v1/tools',
+      api('params', {
+        config: { method: 'GET', url: 'https://x.example.com/{orderId}/{missing}' },
+        parameters: [
+          { name: 'orderId', type: 'string', required: true },
+          { name: 'orderId', type: 'string' },
+          { name: 'count', type: 'number', default: '10', min: 5, max: 1 },
+          { name: 'kind', type: 'string', enum: ['a', 'b'], default: 'c' },
+          { name: 'flag', type: 'boolean', min: 1 },
+        ],
+      }),
+    );
     expect(res.status).toBe(400);
-    expect(paths(res)).toEqual(expect.arrayContaining([
-      'parameters[1].name', 'parameters[2]', 'parameters[2].default', 'parameters[3].default', 'parameters[4]', 'config.url',
-    ]));
+    expect(paths(res)).toEqual(
+      expect.arrayContaining([
+        'parameters[1].name',
+        'parameters[2]',
+        'parameters[2].default',
+        'parameters[3].default',
+        'parameters[4]',
+        'config.url',
+      ]),
+    );
   });
 
   it('rejects a parameter name that is not an identifier', async () => {
-    const res = await s.call('POST', '/v1/tools', api('params', { parameters: [{ name: 'orderId' }, { name: 'bad name', type: 'string' }] }));
+    const res = await s.call(
+      'POST',
+      '/v1/tools',
+      api('params', { parameters: [{ name: 'orderId' }, { name: 'bad name', type: 'string' }] }),
+    );
     expect(paths(res)).toEqual(['parameters[1].name']);
   });
 
   it('rejects rule and routing expressions that do not parse, or that reach for prototypes', async () => {
-    const rule = await s.call('POST', '/v1/tools', api('rules', { rules: [{ condition: 'amount >', action: 'require_approval', message: 'x' }] }));
+    const rule = await s.call(
+      'POST',
+      '/v1/tools',
+      api('rules', {
+        rules: [{ condition: 'amount >', action: 'require_approval', message: 'x' }],
+      }),
+    );
     expect(paths(rule)).toEqual(['rules[0].condition']);
-    const proto = await s.call('POST', '/v1/tools', api('rules', { rules: [{ condition: 'customer["constructor"]', action: 'require_approval', message: 'x' }] }));
+    const proto = await s.call(
+      'POST',
+      '/v1/tools',
+      api('rules', {
+        rules: [{ condition: 'customer["constructor"]', action: 'require_approval', message: 'x' }],
+      }),
+    );
     expect(proto.body.error.details[0].message).toContain('constructor');
-    const routing = await s.call('POST', '/v1/tools', { name: 'r3', type: 'routing', config: { transferTo: 'x' }, conditions: [{ check: '== 1', action: 'allow' }] });
+    const routing = await s.call('POST', '/v1/tools', {
+      name: 'r3',
+      type: 'routing',
+      config: { transferTo: 'x' },
+      conditions: [{ check: '== 1', action: 'allow' }],
+    });
     expect(paths(routing)).toEqual(['conditions[0].check']);
   });
 
@@ -105,27 +223,59 @@ describe('tools', () => {
 
   it('stores secrets encrypted, answers them masked, and keeps them when the mask is sent back', async () => {
     const token = 'sk_live_super_secret_9876';
-    const created = (await s.call('POST', '/v1/tools', api('secretive', { config: { method: 'GET', url: 'https://x.example.com/{orderId}', auth: { type: 'bearer', token } } }))).body;
+    const created = (
+      await s.call(
+        'POST',
+        '/v1/tools',
+        api('secretive', {
+          config: {
+            method: 'GET',
+            url: 'https://x.example.com/{orderId}',
+            auth: { type: 'bearer', token },
+          },
+        }),
+      )
+    ).body;
     expect(created.config.auth.token).toBe('****9876');
-    const raw = JSON.stringify(s.engine.store.db.prepare('SELECT definition FROM tools UNION ALL SELECT definition FROM tool_versions').all());
+    const raw = JSON.stringify(
+      s.engine.store.db
+        .prepare('SELECT definition FROM tools UNION ALL SELECT definition FROM tool_versions')
+        .all(),
+    );
     expect(raw).not.toContain(token);
     // Read it, change the description, send it back: the stored token must survive.
     const { id: _id, version: _v, created_at: _c, updated_at: _u, ...definition } = created;
-    const updated = await s.call('PUT', '/v1/tools/secretive', { ...definition, description: 'changed' });
+    const updated = await s.call('PUT', '/v1/tools/secretive', {
+      ...definition,
+      description: 'changed',
+    });
     expect(updated.status).toBe(200);
     const stored = s.engine.store.tools.findByName('secretive')!.definition as any;
     const secrets = (await import('../../src/secrets.js')).SecretBox.forDataDir(s.dataDir);
     expect(secrets.open(stored.config.auth.token)).toBe(token);
     // A new value replaces it.
-    await s.call('PUT', '/v1/tools/secretive', { ...definition, config: { ...definition.config, auth: { type: 'bearer', token: 'new-token-value-1111' } } });
+    await s.call('PUT', '/v1/tools/secretive', {
+      ...definition,
+      config: { ...definition.config, auth: { type: 'bearer', token: 'new-token-value-1111' } },
+    });
     expect((await s.call('GET', '/v1/tools/secretive')).body.config.auth.token).toBe('****1111');
   });
 
-  it('a database connection\'s password is a secret too: sealed, masked, kept when echoed', async () => {
+  it("a database connection's password is a secret too: sealed, masked, kept when echoed", async () => {
     const connection = 'postgres://app:db-pass-4321@127.0.0.1:5432/crm';
-    const created = await s.call('POST', '/v1/tools', { name: 'pg_secret', type: 'database', config: { driver: 'postgres', connection, query: 'SELECT 1' } });
+    const created = await s.call('POST', '/v1/tools', {
+      name: 'pg_secret',
+      type: 'database',
+      config: { driver: 'postgres', connection, query: 'SELECT 1' },
+    });
     expect(created.body.config.connection).toBe('postgres://app:****@127.0.0.1:5432/crm');
-    expect(JSON.stringify(s.engine.store.db.prepare('SELECT definition FROM tools UNION ALL SELECT definition FROM tool_versions').all())).not.toContain('db-pass-4321');
+    expect(
+      JSON.stringify(
+        s.engine.store.db
+          .prepare('SELECT definition FROM tools UNION ALL SELECT definition FROM tool_versions')
+          .all(),
+      ),
+    ).not.toContain('db-pass-4321');
     const { id: _i, version: _v, created_at: _c, updated_at: _u, ...definition } = created.body;
     await s.call('PUT', '/v1/tools/pg_secret', { ...definition, description: 'echoed' });
     const dry = await s.call('POST', '/v1/tools/pg_secret/test', { dryRun: true });
@@ -140,7 +290,16 @@ describe('tools', () => {
     await s.call('PUT', '/v1/tools/versioned', api('versioned', { description: 'two' }));
     await s.call('PUT', '/v1/tools/versioned', api('versioned', { description: 'three' }));
     const versions = (await s.call('GET', '/v1/tools/versioned/versions')).body.versions;
-    expect(versions.map((v: { version: number; tool: { description: string } }) => [v.version, v.tool.description])).toEqual([[3, 'three'], [2, 'two'], [1, 'one']]);
+    expect(
+      versions.map((v: { version: number; tool: { description: string } }) => [
+        v.version,
+        v.tool.description,
+      ]),
+    ).toEqual([
+      [3, 'three'],
+      [2, 'two'],
+      [1, 'one'],
+    ]);
     const back = await s.call('POST', '/v1/tools/versioned/rollback', { version: 1 });
     expect(back.status).toBe(200);
     expect(back.body).toMatchObject({ version: 4, description: 'one' });
@@ -155,19 +314,59 @@ describe('tools', () => {
     await s.call('POST', '/v1/tools', api('step_a'));
     await s.call('POST', '/v1/tools', api('step_b'));
     const ok = await s.call('POST', '/v1/tools', {
-      name: 'combo', type: 'composite', aggregateResults: true,
+      name: 'combo',
+      type: 'composite',
+      aggregateResults: true,
       parameters: [{ name: 'orderId', type: 'string', required: true }],
-      steps: [{ tool: 'step_a', params: ['orderId'] }, { tool: 'step_b', params: ['orderId'], dependsOn: 'step_a' }],
+      steps: [
+        { tool: 'step_a', params: ['orderId'] },
+        { tool: 'step_b', params: ['orderId'], dependsOn: 'step_a' },
+      ],
     });
     expect(ok.status).toBe(201);
-    expect(paths(await s.call('POST', '/v1/tools', { name: 'c2', type: 'composite', steps: [{ tool: 'ghost', params: [] }] }))).toEqual(['steps[0].tool']);
-    expect(paths(await s.call('POST', '/v1/tools', { name: 'c3', type: 'composite', config: { url: 'x' }, steps: [{ tool: 'step_a' }] }))).toEqual(['config']);
-    expect(paths(await s.call('POST', '/v1/tools', { name: 'c4', type: 'composite', steps: [{ tool: 'step_a', dependsOn: 'step_b' }] }))).toEqual(['steps[0].dependsOn']);
+    expect(
+      paths(
+        await s.call('POST', '/v1/tools', {
+          name: 'c2',
+          type: 'composite',
+          steps: [{ tool: 'ghost', params: [] }],
+        }),
+      ),
+    ).toEqual(['steps[0].tool']);
+    expect(
+      paths(
+        await s.call('POST', '/v1/tools', {
+          name: 'c3',
+          type: 'composite',
+          config: { url: 'x' },
+          steps: [{ tool: 'step_a' }],
+        }),
+      ),
+    ).toEqual(['config']);
+    expect(
+      paths(
+        await s.call('POST', '/v1/tools', {
+          name: 'c4',
+          type: 'composite',
+          steps: [{ tool: 'step_a', dependsOn: 'step_b' }],
+        }),
+      ),
+    ).toEqual(['steps[0].dependsOn']);
     // combo2 -> combo; then making combo call combo2 closes a cycle.
-    await s.call('POST', '/v1/tools', { name: 'combo2', type: 'composite', steps: [{ tool: 'combo' }] });
-    const cycle = await s.call('PUT', '/v1/tools/combo', { name: 'combo', type: 'composite', steps: [{ tool: 'combo2' }] });
+    await s.call('POST', '/v1/tools', {
+      name: 'combo2',
+      type: 'composite',
+      steps: [{ tool: 'combo' }],
+    });
+    const cycle = await s.call('PUT', '/v1/tools/combo', {
+      name: 'combo',
+      type: 'composite',
+      steps: [{ tool: 'combo2' }],
+    });
     expect(cycle.status).toBe(400);
-    expect(cycle.body.error.details[0].message).toBe('composite steps form a cycle: combo -> combo2 -> combo');
+    expect(cycle.body.error.details[0].message).toBe(
+      'composite steps form a cycle: combo -> combo2 -> combo',
+    );
     // A tool in use cannot be deleted or renamed away from its composites.
     const del = await s.call('DELETE', '/v1/tools/step_a');
     expect(del.status).toBe(409);
@@ -186,6 +385,8 @@ describe('tools', () => {
 
   it('unknown fields are named', async () => {
     const res = await s.call('POST', '/v1/tools', api('typo', { responseMap: {} }));
-    expect(res.body.error.details).toEqual([{ path: 'responseMap', message: 'is not a field of this resource' }]);
+    expect(res.body.error.details).toEqual([
+      { path: 'responseMap', message: 'is not a field of this resource' },
+    ]);
   });
 });

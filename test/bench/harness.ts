@@ -9,20 +9,44 @@ export interface Figure {
 }
 
 /** Requests per second of one URL over a fixed time, with keep-alive connections. */
-export async function throughput(url: string, headers: Record<string, string>, seconds: number, paths?: () => string): Promise<number> {
-  const requests = paths ? [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, path: paths() }) }] : undefined;
-  const result = await autocannon({ url, headers, connections: 10, duration: seconds, pipelining: 1, requests } as autocannon.Options);
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+export async function throughput(
+  url: string,
+  headers: Record<string, string>,
+  seconds: number,
+  paths?: () => string,
+): Promise<number> {
+  const requests = paths
+    ? [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, path: paths() }) }]
+    : undefined;
+  const result = await autocannon({
+    url,
+    headers,
+    connections: 10,
+    duration: seconds,
+    pipelining: 1,
+    requests,
+  } as autocannon.Options);
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return result.requests.average;
 }
 
 /** Median of several alternated measurements, so that machine noise hits both sides alike. */
-export async function alternate<T extends string>(rounds: number, sides: Record<T, () => Promise<number>>): Promise<Record<T, number>> {
-  const samples = Object.fromEntries(Object.keys(sides).map((k) => [k, [] as number[]])) as Record<T, number[]>;
+export async function alternate<T extends string>(
+  rounds: number,
+  sides: Record<T, () => Promise<number>>,
+): Promise<Record<T, number>> {
+  const samples = Object.fromEntries(Object.keys(sides).map((k) => [k, [] as number[]])) as Record<
+    T,
+    number[]
+  >;
   for (let i = 0; i < rounds; i++) {
-    for (const [name, run] of Object.entries(sides) as [T, () => Promise<number>][]) samples[name].push(await run());
+    for (const [name, run] of Object.entries(sides) as [T, () => Promise<number>][])
+      samples[name].push(await run());
   }
-  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v as number[])])) as Record<T, number>;
+  return Object.fromEntries(
+    Object.entries(samples).map(([k, v]) => [k, median(v as number[])]),
+  ) as Record<T, number>;
 }
 
 export function median(values: number[]): number {

@@ -13,7 +13,14 @@ import type { Figure } from './harness.js';
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const only = process.argv[2];
 const suites: [string, (s: number) => Promise<Figure[]>][] = (
-  [['foundation', foundationBench], ['tools', toolsBench], ['providers', providersBench], ['alerts', alertsBench], ['simulations', simulationsBench], ['ui', uiBench]] as [string, (s: number) => Promise<Figure[]>][]
+  [
+    ['foundation', foundationBench],
+    ['tools', toolsBench],
+    ['providers', providersBench],
+    ['alerts', alertsBench],
+    ['simulations', simulationsBench],
+    ['ui', uiBench],
+  ] as [string, (s: number) => Promise<Figure[]>][]
 ).filter(([name]) => !only || name === only);
 
 let failed = 0;

@@ -3,15 +3,39 @@ import { median, round, type Figure } from './harness.js';
 
 const tsx = ['--import', 'tsx'];
 
-const run = (url: string, mode: 'engine' | 'bare', count: number, measure: 'rss' | 'live' = 'rss') =>
-  JSON.parse(execFileSync(process.execPath, [...(measure === 'live' ? ['--expose-gc'] : []), ...tsx, 'test/bench/simulation-run.ts', url, mode, String(count), measure],
-    { encoding: 'utf8', maxBuffer: 1 << 20 }).trim().split('\n').pop()!) as
-    { simulations: number; turns: number; roundTrips: number; seconds: number; peakMb: number };
+const run = (
+  url: string,
+  mode: 'engine' | 'bare',
+  count: number,
+  measure: 'rss' | 'live' = 'rss',
+) =>
+  JSON.parse(
+    execFileSync(
+      process.execPath,
+      [
+        ...(measure === 'live' ? ['--expose-gc'] : []),
+        ...tsx,
+        'test/bench/simulation-run.ts',
+        url,
+        mode,
+        String(count),
+        measure,
+      ],
+      { encoding: 'utf8', maxBuffer: 1 << 20 },
+    )
+      .trim()
+      .split('\n')
+      .pop()!,
+  ) as { simulations: number; turns: number; roundTrips: number; seconds: number; peakMb: number };
 
 /** 1,000 simulations of 10 turns (replica agent, fake model answering at once, 8 at a time) against a bare loop of the same round trips. */
 export async function simulationsBench(): Promise<Figure[]> {
-  const server = spawn(process.execPath, [...tsx, 'test/bench/fake-model-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve) => server.stdout!.once('data', (d) => resolve(String(d).trim())));
+  const server = spawn(process.execPath, [...tsx, 'test/bench/fake-model-server.ts'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve) =>
+    server.stdout!.once('data', (d) => resolve(String(d).trim())),
+  );
   try {
     const engineRuns: ReturnType<typeof run>[] = [];
     const bareRuns: ReturnType<typeof run>[] = [];
@@ -26,7 +50,8 @@ export async function simulationsBench(): Promise<Figure[]> {
     }
     for (const r of [...engineRuns, ...small, ...live[100]!, ...live[1_000]!]) {
       const n = r.roundTrips / 10;
-      if (r.simulations !== n) throw new Error(`${r.simulations} of ${n} simulations completed and passed`);
+      if (r.simulations !== n)
+        throw new Error(`${r.simulations} of ${n} simulations completed and passed`);
     }
     const ours = median(engineRuns.map((r) => r.seconds));
     const bare = median(bareRuns.map((r) => r.seconds));
@@ -37,12 +62,16 @@ export async function simulationsBench(): Promise<Figure[]> {
     return [
       {
         name: '1,000 simulations x 10 turns (replica, concurrency 8): wall time vs a bare loop of the same 10,000 round trips',
-        value: round(ours / bare), goal: '<= 1.5', met: ours / bare <= 1.5,
+        value: round(ours / bare),
+        goal: '<= 1.5',
+        met: ours / bare <= 1.5,
         detail: `${round(ours, 2)} s for the simulations (scored and stored; model calls on the engine's two model threads) against ${round(bare, 2)} s of bare round trips on one thread; both after 20 untimed conversations`,
       },
       {
         name: 'peak live memory of simulations (reachable after a full GC, model threads included, sampled every 100 ms), 1,000 vs 100',
-        value: round(peak1000 / peak100), goal: '<= 1.3', met: peak1000 / peak100 <= 1.3,
+        value: round(peak1000 / peak100),
+        goal: '<= 1.3',
+        met: peak1000 / peak100 <= 1.3,
         detail: `${round(peak1000, 1)} MB against ${round(peak100, 1)} MB; peak RSS above start ${round(rss1000, 1)} MB against ${round(rss100, 1)} MB, which is V8 growing its heap to the allocation rate: it stays there at 2,000`,
       },
     ];

@@ -28,7 +28,10 @@ async function target(delayMs: number) {
     else answer();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((r) => server.close(r)) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((r) => server.close(r)),
+  };
 }
 
 export async function toolsBench(): Promise<Figure[]> {
@@ -44,20 +47,43 @@ export async function toolsBench(): Promise<Figure[]> {
     const t = await target(delay);
     const name = `bench_${delay}`;
     await fetch(`${base}/v1/tools`, {
-      method: 'POST', headers,
-      body: JSON.stringify({ name, type: 'api', config: { url: `${t.url}/orders/{orderId}`, auth: { type: 'bearer', token: 'bench-token-123456' } }, parameters: [{ name: 'orderId', type: 'string', required: true }], responseMapping: { status: 'order.status', first: 'items.0.id' } }),
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        name,
+        type: 'api',
+        config: {
+          url: `${t.url}/orders/{orderId}`,
+          auth: { type: 'bearer', token: 'bench-token-123456' },
+        },
+        parameters: [{ name: 'orderId', type: 'string', required: true }],
+        responseMapping: { status: 'order.status', first: 'items.0.id' },
+      }),
     });
-    const viaApi = () => fetch(`${base}/v1/tools/${name}/test`, { method: 'POST', headers, body: '{"parameters":{"orderId":"A1"}}' }).then((r) => r.json());
-    const inEngine = () => engine.invoke('tools.test', { tool: name, parameters: { orderId: 'A1' } });
-    const direct = () => axios.get(`${t.url}/orders/A1`, { headers: { authorization: 'Bearer bench-token-123456' } });
-    const times = await alternate(3, { api: () => p50(300, viaApi), engine: () => p50(300, inEngine), direct: () => p50(300, direct) });
+    const viaApi = () =>
+      fetch(`${base}/v1/tools/${name}/test`, {
+        method: 'POST',
+        headers,
+        body: '{"parameters":{"orderId":"A1"}}',
+      }).then((r) => r.json());
+    const inEngine = () =>
+      engine.invoke('tools.test', { tool: name, parameters: { orderId: 'A1' } });
+    const direct = () =>
+      axios.get(`${t.url}/orders/A1`, { headers: { authorization: 'Bearer bench-token-123456' } });
+    const times = await alternate(3, {
+      api: () => p50(300, viaApi),
+      engine: () => p50(300, inEngine),
+      direct: () => p50(300, direct),
+    });
     if (delay === 0) {
       // The engine's own overhead (validation, auth header, mapping, logging), without the HTTP
       // hop from the client to our API that a direct call does not make.
       const own = times.engine / times.direct;
       figures.push({
         name: 'tool test p50 in the engine vs direct axios GET (target answers at once)',
-        value: round(own), goal: '<= 1.3', met: own <= 1.3,
+        value: round(own),
+        goal: '<= 1.3',
+        met: own <= 1.3,
         detail: `${round(times.engine, 3)} ms against ${round(times.direct, 3)} ms`,
       });
     }
@@ -81,15 +107,42 @@ export async function toolsBench(): Promise<Figure[]> {
     const e = createEngine({ dataDir: dir });
     e.start();
     const now = Date.now();
-    const tool = (await e.invoke('tools.create', { name: 'measured', type: 'api', config: { url: 'http://127.0.0.1:1/x' } })).data as { id: string };
-    const insert = e.store.db.prepare('INSERT INTO tool_calls (tool_id, tool_name, agent_id, source, started_ms, duration_ms, outcome, status_code, attempts) VALUES (?,?,?,?,?,?,?,?,1)');
+    const tool = (
+      await e.invoke('tools.create', {
+        name: 'measured',
+        type: 'api',
+        config: { url: 'http://127.0.0.1:1/x' },
+      })
+    ).data as { id: string };
+    const insert = e.store.db.prepare(
+      'INSERT INTO tool_calls (tool_id, tool_name, agent_id, source, started_ms, duration_ms, outcome, status_code, attempts) VALUES (?,?,?,?,?,?,?,?,1)',
+    );
     e.store.transaction(() => {
       // The measured tool has the same 10,000 calls in its window either way; the rest of the
       // table is other tools' calls and older history.
-      for (let i = 0; i < 10_000; i++) insert.run(tool.id, 'measured', `a${i % 7}`, 'production', now - (i % 7) * 86_400_000 - i, 50 + (i % 400), i % 20 === 0 ? 'timeout' : 'success', 200);
+      for (let i = 0; i < 10_000; i++)
+        insert.run(
+          tool.id,
+          'measured',
+          `a${i % 7}`,
+          'production',
+          now - (i % 7) * 86_400_000 - i,
+          50 + (i % 400),
+          i % 20 === 0 ? 'timeout' : 'success',
+          200,
+        );
       for (let i = 10_000; i < rows; i++) {
         const old = i % 3 === 0;
-        insert.run(old ? tool.id : `tool_other${i % 50}`, 'x', null, 'production', now - (old ? 30 : i % 7) * 86_400_000 - i, 80, 'success', 200);
+        insert.run(
+          old ? tool.id : `tool_other${i % 50}`,
+          'x',
+          null,
+          'production',
+          now - (old ? 30 : i % 7) * 86_400_000 - i,
+          80,
+          'success',
+          200,
+        );
       }
     });
     e.store.db.exec('ANALYZE');
@@ -102,7 +155,9 @@ export async function toolsBench(): Promise<Figure[]> {
   const large = await timeFor(1_000_000);
   figures.push({
     name: 'tool analytics, 7 days, 1,000,000 logged calls vs 100,000',
-    value: round(large / small), goal: '<= 1.5', met: large / small <= 1.5,
+    value: round(large / small),
+    goal: '<= 1.5',
+    met: large / small <= 1.5,
     detail: `${round(large, 2)} ms against ${round(small, 2)} ms (10,000 calls in the window either way)`,
   });
   return figures;

@@ -17,22 +17,64 @@ async function seeded(count: number): Promise<string> {
     const store = engine.store;
     const ws = store.workspaces.list()[0]!.id;
     const now = new Date().toISOString();
-    const persona = ((await engine.invoke('personas.create', { workspace_id: ws, name: 'Bench caller', prompt: 'p' })).data as any).persona.id as string;
-    const scenario = ((await engine.invoke('scenarios.create', { workspace_id: ws, name: 'Bench', prompt: 'p' })).data as any).scenario.id as string;
-    const turns = JSON.stringify(Array.from({ length: 10 }, (_, i) => ({ role: i % 2 ? 'agent' : 'caller', text: `Line ${i}`, at_ms: i * 900, latency_ms: i % 2 ? 600 : null })));
+    const persona = (
+      (
+        await engine.invoke('personas.create', {
+          workspace_id: ws,
+          name: 'Bench caller',
+          prompt: 'p',
+        })
+      ).data as any
+    ).persona.id as string;
+    const scenario = (
+      (await engine.invoke('scenarios.create', { workspace_id: ws, name: 'Bench', prompt: 'p' }))
+        .data as any
+    ).scenario.id as string;
+    const turns = JSON.stringify(
+      Array.from({ length: 10 }, (_, i) => ({
+        role: i % 2 ? 'agent' : 'caller',
+        text: `Line ${i}`,
+        at_ms: i * 900,
+        latency_ms: i % 2 ? 600 : null,
+      })),
+    );
     for (let e = 0; e < count / 20; e++) {
-      store.simulations.createExecution({ id: `exe_${e}`, workspaceId: ws, scenarioId: scenario, variables: {}, runs: 20, channel: null, created_at: now, estimated_completion: now },
-        Array.from({ length: 20 }, (_, i) => ({ id: `sim_${e}_${i}`, persona_id: persona, agent_id: 'agt_b', channel: 'replica' })));
+      store.simulations.createExecution(
+        {
+          id: `exe_${e}`,
+          workspaceId: ws,
+          scenarioId: scenario,
+          variables: {},
+          runs: 20,
+          channel: null,
+          created_at: now,
+          estimated_completion: now,
+        },
+        Array.from({ length: 20 }, (_, i) => ({
+          id: `sim_${e}_${i}`,
+          persona_id: persona,
+          agent_id: 'agt_b',
+          channel: 'replica',
+        })),
+      );
     }
     // Finished in bulk, as 10,000 runs would have left them (the runner's own path is benchmarked in the simulations suite).
-    store.db.prepare("UPDATE simulations SET status = 'completed', started_at = ?, ended_at = ?, duration_ms = 9000, end_reason = 'caller_ended', turns = ?, score = 80 + (seq % 20), passed = seq % 7 != 0, results = '[]', usage = '{}'").run(now, now, turns);
+    store.db
+      .prepare(
+        "UPDATE simulations SET status = 'completed', started_at = ?, ended_at = ?, duration_ms = 9000, end_reason = 'caller_ended', turns = ?, score = 80 + (seq % 20), passed = seq % 7 != 0, results = '[]', usage = '{}'",
+      )
+      .run(now, now, turns);
   }
   await engine.stop();
   return dataDir;
 }
 
 async function serve(dataDir: string): Promise<{ url: string; stop(): void }> {
-  const child = spawn(process.execPath, ['src/cli/callbench.mjs', 'serve', '--port', '0', '--data-dir', dataDir], { env: { ...process.env, CALLBENCH_API_KEY: KEY }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['src/cli/callbench.mjs', 'serve', '--port', '0', '--data-dir', dataDir],
+    { env: { ...process.env, CALLBENCH_API_KEY: KEY }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const url = await new Promise<string>((resolve) => {
     let out = '';
     child.stdout!.on('data', (d) => {
@@ -51,16 +93,26 @@ async function timeToInteractive(page: Page, url: string): Promise<number> {
   await page.locator('[data-testid="simulation-list"][data-total]:not([data-total=""])').waitFor();
   await page.waitForFunction(() => {
     const list = document.querySelector('[data-testid="simulation-list"]')!;
-    return list.getAttribute('data-total') === '0' || list.querySelector('[role="row"] div')?.textContent?.startsWith('sim_');
+    return (
+      list.getAttribute('data-total') === '0' ||
+      list.querySelector('[role="row"] div')?.textContent?.startsWith('sim_')
+    );
   });
-  return page.evaluate(() => new Promise<number>((resolve) => requestAnimationFrame(() => setTimeout(() => resolve(performance.now()), 0))));
+  return page.evaluate(
+    () =>
+      new Promise<number>((resolve) =>
+        requestAnimationFrame(() => setTimeout(() => resolve(performance.now()), 0)),
+      ),
+  );
 }
 
 /** Scrolls the list to its end as a user would, in screenfuls; answers the long tasks seen meanwhile. */
 async function scrollToEnd(page: Page): Promise<{ longTasks: number[]; reachedEnd: boolean }> {
   await page.evaluate(() => {
     (window as any).__long = [];
-    new PerformanceObserver((l) => (window as any).__long.push(...l.getEntries().map((e) => e.duration))).observe({ type: 'longtask' });
+    new PerformanceObserver((l) =>
+      (window as any).__long.push(...l.getEntries().map((e) => e.duration)),
+    ).observe({ type: 'longtask' });
   });
   const list = page.getByTestId('simulation-list');
   for (;;) {
@@ -71,8 +123,16 @@ async function scrollToEnd(page: Page): Promise<{ longTasks: number[]; reachedEn
     await page.waitForTimeout(16);
     if (atEnd) break;
   }
-  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="simulation-list"] [role="row"]')].every((r) => !r.textContent?.includes('Loading')));
-  const reachedEnd = await list.evaluate((el) => [...el.querySelectorAll('[role="row"]')].some((r) => r.getAttribute('aria-rowindex') === el.getAttribute('aria-rowcount')));
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('[data-testid="simulation-list"] [role="row"]')].every(
+      (r) => !r.textContent?.includes('Loading'),
+    ),
+  );
+  const reachedEnd = await list.evaluate((el) =>
+    [...el.querySelectorAll('[role="row"]')].some(
+      (r) => r.getAttribute('aria-rowindex') === el.getAttribute('aria-rowcount'),
+    ),
+  );
   return { longTasks: await page.evaluate(() => (window as any).__long as number[]), reachedEnd };
 }
 
@@ -80,7 +140,10 @@ export async function uiBench(): Promise<Figure[]> {
   execFileSync(process.execPath, ['scripts/build.mjs', 'renderer'], { stdio: 'inherit' });
   const dirs = { empty: await seeded(0), full: await seeded(10_000) };
   const servers = { empty: await serve(dirs.empty), full: await serve(dirs.full) };
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-dev-shm-usage'],
+  });
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const times: Record<'empty' | 'full', number[]> = { empty: [], full: [] };
@@ -98,12 +161,16 @@ export async function uiBench(): Promise<Figure[]> {
     return [
       {
         name: 'simulations list interactive, 10,000 stored vs an empty store (Chromium, from navigation)',
-        value: round(full / empty), goal: '<= 1.5', met: full / empty <= 1.5,
+        value: round(full / empty),
+        goal: '<= 1.5',
+        met: full / empty <= 1.5,
         detail: `${round(full, 0)} ms against ${round(empty, 0)} ms (median of 7, alternated)`,
       },
       {
         name: 'long tasks over 100 ms while scrolling the 10,000-row list to its end',
-        value: over100.length, goal: '0', met: over100.length === 0 && scroll.reachedEnd,
+        value: over100.length,
+        goal: '0',
+        met: over100.length === 0 && scroll.reachedEnd,
         detail: `${scroll.longTasks.length} long task(s) over 50 ms, the longest ${round(Math.max(0, ...scroll.longTasks), 0)} ms; last row reached: ${scroll.reachedEnd}`,
       },
     ];
@@ -111,6 +178,9 @@ export async function uiBench(): Promise<Figure[]> {
     await browser.close();
     servers.empty.stop();
     servers.full.stop();
-    setTimeout(() => Object.values(dirs).forEach((d) => rmSync(d, { recursive: true, force: true })), 500);
+    setTimeout(
+      () => Object.values(dirs).forEach((d) => rmSync(d, { recursive: true, force: true })),
+      500,
+    );
   }
 }

@@ -9,13 +9,21 @@ afterEach(() => {
 });
 
 function cli(args: string[], env: Record<string, string> = {}) {
-  const res = spawnSync(process.execPath, [...CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+  const res = spawnSync(process.execPath, [...CLI, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
   return { code: res.status, out: res.stdout, err: res.stderr };
 }
 
 /** Starts `serve` and resolves once it prints its ready line. */
-function serve(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; output: string[] }> {
-  const child = spawn(process.execPath, [...CLI, 'serve', ...args], { env: { ...process.env, ...env } });
+function serve(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string; output: string[] }> {
+  const child = spawn(process.execPath, [...CLI, 'serve', ...args], {
+    env: { ...process.env, ...env },
+  });
   children.push(child);
   const output: string[] = [];
   return new Promise((resolve, reject) => {
@@ -36,7 +44,8 @@ function serve(args: string[], env: Record<string, string> = {}): Promise<{ chil
   });
 }
 
-const exited = (child: ChildProcess) => new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
 
 describe('callbench command line', () => {
   it('serve prints one ready line with the real port and its first key; SIGTERM stops it with exit 0', async () => {
@@ -45,7 +54,9 @@ describe('callbench command line', () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(output.filter((l) => l.includes('listening on'))).toHaveLength(1);
     const key = /first API key.*: (cbk_\S+)/.exec(output.join('\n'))![1]!;
-    const res = await fetch(`${url}/api/v1/workspaces`, { headers: { authorization: `Bearer ${key}` } });
+    const res = await fetch(`${url}/api/v1/workspaces`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(res.status).toBe(200);
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(0);
@@ -57,9 +68,16 @@ describe('callbench command line', () => {
     const port = new URL(probe.url).port;
     probe.child.kill('SIGTERM');
     await exited(probe.child);
-    const { child, url } = await serve([], { CALLBENCH_PORT: port, CALLBENCH_DATA_DIR: dir, CALLBENCH_API_KEY: 'env-key-for-ci-123' });
+    const { child, url } = await serve([], {
+      CALLBENCH_PORT: port,
+      CALLBENCH_DATA_DIR: dir,
+      CALLBENCH_API_KEY: 'env-key-for-ci-123',
+    });
     expect(url).toBe(`http://127.0.0.1:${port}`);
-    expect((await fetch(`${url}/v1/tools`, { headers: { authorization: 'Bearer env-key-for-ci-123' } })).status).toBe(200);
+    expect(
+      (await fetch(`${url}/v1/tools`, { headers: { authorization: 'Bearer env-key-for-ci-123' } }))
+        .status,
+    ).toBe(200);
     child.kill('SIGINT');
     expect(await exited(child)).toBe(0);
   });
@@ -75,24 +93,42 @@ describe('callbench command line', () => {
     expect(made.code).toBe(0);
     const key = made.out.trim();
     expect(key).toMatch(/^cbk_/);
-    expect((await fetch(`${url}/v1/tools`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${url}/v1/tools`, { headers: { authorization: `Bearer ${key}` } })).status,
+    ).toBe(200);
 
     const list = cli(['keys', 'list', '--data-dir', dir]);
     expect(list.out).toContain('\tci\t');
     expect(list.out).not.toContain(key);
-    const id = list.out.split('\n').find((l) => l.includes('\tci\t'))!.split('\t')[0]!;
+    const id = list.out
+      .split('\n')
+      .find((l) => l.includes('\tci\t'))!
+      .split('\t')[0]!;
     expect(cli(['keys', 'revoke', id, '--data-dir', dir]).code).toBe(0);
-    expect((await fetch(`${url}/v1/tools`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
-    expect(cli(['keys', 'revoke', 'key_nope', '--data-dir', dir])).toMatchObject({ code: 1, err: expect.stringContaining("API key 'key_nope' was not found") });
+    expect(
+      (await fetch(`${url}/v1/tools`, { headers: { authorization: `Bearer ${key}` } })).status,
+    ).toBe(401);
+    expect(cli(['keys', 'revoke', 'key_nope', '--data-dir', dir])).toMatchObject({
+      code: 1,
+      err: expect.stringContaining("API key 'key_nope' was not found"),
+    });
 
-    expect(cli(['workspaces', 'create', 'Team', 'B', '--data-dir', dir]).out).toMatch(/^ws_\S+\tTeam B/);
+    expect(cli(['workspaces', 'create', 'Team', 'B', '--data-dir', dir]).out).toMatch(
+      /^ws_\S+\tTeam B/,
+    );
     expect(cli(['workspaces', '--data-dir', dir]).out.trim().split('\n')).toHaveLength(2);
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(0);
   });
 
   it('explains usage for unknown commands and bad options', () => {
-    expect(cli(['frobnicate'])).toMatchObject({ code: 2, err: expect.stringContaining('Usage: callbench') });
-    expect(cli(['serve', '--port', 'abc', '--data-dir', tempDir()])).toMatchObject({ code: 2, err: expect.stringContaining('--port') });
+    expect(cli(['frobnicate'])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('Usage: callbench'),
+    });
+    expect(cli(['serve', '--port', 'abc', '--data-dir', tempDir()])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--port'),
+    });
   });
 });

@@ -6,9 +6,14 @@ import { startFakeBrain } from '../helpers/fake-brain.js';
 import { startServer, tempDir, type TestServer } from '../helpers/server.js';
 
 /** The real CLI in a child process; async, so that the server in this process keeps answering. */
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
+function cli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['src/cli/callbench.mjs', ...args], { env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, ['src/cli/callbench.mjs', ...args], {
+      env: { ...process.env, ...env },
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (c) => (out += c));
@@ -24,19 +29,62 @@ describe('callbench run', () => {
 
   beforeAll(async () => {
     brain = await startFakeBrain();
-    s = await startServer({ llmDefault: { kind: 'openai', baseUrl: brain.url, apiKey: 'k', model: 'fake' } });
+    s = await startServer({
+      llmDefault: { kind: 'openai', baseUrl: brain.url, apiKey: 'k', model: 'fake' },
+    });
     env = { CALLBENCH_API_KEY: s.key, CALLBENCH_URL: s.url };
     const now = new Date().toISOString();
     s.engine.store.agents.insert({
-      id: 'agt_sam', provider: 'vapi', providerAgentId: 'a1', name: 'Support Sam', status: 'active', description: null, overrides: {}, channel: 'replica',
-      credentials: null, tags: [], syncStatus: 'idle', lastSyncedAt: null, syncError: null, callsCursorMs: null, created_at: now, updated_at: now,
-      snapshot: { name: 'Support Sam', description: null, phoneNumbers: [], knowledgeBases: [], routingRules: [], tags: [], textChat: true,
-        configuration: { model: { provider: null, name: null, temperature: null, maxTokens: null }, voice: { provider: null, voiceId: null, stability: null, similarityBoost: null }, prompt: 'You are Sam.', firstMessage: null, tools: [] } },
+      id: 'agt_sam',
+      provider: 'vapi',
+      providerAgentId: 'a1',
+      name: 'Support Sam',
+      status: 'active',
+      description: null,
+      overrides: {},
+      channel: 'replica',
+      credentials: null,
+      tags: [],
+      syncStatus: 'idle',
+      lastSyncedAt: null,
+      syncError: null,
+      callsCursorMs: null,
+      created_at: now,
+      updated_at: now,
+      snapshot: {
+        name: 'Support Sam',
+        description: null,
+        phoneNumbers: [],
+        knowledgeBases: [],
+        routingRules: [],
+        tags: [],
+        textChat: true,
+        configuration: {
+          model: { provider: null, name: null, temperature: null, maxTokens: null },
+          voice: { provider: null, voiceId: null, stability: null, similarityBoost: null },
+          prompt: 'You are Sam.',
+          firstMessage: null,
+          tools: [],
+        },
+      },
     });
-    const persona = (await s.ws('POST', '/personas', { name: 'Frank', prompt: 'Busy.' })).body.data.persona.id;
-    await s.ws('POST', '/scenarios', { name: 'Polite goodbye', prompt: 'p', personas: [persona], targetAgents: ['agt_sam'], promptVariables: [{ name: 'who', type: 'string', defaultValue: 'there' }],
-      script: [{ say: 'Thanks {{who}}, bye', expect: { contains: 'goodbye' } }] });
-    await s.ws('POST', '/scenarios', { name: 'Wants a refund', prompt: 'p', personas: [persona], targetAgents: ['agt_sam'], script: [{ say: 'Thanks, bye', expect: { contains: 'refund' } }] });
+    const persona = (await s.ws('POST', '/personas', { name: 'Frank', prompt: 'Busy.' })).body.data
+      .persona.id;
+    await s.ws('POST', '/scenarios', {
+      name: 'Polite goodbye',
+      prompt: 'p',
+      personas: [persona],
+      targetAgents: ['agt_sam'],
+      promptVariables: [{ name: 'who', type: 'string', defaultValue: 'there' }],
+      script: [{ say: 'Thanks {{who}}, bye', expect: { contains: 'goodbye' } }],
+    });
+    await s.ws('POST', '/scenarios', {
+      name: 'Wants a refund',
+      prompt: 'p',
+      personas: [persona],
+      targetAgents: ['agt_sam'],
+      script: [{ say: 'Thanks, bye', expect: { contains: 'refund' } }],
+    });
   });
   afterAll(async () => {
     await s.stop();
@@ -45,11 +93,16 @@ describe('callbench run', () => {
 
   it('waits, prints a summary, writes JUnit XML and exits 0 when every simulation passed', async () => {
     const junit = join(tempDir(), 'results.xml');
-    const res = await cli(['run', 'Polite goodbye', '--var', 'who=Sam', '--runs', '2', '--wait', '--junit', junit], env);
+    const res = await cli(
+      ['run', 'Polite goodbye', '--var', 'who=Sam', '--runs', '2', '--wait', '--junit', junit],
+      env,
+    );
     expect(res.code, res.err).toBe(0);
     expect(res.err).toMatch(/Execution exe_\S+: 2 simulation\(s\) of "Polite goodbye"/);
     expect(res.err).toContain('2/2 done');
-    expect(res.out.split('\n').filter((l) => l.startsWith('Frank\tSupport Sam\t-\ttrue'))).toHaveLength(2);
+    expect(
+      res.out.split('\n').filter((l) => l.startsWith('Frank\tSupport Sam\t-\ttrue')),
+    ).toHaveLength(2);
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toContain('<testsuite name="Polite goodbye" tests="2" failures="0">');
     expect(xml).toContain('name="Frank x Support Sam #1"');
@@ -60,14 +113,31 @@ describe('callbench run', () => {
     const res = await cli(['run', 'Wants a refund', '--wait', '--json', '--junit', junit], env);
     expect(res.code).toBe(1);
     const summary = JSON.parse(res.out);
-    expect(summary.simulations[0]).toMatchObject({ persona: 'Frank', passed: false, failed: [expect.stringContaining('Script expectations')] });
-    expect(readFileSync(junit, 'utf8')).toContain('<failure message="Script expectations: After &quot;Thanks, bye&quot; the agent did not say &quot;refund&quot;."/>');
+    expect(summary.simulations[0]).toMatchObject({
+      persona: 'Frank',
+      passed: false,
+      failed: [expect.stringContaining('Script expectations')],
+    });
+    expect(readFileSync(junit, 'utf8')).toContain(
+      '<failure message="Script expectations: After &quot;Thanks, bye&quot; the agent did not say &quot;refund&quot;."/>',
+    );
   });
 
   it('exits 2 with the reason when nothing can run', async () => {
-    expect(await cli(['run', 'No such scenario', '--wait'], env)).toMatchObject({ code: 2, err: expect.stringContaining('No scenario named "No such scenario"') });
-    expect(await cli(['run', 'Polite goodbye', '--var', 'nope=1'], env)).toMatchObject({ code: 2, err: expect.stringContaining('variables.nope') });
-    expect(await cli(['run', 'Polite goodbye'], { ...env, CALLBENCH_API_KEY: 'wrong' })).toMatchObject({ code: 2, err: expect.stringContaining('not a valid API key') });
-    expect(await cli(['run', 'x'], { ...env, CALLBENCH_URL: 'http://127.0.0.1:1' })).toMatchObject({ code: 2, err: expect.stringContaining('not reachable') });
+    expect(await cli(['run', 'No such scenario', '--wait'], env)).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('No scenario named "No such scenario"'),
+    });
+    expect(await cli(['run', 'Polite goodbye', '--var', 'nope=1'], env)).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('variables.nope'),
+    });
+    expect(
+      await cli(['run', 'Polite goodbye'], { ...env, CALLBENCH_API_KEY: 'wrong' }),
+    ).toMatchObject({ code: 2, err: expect.stringContaining('not a valid API key') });
+    expect(await cli(['run', 'x'], { ...env, CALLBENCH_URL: 'http://127.0.0.1:1' })).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('not reachable'),
+    });
   });
 });

@@ -17,9 +17,14 @@ export interface ServeHandle {
 export async function startServe(env: Record<string, string> = {}): Promise<ServeHandle> {
   const dataDir = mkdtempSync(join(tmpdir(), 'callbench-e2e-'));
   const key = `cbk_e2e_${Math.random().toString(36).slice(2)}`;
-  const child: ChildProcess = spawn(process.execPath, ['src/cli/callbench.mjs', 'serve', '--port', '0', '--data-dir', dataDir], {
-    env: { ...process.env, CALLBENCH_API_KEY: key, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['src/cli/callbench.mjs', 'serve', '--port', '0', '--data-dir', dataDir],
+    {
+      env: { ...process.env, CALLBENCH_API_KEY: key, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 30_000);
@@ -36,7 +41,9 @@ export async function startServe(env: Record<string, string> = {}): Promise<Serv
     child.once('exit', (code) => reject(new Error(`serve exited (${code}):\n${output}`)));
   });
   return {
-    url, key, dataDir,
+    url,
+    key,
+    dataDir,
     async stop() {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
@@ -65,7 +72,10 @@ export async function section(page: Page, name: string): Promise<void> {
 }
 
 /** Opens the scenario editor and fills what every scenario has: name, situation, one persona, one agent. */
-export async function startScenario(page: Page, s: { name: string; situation: string; persona: string; agent: RegExp }) {
+export async function startScenario(
+  page: Page,
+  s: { name: string; situation: string; persona: string; agent: RegExp },
+) {
   await section(page, 'Scenarios');
   await page.getByRole('button', { name: 'New scenario' }).click();
   const dialog = page.getByRole('dialog');

@@ -2,7 +2,16 @@ import { GOOD_KEY, startFakeProviders, type FakeProviders } from '../helpers/fak
 import { startFakeBrain } from '../helpers/fake-brain.js';
 import { startSmtp } from '../helpers/receivers.js';
 import { startTarget, type Target } from '../helpers/target.js';
-import { expect, openApp, section, shot, startScenario, startServe, test, type ServeHandle } from './fixtures.js';
+import {
+  expect,
+  openApp,
+  section,
+  shot,
+  startScenario,
+  startServe,
+  test,
+  type ServeHandle,
+} from './fixtures.js';
 
 /**
  * A QA tester's first session, through the interface only: connect an agent, create and test a
@@ -17,7 +26,12 @@ test.describe('the interface, end to end', () => {
   let brain: Awaited<ReturnType<typeof startFakeBrain>>;
 
   test.beforeAll(async () => {
-    [providers, target, smtp, brain] = await Promise.all([startFakeProviders(), startTarget(), startSmtp(), startFakeBrain()]);
+    [providers, target, smtp, brain] = await Promise.all([
+      startFakeProviders(),
+      startTarget(),
+      startSmtp(),
+      startFakeBrain(),
+    ]);
     serve = await startServe();
   });
   test.afterAll(async () => {
@@ -29,8 +43,20 @@ test.describe('the interface, end to end', () => {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     // Refusals the walk provokes on purpose are answered 400; anything else is a fault.
-    page.on('response', (r) => r.status() >= 400 && r.status() !== 400 && errors.push(`${r.status()} ${r.request().method()} ${r.url()}`));
-    page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && errors.push(m.text()));
+    page.on(
+      'response',
+      (r) =>
+        r.status() >= 400 &&
+        r.status() !== 400 &&
+        errors.push(`${r.status()} ${r.request().method()} ${r.url()}`),
+    );
+    page.on(
+      'console',
+      (m) =>
+        m.type() === 'error' &&
+        !m.text().startsWith('Failed to load resource') &&
+        errors.push(m.text()),
+    );
 
     await openApp(page, serve);
     await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
@@ -52,7 +78,9 @@ test.describe('the interface, end to end', () => {
     await expect(page.getByRole('table', { name: 'Agents' })).toContainText('Support Sam');
     await page.getByRole('cell', { name: 'Support Sam' }).click();
     await expect(page.getByRole('heading', { name: 'Agent: Support Sam' })).toBeVisible();
-    await expect(page.getByRole('table', { name: 'Configuration' })).toContainText('You are Sam, a support agent.');
+    await expect(page.getByRole('table', { name: 'Configuration' })).toContainText(
+      'You are Sam, a support agent.',
+    );
     // A local override: the synced value stays beside it, and the agent is never written to.
     await page.getByLabel('Overrides').fill('{"model": {"temperature": 0.9}}');
     await page.getByRole('button', { name: 'Save overrides' }).click();
@@ -70,7 +98,15 @@ test.describe('the interface, end to end', () => {
     await editor.getByLabel('Name', { exact: true }).fill('order_status');
     await editor.getByLabel('Description').fill('Looks up an order');
     const definition = editor.getByLabel(/Definition/);
-    await definition.fill(JSON.stringify({ config: { url: `${target.url}/orders/{orderId}`, method: 'GET' }, parameters: [{ name: 'orderId', type: 'string', required: true, description: 'The order number' }], responseMapping: { status: 'order.status', tracking: 'order.tracking' } }));
+    await definition.fill(
+      JSON.stringify({
+        config: { url: `${target.url}/orders/{orderId}`, method: 'GET' },
+        parameters: [
+          { name: 'orderId', type: 'string', required: true, description: 'The order number' },
+        ],
+        responseMapping: { status: 'order.status', tracking: 'order.tracking' },
+      }),
+    );
     await editor.getByRole('button', { name: 'Save tool' }).click();
     await expect(page.getByRole('heading', { name: 'Tool: order_status' })).toBeVisible();
     await page.getByLabel('orderId *').fill('A1');
@@ -83,7 +119,10 @@ test.describe('the interface, end to end', () => {
     await section(page, 'Personas');
     await page.getByRole('button', { name: 'New persona' }).click();
     await page.getByRole('dialog').getByLabel('Name', { exact: true }).fill('Frank');
-    await page.getByRole('dialog').getByLabel('Who they are and how they speak').fill('A busy shop owner who wants his order.');
+    await page
+      .getByRole('dialog')
+      .getByLabel('Who they are and how they speak')
+      .fill('A busy shop owner who wants his order.');
     await page.getByRole('button', { name: 'Save persona' }).click();
     await expect(page.getByRole('table', { name: 'Personas' })).toContainText('Frank');
     await shot(page, '05-personas');
@@ -91,27 +130,56 @@ test.describe('the interface, end to end', () => {
     await section(page, 'Scorecards');
     await page.getByRole('button', { name: 'New scorecard' }).click();
     await page.getByRole('dialog').getByLabel('Name', { exact: true }).fill('Order support');
-    await page.getByRole('dialog').getByLabel(/^Metrics/).fill(JSON.stringify([{ name: 'Says it shipped', category: 'accuracy', type: 'contains', config: { text: 'shipped' } }]));
+    await page
+      .getByRole('dialog')
+      .getByLabel(/^Metrics/)
+      .fill(
+        JSON.stringify([
+          {
+            name: 'Says it shipped',
+            category: 'accuracy',
+            type: 'contains',
+            config: { text: 'shipped' },
+          },
+        ]),
+      );
     await page.getByRole('button', { name: 'Save scorecard' }).click();
     await expect(page.getByRole('table', { name: 'Scorecards' })).toContainText('Order support');
 
-    const scenario = await startScenario(page, { name: 'Late order', situation: 'Order {{order_id}} is late.', persona: 'Frank', agent: /Support Sam/ });
+    const scenario = await startScenario(page, {
+      name: 'Late order',
+      situation: 'Order {{order_id}} is late.',
+      persona: 'Frank',
+      agent: /Support Sam/,
+    });
     await scenario.getByLabel('Scorecard').click();
     await page.getByRole('option', { name: 'Order support' }).click();
-    await scenario.getByLabel(/^Variables/).fill('[{"name": "order_id", "type": "string", "defaultValue": "A1"}]');
-    await scenario.getByLabel(/^Script/).fill('[{"say": "Where is order {{order_id}}?"}, {"say": "Thanks, bye."}]');
+    await scenario
+      .getByLabel(/^Variables/)
+      .fill('[{"name": "order_id", "type": "string", "defaultValue": "A1"}]');
+    await scenario
+      .getByLabel(/^Script/)
+      .fill('[{"say": "Where is order {{order_id}}?"}, {"say": "Thanks, bye."}]');
     await shot(page, '06-scenario-editor');
     await scenario.getByRole('button', { name: 'Save scenario' }).click();
     await expect(page.getByRole('table', { name: 'Scenarios' })).toContainText('Late order');
 
     // Execute: the dialog asks for the variables, then the progress bar runs to the end.
-    await page.getByRole('row', { name: /Late order/ }).getByRole('button', { name: 'Execute' }).click();
+    await page
+      .getByRole('row', { name: /Late order/ })
+      .getByRole('button', { name: 'Execute' })
+      .click();
     const run = page.getByRole('dialog', { name: /Execute/ });
     await run.getByLabel('order_id').fill('Z9');
     await run.getByLabel('Runs per persona and agent').fill('3');
     await run.getByRole('button', { name: 'Start' }).click();
-    await expect(run.getByTestId('execution-progress')).toContainText('3 of 3 ended', { timeout: 30_000 });
-    await expect(run.getByRole('progressbar', { name: 'Simulations ended' })).toHaveAttribute('aria-valuenow', '100');
+    await expect(run.getByTestId('execution-progress')).toContainText('3 of 3 ended', {
+      timeout: 30_000,
+    });
+    await expect(run.getByRole('progressbar', { name: 'Simulations ended' })).toHaveAttribute(
+      'aria-valuenow',
+      '100',
+    );
     await expect(run).toContainText('Pass rate 100%');
     await shot(page, '07-execution-done');
     await run.getByRole('button', { name: 'Open results' }).click();
@@ -137,20 +205,34 @@ test.describe('the interface, end to end', () => {
       await row.getByLabel('Model').fill('fake');
       await row.getByLabel('API key').fill('sk-fake-123456');
       await row.getByRole('button', { name: `Save ${role}` }).click();
-      await expect(models.getByRole('group', { name: role }).getByLabel('API key')).toHaveValue(/^\*+3456$|3456$/);
+      await expect(models.getByRole('group', { name: role }).getByLabel('API key')).toHaveValue(
+        /^\*+3456$|3456$/,
+      );
     }
     await section(page, 'Agents');
     await page.getByRole('cell', { name: 'Support Sam' }).click();
     await page.getByRole('combobox', { name: 'Simulations reach it by' }).click();
     await page.getByRole('option', { name: /^replica/ }).click();
-    await expect(page.getByRole('combobox', { name: 'Simulations reach it by' })).toContainText('replica');
-    const free = await startScenario(page, { name: 'Where is C3', situation: 'Your order C3 is late and you want to know where it is.', persona: 'Frank', agent: /Support Sam/ });
+    await expect(page.getByRole('combobox', { name: 'Simulations reach it by' })).toContainText(
+      'replica',
+    );
+    const free = await startScenario(page, {
+      name: 'Where is C3',
+      situation: 'Your order C3 is late and you want to know where it is.',
+      persona: 'Frank',
+      agent: /Support Sam/,
+    });
     await free.getByLabel('Expected outcome (judged)').fill('The caller learns where the order is');
     await free.getByRole('button', { name: 'Save scenario' }).click();
-    await page.getByRole('row', { name: /Where is C3/ }).getByRole('button', { name: 'Execute' }).click();
+    await page
+      .getByRole('row', { name: /Where is C3/ })
+      .getByRole('button', { name: 'Execute' })
+      .click();
     const modelRun = page.getByRole('dialog', { name: /Execute/ });
     await modelRun.getByRole('button', { name: 'Start' }).click();
-    await expect(modelRun.getByTestId('execution-progress')).toContainText('1 of 1 ended', { timeout: 30_000 });
+    await expect(modelRun.getByTestId('execution-progress')).toContainText('1 of 1 ended', {
+      timeout: 30_000,
+    });
     await expect(modelRun).toContainText('Pass rate 100%');
     await modelRun.getByRole('button', { name: 'Open results' }).click();
     await page.getByTestId('simulation-list').getByRole('row').first().click();
@@ -173,7 +255,9 @@ test.describe('the interface, end to end', () => {
     await expect(sched.getByLabel('Periodicity')).toHaveAttribute('aria-invalid', 'true');
     await sched.getByLabel('Periodicity').fill('0 2 * * *');
     await sched.getByRole('button', { name: 'Save schedule' }).click();
-    await expect(page.getByRole('table', { name: 'Schedules' })).toContainText('Nightly late order');
+    await expect(page.getByRole('table', { name: 'Schedules' })).toContainText(
+      'Nightly late order',
+    );
     await shot(page, '11-schedules');
 
     // SMTP in settings, then an alert whose test notification arrives by e-mail.
@@ -195,7 +279,9 @@ test.describe('the interface, end to end', () => {
     await alert.getByRole('button', { name: 'Save alert' }).click();
     await expect(page.getByRole('table', { name: 'Alerts' })).toContainText('Order tool failing');
     await page.getByRole('button', { name: 'Send test' }).click();
-    await expect(page.getByRole('status', { name: 'Test notification result' })).toContainText('email: delivered');
+    await expect(page.getByRole('status', { name: 'Test notification result' })).toContainText(
+      'email: delivered',
+    );
     expect(smtp.mails.length).toBe(1);
     await shot(page, '13-alert-test');
 
@@ -210,7 +296,10 @@ test.describe('the interface, end to end', () => {
   test('without a key the page asks for one, and a wrong one is refused', async ({ page }) => {
     await page.route('**/', async (route) => {
       const res = await route.fetch();
-      await route.fulfill({ response: res, body: (await res.text()).replace(/<meta name="callbench-key"[^>]*>/, '') });
+      await route.fulfill({
+        response: res,
+        body: (await res.text()).replace(/<meta name="callbench-key"[^>]*>/, ''),
+      });
     });
     await page.goto(serve.url);
     await page.getByLabel('API key').fill('cbk_wrong');

@@ -13,33 +13,56 @@ describe('layering', () => {
   it('the engine in src/ never imports electron, so it runs headless and under plain Node', () => {
     const sources = files('src').filter((f) => /\.(ts|mts|mjs|js)$/.test(f));
     expect(sources.length).toBeGreaterThan(20);
-    const offenders = sources.filter((f) => /(from\s+['"]electron['"]|require\(\s*['"]electron['"]\s*\)|import\(\s*['"]electron['"]\s*\))/.test(readFileSync(f, 'utf8')));
+    const offenders = sources.filter((f) =>
+      /(from\s+['"]electron['"]|require\(\s*['"]electron['"]\s*\)|import\(\s*['"]electron['"]\s*\))/.test(
+        readFileSync(f, 'utf8'),
+      ),
+    );
     expect(offenders).toEqual([]);
   });
 
-  const importsOf = (file: string): string[] => [...readFileSync(file, 'utf8').matchAll(/(?:from\s+|import\(\s*|require\(\s*)['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+  const importsOf = (file: string): string[] =>
+    [
+      ...readFileSync(file, 'utf8').matchAll(
+        /(?:from\s+|import\(\s*|require\(\s*)['"]([^'"]+)['"]/g,
+      ),
+    ].map((m) => m[1]!);
 
   it('the renderer reaches the engine only through its client: it never imports src/, main/, electron or Node', () => {
     const sources = files('renderer/src').filter((f) => /\.tsx?$/.test(f));
     expect(sources.length).toBeGreaterThan(10);
-    const offenders = sources.flatMap((f) => importsOf(f).filter((i) => {
-      if (!i.startsWith('.')) return i === 'electron' || i.startsWith('node:');
-      const target = relative(process.cwd(), resolve(dirname(f), i));
-      return !target.startsWith('renderer/') && !target.startsWith('preload/');
-    }).map((i) => `${f}: ${i}`));
+    const offenders = sources.flatMap((f) =>
+      importsOf(f)
+        .filter((i) => {
+          if (!i.startsWith('.')) return i === 'electron' || i.startsWith('node:');
+          const target = relative(process.cwd(), resolve(dirname(f), i));
+          return !target.startsWith('renderer/') && !target.startsWith('preload/');
+        })
+        .map((i) => `${f}: ${i}`),
+    );
     expect(offenders).toEqual([]);
   });
 
   it('the model SDKs load on the model threads only: src/llm/client.ts imports them, and only the thread imports it', () => {
     const sources = files('src').filter((f) => /\.(ts|mjs)$/.test(f));
-    const sdkImporters = sources.filter((f) => importsOf(f).some((i) => i === 'openai' || i.startsWith('@anthropic-ai/')));
+    const sdkImporters = sources.filter((f) =>
+      importsOf(f).some((i) => i === 'openai' || i.startsWith('@anthropic-ai/')),
+    );
     expect(sdkImporters).toEqual(['src/llm/client.ts']);
-    const clientImporters = sources.filter((f) => importsOf(f).some((i) => i.startsWith('.') && relative(process.cwd(), resolve(dirname(f), i)) === 'src/llm/client.js'));
+    const clientImporters = sources.filter((f) =>
+      importsOf(f).some(
+        (i) =>
+          i.startsWith('.') &&
+          relative(process.cwd(), resolve(dirname(f), i)) === 'src/llm/client.js',
+      ),
+    );
     expect(clientImporters).toEqual(['src/llm/model-worker.ts']);
   });
 
   it('the preload imports electron and its own files only, and exposes one object', () => {
-    const imports = files('preload').filter((f) => f.endsWith('.ts')).flatMap(importsOf);
+    const imports = files('preload')
+      .filter((f) => f.endsWith('.ts'))
+      .flatMap(importsOf);
     expect(imports.every((i) => i === 'electron' || i.startsWith('./'))).toBe(true);
     const source = readFileSync('preload/index.ts', 'utf8');
     expect(source.match(/exposeInMainWorld\(/g)).toHaveLength(1);

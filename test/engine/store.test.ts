@@ -16,8 +16,14 @@ describe('store and migrations', () => {
     expect(result).toEqual({ applied: migrations.map((m) => m.version), backup: null });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
-    const rows = db.prepare('SELECT version, checksum FROM schema_migrations').all() as { version: number; checksum: string }[];
-    expect(rows[0]).toMatchObject({ version: 1, checksum: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const rows = db.prepare('SELECT version, checksum FROM schema_migrations').all() as {
+      version: number;
+      checksum: string;
+    }[];
+    expect(rows[0]).toMatchObject({
+      version: 1,
+      checksum: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(migrate(db, join(dir, 'backups')).applied).toEqual([]);
     db.close();
   });
@@ -27,7 +33,10 @@ describe('store and migrations', () => {
     const db = openDatabase(join(dir, 'a.db'));
     migrate(db, join(dir, 'backups'));
     db.prepare("INSERT INTO workspaces VALUES ('ws_1', 'keep me', '2026-01-01T00:00:00Z')").run();
-    const next = [...migrations, { version: 999, name: 'test addition', sql: 'CREATE TABLE extra (id TEXT)' }];
+    const next = [
+      ...migrations,
+      { version: 999, name: 'test addition', sql: 'CREATE TABLE extra (id TEXT)' },
+    ];
     const result = migrate(db, join(dir, 'backups'), next);
     expect(result.applied).toEqual([999]);
     expect(result.backup && existsSync(result.backup)).toBe(true);
@@ -41,16 +50,24 @@ describe('store and migrations', () => {
     const dir = tempDir();
     const db = openDatabase(join(dir, 'callbench.db'));
     migrate(db, join(dir, 'backups'));
-    db.prepare("INSERT INTO schema_migrations VALUES (42, 'from the future', 'abc', '2030-01-01T00:00:00Z')").run();
+    db.prepare(
+      "INSERT INTO schema_migrations VALUES (42, 'from the future', 'abc', '2030-01-01T00:00:00Z')",
+    ).run();
     db.close();
     const engine = createEngine({ dataDir: dir, exclusive: false });
-    expect(() => engine.start()).toThrow(new RegExp(`newer Callbench \\(schema version 42, "from the future"\\).*up to ${migrations.length}`));
+    expect(() => engine.start()).toThrow(
+      new RegExp(
+        `newer Callbench \\(schema version 42, "from the future"\\).*up to ${migrations.length}`,
+      ),
+    );
     const again = new Database(join(dir, 'callbench.db'));
-    expect(again.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get()).toEqual({ n: migrations.length + 1 });
+    expect(again.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get()).toEqual({
+      n: migrations.length + 1,
+    });
     again.close();
   });
 
-  it('refuses a store whose recorded migration differs from this build\'s', () => {
+  it("refuses a store whose recorded migration differs from this build's", () => {
     const dir = tempDir();
     const db = openDatabase(join(dir, 'a.db'));
     migrate(db, join(dir, 'backups'));
@@ -59,7 +76,7 @@ describe('store and migrations', () => {
     db.close();
   });
 
-  it('one engine per data dir: a second is refused with a clear message; a dead owner\'s lock is taken over', async () => {
+  it("one engine per data dir: a second is refused with a clear message; a dead owner's lock is taken over", async () => {
     const dir = tempDir();
     const first = createEngine({ dataDir: dir });
     first.start();
@@ -68,7 +85,9 @@ describe('store and migrations', () => {
     // The CLI's short commands share the store beside it.
     const cli = createEngine({ dataDir: dir, exclusive: false });
     cli.start();
-    expect((await cli.invoke('workspaces.list', {})).data).toMatchObject({ workspaces: [{ name: 'Default workspace' }] });
+    expect((await cli.invoke('workspaces.list', {})).data).toMatchObject({
+      workspaces: [{ name: 'Default workspace' }],
+    });
     await cli.stop();
     await first.stop();
     writeFileSync(join(dir, 'callbench.lock'), '999999999');
@@ -83,7 +102,12 @@ describe('store and migrations', () => {
     const engine = createEngine({ dataDir: dir });
     engine.start();
     const ws = engine.store.workspaces.list()[0]!.id;
-    const list = async () => ((await engine.invoke('personas.list', { workspace_id: ws })).data as { personas: { name: string }[] }).personas.map((p) => p.name);
+    const list = async () =>
+      (
+        (await engine.invoke('personas.list', { workspace_id: ws })).data as {
+          personas: { name: string }[];
+        }
+      ).personas.map((p) => p.name);
     await engine.invoke('personas.create', { workspace_id: ws, name: 'First', prompt: 'p' });
     expect(await list()).toEqual(['First']);
     expect(await list()).toEqual(['First']);

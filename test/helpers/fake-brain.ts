@@ -4,10 +4,27 @@ import type { AddressInfo } from 'node:net';
 type Json = Record<string, any>;
 
 const answer = (content: string | null, toolCalls: { name: string; arguments: Json }[] = []) => ({
-  id: 'chatcmpl-x', object: 'chat.completion', created: 1, model: 'fake',
-  choices: [{ index: 0, finish_reason: toolCalls.length ? 'tool_calls' : 'stop', message: {
-    role: 'assistant', content, tool_calls: toolCalls.length ? toolCalls.map((t, i) => ({ id: `call_${Date.now()}_${i}`, type: 'function', function: { name: t.name, arguments: JSON.stringify(t.arguments) } })) : undefined,
-  } }],
+  id: 'chatcmpl-x',
+  object: 'chat.completion',
+  created: 1,
+  model: 'fake',
+  choices: [
+    {
+      index: 0,
+      finish_reason: toolCalls.length ? 'tool_calls' : 'stop',
+      message: {
+        role: 'assistant',
+        content,
+        tool_calls: toolCalls.length
+          ? toolCalls.map((t, i) => ({
+              id: `call_${Date.now()}_${i}`,
+              type: 'function',
+              function: { name: t.name, arguments: JSON.stringify(t.arguments) },
+            }))
+          : undefined,
+      },
+    },
+  ],
   usage: { prompt_tokens: 20, completion_tokens: 8, total_tokens: 28 },
 });
 
@@ -31,14 +48,20 @@ export async function startFakeBrain(options: { delayMs?: number } = {}) {
     } else if (system.includes('a customer phoning')) {
       calls.caller++;
       const agentSaid = String(last.content ?? '');
-      out = agentSaid.includes('TRK') ? answer('Great, thank you. Bye! [END_CALL]') : answer('Hi, where is my order C3?');
+      out = agentSaid.includes('TRK')
+        ? answer('Great, thank you. Bye! [END_CALL]')
+        : answer('Hi, where is my order C3?');
     } else {
       calls.replica++;
       const text = String(last.content ?? '');
       const order = /order ([A-Z]\d+)/i.exec(text)?.[1];
-      if (last.role === 'tool') out = answer(`Your order has shipped. Tracking ${JSON.parse(last.content).tracking ?? 'unknown'}.`);
+      if (last.role === 'tool')
+        out = answer(
+          `Your order has shipped. Tracking ${JSON.parse(last.content).tracking ?? 'unknown'}.`,
+        );
       else if (/bye|thank/i.test(text)) out = answer('Goodbye! [END_CALL]');
-      else if (order && body.tools?.length) out = answer(null, [{ name: 'order_status', arguments: { orderId: order } }]);
+      else if (order && body.tools?.length)
+        out = answer(null, [{ name: 'order_status', arguments: { orderId: order } }]);
       else out = answer('How can I help you today?');
     }
     if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
@@ -49,9 +72,10 @@ export async function startFakeBrain(options: { delayMs?: number } = {}) {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     calls,
-    stop: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    stop: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

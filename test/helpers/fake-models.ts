@@ -25,26 +25,65 @@ export async function startFakeModels() {
     url,
     requests,
     /** Queues OpenAI-shaped answers. */
-    openai(content: string | null, toolCalls: { id: string; name: string; arguments: string }[] = [], usage = { prompt_tokens: 10, completion_tokens: 5 }) {
-      script.push({ status: 200, body: {
-        id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'm',
-        choices: [{ index: 0, finish_reason: toolCalls.length ? 'tool_calls' : 'stop', message: { role: 'assistant', content, tool_calls: toolCalls.length ? toolCalls.map((t) => ({ id: t.id, type: 'function', function: { name: t.name, arguments: t.arguments } })) : undefined } }],
-        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-      } });
+    openai(
+      content: string | null,
+      toolCalls: { id: string; name: string; arguments: string }[] = [],
+      usage = { prompt_tokens: 10, completion_tokens: 5 },
+    ) {
+      script.push({
+        status: 200,
+        body: {
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          created: 1,
+          model: 'm',
+          choices: [
+            {
+              index: 0,
+              finish_reason: toolCalls.length ? 'tool_calls' : 'stop',
+              message: {
+                role: 'assistant',
+                content,
+                tool_calls: toolCalls.length
+                  ? toolCalls.map((t) => ({
+                      id: t.id,
+                      type: 'function',
+                      function: { name: t.name, arguments: t.arguments },
+                    }))
+                  : undefined,
+              },
+            },
+          ],
+          usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+        },
+      });
     },
     anthropic(blocks: Json[], usage = { input_tokens: 12, output_tokens: 7 }) {
-      script.push({ status: 200, body: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: blocks, stop_reason: 'end_turn', usage } });
+      script.push({
+        status: 200,
+        body: {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude',
+          content: blocks,
+          stop_reason: 'end_turn',
+          usage,
+        },
+      });
     },
     /** The next queued answer comes after a wait. */
     slow(delayMs: number) {
       script.at(-1)!.delayMs = delayMs;
     },
     fail(status: number, times = 1) {
-      for (let i = 0; i < times; i++) script.push({ status, body: { error: { type: 'error', message: `status ${status}` } } });
+      for (let i = 0; i < times; i++)
+        script.push({ status, body: { error: { type: 'error', message: `status ${status}` } } });
     },
-    stop: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    stop: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

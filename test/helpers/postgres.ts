@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -14,17 +22,19 @@ function binDir(): string {
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
   const dir = versions.map((v) => join(root, v, 'bin')).find((d) => existsSync(join(d, 'initdb')));
-  if (!dir) throw new Error('PostgreSQL is not installed (Debian package postgresql; .ci/run installs it)');
+  if (!dir)
+    throw new Error('PostgreSQL is not installed (Debian package postgresql; .ci/run installs it)');
   return dir;
 }
 
-const freePort = () => new Promise<number>((resolve) => {
-  const srv = createServer();
-  srv.listen(0, '127.0.0.1', () => {
-    const { port } = srv.address() as { port: number };
-    srv.close(() => resolve(port));
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
   });
-});
 
 /**
  * A throwaway PostgreSQL cluster on 127.0.0.1, password auth, in a temp dir. PostgreSQL refuses to
@@ -35,7 +45,11 @@ export async function startPostgres(password = 'pg-test-pass'): Promise<Postgres
   const dir = mkdtempSync(join(tmpdir(), 'callbench-pg-'));
   const asRoot = userInfo().uid === 0;
   const run = (cmd: string, args: string[]) =>
-    execFileSync(asRoot ? 'runuser' : join(bin, cmd), asRoot ? ['-u', 'postgres', '--', join(bin, cmd), ...args] : args, { stdio: 'pipe' });
+    execFileSync(
+      asRoot ? 'runuser' : join(bin, cmd),
+      asRoot ? ['-u', 'postgres', '--', join(bin, cmd), ...args] : args,
+      { stdio: 'pipe' },
+    );
   writeFileSync(join(dir, 'pw'), password);
   if (asRoot) {
     const uid = Number(execFileSync('id', ['-u', 'postgres']).toString());
@@ -44,9 +58,29 @@ export async function startPostgres(password = 'pg-test-pass'): Promise<Postgres
     chownSync(join(dir, 'pw'), uid, gid);
   }
   chmodSync(dir, 0o700);
-  run('initdb', ['-D', join(dir, 'data'), '-U', 'postgres', '-A', 'scram-sha-256', `--pwfile=${join(dir, 'pw')}`, '--no-sync', '-E', 'UTF8']);
+  run('initdb', [
+    '-D',
+    join(dir, 'data'),
+    '-U',
+    'postgres',
+    '-A',
+    'scram-sha-256',
+    `--pwfile=${join(dir, 'pw')}`,
+    '--no-sync',
+    '-E',
+    'UTF8',
+  ]);
   const port = await freePort();
-  run('pg_ctl', ['-D', join(dir, 'data'), '-w', '-l', join(dir, 'log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
+  run('pg_ctl', [
+    '-D',
+    join(dir, 'data'),
+    '-w',
+    '-l',
+    join(dir, 'log'),
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+    'start',
+  ]);
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
     port,

@@ -8,7 +8,9 @@ export interface Received {
 }
 
 /** An HTTP receiver (a Slack-style or generic webhook) that fails its first `failures` requests. */
-export async function startReceiver(failures = 0): Promise<{ url: string; received: Received[]; attempts: () => number; stop(): Promise<void> }> {
+export async function startReceiver(
+  failures = 0,
+): Promise<{ url: string; received: Received[]; attempts: () => number; stop(): Promise<void> }> {
   const received: Received[] = [];
   let attempts = 0;
   let left = failures;
@@ -48,7 +50,8 @@ export async function startSmtp(): Promise<{ port: number; mails: Mail[]; stop()
     hideSTARTTLS: true,
     allowInsecureAuth: true,
     onAuth(auth, _session, cb) {
-      if (auth.username === 'mailer' && auth.password === 'smtp-pass-9876') cb(null, { user: auth.username });
+      if (auth.username === 'mailer' && auth.password === 'smtp-pass-9876')
+        cb(null, { user: auth.username });
       else cb(new Error('Invalid credentials'));
     },
     onData(stream, session, cb) {
@@ -66,16 +69,31 @@ export async function startSmtp(): Promise<{ port: number; mails: Mail[]; stop()
     },
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { port: (server.server.address() as AddressInfo).port, mails, stop: () => new Promise((r) => server.close(() => r())) };
+  return {
+    port: (server.server.address() as AddressInfo).port,
+    mails,
+    stop: () => new Promise((r) => server.close(() => r())),
+  };
 }
 
 /** Subject and body of a received mail, decoded (RFC 2047 encoded words, quoted-printable body). */
 export function decodeMail(raw: string): { subject: string; text: string } {
-  const qp = (s: string) => Buffer.from(s.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, h: string) => `%${h}`).split(/(%[0-9A-F]{2})/).map((p) => (p.startsWith('%') ? String.fromCharCode(parseInt(p.slice(1), 16)) : p)).join(''), 'latin1').toString('utf8');
+  const qp = (s: string) =>
+    Buffer.from(
+      s
+        .replace(/=\r?\n/g, '')
+        .replace(/=([0-9A-F]{2})/g, (_m, h: string) => `%${h}`)
+        .split(/(%[0-9A-F]{2})/)
+        .map((p) => (p.startsWith('%') ? String.fromCharCode(parseInt(p.slice(1), 16)) : p))
+        .join(''),
+      'latin1',
+    ).toString('utf8');
   const [head, ...rest] = raw.split(/\r?\n\r?\n/);
   const unfolded = head!.replace(/\r?\n[ \t]+/g, ' ');
   const subjectLine = /^Subject: (.*)$/m.exec(unfolded)?.[1] ?? '';
-  const subject = subjectLine.replace(/=\?UTF-8\?Q\?([^?]*)\?=\s*/gi, (_m, w: string) => qp(w.replace(/_/g, ' ')));
+  const subject = subjectLine.replace(/=\?UTF-8\?Q\?([^?]*)\?=\s*/gi, (_m, w: string) =>
+    qp(w.replace(/_/g, ' ')),
+  );
   const body = rest.join('\n\n');
   return { subject, text: /quoted-printable/i.test(head!) ? qp(body) : body };
 }

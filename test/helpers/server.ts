@@ -19,7 +19,12 @@ export interface TestServer {
   engine: Engine;
   dataDir: string;
   /** A request with the API key unless headers say otherwise; JSON bodies are sent as JSON. */
-  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Api>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<Api>;
   /** Shorthand for workspace paths: `ws('GET', '/personas')`. */
   ws(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Api>;
   stop(): Promise<void>;
@@ -28,13 +33,17 @@ export interface TestServer {
 export const tempDir = (): string => mkdtempSync(join(tmpdir(), 'callbench-test-'));
 
 /** A movable clock for tests that need time to pass. */
-export function testClock(start = Date.parse('2026-06-01T12:00:00Z')): Clock & { advance(ms: number): void; set(iso: string): void } {
+export function testClock(
+  start = Date.parse('2026-06-01T12:00:00Z'),
+): Clock & { advance(ms: number): void; set(iso: string): void } {
   let now = start;
   return { now: () => now, advance: (ms) => (now += ms), set: (iso) => (now = Date.parse(iso)) };
 }
 
 /** The real engine and HTTP server on port 0 with a fresh data dir. */
-export async function startServer(options: Partial<EngineOptions> & { ui?: { rendererDir?: string; pageKey?: string } } = {}): Promise<TestServer> {
+export async function startServer(
+  options: Partial<EngineOptions> & { ui?: { rendererDir?: string; pageKey?: string } } = {},
+): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir();
   const { ui, ...engineOptions } = options;
   const engine = createEngine({ dataDir, ...engineOptions });
@@ -42,9 +51,17 @@ export async function startServer(options: Partial<EngineOptions> & { ui?: { ren
   const url = await engine.listen(0, '127.0.0.1', ui);
   const port = Number(new URL(url).port);
   // A data dir that already has keys (a restart) gets a fresh key for the test.
-  const key = firstApiKey ?? ((await engine.invoke('keys.create', { label: 'test' })).data as { key: { key: string } }).key.key;
+  const key =
+    firstApiKey ??
+    ((await engine.invoke('keys.create', { label: 'test' })).data as { key: { key: string } }).key
+      .key;
 
-  async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Api> {
+  async function call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Api> {
     const h: Record<string, string> = { authorization: `Bearer ${key}`, ...headers };
     let payload: string | undefined;
     if (body !== undefined) {
@@ -74,7 +91,8 @@ export async function startServer(options: Partial<EngineOptions> & { ui?: { ren
     engine,
     dataDir,
     call,
-    ws: (method, path, body, headers) => call(method, `/api/v1/workspaces/${workspaceId}${path}`, body, headers),
+    ws: (method, path, body, headers) =>
+      call(method, `/api/v1/workspaces/${workspaceId}${path}`, body, headers),
     async stop() {
       await engine.stop();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });

@@ -6,8 +6,19 @@ export interface Target {
   /** Requests per path. */
   hits: Map<string, number>;
   /** Knobs the tests turn: how often /flaky fails first, which OAuth token the resource accepts. */
-  state: { flakyFailures: number; flakyStatus: number; tokenLifetimeSec: number; revokedTokens: Set<string> };
-  last: { headers: IncomingMessage['headers']; query: Record<string, string>; body: unknown; method: string; path: string } | null;
+  state: {
+    flakyFailures: number;
+    flakyStatus: number;
+    tokenLifetimeSec: number;
+    revokedTokens: Set<string>;
+  };
+  last: {
+    headers: IncomingMessage['headers'];
+    query: Record<string, string>;
+    body: unknown;
+    method: string;
+    path: string;
+  } | null;
   stop(): Promise<void>;
 }
 
@@ -19,7 +30,12 @@ const json = (res: ServerResponse, status: number, body: unknown) => {
 /** A real HTTP server on 127.0.0.1 that plays every kind of tool target the runtime must handle. */
 export async function startTarget(): Promise<Target> {
   const hits = new Map<string, number>();
-  const state = { flakyFailures: 0, flakyStatus: 503, tokenLifetimeSec: 3600, revokedTokens: new Set<string>() };
+  const state = {
+    flakyFailures: 0,
+    flakyStatus: 503,
+    tokenLifetimeSec: 3600,
+    revokedTokens: new Set<string>(),
+  };
   let tokenSeq = 0;
   const target: Target = { url: '', hits, state, last: null, stop: async () => {} };
 
@@ -35,33 +51,67 @@ export async function startTarget(): Promise<Target> {
     } catch {
       // form bodies stay text
     }
-    target.last = { headers: req.headers, query: Object.fromEntries(url.searchParams), body, method: req.method!, path };
+    target.last = {
+      headers: req.headers,
+      query: Object.fromEntries(url.searchParams),
+      body,
+      method: req.method!,
+      path,
+    };
     const auth = req.headers.authorization ?? '';
 
     switch (true) {
       case path === '/echo':
-        return json(res, 200, { method: req.method, path, query: Object.fromEntries(url.searchParams), headers: req.headers, body });
+        return json(res, 200, {
+          method: req.method,
+          path,
+          query: Object.fromEntries(url.searchParams),
+          headers: req.headers,
+          body,
+        });
       case path.startsWith('/orders/'):
-        return json(res, 200, { order: { id: decodeURIComponent(path.slice(8)), status: 'shipped', tracking: 'TRK1' }, items: [{ id: 'sku-1' }, { id: 'sku-2' }] });
+        return json(res, 200, {
+          order: { id: decodeURIComponent(path.slice(8)), status: 'shipped', tracking: 'TRK1' },
+          items: [{ id: 'sku-1' }, { id: 'sku-2' }],
+        });
       case path === '/bearer':
-        return auth === 'Bearer good-token-123456' ? json(res, 200, { ok: 'bearer' }) : json(res, 401, { error: 'bad token' });
+        return auth === 'Bearer good-token-123456'
+          ? json(res, 200, { ok: 'bearer' })
+          : json(res, 401, { error: 'bad token' });
       case path === '/apikey-header':
-        return req.headers['x-api-key'] === 'key-abcdef-123456' ? json(res, 200, { ok: 'header' }) : json(res, 403, { error: 'bad key' });
+        return req.headers['x-api-key'] === 'key-abcdef-123456'
+          ? json(res, 200, { ok: 'header' })
+          : json(res, 403, { error: 'bad key' });
       case path === '/apikey-query':
-        return url.searchParams.get('api_key') === 'key-abcdef-123456' ? json(res, 200, { ok: 'query' }) : json(res, 401, { error: 'bad key' });
+        return url.searchParams.get('api_key') === 'key-abcdef-123456'
+          ? json(res, 200, { ok: 'query' })
+          : json(res, 401, { error: 'bad key' });
       case path === '/basic':
-        return auth === `Basic ${Buffer.from('alice:wonderland-pass').toString('base64')}` ? json(res, 200, { ok: 'basic' }) : json(res, 401, {});
+        return auth === `Basic ${Buffer.from('alice:wonderland-pass').toString('base64')}`
+          ? json(res, 200, { ok: 'basic' })
+          : json(res, 401, {});
       case path === '/oauth/token': {
         const form = new URLSearchParams(raw);
-        if (form.get('grant_type') !== 'client_credentials' || form.get('client_id') !== 'client-1' || form.get('client_secret') !== 'client-secret-xyz') {
+        if (
+          form.get('grant_type') !== 'client_credentials' ||
+          form.get('client_id') !== 'client-1' ||
+          form.get('client_secret') !== 'client-secret-xyz'
+        ) {
           return json(res, 401, { error: 'invalid_client' });
         }
         await new Promise((r) => setTimeout(r, 50)); // slow enough for concurrent calls to overlap
-        return json(res, 200, { access_token: `tok-${++tokenSeq}`, token_type: 'Bearer', expires_in: state.tokenLifetimeSec, scope: form.get('scope') });
+        return json(res, 200, {
+          access_token: `tok-${++tokenSeq}`,
+          token_type: 'Bearer',
+          expires_in: state.tokenLifetimeSec,
+          scope: form.get('scope'),
+        });
       }
       case path === '/oauth/resource': {
         const token = auth.replace(/^Bearer /, '');
-        return token.startsWith('tok-') && !state.revokedTokens.has(token) ? json(res, 200, { token }) : json(res, 401, { error: 'expired' });
+        return token.startsWith('tok-') && !state.revokedTokens.has(token)
+          ? json(res, 200, { token })
+          : json(res, 401, { error: 'expired' });
       }
       case path === '/slow':
         await new Promise((r) => setTimeout(r, Number(url.searchParams.get('ms') ?? 1000)));
@@ -80,7 +130,9 @@ export async function startTarget(): Promise<Target> {
         res.writeHead(200, { 'content-type': 'application/json' });
         const chunk = Buffer.alloc(64 * 1024, 'a');
         const pump = () => {
-          while (!res.destroyed && res.write(chunk)) { /* keep writing until the socket pushes back */ }
+          while (!res.destroyed && res.write(chunk)) {
+            /* keep writing until the socket pushes back */
+          }
           if (!res.destroyed) res.once('drain', pump);
         };
         req.socket.on('close', () => res.destroy());
@@ -104,9 +156,10 @@ export async function startTarget(): Promise<Target> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   target.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  target.stop = () => new Promise((r) => {
-    server.closeAllConnections();
-    server.close(() => r());
-  });
+  target.stop = () =>
+    new Promise((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    });
   return target;
 }

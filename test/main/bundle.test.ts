@@ -16,11 +16,22 @@ describe('the built desktop bundle', () => {
     execFileSync(process.execPath, ['scripts/build.mjs', 'desktop'], { stdio: 'ignore' });
     const userData = tempDir();
     try {
-      const out = execFileSync(process.execPath, ['--import', './test/main/fake-electron/register.mjs', 'dist/main/index.mjs'], {
-        encoding: 'utf8', env: { ...process.env, FAKE_ELECTRON_USER_DATA: userData }, timeout: 30_000,
-      });
+      const out = execFileSync(
+        process.execPath,
+        ['--import', './test/main/fake-electron/register.mjs', 'dist/main/index.mjs'],
+        {
+          encoding: 'utf8',
+          env: { ...process.env, FAKE_ELECTRON_USER_DATA: userData },
+          timeout: 30_000,
+        },
+      );
       const lines = out.trim().split('\n');
-      expect(JSON.parse(lines.find((l) => l.startsWith('window '))!.slice(7))).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, preload: expect.stringMatching(/dist\/preload\/index\.cjs$/) });
+      expect(JSON.parse(lines.find((l) => l.startsWith('window '))!.slice(7))).toMatchObject({
+        contextIsolation: true,
+        sandbox: true,
+        nodeIntegration: false,
+        preload: expect.stringMatching(/dist\/preload\/index\.cjs$/),
+      });
       expect(lines).toContain('ipc "callbench:invoke"');
       expect(lines.find((l) => l.startsWith('load '))).toMatch(/dist\/renderer\/index\.html"$/);
       expect(lines.slice(-2)).toEqual(['quit-deferred true', 'exit 0']);
@@ -36,23 +47,57 @@ describe('the built desktop bundle', () => {
     // The caller's model and the in-house agent answer in turn from the one scripted fake.
     const models = await startFakeModels();
     const usage = { prompt_tokens: 4, completion_tokens: 3 };
-    for (const line of ['Where is order A1?', 'It shipped yesterday.', 'When does it arrive?', 'Tomorrow before noon.']) models.openai(line, [], usage);
+    for (const line of [
+      'Where is order A1?',
+      'It shipped yesterday.',
+      'When does it arrive?',
+      'Tomorrow before noon.',
+    ])
+      models.openai(line, [], usage);
     const userData = tempDir();
     try {
       // The model server lives in this process: the app runs beside it, not blocking it.
-      const { stdout } = await promisify(execFile)(process.execPath, ['--import', './test/main/fake-electron/register.mjs', 'dist/main/index.mjs'], {
-        encoding: 'utf8', timeout: 60_000,
-        env: { ...process.env, FAKE_ELECTRON_USER_DATA: userData, FAKE_ELECTRON_DRIVE: 'test/main/fake-electron/simulate.mjs', FAKE_MODEL_URL: models.url },
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--import', './test/main/fake-electron/register.mjs', 'dist/main/index.mjs'],
+        {
+          encoding: 'utf8',
+          timeout: 60_000,
+          env: {
+            ...process.env,
+            FAKE_ELECTRON_USER_DATA: userData,
+            FAKE_ELECTRON_DRIVE: 'test/main/fake-electron/simulate.mjs',
+            FAKE_MODEL_URL: models.url,
+          },
+        },
+      );
+      const simulation = JSON.parse(
+        stdout
+          .split('\n')
+          .find((l) => l.startsWith('simulation '))!
+          .slice(11),
+      );
+      expect(simulation).toMatchObject({
+        status: 'completed',
+        end_reason: 'max_turns',
+        usage: { llm_calls: 2, input_tokens: 8, output_tokens: 6 },
       });
-      const simulation = JSON.parse(stdout.split('\n').find((l) => l.startsWith('simulation '))!.slice(11));
-      expect(simulation).toMatchObject({ status: 'completed', end_reason: 'max_turns', usage: { llm_calls: 2, input_tokens: 8, output_tokens: 6 } });
       // The thread's file carries its SDKs: nothing for it to resolve from node_modules inside the app's archive.
-      expect(readFileSync('dist/main/model-worker.mjs', 'utf8')).not.toMatch(/from\s*["'](openai|@anthropic-ai\/sdk)["']/);
-      expect(simulation.turns.map((t: { role: string; text: string }) => `${t.role}: ${t.text}`)).toEqual([
-        'caller: Where is order A1?', 'agent: It shipped yesterday.', 'caller: When does it arrive?', 'agent: Tomorrow before noon.',
+      expect(readFileSync('dist/main/model-worker.mjs', 'utf8')).not.toMatch(
+        /from\s*["'](openai|@anthropic-ai\/sdk)["']/,
+      );
+      expect(
+        simulation.turns.map((t: { role: string; text: string }) => `${t.role}: ${t.text}`),
+      ).toEqual([
+        'caller: Where is order A1?',
+        'agent: It shipped yesterday.',
+        'caller: When does it arrive?',
+        'agent: Tomorrow before noon.',
       ]);
       // The caller's lines came through the SDK, with the caller role's key.
-      expect(models.requests.filter((r) => r.headers.authorization === 'Bearer caller-key')).toHaveLength(2);
+      expect(
+        models.requests.filter((r) => r.headers.authorization === 'Bearer caller-key'),
+      ).toHaveLength(2);
     } finally {
       await models.stop();
       rmSync(userData, { recursive: true, force: true });

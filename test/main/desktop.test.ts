@@ -11,17 +11,23 @@ import { IPC_EVENT, IPC_INVOKE, type InvokeAnswer } from '../../preload/api.js';
 
 type Listener = (...args: any[]) => void;
 
-const freePort = () => new Promise<number>((resolve) => {
-  const s = createServer().listen(0, '127.0.0.1', () => {
-    const { port } = s.address() as AddressInfo;
-    s.close(() => resolve(port));
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
   });
-});
 
 /** Fakes of the Electron APIs main uses: they record what main asks of them. */
 function fakes(lock = true) {
   const appListeners = new Map<string, Listener[]>();
-  const calls = { quit: 0, exit: [] as number[], openExternal: [] as string[], notifications: [] as { title: string; body: string; click?: Listener; shown: boolean }[] };
+  const calls = {
+    quit: 0,
+    exit: [] as number[],
+    openExternal: [] as string[],
+    notifications: [] as { title: string; body: string; click?: Listener; shown: boolean }[],
+  };
   const sent: { channel: string; payload: any }[] = [];
   let handler: ((event: any, ...args: unknown[]) => Promise<unknown>) | null = null;
   const contentsListeners = new Map<string, Listener>();
@@ -67,19 +73,38 @@ function fakes(lock = true) {
     createNotification: (o) => {
       const n = { ...o, shown: false } as (typeof calls.notifications)[number];
       calls.notifications.push(n);
-      return { on: (_e: 'click', l: Listener) => void (n.click = l), show: () => void (n.shown = true) };
+      return {
+        on: (_e: 'click', l: Listener) => void (n.click = l),
+        show: () => void (n.shown = true),
+      };
     },
     openExternal: async (url) => void calls.openExternal.push(url),
-    prefs: { get: (k) => prefs.get(k) as any, set: (k, v) => void prefs.set(k, v) } as DesktopDeps['prefs'],
+    prefs: {
+      get: (k) => prefs.get(k) as any,
+      set: (k, v) => void prefs.set(k, v),
+    } as DesktopDeps['prefs'],
     rendererFile: '/opt/callbench/dist/renderer/index.html',
     preloadFile: '/opt/callbench/dist/preload/index.cjs',
     log: () => undefined,
   };
   return {
-    deps, calls, sent, state, window, mainFrame, dataDir, prefs, appListeners, contentsListeners,
+    deps,
+    calls,
+    sent,
+    state,
+    window,
+    mainFrame,
+    dataDir,
+    prefs,
+    appListeners,
+    contentsListeners,
     openHandler: () => openHandler!,
     /** A message as it arrives from the app's own page, or from elsewhere. */
-    invoke: (name: unknown, input?: unknown, sender: any = { sender: { id: 7, mainFrame }, senderFrame: mainFrame }) => handler!(sender, name, input) as Promise<InvokeAnswer>,
+    invoke: (
+      name: unknown,
+      input?: unknown,
+      sender: any = { sender: { id: 7, mainFrame }, senderFrame: mainFrame },
+    ) => handler!(sender, name, input) as Promise<InvokeAnswer>,
   };
 }
 
@@ -98,7 +123,14 @@ describe('the desktop main process, with its Electron APIs faked', () => {
   });
 
   it('opens one secure window on the built renderer, with the engine on the user data dir and the local API on', async () => {
-    expect(f.state.options.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, webviewTag: false, preload: f.deps.preloadFile });
+    expect(f.state.options.webPreferences).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      webviewTag: false,
+      preload: f.deps.preloadFile,
+    });
     expect(f.mainFrame.url).toBe('file:///opt/callbench/dist/renderer/index.html');
     expect(desktop.engine.dataDir).toBe(f.dataDir);
     const url = desktop.serverUrl()!;
@@ -106,31 +138,73 @@ describe('the desktop main process, with its Electron APIs faked', () => {
     expect((await fetch(`${url}/openapi.json`)).status).toBe(200);
   });
 
-  it('IPC: the app\'s own page invokes catalogue operations, validated by their schemas', async () => {
+  it("IPC: the app's own page invokes catalogue operations, validated by their schemas", async () => {
     const ok = await f.invoke('workspaces.list', {});
-    expect(ok).toMatchObject({ ok: true, status: 200, data: { workspaces: [expect.objectContaining({ name: 'Default workspace' })] } });
+    expect(ok).toMatchObject({
+      ok: true,
+      status: 200,
+      data: { workspaces: [expect.objectContaining({ name: 'Default workspace' })] },
+    });
     const ws = (ok as any).data.workspaces[0].id;
     const bad = await f.invoke('personas.create', { workspace_id: ws, emotion: 'elated' });
     expect(bad).toMatchObject({ ok: false, error: { code: 'validation_error', status: 400 } });
-    expect((bad as any).error.details.map((d: { path: string }) => d.path).sort()).toEqual(['emotion', 'name', 'prompt']);
-    const created = await f.invoke('personas.create', { workspace_id: ws, name: 'Ann', prompt: 'Calm.' });
+    expect((bad as any).error.details.map((d: { path: string }) => d.path).sort()).toEqual([
+      'emotion',
+      'name',
+      'prompt',
+    ]);
+    const created = await f.invoke('personas.create', {
+      workspace_id: ws,
+      name: 'Ann',
+      prompt: 'Calm.',
+    });
     expect(created).toMatchObject({ ok: true, status: 201 });
   });
 
   it('IPC: unknown operations, foreign windows, subframes and other pages are refused', async () => {
-    expect(await f.invoke('fs.readFile', { path: '/etc/passwd' })).toMatchObject({ ok: false, error: { code: 'unknown_operation', status: 404 } });
-    expect(await f.invoke('__proto__', {})).toMatchObject({ ok: false, error: { code: 'unknown_operation' } });
-    expect(await f.invoke('workspaces.list', [])).toMatchObject({ ok: false, error: { status: 400 } });
+    expect(await f.invoke('fs.readFile', { path: '/etc/passwd' })).toMatchObject({
+      ok: false,
+      error: { code: 'unknown_operation', status: 404 },
+    });
+    expect(await f.invoke('__proto__', {})).toMatchObject({
+      ok: false,
+      error: { code: 'unknown_operation' },
+    });
+    expect(await f.invoke('workspaces.list', [])).toMatchObject({
+      ok: false,
+      error: { status: 400 },
+    });
     const other = { url: f.mainFrame.url };
-    expect(await f.invoke('workspaces.list', {}, { sender: { id: 8, mainFrame: other }, senderFrame: other })).toMatchObject({ ok: false, error: { status: 403 } });
+    expect(
+      await f.invoke(
+        'workspaces.list',
+        {},
+        { sender: { id: 8, mainFrame: other }, senderFrame: other },
+      ),
+    ).toMatchObject({ ok: false, error: { status: 403 } });
     const subframe = { url: f.mainFrame.url };
-    expect(await f.invoke('workspaces.list', {}, { sender: { id: 7, mainFrame: f.mainFrame }, senderFrame: subframe })).toMatchObject({ ok: false, error: { status: 403 } });
+    expect(
+      await f.invoke(
+        'workspaces.list',
+        {},
+        { sender: { id: 7, mainFrame: f.mainFrame }, senderFrame: subframe },
+      ),
+    ).toMatchObject({ ok: false, error: { status: 403 } });
     const elsewhere = { url: 'https://evil.example/' };
-    expect(await f.invoke('workspaces.list', {}, { sender: { id: 7, mainFrame: elsewhere }, senderFrame: elsewhere })).toMatchObject({ ok: false, error: { status: 403 } });
+    expect(
+      await f.invoke(
+        'workspaces.list',
+        {},
+        { sender: { id: 7, mainFrame: elsewhere }, senderFrame: elsewhere },
+      ),
+    ).toMatchObject({ ok: false, error: { status: 403 } });
   });
 
   it('desktop preferences: the API server turns off and on, and a bad port is refused at its field', async () => {
-    expect(await f.invoke('desktop.preferences.update', { server: { port: 80 } })).toMatchObject({ ok: false, error: { status: 400, details: [{ path: 'server.port' }] } });
+    expect(await f.invoke('desktop.preferences.update', { server: { port: 80 } })).toMatchObject({
+      ok: false,
+      error: { status: 400, details: [{ path: 'server.port' }] },
+    });
     const off = await f.invoke('desktop.preferences.update', { server: { enabled: false } });
     expect(off).toMatchObject({ ok: true, data: { server: { enabled: false, url: null } } });
     expect(desktop.serverUrl()).toBeNull();
@@ -142,20 +216,35 @@ describe('the desktop main process, with its Electron APIs faked', () => {
     const taken = createServer();
     const busy = await freePort();
     await new Promise<void>((r) => taken.listen(busy, '127.0.0.1', r));
-    expect(await f.invoke('desktop.preferences.update', { server: { port: busy } })).toMatchObject({ ok: false, error: { code: 'port_unavailable', details: [{ path: 'server.port' }] } });
+    expect(await f.invoke('desktop.preferences.update', { server: { port: busy } })).toMatchObject({
+      ok: false,
+      error: { code: 'port_unavailable', details: [{ path: 'server.port' }] },
+    });
     expect(desktop.serverUrl()).toBe(`http://127.0.0.1:${port}`);
     taken.close();
   });
 
   it('engine events reach the window; a notification event is an OS notification whose click focuses the alert', async () => {
-    desktop.engine.events.emit('notification', { alertId: 'alr_1', title: 'Alert firing: Tool down', body: 'success_rate is 40' });
+    desktop.engine.events.emit('notification', {
+      alertId: 'alr_1',
+      title: 'Alert firing: Tool down',
+      body: 'success_rate is 40',
+    });
     const n = f.calls.notifications.at(-1)!;
-    expect(n).toMatchObject({ title: 'Alert firing: Tool down', body: 'success_rate is 40', shown: true });
+    expect(n).toMatchObject({
+      title: 'Alert firing: Tool down',
+      body: 'success_rate is 40',
+      shown: true,
+    });
     const focused = f.state.focused;
     n.click!();
     expect(f.state.focused).toBe(focused + 1);
-    expect(f.sent.filter((m) => m.channel === IPC_EVENT).map((m) => m.payload.type)).toEqual(expect.arrayContaining(['notification', 'app.navigate']));
-    expect(f.sent.find((m) => m.payload.type === 'app.navigate')!.payload.data).toEqual({ path: 'alerts/alr_1' });
+    expect(f.sent.filter((m) => m.channel === IPC_EVENT).map((m) => m.payload.type)).toEqual(
+      expect.arrayContaining(['notification', 'app.navigate']),
+    );
+    expect(f.sent.find((m) => m.payload.type === 'app.navigate')!.payload.data).toEqual({
+      path: 'alerts/alr_1',
+    });
   });
 
   it('a second instance focuses this one', () => {
@@ -179,7 +268,8 @@ describe('desktop start and window guards', () => {
     f.prefs.set('server', { enabled: false, port: 4477 });
     const desktop = (await startDesktop(f.deps))!;
     let prevented = false;
-    for (const l of f.appListeners.get('before-quit')!) l({ preventDefault: () => (prevented = true) });
+    for (const l of f.appListeners.get('before-quit')!)
+      l({ preventDefault: () => (prevented = true) });
     expect(prevented).toBe(true);
     await desktop.stop();
     await new Promise((r) => setImmediate(r));
@@ -193,7 +283,14 @@ describe('desktop start and window guards', () => {
     let open: ((d: { url: string }) => { action: string }) | null = null;
     const opened: string[] = [];
     const app = 'file:///opt/callbench/dist/renderer/index.html';
-    guardContents({ on: ((e: string, l: Listener) => void listeners.set(e, l)) as any, setWindowOpenHandler: (h) => void (open = h) }, app, (u) => opened.push(u));
+    guardContents(
+      {
+        on: ((e: string, l: Listener) => void listeners.set(e, l)) as any,
+        setWindowOpenHandler: (h) => void (open = h),
+      },
+      app,
+      (u) => opened.push(u),
+    );
     const navigate = (url: string) => {
       let prevented = false;
       listeners.get('will-navigate')!({ preventDefault: () => (prevented = true) }, url);
@@ -209,15 +306,21 @@ describe('desktop start and window guards', () => {
     let webview = false;
     listeners.get('will-attach-webview')!({ preventDefault: () => (webview = true) });
     expect(webview).toBe(true);
-    expect(windowOptions('/p.cjs', { width: 800, height: 600 }).webPreferences).toMatchObject({ sandbox: true, contextIsolation: true, nodeIntegration: false });
+    expect(windowOptions('/p.cjs', { width: 800, height: 600 }).webPreferences).toMatchObject({
+      sandbox: true,
+      contextIsolation: true,
+      nodeIntegration: false,
+    });
   });
 });
 
 describe('the bridge is typed from the catalogue', () => {
-  it('preload/operations.ts lists exactly the catalogue\'s operations (npm run gen:operations rewrites it)', async () => {
+  it("preload/operations.ts lists exactly the catalogue's operations (npm run gen:operations rewrites it)", async () => {
     const { catalogue } = await import('../../src/operations/catalogue.js');
     const { renderOperationNames } = await import('../../scripts/operation-names.js');
     const { readFileSync } = await import('node:fs');
-    expect(readFileSync('preload/operations.ts', 'utf8')).toBe(renderOperationNames(catalogue.map((op) => op.name).sort()));
+    expect(readFileSync('preload/operations.ts', 'utf8')).toBe(
+      renderOperationNames(catalogue.map((op) => op.name).sort()),
+    );
   });
 });

@@ -9,27 +9,70 @@ describe('schedules run scenarios on a moved clock', () => {
   const clock = testClock(Date.parse('2026-06-10T12:34:00Z'));
   const dataDir = tempDir();
   let scenarioId: string;
-  const options = () => ({ dataDir, clock, llmDefault: { kind: 'openai' as const, baseUrl: brain.url, apiKey: 'k', model: 'fake' }, modelPolicy: { attempts: 1, baseDelayMs: 1, timeoutMs: 10_000 } });
+  const options = () => ({
+    dataDir,
+    clock,
+    llmDefault: { kind: 'openai' as const, baseUrl: brain.url, apiKey: 'k', model: 'fake' },
+    modelPolicy: { attempts: 1, baseDelayMs: 1, timeoutMs: 10_000 },
+  });
 
   beforeAll(async () => {
     [brain, slow] = await Promise.all([startFakeBrain(), startFakeBrain({ delayMs: 1_500 })]);
     s = await startServer(options());
     const now = new Date(clock.now()).toISOString();
     s.engine.store.agents.insert({
-      id: 'agt_sam', provider: 'vapi', providerAgentId: 'a1', name: 'Sam', status: 'active', description: null, overrides: {}, channel: 'replica',
-      credentials: null, tags: [], syncStatus: 'idle', lastSyncedAt: null, syncError: null, callsCursorMs: null, created_at: now, updated_at: now,
-      snapshot: { name: 'Sam', description: null, phoneNumbers: [], knowledgeBases: [], routingRules: [], tags: [], textChat: true,
-        configuration: { model: { provider: null, name: null, temperature: null, maxTokens: null }, voice: { provider: null, voiceId: null, stability: null, similarityBoost: null }, prompt: 'You are Sam.', firstMessage: null, tools: [] } },
+      id: 'agt_sam',
+      provider: 'vapi',
+      providerAgentId: 'a1',
+      name: 'Sam',
+      status: 'active',
+      description: null,
+      overrides: {},
+      channel: 'replica',
+      credentials: null,
+      tags: [],
+      syncStatus: 'idle',
+      lastSyncedAt: null,
+      syncError: null,
+      callsCursorMs: null,
+      created_at: now,
+      updated_at: now,
+      snapshot: {
+        name: 'Sam',
+        description: null,
+        phoneNumbers: [],
+        knowledgeBases: [],
+        routingRules: [],
+        tags: [],
+        textChat: true,
+        configuration: {
+          model: { provider: null, name: null, temperature: null, maxTokens: null },
+          voice: { provider: null, voiceId: null, stability: null, similarityBoost: null },
+          prompt: 'You are Sam.',
+          firstMessage: null,
+          tools: [],
+        },
+      },
     });
-    const persona = (await s.ws('POST', '/personas', { name: 'Frank', prompt: 'Busy.' })).body.data.persona.id;
-    scenarioId = (await s.ws('POST', '/scenarios', { name: 'Nightly', prompt: 'p', personas: [persona], targetAgents: ['agt_sam'], script: [{ say: 'Thanks, bye' }] })).body.data.scenario.id;
+    const persona = (await s.ws('POST', '/personas', { name: 'Frank', prompt: 'Busy.' })).body.data
+      .persona.id;
+    scenarioId = (
+      await s.ws('POST', '/scenarios', {
+        name: 'Nightly',
+        prompt: 'p',
+        personas: [persona],
+        targetAgents: ['agt_sam'],
+        script: [{ say: 'Thanks, bye' }],
+      })
+    ).body.data.scenario.id;
   });
   afterAll(async () => {
     await s.stop();
     await Promise.all([brain.stop(), slow.stop()]);
   });
 
-  const schedule = async (body: Record<string, unknown>) => (await s.ws('POST', '/schedules', { name: 'n', scenarioId, ...body })).body.data.schedule;
+  const schedule = async (body: Record<string, unknown>) =>
+    (await s.ws('POST', '/schedules', { name: 'n', scenarioId, ...body })).body.data.schedule;
   const get = async (id: string) => (await s.ws('GET', `/schedules/${id}`)).body.data.schedule;
   const runs = async (id: string) => (await s.ws('GET', `/schedules/${id}/runs`)).body.data.runs;
   const at = (iso: string) => {
@@ -43,10 +86,22 @@ describe('schedules run scenarios on a moved clock', () => {
     expect(at('2026-06-10T23:59:00Z').filter((r) => r.scheduledFor === sch.nextRun)).toEqual([]);
     at('2026-06-11T00:00:20Z');
     const after = await get(sch.id);
-    expect(after).toMatchObject({ lastRun: '2026-06-11T00:00:20.000Z', nextRun: '2026-06-12T00:00:00.000Z', isActive: true });
+    expect(after).toMatchObject({
+      lastRun: '2026-06-11T00:00:20.000Z',
+      nextRun: '2026-06-12T00:00:00.000Z',
+      isActive: true,
+    });
     const [run] = await runs(sch.id);
-    expect(run).toMatchObject({ trigger: 'schedule', outcome: 'started', late: false, scheduledFor: '2026-06-11T00:00:00.000Z', executionId: expect.stringMatching(/^exe_/) });
-    expect((await s.ws('GET', `/executions/${run.executionId}?wait=20`)).body.data.execution.status).toBe('completed');
+    expect(run).toMatchObject({
+      trigger: 'schedule',
+      outcome: 'started',
+      late: false,
+      scheduledFor: '2026-06-11T00:00:00.000Z',
+      executionId: expect.stringMatching(/^exe_/),
+    });
+    expect(
+      (await s.ws('GET', `/executions/${run.executionId}?wait=20`)).body.data.execution.status,
+    ).toBe('completed');
     await s.ws('DELETE', `/schedules/${sch.id}`);
   });
 
@@ -71,21 +126,43 @@ describe('schedules run scenarios on a moved clock', () => {
     const sch = await schedule({ periodicity: 'hourly', periodEndCondition: 'after:2' });
     const manual = await s.ws('POST', `/schedules/${sch.id}/run`);
     expect(manual.status).toBe(202);
-    expect(manual.body.data.run).toMatchObject({ trigger: 'manual', outcome: 'started', scheduledFor: null });
+    expect(manual.body.data.run).toMatchObject({
+      trigger: 'manual',
+      outcome: 'started',
+      scheduledFor: null,
+    });
     await s.ws('GET', `/executions/${manual.body.data.run.executionId}?wait=20`);
     at('2026-07-01T01:00:05Z');
-    expect(await get(sch.id)).toMatchObject({ isActive: true, nextRun: '2026-07-01T02:00:00.000Z' });
+    expect(await get(sch.id)).toMatchObject({
+      isActive: true,
+      nextRun: '2026-07-01T02:00:00.000Z',
+    });
     await s.ws('GET', `/executions/${(await runs(sch.id))[0].executionId}?wait=20`);
     at('2026-07-01T02:00:05Z');
-    expect(await get(sch.id)).toMatchObject({ isActive: false, nextRun: null, endedReason: 'ended after 2 scheduled run(s)' });
-    expect((await runs(sch.id)).map((r: { trigger: string }) => r.trigger)).toEqual(['schedule', 'schedule', 'manual']);
+    expect(await get(sch.id)).toMatchObject({
+      isActive: false,
+      nextRun: null,
+      endedReason: 'ended after 2 scheduled run(s)',
+    });
+    expect((await runs(sch.id)).map((r: { trigger: string }) => r.trigger)).toEqual([
+      'schedule',
+      'schedule',
+      'manual',
+    ]);
   });
 
   it('until: ends when no slot is left before the date', async () => {
     clock.set('2026-07-02T12:00:00Z');
-    const sch = await schedule({ periodicity: 'daily', periodEndCondition: 'until:2026-07-03T12:00:00Z' });
+    const sch = await schedule({
+      periodicity: 'daily',
+      periodEndCondition: 'until:2026-07-03T12:00:00Z',
+    });
     at('2026-07-03T00:00:05Z');
-    expect(await get(sch.id)).toMatchObject({ isActive: false, nextRun: null, endedReason: expect.stringContaining('until date') });
+    expect(await get(sch.id)).toMatchObject({
+      isActive: false,
+      nextRun: null,
+      endedReason: expect.stringContaining('until date'),
+    });
     expect(await runs(sch.id)).toHaveLength(1);
   });
 
@@ -95,7 +172,11 @@ describe('schedules run scenarios on a moved clock', () => {
     at('2026-07-15T08:30:00Z'); // five days, 120 missed slots
     const list = await runs(sch.id);
     expect(list).toHaveLength(1);
-    expect(list[0]).toMatchObject({ late: true, outcome: 'started', scheduledFor: '2026-07-10T09:00:00.000Z' });
+    expect(list[0]).toMatchObject({
+      late: true,
+      outcome: 'started',
+      scheduledFor: '2026-07-10T09:00:00.000Z',
+    });
     expect((await get(sch.id)).nextRun).toBe('2026-07-15T09:00:00.000Z');
     at('2026-07-15T08:45:00Z');
     expect(await runs(sch.id)).toHaveLength(1);
@@ -104,7 +185,9 @@ describe('schedules run scenarios on a moved clock', () => {
   });
 
   it('a slot whose previous execution is still running is skipped and recorded', async () => {
-    await s.call('PATCH', '/v1/settings', { llm: { replica: { kind: 'openai', baseUrl: slow.url, apiKey: 'k', model: 'slow' } } });
+    await s.call('PATCH', '/v1/settings', {
+      llm: { replica: { kind: 'openai', baseUrl: slow.url, apiKey: 'k', model: 'slow' } },
+    });
     clock.set('2026-07-20T00:50:00Z');
     const sch = await schedule({ periodicity: 'hourly' });
     at('2026-07-20T01:00:01Z');
@@ -118,11 +201,17 @@ describe('schedules run scenarios on a moved clock', () => {
   });
 
   it('a scenario that cannot run is recorded as failed_to_start, with the reason', async () => {
-    const empty = (await s.ws('POST', '/scenarios', { name: 'Empty', prompt: 'p' })).body.data.scenario.id;
+    const empty = (await s.ws('POST', '/scenarios', { name: 'Empty', prompt: 'p' })).body.data
+      .scenario.id;
     clock.set('2026-08-01T00:10:00Z');
-    const sch = (await s.ws('POST', '/schedules', { name: 'e', scenarioId: empty, periodicity: 'hourly' })).body.data.schedule;
+    const sch = (
+      await s.ws('POST', '/schedules', { name: 'e', scenarioId: empty, periodicity: 'hourly' })
+    ).body.data.schedule;
     at('2026-08-01T01:00:01Z');
-    expect((await runs(sch.id))[0]).toMatchObject({ outcome: 'failed_to_start', reason: expect.stringContaining('no personas') });
+    expect((await runs(sch.id))[0]).toMatchObject({
+      outcome: 'failed_to_start',
+      reason: expect.stringContaining('no personas'),
+    });
     await s.ws('DELETE', `/schedules/${sch.id}`);
   });
 
@@ -133,7 +222,9 @@ describe('schedules run scenarios on a moved clock', () => {
     clock.set('2026-09-01T03:30:00Z');
     s = await startServer(options());
     const list = await runs(sch.id);
-    expect(list).toEqual([expect.objectContaining({ late: true, scheduledFor: '2026-09-01T01:00:00.000Z' })]);
+    expect(list).toEqual([
+      expect.objectContaining({ late: true, scheduledFor: '2026-09-01T01:00:00.000Z' }),
+    ]);
     expect((await get(sch.id)).nextRun).toBe('2026-09-01T04:00:00.000Z');
     await s.ws('GET', `/executions/${list[0].executionId}?wait=20`);
   });

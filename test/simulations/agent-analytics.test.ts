@@ -10,22 +10,76 @@ describe('agent analytics: GET /v1/agents/{id}/analytics', () => {
   beforeAll(async () => {
     s = await startServer({ clock });
     const db = s.engine.store.db;
-    db.prepare("INSERT INTO agents (id, provider, provider_agent_id, name, status, created_at, updated_at) VALUES ('agt_a', 'vapi', 'a', 'A', 'active', '2026-06-01T00:00:00Z', '2026-06-01T00:00:00Z')").run();
-    const scn = (await s.ws('POST', '/scenarios', { name: 'S', prompt: 'p' })).body.data.scenario.id;
-    db.prepare("INSERT INTO executions (id, workspace_id, scenario_id, status, created_at) VALUES ('exe_a', ?, ?, 'completed', '2026-06-01T00:00:00Z')").run(s.workspaceId, scn);
-    const sim = db.prepare("INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, agent_id, status, score, passed, created_at, ended_at, results) VALUES (?, ?, 'exe_a', ?, 'agt_a', 'completed', ?, ?, ?, ?, ?)");
-    const r = (category: string, score: number, name = category, reasoning = 'ok') => ({ metric_id: name, name, category, type: 'x', score, passed: score >= 50, reasoning });
+    db.prepare(
+      "INSERT INTO agents (id, provider, provider_agent_id, name, status, created_at, updated_at) VALUES ('agt_a', 'vapi', 'a', 'A', 'active', '2026-06-01T00:00:00Z', '2026-06-01T00:00:00Z')",
+    ).run();
+    const scn = (await s.ws('POST', '/scenarios', { name: 'S', prompt: 'p' })).body.data.scenario
+      .id;
+    db.prepare(
+      "INSERT INTO executions (id, workspace_id, scenario_id, status, created_at) VALUES ('exe_a', ?, ?, 'completed', '2026-06-01T00:00:00Z')",
+    ).run(s.workspaceId, scn);
+    const sim = db.prepare(
+      "INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, agent_id, status, score, passed, created_at, ended_at, results) VALUES (?, ?, 'exe_a', ?, 'agt_a', 'completed', ?, ?, ?, ?, ?)",
+    );
+    const r = (category: string, score: number, name = category, reasoning = 'ok') => ({
+      metric_id: name,
+      name,
+      category,
+      type: 'x',
+      score,
+      passed: score >= 50,
+      reasoning,
+    });
     const at = (daysAgo: number) => new Date(clock.now() - daysAgo * DAY).toISOString();
     // This week: tone 100, 100, 40 (avg 80: good, stable against 78); accuracy 90, 60, 30 (avg 60); earlier week: accuracy 90, tone 78.
-    sim.run('s1', s.workspaceId, scn, 90, 1, at(1), at(1), JSON.stringify([r('tone', 100), r('accuracy', 90)]));
-    sim.run('s2', s.workspaceId, scn, 70, 1, at(2), at(2), JSON.stringify([r('tone', 100), r('accuracy', 60)]));
-    sim.run('s3', s.workspaceId, scn, 35, 0, at(3), at(3), JSON.stringify([r('tone', 40, 'Polite', 'interrupted the caller'), r('accuracy', 30, 'Correct', 'wrong delivery date')]));
-    sim.run('s4', s.workspaceId, scn, 84, 1, at(10), at(10), JSON.stringify([r('tone', 78), r('accuracy', 90)]));
+    sim.run(
+      's1',
+      s.workspaceId,
+      scn,
+      90,
+      1,
+      at(1),
+      at(1),
+      JSON.stringify([r('tone', 100), r('accuracy', 90)]),
+    );
+    sim.run(
+      's2',
+      s.workspaceId,
+      scn,
+      70,
+      1,
+      at(2),
+      at(2),
+      JSON.stringify([r('tone', 100), r('accuracy', 60)]),
+    );
+    sim.run(
+      's3',
+      s.workspaceId,
+      scn,
+      35,
+      0,
+      at(3),
+      at(3),
+      JSON.stringify([
+        r('tone', 40, 'Polite', 'interrupted the caller'),
+        r('accuracy', 30, 'Correct', 'wrong delivery date'),
+      ]),
+    );
+    sim.run(
+      's4',
+      s.workspaceId,
+      scn,
+      84,
+      1,
+      at(10),
+      at(10),
+      JSON.stringify([r('tone', 78), r('accuracy', 90)]),
+    );
     sim.run('s5', s.workspaceId, scn, 10, 0, at(40), at(40), JSON.stringify([r('tone', 0)]));
   });
   afterAll(() => s.stop());
 
-  it('answers the specification\'s record with figures computed by hand', async () => {
+  it("answers the specification's record with figures computed by hand", async () => {
     const res = await s.call('GET', '/v1/agents/agt_a/analytics?breakdown=category&days=7');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -33,8 +87,20 @@ describe('agent analytics: GET /v1/agents/{id}/analytics', () => {
       timeRange: '7d',
       overallScore: 65, // (90 + 70 + 35) / 3
       categoryBreakdown: [
-        { category: 'accuracy', score: 60, trend: 'declining', status: 'needs_improvement', commonIssues: ['Correct: wrong delivery date (1x)'] },
-        { category: 'tone', score: 80, trend: 'stable', status: 'good', commonIssues: ['Polite: interrupted the caller (1x)'] },
+        {
+          category: 'accuracy',
+          score: 60,
+          trend: 'declining',
+          status: 'needs_improvement',
+          commonIssues: ['Correct: wrong delivery date (1x)'],
+        },
+        {
+          category: 'tone',
+          score: 80,
+          trend: 'stable',
+          status: 'good',
+          commonIssues: ['Polite: interrupted the caller (1x)'],
+        },
       ],
       recommendations: [
         'Improve accuracy: 60 is below 80; most common issue: Correct: wrong delivery date (1x).',
@@ -45,19 +111,41 @@ describe('agent analytics: GET /v1/agents/{id}/analytics', () => {
 
   it('without earlier data the trend is stable; no simulations says so; an unknown agent is a 404', async () => {
     const month = (await s.call('GET', '/v1/agents/agt_a/analytics?days=60')).body;
-    expect(month.categoryBreakdown.every((c: { trend: string }) => c.trend === 'stable')).toBe(true);
+    expect(month.categoryBreakdown.every((c: { trend: string }) => c.trend === 'stable')).toBe(
+      true,
+    );
     clock.advance(100 * DAY);
-    expect((await s.call('GET', '/v1/agents/agt_a/analytics?days=7')).body).toMatchObject({ overallScore: null, categoryBreakdown: [], recommendations: [expect.stringContaining('No scored simulations')] });
+    expect((await s.call('GET', '/v1/agents/agt_a/analytics?days=7')).body).toMatchObject({
+      overallScore: null,
+      categoryBreakdown: [],
+      recommendations: [expect.stringContaining('No scored simulations')],
+    });
     expect((await s.call('GET', '/v1/agents/agt_nope/analytics')).status).toBe(404);
   });
 });
 
 describe('agent analytics recommendations', () => {
-  const c = (category: string, score: number, previous: number | null, trend: 'stable' | 'declining' | 'improving' = 'stable') =>
-    ({ category, score, previous, trend, status: score >= 80 ? 'good' as const : 'needs_improvement' as const, commonIssues: [] });
+  const c = (
+    category: string,
+    score: number,
+    previous: number | null,
+    trend: 'stable' | 'declining' | 'improving' = 'stable',
+  ) => ({
+    category,
+    score,
+    previous,
+    trend,
+    status: score >= 80 ? ('good' as const) : ('needs_improvement' as const),
+    commonIssues: [],
+  });
   it('a healthy agent gets none; weak categories come worst first; declines are named', () => {
     expect(recommend([c('tone', 90, 88)], 5)).toEqual([]);
-    expect(recommend([c('tone', 70, null), c('accuracy', 50, null)], 5)).toEqual(['Improve accuracy: 50 is below 80.', 'Improve tone: 70 is below 80.']);
-    expect(recommend([c('tone', 85, 95, 'declining')], 5)).toEqual(['tone fell from 95 to 85 against the previous window: look at configuration changes in that time.']);
+    expect(recommend([c('tone', 70, null), c('accuracy', 50, null)], 5)).toEqual([
+      'Improve accuracy: 50 is below 80.',
+      'Improve tone: 70 is below 80.',
+    ]);
+    expect(recommend([c('tone', 85, 95, 'declining')], 5)).toEqual([
+      'tone fell from 95 to 85 against the previous window: look at configuration changes in that time.',
+    ]);
   });
 });

@@ -7,12 +7,28 @@ import { startServer, tempDir, type TestServer } from '../helpers/server.js';
 import { startTarget, type Target } from '../helpers/target.js';
 
 const snapshot = (): AgentSnapshot => ({
-  name: 'Support Sam', description: null, phoneNumbers: [], knowledgeBases: [], routingRules: [], tags: [], textChat: true,
+  name: 'Support Sam',
+  description: null,
+  phoneNumbers: [],
+  knowledgeBases: [],
+  routingRules: [],
+  tags: [],
+  textChat: true,
   configuration: {
     model: { provider: 'openai', name: 'gpt-4o', temperature: 0.3, maxTokens: 200 },
     voice: { provider: null, voiceId: null, stability: null, similarityBoost: null },
-    prompt: 'You are Sam, a support agent for an online shop.', firstMessage: 'Hello, this is Sam. How can I help?',
-    tools: [{ name: 'order_status', description: 'Order lookup', type: 'function', endpoint: null, method: null, auth: 'none' }],
+    prompt: 'You are Sam, a support agent for an online shop.',
+    firstMessage: 'Hello, this is Sam. How can I help?',
+    tools: [
+      {
+        name: 'order_status',
+        description: 'Order lookup',
+        type: 'function',
+        endpoint: null,
+        method: null,
+        auth: 'none',
+      },
+    ],
   },
 });
 
@@ -26,31 +42,98 @@ describe('executing scenarios: whole simulated conversations, scored', () => {
   const setup = async (server: TestServer) => {
     const now = new Date().toISOString();
     server.engine.store.agents.insert({
-      id: 'agt_sam', provider: 'vapi', providerAgentId: 'a1', name: 'Support Sam', status: 'active', description: null, snapshot: snapshot(),
-      overrides: {}, channel: 'replica', credentials: null, tags: [], syncStatus: 'idle', lastSyncedAt: null, syncError: null, callsCursorMs: null, created_at: now, updated_at: now,
+      id: 'agt_sam',
+      provider: 'vapi',
+      providerAgentId: 'a1',
+      name: 'Support Sam',
+      status: 'active',
+      description: null,
+      snapshot: snapshot(),
+      overrides: {},
+      channel: 'replica',
+      credentials: null,
+      tags: [],
+      syncStatus: 'idle',
+      lastSyncedAt: null,
+      syncError: null,
+      callsCursorMs: null,
+      created_at: now,
+      updated_at: now,
     });
-    await server.call('POST', '/v1/tools', { name: 'order_status', description: 'Looks up an order', type: 'api', config: { url: `${target.url}/orders/{orderId}` }, parameters: [{ name: 'orderId', type: 'string', required: true }], responseMapping: { status: 'order.status', tracking: 'order.tracking' } });
-    const persona = (await server.ws('POST', '/personas', { name: 'Frank', prompt: 'A busy shop owner.', emotion: 'frustrated', difficulty: 'hard' })).body.data.persona.id;
-    const scorecard = (await server.ws('POST', '/scorecards', { name: 'Support', metrics: [
-      { name: 'Gives tracking', category: 'accuracy', type: 'contains', config: { text: 'tracking' } },
-      { name: 'Looks the order up', category: 'task completion', type: 'tool_called', config: { tool: 'order_status' }, critical: true },
-      { name: 'Brief', category: 'efficiency', type: 'max_turns', config: { max: 5 } },
-    ] })).body.data.scorecard.id;
-    const scripted = (await server.ws('POST', '/scenarios', {
-      name: 'Late order (scripted)', prompt: 'Order {{order_id}} is late.', personas: [persona], targetAgents: ['agt_sam'], scorecard,
-      promptVariables: [{ name: 'order_id', type: 'string', defaultValue: 'A1' }],
-      script: [{ say: 'Where is my order {{order_id}}?', expect: { contains: 'shipped', toolCalled: 'order_status' } }, { say: 'Thanks, bye.', expect: { contains: 'goodbye' } }],
-    })).body.data.scenario.id;
-    const scenario = (await server.ws('POST', '/scenarios', {
-      name: 'Late order (model caller)', prompt: 'Your order C3 is late and you want to know where it is.', personas: [persona], targetAgents: ['agt_sam'],
-      scorecard, expectedOutcome: 'The caller learns where the order is',
-    })).body.data.scenario.id;
+    await server.call('POST', '/v1/tools', {
+      name: 'order_status',
+      description: 'Looks up an order',
+      type: 'api',
+      config: { url: `${target.url}/orders/{orderId}` },
+      parameters: [{ name: 'orderId', type: 'string', required: true }],
+      responseMapping: { status: 'order.status', tracking: 'order.tracking' },
+    });
+    const persona = (
+      await server.ws('POST', '/personas', {
+        name: 'Frank',
+        prompt: 'A busy shop owner.',
+        emotion: 'frustrated',
+        difficulty: 'hard',
+      })
+    ).body.data.persona.id;
+    const scorecard = (
+      await server.ws('POST', '/scorecards', {
+        name: 'Support',
+        metrics: [
+          {
+            name: 'Gives tracking',
+            category: 'accuracy',
+            type: 'contains',
+            config: { text: 'tracking' },
+          },
+          {
+            name: 'Looks the order up',
+            category: 'task completion',
+            type: 'tool_called',
+            config: { tool: 'order_status' },
+            critical: true,
+          },
+          { name: 'Brief', category: 'efficiency', type: 'max_turns', config: { max: 5 } },
+        ],
+      })
+    ).body.data.scorecard.id;
+    const scripted = (
+      await server.ws('POST', '/scenarios', {
+        name: 'Late order (scripted)',
+        prompt: 'Order {{order_id}} is late.',
+        personas: [persona],
+        targetAgents: ['agt_sam'],
+        scorecard,
+        promptVariables: [{ name: 'order_id', type: 'string', defaultValue: 'A1' }],
+        script: [
+          {
+            say: 'Where is my order {{order_id}}?',
+            expect: { contains: 'shipped', toolCalled: 'order_status' },
+          },
+          { say: 'Thanks, bye.', expect: { contains: 'goodbye' } },
+        ],
+      })
+    ).body.data.scenario.id;
+    const scenario = (
+      await server.ws('POST', '/scenarios', {
+        name: 'Late order (model caller)',
+        prompt: 'Your order C3 is late and you want to know where it is.',
+        personas: [persona],
+        targetAgents: ['agt_sam'],
+        scorecard,
+        expectedOutcome: 'The caller learns where the order is',
+      })
+    ).body.data.scenario.id;
     return { persona, scenario, scripted, scorecard };
   };
 
   beforeAll(async () => {
     [brain, target] = await Promise.all([startFakeBrain(), startTarget()]);
-    s = await startServer({ dataDir, llmDefault: { kind: 'openai', baseUrl: brain.url, apiKey: 'k', model: 'fake' }, modelPolicy: { attempts: 2, baseDelayMs: 5, timeoutMs: 5_000 } });
+    s = await startServer({
+      dataDir,
+      llmDefault: { kind: 'openai', baseUrl: brain.url, apiKey: 'k', model: 'fake' },
+      modelPolicy: { attempts: 2, baseDelayMs: 5, timeoutMs: 5_000 },
+    });
     ids = await setup(s);
   });
   afterAll(async () => {
@@ -59,13 +142,36 @@ describe('executing scenarios: whole simulated conversations, scored', () => {
   });
 
   it('scripted: 202, then a whole conversation with the replica agent, its tool called for real, scored', async () => {
-    const res = await s.ws('POST', `/scenarios/${ids.scripted}/execute`, { variables: { order_id: 'B7' } });
+    const res = await s.ws('POST', `/scenarios/${ids.scripted}/execute`, {
+      variables: { order_id: 'B7' },
+    });
     expect(res.status).toBe(202);
-    expect(res.body.data.execution).toMatchObject({ id: expect.stringMatching(/^exe_/), scenario_id: ids.scripted, status: 'queued', simulations_created: 1, estimated_completion: expect.any(String) });
-    const done = (await s.ws('GET', `/executions/${res.body.data.execution.id}?wait=20`)).body.data.execution;
-    expect(done).toMatchObject({ status: 'completed', counts: { completed: 1, failed: 0 }, avg_score: 100, pass_rate: 100, variables: { order_id: 'B7' } });
+    expect(res.body.data.execution).toMatchObject({
+      id: expect.stringMatching(/^exe_/),
+      scenario_id: ids.scripted,
+      status: 'queued',
+      simulations_created: 1,
+      estimated_completion: expect.any(String),
+    });
+    const done = (await s.ws('GET', `/executions/${res.body.data.execution.id}?wait=20`)).body.data
+      .execution;
+    expect(done).toMatchObject({
+      status: 'completed',
+      counts: { completed: 1, failed: 0 },
+      avg_score: 100,
+      pass_rate: 100,
+      variables: { order_id: 'B7' },
+    });
     const [sim] = (await s.ws('GET', `/executions/${done.id}/simulations`)).body.data.simulations;
-    expect(sim).toMatchObject({ status: 'completed', channel: 'replica', end_reason: 'agent_ended', score: 100, passed: true, persona_id: ids.persona, agent_id: 'agt_sam' });
+    expect(sim).toMatchObject({
+      status: 'completed',
+      channel: 'replica',
+      end_reason: 'agent_ended',
+      score: 100,
+      passed: true,
+      persona_id: ids.persona,
+      agent_id: 'agt_sam',
+    });
     expect(sim.turns.map((t: { role: string; text: string }) => [t.role, t.text])).toEqual([
       ['agent', 'Hello, this is Sam. How can I help?'],
       ['caller', 'Where is my order B7?'],
@@ -74,9 +180,22 @@ describe('executing scenarios: whole simulated conversations, scored', () => {
       ['caller', 'Thanks, bye.'],
       ['agent', 'Goodbye!'],
     ]);
-    expect(sim.turns[2].tool).toMatchObject({ name: 'order_status', arguments: { orderId: 'B7' }, result: { status: 'shipped', tracking: 'TRK1' }, success: true });
-    expect(sim.turns[3]).toMatchObject({ latency_ms: expect.any(Number), expectation: { passed: true, problems: [] } });
-    expect(sim.results.map((r: { name: string; passed: boolean }) => [r.name, r.passed])).toEqual([['Gives tracking', true], ['Looks the order up', true], ['Brief', true], ['Script expectations', true]]);
+    expect(sim.turns[2].tool).toMatchObject({
+      name: 'order_status',
+      arguments: { orderId: 'B7' },
+      result: { status: 'shipped', tracking: 'TRK1' },
+      success: true,
+    });
+    expect(sim.turns[3]).toMatchObject({
+      latency_ms: expect.any(Number),
+      expectation: { passed: true, problems: [] },
+    });
+    expect(sim.results.map((r: { name: string; passed: boolean }) => [r.name, r.passed])).toEqual([
+      ['Gives tracking', true],
+      ['Looks the order up', true],
+      ['Brief', true],
+      ['Script expectations', true],
+    ]);
     expect(sim.usage).toEqual({ llm_calls: 3, input_tokens: 60, output_tokens: 24 });
     expect(target.last!.path).toBe('/orders/B7');
     // The tool call is logged as simulation traffic of this agent.
@@ -86,19 +205,28 @@ describe('executing scenarios: whole simulated conversations, scored', () => {
   });
 
   it('a failed script expectation fails the simulation and is recorded on its turn', async () => {
-    const failing = (await s.ws('POST', '/scenarios', {
-      name: 'Expect a refund', prompt: 'p', personas: [ids.persona], targetAgents: ['agt_sam'],
-      script: [{ say: 'Where is my order D4?', expect: { contains: 'refund' } }],
-    })).body.data.scenario.id;
+    const failing = (
+      await s.ws('POST', '/scenarios', {
+        name: 'Expect a refund',
+        prompt: 'p',
+        personas: [ids.persona],
+        targetAgents: ['agt_sam'],
+        script: [{ say: 'Where is my order D4?', expect: { contains: 'refund' } }],
+      })
+    ).body.data.scenario.id;
     const exe = (await s.ws('POST', `/scenarios/${failing}/execute`, {})).body.data.execution.id;
     await s.ws('GET', `/executions/${exe}?wait=20`);
     const [sim] = (await s.ws('GET', `/executions/${exe}/simulations`)).body.data.simulations;
     expect(sim).toMatchObject({ status: 'completed', passed: false, end_reason: 'caller_ended' });
-    expect(sim.turns.find((t: { expectation?: unknown }) => t.expectation).expectation).toEqual({ passed: false, problems: ['did not say "refund"'] });
+    expect(sim.turns.find((t: { expectation?: unknown }) => t.expectation).expectation).toEqual({
+      passed: false,
+      problems: ['did not say "refund"'],
+    });
   });
 
   it('model-played caller, judge for expectedOutcome; scenario and persona statistics follow', async () => {
-    const exe = (await s.ws('POST', `/scenarios/${ids.scenario}/execute`, { runs: 2 })).body.data.execution;
+    const exe = (await s.ws('POST', `/scenarios/${ids.scenario}/execute`, { runs: 2 })).body.data
+      .execution;
     expect(exe.simulations_created).toBe(2);
     const done = (await s.ws('GET', `/executions/${exe.id}?wait=20`)).body.data.execution;
     expect(done).toMatchObject({ status: 'completed', counts: { completed: 2 } });
@@ -106,29 +234,45 @@ describe('executing scenarios: whole simulated conversations, scored', () => {
     for (const sim of sims) {
       expect(sim.end_reason).toBe('caller_ended');
       expect(sim.turns.at(-1)).toMatchObject({ role: 'caller', text: 'Great, thank you. Bye!' });
-      expect(sim.results.find((r: { type: string }) => r.type === 'llm_judge')).toMatchObject({ score: 90, passed: true });
+      expect(sim.results.find((r: { type: string }) => r.type === 'llm_judge')).toMatchObject({
+        score: 90,
+        passed: true,
+      });
       expect(sim.score).toBe(97.5); // (100 + 100 + 100 + 90) / 4
     }
     expect(brain.calls.caller).toBeGreaterThanOrEqual(4);
     const stats = (await s.ws('GET', `/scenarios/${ids.scenario}`)).body.data.scenario.stats;
     expect(stats).toMatchObject({ total_simulations: 2, avg_score: 97.5, success_rate: 100 });
-    expect((await s.ws('GET', `/personas/${ids.persona}`)).body.data.persona.usage_stats.total_simulations).toBe(4);
+    expect(
+      (await s.ws('GET', `/personas/${ids.persona}`)).body.data.persona.usage_stats
+        .total_simulations,
+    ).toBe(4);
     expect((await s.ws('GET', '/executions')).body.data.pagination.total).toBe(3);
   });
 
   it('refuses with a clear 400 what cannot run, and an unknown variable', async () => {
-    const empty = (await s.ws('POST', '/scenarios', { name: 'Empty', prompt: 'p' })).body.data.scenario.id;
+    const empty = (await s.ws('POST', '/scenarios', { name: 'Empty', prompt: 'p' })).body.data
+      .scenario.id;
     const res = await s.ws('POST', `/scenarios/${empty}/execute`, {});
     expect(res.status).toBe(400);
-    expect(res.body.error.details.map((d: { path: string }) => d.path)).toEqual(['personas', 'targetAgents']);
-    const unknown = await s.ws('POST', `/scenarios/${ids.scripted}/execute`, { variables: { orderId: 'x' } });
+    expect(res.body.error.details.map((d: { path: string }) => d.path)).toEqual([
+      'personas',
+      'targetAgents',
+    ]);
+    const unknown = await s.ws('POST', `/scenarios/${ids.scripted}/execute`, {
+      variables: { orderId: 'x' },
+    });
     expect(unknown.body.error.details[0]).toMatchObject({ path: 'variables.orderId' });
-    expect((await s.ws('POST', `/scenarios/${ids.scripted}/execute`, { channel: 'provider' })).body.error.message).toContain('connect it again');
+    expect(
+      (await s.ws('POST', `/scenarios/${ids.scripted}/execute`, { channel: 'provider' })).body.error
+        .message,
+    ).toContain('connect it again');
     expect((await s.ws('POST', '/scenarios/scn_nope/execute', {})).status).toBe(404);
   });
 
   it('cancel stops queued simulations at once', async () => {
-    const exe = (await s.ws('POST', `/scenarios/${ids.scripted}/execute`, { runs: 20 })).body.data.execution.id;
+    const exe = (await s.ws('POST', `/scenarios/${ids.scripted}/execute`, { runs: 20 })).body.data
+      .execution.id;
     const cancelled = (await s.ws('POST', `/executions/${exe}/cancel`)).body.data.execution;
     expect(cancelled.status).toBe('cancelled');
     const done = (await s.ws('GET', `/executions/${exe}?wait=20`)).body.data.execution;
@@ -140,15 +284,27 @@ describe('executing scenarios: whole simulated conversations, scored', () => {
     await s.stop();
     const db = new Database(join(dataDir, 'callbench.db'));
     const ws = (db.prepare('SELECT id FROM workspaces').get() as { id: string }).id;
-    db.prepare("INSERT INTO executions (id, workspace_id, scenario_id, status, created_at, variables) VALUES ('exe_crash', ?, ?, 'running', ?, '{}')").run(ws, ids.scripted, new Date().toISOString());
-    db.prepare("INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, persona_id, agent_id, channel, status, created_at, started_at, attempts, seq, turns) VALUES ('sim_crash', ?, 'exe_crash', ?, ?, 'agt_sam', 'replica', 'running', ?, ?, 1, 999, '[{\"role\":\"caller\",\"text\":\"half\",\"at_ms\":0,\"latency_ms\":null}]')")
-      .run(ws, ids.scripted, ids.persona, new Date().toISOString(), new Date().toISOString());
+    db.prepare(
+      "INSERT INTO executions (id, workspace_id, scenario_id, status, created_at, variables) VALUES ('exe_crash', ?, ?, 'running', ?, '{}')",
+    ).run(ws, ids.scripted, new Date().toISOString());
+    db.prepare(
+      'INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, persona_id, agent_id, channel, status, created_at, started_at, attempts, seq, turns) VALUES (\'sim_crash\', ?, \'exe_crash\', ?, ?, \'agt_sam\', \'replica\', \'running\', ?, ?, 1, 999, \'[{"role":"caller","text":"half","at_ms":0,"latency_ms":null}]\')',
+    ).run(ws, ids.scripted, ids.persona, new Date().toISOString(), new Date().toISOString());
     db.close();
-    s = await startServer({ dataDir, llmDefault: { kind: 'openai', baseUrl: brain.url, apiKey: 'k', model: 'fake' }, modelPolicy: { attempts: 2, baseDelayMs: 5, timeoutMs: 5_000 } });
+    s = await startServer({
+      dataDir,
+      llmDefault: { kind: 'openai', baseUrl: brain.url, apiKey: 'k', model: 'fake' },
+      modelPolicy: { attempts: 2, baseDelayMs: 5, timeoutMs: 5_000 },
+    });
     const done = (await s.ws('GET', '/executions/exe_crash?wait=20')).body.data.execution;
     expect(done).toMatchObject({ status: 'completed', counts: { completed: 1 } });
     const sim = (await s.ws('GET', '/simulations/sim_crash')).body.data.simulation;
     expect(sim.turns[1]).toMatchObject({ role: 'caller', text: 'Where is my order A1?' });
-    expect(s.engine.store.db.prepare("SELECT attempts FROM simulations WHERE id = 'sim_crash'").pluck().get()).toBe(2);
+    expect(
+      s.engine.store.db
+        .prepare("SELECT attempts FROM simulations WHERE id = 'sim_crash'")
+        .pluck()
+        .get(),
+    ).toBe(2);
   });
 });

@@ -1,41 +1,86 @@
 import { describe, expect, it } from 'vitest';
-import { metricsFor, scoreConversation, type Conversation, type Judge } from '../../src/simulations/scoring.js';
+import {
+  metricsFor,
+  scoreConversation,
+  type Conversation,
+  type Judge,
+} from '../../src/simulations/scoring.js';
 import type { Metric } from '../../src/store/scorecards.js';
 
 const conversation: Conversation = {
   endReason: 'agent_ended',
   turns: [
     { role: 'caller', text: 'Where is my order A1?', at_ms: 0, latency_ms: null },
-    { role: 'tool', text: '', at_ms: 900, latency_ms: 120, tool: { name: 'order_status', arguments: { orderId: 'A1', verbose: true }, result: { status: 'shipped' }, success: true } },
-    { role: 'agent', text: 'Your order shipped. Tracking number 12345.', at_ms: 1000, latency_ms: 950 },
+    {
+      role: 'tool',
+      text: '',
+      at_ms: 900,
+      latency_ms: 120,
+      tool: {
+        name: 'order_status',
+        arguments: { orderId: 'A1', verbose: true },
+        result: { status: 'shipped' },
+        success: true,
+      },
+    },
+    {
+      role: 'agent',
+      text: 'Your order shipped. Tracking number 12345.',
+      at_ms: 1000,
+      latency_ms: 950,
+    },
     { role: 'caller', text: 'Thanks', at_ms: 3000, latency_ms: null },
     { role: 'agent', text: 'Goodbye!', at_ms: 3500, latency_ms: 1800 },
   ],
 };
 
 let n = 0;
-const metric = (type: string, config: Record<string, unknown>, extra: Partial<Metric> = {}): Metric =>
-  ({ id: `m${n++}`, name: type, category: 'accuracy', type, description: null, weight: 1, critical: false, config, ...extra });
-const score = (m: Metric, judge: Judge | null = null) => scoreConversation([m], conversation, 70, judge).then((s) => s.results[0]!);
+const metric = (
+  type: string,
+  config: Record<string, unknown>,
+  extra: Partial<Metric> = {},
+): Metric => ({
+  id: `m${n++}`,
+  name: type,
+  category: 'accuracy',
+  type,
+  description: null,
+  weight: 1,
+  critical: false,
+  config,
+  ...extra,
+});
+const score = (m: Metric, judge: Judge | null = null) =>
+  scoreConversation([m], conversation, 70, judge).then((s) => s.results[0]!);
 
 describe('scoring a known conversation', () => {
-  it('contains and not_contains read the agent\'s turns, case-insensitive unless asked', async () => {
+  it("contains and not_contains read the agent's turns, case-insensitive unless asked", async () => {
     expect((await score(metric('contains', { text: 'TRACKING' }))).score).toBe(100);
-    expect((await score(metric('contains', { text: 'TRACKING', caseSensitive: true }))).score).toBe(0);
+    expect((await score(metric('contains', { text: 'TRACKING', caseSensitive: true }))).score).toBe(
+      0,
+    );
     expect((await score(metric('contains', { text: 'order A1' }))).score).toBe(0); // the caller said it, not the agent
     expect((await score(metric('not_contains', { text: 'sorry' }))).score).toBe(100);
     expect((await score(metric('not_contains', { text: 'goodbye' }))).score).toBe(0);
   });
 
   it('regex', async () => {
-    expect(await score(metric('regex', { pattern: '\\d{5}' }))).toMatchObject({ score: 100, reasoning: expect.stringContaining('12345') });
+    expect(await score(metric('regex', { pattern: '\\d{5}' }))).toMatchObject({
+      score: 100,
+      reasoning: expect.stringContaining('12345'),
+    });
     expect((await score(metric('regex', { pattern: '^refund', flags: 'i' }))).score).toBe(0);
   });
 
   it('tool_called with arguments that must be included, and tool_not_called', async () => {
     expect((await score(metric('tool_called', { tool: 'order_status' }))).score).toBe(100);
-    expect((await score(metric('tool_called', { tool: 'order_status', arguments: { orderId: 'A1' } }))).score).toBe(100);
-    expect(await score(metric('tool_called', { tool: 'order_status', arguments: { orderId: 'B2' } }))).toMatchObject({ score: 0, reasoning: expect.stringContaining('never with') });
+    expect(
+      (await score(metric('tool_called', { tool: 'order_status', arguments: { orderId: 'A1' } })))
+        .score,
+    ).toBe(100);
+    expect(
+      await score(metric('tool_called', { tool: 'order_status', arguments: { orderId: 'B2' } })),
+    ).toMatchObject({ score: 0, reasoning: expect.stringContaining('never with') });
     expect((await score(metric('tool_called', { tool: 'refund' }))).score).toBe(0);
     expect((await score(metric('tool_not_called', { tool: 'refund' }))).score).toBe(100);
     expect((await score(metric('tool_not_called', { tool: 'order_status' }))).score).toBe(0);
@@ -45,36 +90,80 @@ describe('scoring a known conversation', () => {
     expect((await score(metric('max_turns', { max: 2 }))).score).toBe(100);
     expect((await score(metric('max_turns', { max: 1 }))).score).toBe(0);
     expect((await score(metric('max_latency_ms', { max: 1800 }))).score).toBe(100);
-    expect(await score(metric('max_latency_ms', { max: 1000 }))).toMatchObject({ score: 0, reasoning: 'The slowest agent reply took 1800 ms (at most 1000).' });
+    expect(await score(metric('max_latency_ms', { max: 1000 }))).toMatchObject({
+      score: 0,
+      reasoning: 'The slowest agent reply took 1800 ms (at most 1000).',
+    });
     expect((await score(metric('ended_by', { who: 'agent' }))).score).toBe(100);
     expect((await score(metric('ended_by', { who: 'caller' }))).score).toBe(0);
   });
 
   it('llm_judge asks the judge; a judge that fails is an error, never a pass', async () => {
-    const judge: Judge = async (criterion) => ({ score: criterion.includes('polite') ? 85 : 20, reasoning: 'judged' });
-    expect(await score(metric('llm_judge', { criterion: 'Was polite' }), judge)).toMatchObject({ score: 85, passed: true, reasoning: 'judged' });
-    const failing: Judge = async () => { throw new Error('malformed judge answer twice'); };
-    const result = await scoreConversation([metric('llm_judge', { criterion: 'x' }), metric('contains', { text: 'shipped' })], conversation, 70, failing);
-    expect(result.results[0]).toMatchObject({ score: null, passed: false, error: 'malformed judge answer twice' });
+    const judge: Judge = async (criterion) => ({
+      score: criterion.includes('polite') ? 85 : 20,
+      reasoning: 'judged',
+    });
+    expect(await score(metric('llm_judge', { criterion: 'Was polite' }), judge)).toMatchObject({
+      score: 85,
+      passed: true,
+      reasoning: 'judged',
+    });
+    const failing: Judge = async () => {
+      throw new Error('malformed judge answer twice');
+    };
+    const result = await scoreConversation(
+      [metric('llm_judge', { criterion: 'x' }), metric('contains', { text: 'shipped' })],
+      conversation,
+      70,
+      failing,
+    );
+    expect(result.results[0]).toMatchObject({
+      score: null,
+      passed: false,
+      error: 'malformed judge answer twice',
+    });
     expect(result).toMatchObject({ score: 100, passed: false });
-    expect((await score(metric('llm_judge', { criterion: 'x' }), null)).error).toBe('no judge model configured');
+    expect((await score(metric('llm_judge', { criterion: 'x' }), null)).error).toBe(
+      'no judge model configured',
+    );
   });
 
   it('weighted mean; passed at the threshold unless a critical metric failed', async () => {
     const pass = metric('contains', { text: 'shipped' }, { weight: 3 });
     const fail = metric('contains', { text: 'refund' }, { weight: 1 });
-    expect(await scoreConversation([pass, fail], conversation, 75, null)).toMatchObject({ score: 75, passed: true });
-    expect(await scoreConversation([pass, fail], conversation, 76, null)).toMatchObject({ score: 75, passed: false });
-    expect(await scoreConversation([pass, { ...fail, critical: true }], conversation, 50, null)).toMatchObject({ score: 75, passed: false });
+    expect(await scoreConversation([pass, fail], conversation, 75, null)).toMatchObject({
+      score: 75,
+      passed: true,
+    });
+    expect(await scoreConversation([pass, fail], conversation, 76, null)).toMatchObject({
+      score: 75,
+      passed: false,
+    });
+    expect(
+      await scoreConversation([pass, { ...fail, critical: true }], conversation, 50, null),
+    ).toMatchObject({ score: 75, passed: false });
   });
 
   it('expectedBehavior and expectedOutcome add metrics even without a scorecard; none at all scores null', async () => {
-    const metrics = metricsFor(null, { toolCalls: ['order_status', 'refund'] }, 'The caller learns where the order is');
+    const metrics = metricsFor(
+      null,
+      { toolCalls: ['order_status', 'refund'] },
+      'The caller learns where the order is',
+    );
     expect(metrics.map((m) => [m.type, m.config])).toEqual([
-      ['tool_called', { tool: 'order_status' }], ['tool_called', { tool: 'refund' }], ['llm_judge', { criterion: 'The caller learns where the order is' }],
+      ['tool_called', { tool: 'order_status' }],
+      ['tool_called', { tool: 'refund' }],
+      ['llm_judge', { criterion: 'The caller learns where the order is' }],
     ]);
     const judge: Judge = async () => ({ score: 90, reasoning: 'yes' });
-    expect(await scoreConversation(metrics, conversation, 70, judge)).toMatchObject({ score: 63.33, passed: false });
-    expect(await scoreConversation(metricsFor(null, null, null), conversation, 70, null)).toEqual({ score: null, passed: null, results: [] });
+    expect(await scoreConversation(metrics, conversation, 70, judge)).toMatchObject({
+      score: 63.33,
+      passed: false,
+    });
+    expect(await scoreConversation(metricsFor(null, null, null), conversation, 70, null)).toEqual({
+      score: null,
+      passed: null,
+      results: [],
+    });
   });
 });

@@ -1,27 +1,99 @@
-import { Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, MenuItem, Stack, Table, TableBody, TableCell, TableHead, TableRow, TextField, Typography } from '@mui/material';
+import {
+  Box,
+  Button,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  MenuItem,
+  Stack,
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableRow,
+  TextField,
+  Typography,
+} from '@mui/material';
 import { useEffect, useState } from 'react';
 import { useAlerts, type Json } from '../stores/resources';
 import { client } from '../stores/session';
 import { useEngineRefresh } from '../stores/events';
-import { ActionButton, ErrorNote, JsonField, Page, StatusChip, fieldError, fmtDate, useAction, useLoad } from '../ui/common';
+import {
+  ActionButton,
+  ErrorNote,
+  JsonField,
+  Page,
+  StatusChip,
+  fieldError,
+  fmtDate,
+  useAction,
+  useLoad,
+} from '../ui/common';
 
 const TYPES = ['tool_performance', 'agent_score', 'scenario_failure', 'agent_config_changed'];
-const OPERATORS = ['less_than', 'less_than_or_equal', 'greater_than', 'greater_than_or_equal', 'equals'];
+const OPERATORS = [
+  'less_than',
+  'less_than_or_equal',
+  'greater_than',
+  'greater_than_or_equal',
+  'equals',
+];
 
 function AlertEditor({ onClose }: { onClose(saved: boolean): void }) {
-  const [form, setForm] = useState<Json>({ name: '', severity: 'medium', type: 'tool_performance', target: '', metric: 'success_rate', operator: 'less_than', threshold: '95', timeWindow: '1h', email: '' });
+  const [form, setForm] = useState<Json>({
+    name: '',
+    severity: 'medium',
+    type: 'tool_performance',
+    target: '',
+    metric: 'success_rate',
+    operator: 'less_than',
+    threshold: '95',
+    timeWindow: '1h',
+    email: '',
+  });
   const [extra, setExtra] = useState<unknown>({ os: true });
   const save = useAction(async () => {
-    const targetKey = form.type === 'tool_performance' ? 'toolId' : form.type === 'scenario_failure' ? 'scenarioId' : 'agentId';
-    const condition: Json = { type: form.type, [targetKey]: form.target || undefined, timeWindow: form.timeWindow || undefined };
-    if (form.type !== 'agent_config_changed') Object.assign(condition, { metric: form.metric, operator: form.operator, threshold: Number(form.threshold) });
-    const notifications = { ...(extra as Json), ...(form.email ? { email: form.email.split(',').map((e: string) => e.trim()) } : {}) };
-    await client().invoke('alerts.create', { name: form.name, severity: form.severity, condition, notifications });
+    const targetKey =
+      form.type === 'tool_performance'
+        ? 'toolId'
+        : form.type === 'scenario_failure'
+          ? 'scenarioId'
+          : 'agentId';
+    const condition: Json = {
+      type: form.type,
+      [targetKey]: form.target || undefined,
+      timeWindow: form.timeWindow || undefined,
+    };
+    if (form.type !== 'agent_config_changed')
+      Object.assign(condition, {
+        metric: form.metric,
+        operator: form.operator,
+        threshold: Number(form.threshold),
+      });
+    const notifications = {
+      ...(extra as Json),
+      ...(form.email ? { email: form.email.split(',').map((e: string) => e.trim()) } : {}),
+    };
+    await client().invoke('alerts.create', {
+      name: form.name,
+      severity: form.severity,
+      condition,
+      notifications,
+    });
     onClose(true);
   });
   const f = (k: string, label: string, extra2: Json = {}) => (
-    <TextField label={label} value={form[k]} onChange={(e) => setForm({ ...form, [k]: e.target.value })}
-      error={Boolean(fieldError(save.error, k) ?? fieldError(save.error, `condition.${k}`))} helperText={fieldError(save.error, k) ?? fieldError(save.error, `condition.${k}`) ?? extra2.hint} {...extra2} />
+    <TextField
+      label={label}
+      value={form[k]}
+      onChange={(e) => setForm({ ...form, [k]: e.target.value })}
+      error={Boolean(fieldError(save.error, k) ?? fieldError(save.error, `condition.${k}`))}
+      helperText={
+        fieldError(save.error, k) ?? fieldError(save.error, `condition.${k}`) ?? extra2.hint
+      }
+      {...extra2}
+    />
   );
   return (
     <Dialog open onClose={() => onClose(false)} fullWidth>
@@ -29,23 +101,68 @@ function AlertEditor({ onClose }: { onClose(saved: boolean): void }) {
       <DialogContent>
         <Stack spacing={2} sx={{ mt: 1 }}>
           {f('name', 'Name')}
-          {f('severity', 'Severity', { select: true, children: ['low', 'medium', 'high', 'critical'].map((s) => <MenuItem key={s} value={s}>{s}</MenuItem>) })}
-          {f('type', 'Condition', { select: true, children: TYPES.map((s) => <MenuItem key={s} value={s}>{s.replace(/_/g, ' ')}</MenuItem>) })}
-          {f('target', form.type === 'tool_performance' ? 'Tool (id or name)' : form.type === 'scenario_failure' ? 'Scenario id' : 'Agent id')}
+          {f('severity', 'Severity', {
+            select: true,
+            children: ['low', 'medium', 'high', 'critical'].map((s) => (
+              <MenuItem key={s} value={s}>
+                {s}
+              </MenuItem>
+            )),
+          })}
+          {f('type', 'Condition', {
+            select: true,
+            children: TYPES.map((s) => (
+              <MenuItem key={s} value={s}>
+                {s.replace(/_/g, ' ')}
+              </MenuItem>
+            )),
+          })}
+          {f(
+            'target',
+            form.type === 'tool_performance'
+              ? 'Tool (id or name)'
+              : form.type === 'scenario_failure'
+                ? 'Scenario id'
+                : 'Agent id',
+          )}
           {form.type !== 'agent_config_changed' && (
             <Stack direction="row" spacing={1}>
-              {f('metric', 'Metric', { hint: form.type === 'tool_performance' ? 'success_rate, error_rate, p95_response_time, ...' : form.type === 'agent_score' ? 'avg_score' : 'pass_rate' })}
-              {f('operator', 'Operator', { select: true, children: OPERATORS.map((s) => <MenuItem key={s} value={s}>{s.replace(/_/g, ' ')}</MenuItem>) })}
+              {f('metric', 'Metric', {
+                hint:
+                  form.type === 'tool_performance'
+                    ? 'success_rate, error_rate, p95_response_time, ...'
+                    : form.type === 'agent_score'
+                      ? 'avg_score'
+                      : 'pass_rate',
+              })}
+              {f('operator', 'Operator', {
+                select: true,
+                children: OPERATORS.map((s) => (
+                  <MenuItem key={s} value={s}>
+                    {s.replace(/_/g, ' ')}
+                  </MenuItem>
+                )),
+              })}
               {f('threshold', 'Threshold', { type: 'number' })}
               {f('timeWindow', 'Window', { hint: '15m, 2h, 1d' })}
             </Stack>
           )}
           {f('email', 'E-mail to (comma-separated)')}
-          <JsonField label='Other channels: {"os": true, "slack": {"channel", "webhookUrl"}, "webhook": {"url", "secret"}}' value={extra} onChange={setExtra} error={fieldError(save.error, 'notifications')} />
+          <JsonField
+            label='Other channels: {"os": true, "slack": {"channel", "webhookUrl"}, "webhook": {"url", "secret"}}'
+            value={extra}
+            onChange={setExtra}
+            error={fieldError(save.error, 'notifications')}
+          />
           <ErrorNote error={save.error} />
         </Stack>
       </DialogContent>
-      <DialogActions><Button onClick={() => onClose(false)}>Cancel</Button><ActionButton busy={save.busy} onClick={() => void save.run()}>Save alert</ActionButton></DialogActions>
+      <DialogActions>
+        <Button onClick={() => onClose(false)}>Cancel</Button>
+        <ActionButton busy={save.busy} onClick={() => void save.run()}>
+          Save alert
+        </ActionButton>
+      </DialogActions>
     </Dialog>
   );
 }
@@ -54,9 +171,16 @@ function AlertEvents({ id }: { id: string }) {
   const events = useLoad(() => client().invoke('alerts.events', { alert_id: id }), [id]);
   return (
     <Box sx={{ pl: 4 }} aria-label="Alert events">
-      {(events.data?.events ?? []).length === 0 && <Typography variant="body2">No events yet.</Typography>}
+      {(events.data?.events ?? []).length === 0 && (
+        <Typography variant="body2">No events yet.</Typography>
+      )}
       {(events.data?.events ?? []).map((e: Json) => (
-        <Typography key={e.id} variant="body2">{fmtDate(e.at)} · {e.state} · value {e.value} · {(e.deliveries ?? []).map((d: Json) => `${d.channel}: ${d.delivered ? 'sent' : `failed (${d.error})`}`).join(', ')}</Typography>
+        <Typography key={e.id} variant="body2">
+          {fmtDate(e.at)} · {e.state} · value {e.value} ·{' '}
+          {(e.deliveries ?? [])
+            .map((d: Json) => `${d.channel}: ${d.delivered ? 'sent' : `failed (${d.error})`}`)
+            .join(', ')}
+        </Typography>
       ))}
     </Box>
   );
@@ -69,37 +193,93 @@ export function Alerts({ focus }: { focus?: string }) {
   const [testResult, setTestResult] = useState<Json | null>(null);
   useEffect(() => void load(), [load]);
   useEffect(() => setOpen(focus ?? null), [focus]);
-  useEngineRefresh((e) => e.type.startsWith('alert.'), () => void load());
-  const test = useAction(async (id: string) => setTestResult({ id, ...(await client().invoke('alerts.test', { alert_id: id })) }));
+  useEngineRefresh(
+    (e) => e.type.startsWith('alert.'),
+    () => void load(),
+  );
+  const test = useAction(async (id: string) =>
+    setTestResult({ id, ...(await client().invoke('alerts.test', { alert_id: id })) }),
+  );
   const remove = useAction(async (id: string) => {
     await client().invoke('alerts.delete', { alert_id: id });
     await load();
   });
   return (
-    <Page title="Alerts" actions={<Button variant="contained" onClick={() => setCreating(true)}>New alert</Button>}>
+    <Page
+      title="Alerts"
+      actions={
+        <Button variant="contained" onClick={() => setCreating(true)}>
+          New alert
+        </Button>
+      }
+    >
       <ErrorNote error={error ?? test.error ?? remove.error} />
       {testResult && (
         <Box role="status" aria-label="Test notification result" sx={{ mb: 2 }}>
           <Typography>Test notification sent:</Typography>
-          {testResult.results.map((r: Json) => <Typography key={r.channel} variant="body2" color={r.delivered ? 'success.main' : 'error'}>{r.channel}: {r.delivered ? 'delivered' : `failed: ${r.error}`}</Typography>)}
+          {testResult.results.map((r: Json) => (
+            <Typography
+              key={r.channel}
+              variant="body2"
+              color={r.delivered ? 'success.main' : 'error'}
+            >
+              {r.channel}: {r.delivered ? 'delivered' : `failed: ${r.error}`}
+            </Typography>
+          ))}
         </Box>
       )}
       <Table size="small" aria-label="Alerts">
-        <TableHead><TableRow><TableCell>Name</TableCell><TableCell>Condition</TableCell><TableCell>Severity</TableCell><TableCell>State</TableCell><TableCell /></TableRow></TableHead>
-        <TableBody>{items.flatMap((a) => [
-          <TableRow key={a.id} hover selected={open === a.id}>
-            <TableCell>{a.name}</TableCell><TableCell>{a.condition.type.replace(/_/g, ' ')} {a.condition.metric ?? ''} {a.condition.operator?.replace(/_/g, ' ') ?? ''} {a.condition.threshold ?? ''}</TableCell>
-            <TableCell>{a.severity}</TableCell><TableCell><StatusChip value={a.state} /></TableCell>
-            <TableCell>
-              <Button size="small" onClick={() => setOpen(open === a.id ? null : a.id)}>Events</Button>
-              <Button size="small" onClick={() => void test.run(a.id)}>Send test</Button>
-              <Button size="small" color="error" onClick={() => void remove.run(a.id)}>Delete</Button>
-            </TableCell>
-          </TableRow>,
-          open === a.id ? <TableRow key={`${a.id}-events`}><TableCell colSpan={5}><AlertEvents id={a.id} /></TableCell></TableRow> : null,
-        ])}</TableBody>
+        <TableHead>
+          <TableRow>
+            <TableCell>Name</TableCell>
+            <TableCell>Condition</TableCell>
+            <TableCell>Severity</TableCell>
+            <TableCell>State</TableCell>
+            <TableCell />
+          </TableRow>
+        </TableHead>
+        <TableBody>
+          {items.flatMap((a) => [
+            <TableRow key={a.id} hover selected={open === a.id}>
+              <TableCell>{a.name}</TableCell>
+              <TableCell>
+                {a.condition.type.replace(/_/g, ' ')} {a.condition.metric ?? ''}{' '}
+                {a.condition.operator?.replace(/_/g, ' ') ?? ''} {a.condition.threshold ?? ''}
+              </TableCell>
+              <TableCell>{a.severity}</TableCell>
+              <TableCell>
+                <StatusChip value={a.state} />
+              </TableCell>
+              <TableCell>
+                <Button size="small" onClick={() => setOpen(open === a.id ? null : a.id)}>
+                  Events
+                </Button>
+                <Button size="small" onClick={() => void test.run(a.id)}>
+                  Send test
+                </Button>
+                <Button size="small" color="error" onClick={() => void remove.run(a.id)}>
+                  Delete
+                </Button>
+              </TableCell>
+            </TableRow>,
+            open === a.id ? (
+              <TableRow key={`${a.id}-events`}>
+                <TableCell colSpan={5}>
+                  <AlertEvents id={a.id} />
+                </TableCell>
+              </TableRow>
+            ) : null,
+          ])}
+        </TableBody>
       </Table>
-      {creating && <AlertEditor onClose={(saved) => { setCreating(false); if (saved) void load(); }} />}
+      {creating && (
+        <AlertEditor
+          onClose={(saved) => {
+            setCreating(false);
+            if (saved) void load();
+          }}
+        />
+      )}
     </Page>
   );
 }

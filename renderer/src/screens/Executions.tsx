@@ -1,63 +1,152 @@
-import { Box, Button, Card, CardContent, Chip, Stack, Table, TableBody, TableCell, TableHead, TablePagination, TableRow, Typography } from '@mui/material';
+import {
+  Box,
+  Button,
+  Card,
+  CardContent,
+  Chip,
+  Stack,
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TablePagination,
+  TableRow,
+  Typography,
+} from '@mui/material';
 import { useEffect, useState } from 'react';
 import { useExecutions, type Json } from '../stores/resources';
 import { client, useSession, wsInput } from '../stores/session';
 import { changesExecution, useEngineRefresh } from '../stores/events';
 import { SimulationList } from '../ui/SimulationList';
-import { ErrorNote, Page, PassChip, StatusChip, fmtDate, fmtNum, useAction, useLoad } from '../ui/common';
+import {
+  ErrorNote,
+  Page,
+  PassChip,
+  StatusChip,
+  fmtDate,
+  fmtNum,
+  useAction,
+  useLoad,
+} from '../ui/common';
 
 export function Executions() {
   const { items, total, error, load } = useExecutions();
   const navigate = useSession((s) => s.navigate);
   const [page, setPage] = useState(0);
   useEffect(() => void load({ limit: 25, offset: page * 25 }), [load, page]);
-  useEngineRefresh((e) => e.type === 'simulation.finished' || e.type === 'execution.cancelled', () => void load({ limit: 25, offset: page * 25 }));
+  useEngineRefresh(
+    (e) => e.type === 'simulation.finished' || e.type === 'execution.cancelled',
+    () => void load({ limit: 25, offset: page * 25 }),
+  );
   return (
-    <Page title="Executions" actions={<Button onClick={() => navigate('simulations/all')}>All simulations</Button>}>
+    <Page
+      title="Executions"
+      actions={<Button onClick={() => navigate('simulations/all')}>All simulations</Button>}
+    >
       <ErrorNote error={error} />
       <Table size="small" aria-label="Executions">
-        <TableHead><TableRow><TableCell>Execution</TableCell><TableCell>Created</TableCell><TableCell>Status</TableCell><TableCell>Simulations</TableCell><TableCell>Pass rate</TableCell><TableCell>Avg score</TableCell></TableRow></TableHead>
-        <TableBody>{items.map((e) => (
-          <TableRow key={e.id} hover tabIndex={0} sx={{ cursor: 'pointer' }} onClick={() => navigate(`executions/${e.id}`)} onKeyDown={(k) => k.key === 'Enter' && navigate(`executions/${e.id}`)}>
-            <TableCell>{e.id}</TableCell><TableCell>{fmtDate(e.created_at)}</TableCell><TableCell><StatusChip value={e.status} /></TableCell>
-            <TableCell>{e.simulations_created}</TableCell><TableCell>{fmtNum(e.pass_rate, '%')}</TableCell><TableCell>{fmtNum(e.avg_score)}</TableCell>
+        <TableHead>
+          <TableRow>
+            <TableCell>Execution</TableCell>
+            <TableCell>Created</TableCell>
+            <TableCell>Status</TableCell>
+            <TableCell>Simulations</TableCell>
+            <TableCell>Pass rate</TableCell>
+            <TableCell>Avg score</TableCell>
           </TableRow>
-        ))}</TableBody>
+        </TableHead>
+        <TableBody>
+          {items.map((e) => (
+            <TableRow
+              key={e.id}
+              hover
+              tabIndex={0}
+              sx={{ cursor: 'pointer' }}
+              onClick={() => navigate(`executions/${e.id}`)}
+              onKeyDown={(k) => k.key === 'Enter' && navigate(`executions/${e.id}`)}
+            >
+              <TableCell>{e.id}</TableCell>
+              <TableCell>{fmtDate(e.created_at)}</TableCell>
+              <TableCell>
+                <StatusChip value={e.status} />
+              </TableCell>
+              <TableCell>{e.simulations_created}</TableCell>
+              <TableCell>{fmtNum(e.pass_rate, '%')}</TableCell>
+              <TableCell>{fmtNum(e.avg_score)}</TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
       </Table>
-      <TablePagination component="div" count={total} page={page} rowsPerPage={25} rowsPerPageOptions={[25]} onPageChange={(_e, p) => setPage(p)} />
+      <TablePagination
+        component="div"
+        count={total}
+        page={page}
+        rowsPerPage={25}
+        rowsPerPageOptions={[25]}
+        onPageChange={(_e, p) => setPage(p)}
+      />
     </Page>
   );
 }
 
 export function AllSimulations() {
   const navigate = useSession((s) => s.navigate);
-  return <Page title="All simulations"><SimulationList onOpen={(id) => navigate(`simulations/${id}`)} /></Page>;
+  return (
+    <Page title="All simulations">
+      <SimulationList onOpen={(id) => navigate(`simulations/${id}`)} />
+    </Page>
+  );
 }
 
 export function ExecutionDetail({ id }: { id: string }) {
   const navigate = useSession((s) => s.navigate);
-  const execution = useLoad(() => client().invoke('executions.get', wsInput({ execution_id: id })), [id]);
+  const execution = useLoad(
+    () => client().invoke('executions.get', wsInput({ execution_id: id })),
+    [id],
+  );
   const [tick, setTick] = useState(0);
-  useEngineRefresh((e) => changesExecution(e, id), () => {
-    void execution.reload();
-    setTick((t) => t + 1);
-  });
+  useEngineRefresh(
+    (e) => changesExecution(e, id),
+    () => {
+      void execution.reload();
+      setTick((t) => t + 1);
+    },
+  );
   const cancel = useAction(async () => {
     await client().invoke('executions.cancel', wsInput({ execution_id: id }));
     await execution.reload();
   });
   const e = execution.data?.execution;
   return (
-    <Page title={`Execution ${id}`} actions={e && !['completed', 'failed', 'cancelled'].includes(e.status) && <Button color="warning" onClick={() => void cancel.run()}>Cancel</Button>}>
+    <Page
+      title={`Execution ${id}`}
+      actions={
+        e &&
+        !['completed', 'failed', 'cancelled'].includes(e.status) && (
+          <Button color="warning" onClick={() => void cancel.run()}>
+            Cancel
+          </Button>
+        )
+      }
+    >
       <ErrorNote error={execution.error ?? cancel.error} />
       {e && (
         <Stack direction="row" spacing={2} sx={{ mb: 2 }}>
           <StatusChip value={e.status} />
-          <Typography>{e.counts.completed} completed · {e.counts.failed} failed · {e.counts.running} running · {e.counts.queued} queued</Typography>
-          <Typography>Pass rate {fmtNum(e.pass_rate, '%')} · average {fmtNum(e.avg_score)}</Typography>
+          <Typography>
+            {e.counts.completed} completed · {e.counts.failed} failed · {e.counts.running} running ·{' '}
+            {e.counts.queued} queued
+          </Typography>
+          <Typography>
+            Pass rate {fmtNum(e.pass_rate, '%')} · average {fmtNum(e.avg_score)}
+          </Typography>
         </Stack>
       )}
-      <SimulationList executionId={id} refreshKey={tick} onOpen={(sim) => navigate(`simulations/${sim}`)} />
+      <SimulationList
+        executionId={id}
+        refreshKey={tick}
+        onOpen={(sim) => navigate(`simulations/${sim}`)}
+      />
     </Page>
   );
 }
@@ -65,12 +154,21 @@ export function ExecutionDetail({ id }: { id: string }) {
 const ROLE_STYLE: Record<string, Json> = {
   caller: { alignSelf: 'flex-start', bgcolor: 'action.selected' },
   agent: { alignSelf: 'flex-end', bgcolor: 'primary.main', color: 'primary.contrastText' },
-  tool: { alignSelf: 'center', bgcolor: 'warning.light', color: 'black', fontFamily: 'monospace', fontSize: 12 },
+  tool: {
+    alignSelf: 'center',
+    bgcolor: 'warning.light',
+    color: 'black',
+    fontFamily: 'monospace',
+    fontSize: 12,
+  },
 };
 
 /** The conversation like a chat: caller, agent and tool turns with latencies, then each metric. */
 export function SimulationDetail({ id }: { id: string }) {
-  const sim = useLoad(() => client().invoke('simulations.get', wsInput({ simulation_id: id })), [id]);
+  const sim = useLoad(
+    () => client().invoke('simulations.get', wsInput({ simulation_id: id })),
+    [id],
+  );
   const s = sim.data?.simulation;
   return (
     <Page title={`Simulation ${id}`}>
@@ -79,34 +177,64 @@ export function SimulationDetail({ id }: { id: string }) {
         <Stack direction={{ xs: 'column', lg: 'row' }} spacing={3}>
           <Box sx={{ flex: 3 }}>
             <Stack direction="row" spacing={1} sx={{ mb: 2, alignItems: 'center' }}>
-              <StatusChip value={s.status} /><PassChip passed={s.passed} /><Typography>score {fmtNum(s.score)}</Typography>
-              <Chip size="small" label={`channel ${s.channel}`} /><Chip size="small" label={`ended: ${s.end_reason ?? '—'}`} />
-              <Typography variant="body2">{fmtNum(s.duration_ms, ' ms')} · {s.usage.llm_calls} model calls</Typography>
+              <StatusChip value={s.status} />
+              <PassChip passed={s.passed} />
+              <Typography>score {fmtNum(s.score)}</Typography>
+              <Chip size="small" label={`channel ${s.channel}`} />
+              <Chip size="small" label={`ended: ${s.end_reason ?? '—'}`} />
+              <Typography variant="body2">
+                {fmtNum(s.duration_ms, ' ms')} · {s.usage.llm_calls} model calls
+              </Typography>
             </Stack>
             {s.error && <Typography color="error">{s.error}</Typography>}
             <Stack spacing={1} aria-label="Transcript" role="log">
               {s.turns.map((t: Json, i: number) => (
-                <Box key={i} sx={{ maxWidth: '75%', p: 1.2, borderRadius: 2, ...ROLE_STYLE[t.role] }} data-role={t.role}>
+                <Box
+                  key={i}
+                  sx={{ maxWidth: '75%', p: 1.2, borderRadius: 2, ...ROLE_STYLE[t.role] }}
+                  data-role={t.role}
+                >
                   <Typography variant="caption" component="div" sx={{ opacity: 0.8 }}>
-                    {t.role} · {(t.at_ms / 1000).toFixed(1)} s{t.latency_ms !== null ? ` · ${t.latency_ms} ms` : ''}
+                    {t.role} · {(t.at_ms / 1000).toFixed(1)} s
+                    {t.latency_ms !== null ? ` · ${t.latency_ms} ms` : ''}
                   </Typography>
-                  {t.role === 'tool'
-                    ? <span>{t.tool.name}({JSON.stringify(t.tool.arguments)}) → {JSON.stringify(t.tool.result)}{t.tool.success === false ? ' (failed)' : ''}</span>
-                    : <span>{t.text}</span>}
-                  {t.expectation && !t.expectation.passed && <Typography variant="body2" color="error">Expectation: {t.expectation.problems.join(', ')}</Typography>}
+                  {t.role === 'tool' ? (
+                    <span>
+                      {t.tool.name}({JSON.stringify(t.tool.arguments)}) →{' '}
+                      {JSON.stringify(t.tool.result)}
+                      {t.tool.success === false ? ' (failed)' : ''}
+                    </span>
+                  ) : (
+                    <span>{t.text}</span>
+                  )}
+                  {t.expectation && !t.expectation.passed && (
+                    <Typography variant="body2" color="error">
+                      Expectation: {t.expectation.problems.join(', ')}
+                    </Typography>
+                  )}
                 </Box>
               ))}
             </Stack>
           </Box>
           <Box sx={{ flex: 2 }}>
-            <Typography variant="h6" component="h2">Metrics</Typography>
+            <Typography variant="h6" component="h2">
+              Metrics
+            </Typography>
             {s.results.length === 0 && <Typography>No metric applied.</Typography>}
             {s.results.map((r: Json) => (
-              <Card key={r.metric_id} variant="outlined" sx={{ mb: 1 }}><CardContent>
-                <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}><Typography sx={{ fontWeight: 600 }}>{r.name}</Typography><PassChip passed={r.passed} /><Typography>{fmtNum(r.score)}</Typography></Stack>
-                <Typography variant="caption">{r.category} · {r.type}</Typography>
-                <Typography variant="body2">{r.reasoning}</Typography>
-              </CardContent></Card>
+              <Card key={r.metric_id} variant="outlined" sx={{ mb: 1 }}>
+                <CardContent>
+                  <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+                    <Typography sx={{ fontWeight: 600 }}>{r.name}</Typography>
+                    <PassChip passed={r.passed} />
+                    <Typography>{fmtNum(r.score)}</Typography>
+                  </Stack>
+                  <Typography variant="caption">
+                    {r.category} · {r.type}
+                  </Typography>
+                  <Typography variant="body2">{r.reasoning}</Typography>
+                </CardContent>
+              </Card>
             ))}
           </Box>
         </Stack>

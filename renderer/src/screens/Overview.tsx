@@ -1,4 +1,14 @@
-import { Card, CardActionArea, CardContent, Grid, LinearProgress, List, ListItem, ListItemText, Typography } from '@mui/material';
+import {
+  Card,
+  CardActionArea,
+  CardContent,
+  Grid,
+  LinearProgress,
+  List,
+  ListItem,
+  ListItemText,
+  Typography,
+} from '@mui/material';
 import { useEffect } from 'react';
 import { useAlerts, useExecutions, useTools } from '../stores/resources';
 import { useSession } from '../stores/session';
@@ -16,44 +26,78 @@ export function Overview() {
     void alerts.load();
     void tools.load();
   }, []);
-  useEngineRefresh((e) => e.type === 'simulation.finished' || e.type.startsWith('alert.'), () => {
-    void executions.load({ limit: 10 });
-    void alerts.load();
-  });
+  useEngineRefresh(
+    (e) => e.type === 'simulation.finished' || e.type.startsWith('alert.'),
+    () => {
+      void executions.load({ limit: 10 });
+      void alerts.load();
+    },
+  );
   const firing = alerts.items.filter((a) => a.state === 'firing');
   return (
     <Page title="Overview">
       <ErrorNote error={executions.error ?? alerts.error ?? tools.error} />
       <Grid container spacing={2}>
         <Grid size={{ xs: 12, md: 6 }}>
-          <Card><CardContent>
-            <Typography variant="h6" component="h2">Recent executions</Typography>
-            <List dense aria-label="Recent executions">
-              {executions.items.length === 0 && <ListItem><ListItemText primary="No executions yet: execute a scenario from Scenarios." /></ListItem>}
-              {executions.items.map((e) => (
-                <ListItem key={e.id} disablePadding>
-                  <CardActionArea onClick={() => navigate(`executions/${e.id}`)} sx={{ px: 1 }}>
-                    <ListItemText primary={<>{e.id} <StatusChip value={e.status} /></>} secondary={`${fmtDate(e.created_at)} · pass rate ${fmtNum(e.pass_rate, '%')} · avg ${fmtNum(e.avg_score)}`} />
-                  </CardActionArea>
-                </ListItem>
-              ))}
-            </List>
-          </CardContent></Card>
+          <Card>
+            <CardContent>
+              <Typography variant="h6" component="h2">
+                Recent executions
+              </Typography>
+              <List dense aria-label="Recent executions">
+                {executions.items.length === 0 && (
+                  <ListItem>
+                    <ListItemText primary="No executions yet: execute a scenario from Scenarios." />
+                  </ListItem>
+                )}
+                {executions.items.map((e) => (
+                  <ListItem key={e.id} disablePadding>
+                    <CardActionArea onClick={() => navigate(`executions/${e.id}`)} sx={{ px: 1 }}>
+                      <ListItemText
+                        primary={
+                          <>
+                            {e.id} <StatusChip value={e.status} />
+                          </>
+                        }
+                        secondary={`${fmtDate(e.created_at)} · pass rate ${fmtNum(e.pass_rate, '%')} · avg ${fmtNum(e.avg_score)}`}
+                      />
+                    </CardActionArea>
+                  </ListItem>
+                ))}
+              </List>
+            </CardContent>
+          </Card>
         </Grid>
         <Grid size={{ xs: 12, md: 6 }}>
-          <Card><CardContent>
-            <Typography variant="h6" component="h2">Alerts firing ({firing.length})</Typography>
-            <List dense>{firing.map((a) => <ListItem key={a.id}><ListItemText primary={a.name} secondary={a.severity} /></ListItem>)}</List>
-          </CardContent></Card>
-          <Card sx={{ mt: 2 }}><CardContent>
-            <Typography variant="h6" component="h2">Tools</Typography>
-            <List dense>
-              {tools.items.map((t) => (
-                <ListItem key={t.id}><ListItemText primary={t.name} secondary={`${t.type} · version ${t.version}`} /></ListItem>
-              ))}
-            </List>
-            {tools.loading && <LinearProgress />}
-          </CardContent></Card>
+          <Card>
+            <CardContent>
+              <Typography variant="h6" component="h2">
+                Alerts firing ({firing.length})
+              </Typography>
+              <List dense>
+                {firing.map((a) => (
+                  <ListItem key={a.id}>
+                    <ListItemText primary={a.name} secondary={a.severity} />
+                  </ListItem>
+                ))}
+              </List>
+            </CardContent>
+          </Card>
+          <Card sx={{ mt: 2 }}>
+            <CardContent>
+              <Typography variant="h6" component="h2">
+                Tools
+              </Typography>
+              <List dense>
+                {tools.items.map((t) => (
+                  <ListItem key={t.id}>
+                    <ListItemText primary={t.name} secondary={`${t.type} · version ${t.version}`} />
+                  </ListItem>
+                ))}
+              </List>
+              {tools.loading && <LinearProgress />}
+            </CardContent>
+          </Card>
         </Grid>
       </Grid>
     </Page>

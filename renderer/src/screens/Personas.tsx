@@ -1,23 +1,93 @@
-import { Button, Chip, Dialog, DialogActions, DialogContent, DialogTitle, MenuItem, Stack, Table, TableBody, TableCell, TableHead, TablePagination, TableRow, TextField } from '@mui/material';
+import {
+  Button,
+  Chip,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  MenuItem,
+  Stack,
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TablePagination,
+  TableRow,
+  TextField,
+} from '@mui/material';
 import { useEffect, useState } from 'react';
 import { usePersonas, type Json } from '../stores/resources';
 import { client, wsInput } from '../stores/session';
-import { ActionButton, ErrorNote, Page, fieldError, fmtDate, fmtNum, useAction } from '../ui/common';
+import {
+  ActionButton,
+  ErrorNote,
+  Page,
+  fieldError,
+  fmtDate,
+  fmtNum,
+  useAction,
+} from '../ui/common';
 
-const EMOTIONS = ['neutral', 'happy', 'calm', 'confused', 'frustrated', 'angry', 'anxious', 'impatient', 'sad', 'skeptical'];
+const EMOTIONS = [
+  'neutral',
+  'happy',
+  'calm',
+  'confused',
+  'frustrated',
+  'angry',
+  'anxious',
+  'impatient',
+  'sad',
+  'skeptical',
+];
 const DIFFICULTIES = ['easy', 'medium', 'hard', 'very_hard'];
-const SORTS = [['createdAt', 'Created'], ['updatedAt', 'Updated'], ['name', 'Name'], ['usage', 'Usage']];
+const SORTS = [
+  ['createdAt', 'Created'],
+  ['updatedAt', 'Updated'],
+  ['name', 'Name'],
+  ['usage', 'Usage'],
+];
 
-function PersonaEditor({ persona, onClose }: { persona: Json | null; onClose(saved: boolean): void }) {
-  const [form, setForm] = useState<Json>(persona ?? { name: '', prompt: '', language: 'en', emotion: 'neutral', difficulty: 'medium', tags: [] });
+function PersonaEditor({
+  persona,
+  onClose,
+}: {
+  persona: Json | null;
+  onClose(saved: boolean): void;
+}) {
+  const [form, setForm] = useState<Json>(
+    persona ?? {
+      name: '',
+      prompt: '',
+      language: 'en',
+      emotion: 'neutral',
+      difficulty: 'medium',
+      tags: [],
+    },
+  );
   const save = useAction(async () => {
-    const body = { name: form.name, prompt: form.prompt, language: form.language, emotion: form.emotion, difficulty: form.difficulty, tags: form.tags };
-    if (persona?.id) await client().invoke('personas.update', wsInput({ persona_id: persona.id, ...body }));
+    const body = {
+      name: form.name,
+      prompt: form.prompt,
+      language: form.language,
+      emotion: form.emotion,
+      difficulty: form.difficulty,
+      tags: form.tags,
+    };
+    if (persona?.id)
+      await client().invoke('personas.update', wsInput({ persona_id: persona.id, ...body }));
     else await client().invoke('personas.create', wsInput(body));
     onClose(true);
   });
   const text = (k: string, label: string, extra: Json = {}) => (
-    <TextField label={label} value={form[k] ?? ''} onChange={(e) => setForm({ ...form, [k]: e.target.value })} error={Boolean(fieldError(save.error, k))} helperText={fieldError(save.error, k)} {...extra} />
+    <TextField
+      label={label}
+      value={form[k] ?? ''}
+      onChange={(e) => setForm({ ...form, [k]: e.target.value })}
+      error={Boolean(fieldError(save.error, k))}
+      helperText={fieldError(save.error, k)}
+      {...extra}
+    />
   );
   return (
     <Dialog open onClose={() => onClose(false)} fullWidth>
@@ -27,24 +97,68 @@ function PersonaEditor({ persona, onClose }: { persona: Json | null; onClose(sav
           {text('name', 'Name')}
           {text('prompt', 'Who they are and how they speak', { multiline: true, minRows: 3 })}
           {text('language', 'Language (BCP 47, e.g. en-US)')}
-          {text('emotion', 'Emotion', { select: true, children: EMOTIONS.map((e) => <MenuItem key={e} value={e}>{e}</MenuItem>) })}
-          {text('difficulty', 'Difficulty', { select: true, children: DIFFICULTIES.map((e) => <MenuItem key={e} value={e}>{e.replace('_', ' ')}</MenuItem>) })}
-          <TextField label="Tags (comma-separated)" value={(form.tags ?? []).join(', ')} onChange={(e) => setForm({ ...form, tags: e.target.value.split(',').map((t) => t.trim()).filter(Boolean) })} />
+          {text('emotion', 'Emotion', {
+            select: true,
+            children: EMOTIONS.map((e) => (
+              <MenuItem key={e} value={e}>
+                {e}
+              </MenuItem>
+            )),
+          })}
+          {text('difficulty', 'Difficulty', {
+            select: true,
+            children: DIFFICULTIES.map((e) => (
+              <MenuItem key={e} value={e}>
+                {e.replace('_', ' ')}
+              </MenuItem>
+            )),
+          })}
+          <TextField
+            label="Tags (comma-separated)"
+            value={(form.tags ?? []).join(', ')}
+            onChange={(e) =>
+              setForm({
+                ...form,
+                tags: e.target.value
+                  .split(',')
+                  .map((t) => t.trim())
+                  .filter(Boolean),
+              })
+            }
+          />
           <ErrorNote error={save.error} />
         </Stack>
       </DialogContent>
-      <DialogActions><Button onClick={() => onClose(false)}>Cancel</Button><ActionButton busy={save.busy} onClick={() => void save.run()}>Save persona</ActionButton></DialogActions>
+      <DialogActions>
+        <Button onClick={() => onClose(false)}>Cancel</Button>
+        <ActionButton busy={save.busy} onClick={() => void save.run()}>
+          Save persona
+        </ActionButton>
+      </DialogActions>
     </Dialog>
   );
 }
 
 export function Personas() {
   const { items, total, error, load } = usePersonas();
-  const [q, setQ] = useState({ name: '', language: '', emotion: '', difficulty: '', tags: '', createdBy: '', sortBy: 'createdAt', sortOrder: 'desc' });
+  const [q, setQ] = useState({
+    name: '',
+    language: '',
+    emotion: '',
+    difficulty: '',
+    tags: '',
+    createdBy: '',
+    sortBy: 'createdAt',
+    sortOrder: 'desc',
+  });
   const [page, setPage] = useState(0);
   const [rowsPerPage, setRowsPerPage] = useState(25);
   const [editing, setEditing] = useState<Json | null | undefined>(undefined);
-  const query = () => ({ ...Object.fromEntries(Object.entries(q).filter(([, v]) => v)), limit: rowsPerPage, offset: page * rowsPerPage });
+  const query = () => ({
+    ...Object.fromEntries(Object.entries(q).filter(([, v]) => v)),
+    limit: rowsPerPage,
+    offset: page * rowsPerPage,
+  });
   useEffect(() => void load(query()), [q, page, rowsPerPage]);
   const set = (k: keyof typeof q) => (e: { target: { value: string } }) => {
     setPage(0);
@@ -55,31 +169,170 @@ export function Personas() {
     await load(query());
   });
   return (
-    <Page title="Personas" actions={<Button variant="contained" onClick={() => setEditing(null)}>New persona</Button>}>
-      <Stack direction="row" spacing={1} sx={{ mb: 2, flexWrap: 'wrap' }} role="search" aria-label="Filter personas">
+    <Page
+      title="Personas"
+      actions={
+        <Button variant="contained" onClick={() => setEditing(null)}>
+          New persona
+        </Button>
+      }
+    >
+      <Stack
+        direction="row"
+        spacing={1}
+        sx={{ mb: 2, flexWrap: 'wrap' }}
+        role="search"
+        aria-label="Filter personas"
+      >
         <TextField size="small" label="Name" value={q.name} onChange={set('name')} />
-        <TextField size="small" label="Language" value={q.language} onChange={set('language')} sx={{ width: 110 }} />
-        <TextField size="small" select label="Emotion" value={q.emotion} onChange={set('emotion')} sx={{ width: 140 }}><MenuItem value="">any</MenuItem>{EMOTIONS.map((e) => <MenuItem key={e} value={e}>{e}</MenuItem>)}</TextField>
-        <TextField size="small" select label="Difficulty" value={q.difficulty} onChange={set('difficulty')} sx={{ width: 140 }}><MenuItem value="">any</MenuItem>{DIFFICULTIES.map((e) => <MenuItem key={e} value={e}>{e}</MenuItem>)}</TextField>
-        <TextField size="small" label="Tags" value={q.tags} onChange={set('tags')} sx={{ width: 140 }} />
-        <TextField size="small" label="Created by (user id)" value={q.createdBy} onChange={set('createdBy')} sx={{ width: 180 }} />
-        <TextField size="small" select label="Sort by" value={q.sortBy} onChange={set('sortBy')} sx={{ width: 130 }}>{SORTS.map(([v, l]) => <MenuItem key={v} value={v}>{l}</MenuItem>)}</TextField>
-        <TextField size="small" select label="Order" value={q.sortOrder} onChange={set('sortOrder')} sx={{ width: 110 }}><MenuItem value="asc">ascending</MenuItem><MenuItem value="desc">descending</MenuItem></TextField>
+        <TextField
+          size="small"
+          label="Language"
+          value={q.language}
+          onChange={set('language')}
+          sx={{ width: 110 }}
+        />
+        <TextField
+          size="small"
+          select
+          label="Emotion"
+          value={q.emotion}
+          onChange={set('emotion')}
+          sx={{ width: 140 }}
+        >
+          <MenuItem value="">any</MenuItem>
+          {EMOTIONS.map((e) => (
+            <MenuItem key={e} value={e}>
+              {e}
+            </MenuItem>
+          ))}
+        </TextField>
+        <TextField
+          size="small"
+          select
+          label="Difficulty"
+          value={q.difficulty}
+          onChange={set('difficulty')}
+          sx={{ width: 140 }}
+        >
+          <MenuItem value="">any</MenuItem>
+          {DIFFICULTIES.map((e) => (
+            <MenuItem key={e} value={e}>
+              {e}
+            </MenuItem>
+          ))}
+        </TextField>
+        <TextField
+          size="small"
+          label="Tags"
+          value={q.tags}
+          onChange={set('tags')}
+          sx={{ width: 140 }}
+        />
+        <TextField
+          size="small"
+          label="Created by (user id)"
+          value={q.createdBy}
+          onChange={set('createdBy')}
+          sx={{ width: 180 }}
+        />
+        <TextField
+          size="small"
+          select
+          label="Sort by"
+          value={q.sortBy}
+          onChange={set('sortBy')}
+          sx={{ width: 130 }}
+        >
+          {SORTS.map(([v, l]) => (
+            <MenuItem key={v} value={v}>
+              {l}
+            </MenuItem>
+          ))}
+        </TextField>
+        <TextField
+          size="small"
+          select
+          label="Order"
+          value={q.sortOrder}
+          onChange={set('sortOrder')}
+          sx={{ width: 110 }}
+        >
+          <MenuItem value="asc">ascending</MenuItem>
+          <MenuItem value="desc">descending</MenuItem>
+        </TextField>
       </Stack>
       <ErrorNote error={error ?? remove.error} />
       <Table size="small" aria-label="Personas">
-        <TableHead><TableRow><TableCell>Name</TableCell><TableCell>Language</TableCell><TableCell>Emotion</TableCell><TableCell>Difficulty</TableCell><TableCell>Tags</TableCell><TableCell>Simulations</TableCell><TableCell>Avg score</TableCell><TableCell>Updated</TableCell><TableCell /></TableRow></TableHead>
-        <TableBody>{items.map((p) => (
-          <TableRow key={p.id} hover>
-            <TableCell>{p.name}</TableCell><TableCell>{p.language}</TableCell><TableCell>{p.emotion}</TableCell><TableCell>{p.difficulty}</TableCell>
-            <TableCell>{(p.tags ?? []).map((t: string) => <Chip key={t} size="small" label={t} sx={{ mr: 0.5 }} />)}</TableCell>
-            <TableCell>{p.usage_stats?.total_simulations ?? 0}</TableCell><TableCell>{fmtNum(p.usage_stats?.avg_score)}</TableCell><TableCell>{fmtDate(p.updated_at)}</TableCell>
-            <TableCell><Button size="small" onClick={async () => setEditing((await client().invoke('personas.get', wsInput({ persona_id: p.id }))).persona)}>Edit</Button><Button size="small" color="error" onClick={() => void remove.run(p.id)}>Delete</Button></TableCell>
+        <TableHead>
+          <TableRow>
+            <TableCell>Name</TableCell>
+            <TableCell>Language</TableCell>
+            <TableCell>Emotion</TableCell>
+            <TableCell>Difficulty</TableCell>
+            <TableCell>Tags</TableCell>
+            <TableCell>Simulations</TableCell>
+            <TableCell>Avg score</TableCell>
+            <TableCell>Updated</TableCell>
+            <TableCell />
           </TableRow>
-        ))}</TableBody>
+        </TableHead>
+        <TableBody>
+          {items.map((p) => (
+            <TableRow key={p.id} hover>
+              <TableCell>{p.name}</TableCell>
+              <TableCell>{p.language}</TableCell>
+              <TableCell>{p.emotion}</TableCell>
+              <TableCell>{p.difficulty}</TableCell>
+              <TableCell>
+                {(p.tags ?? []).map((t: string) => (
+                  <Chip key={t} size="small" label={t} sx={{ mr: 0.5 }} />
+                ))}
+              </TableCell>
+              <TableCell>{p.usage_stats?.total_simulations ?? 0}</TableCell>
+              <TableCell>{fmtNum(p.usage_stats?.avg_score)}</TableCell>
+              <TableCell>{fmtDate(p.updated_at)}</TableCell>
+              <TableCell>
+                <Button
+                  size="small"
+                  onClick={async () =>
+                    setEditing(
+                      (await client().invoke('personas.get', wsInput({ persona_id: p.id })))
+                        .persona,
+                    )
+                  }
+                >
+                  Edit
+                </Button>
+                <Button size="small" color="error" onClick={() => void remove.run(p.id)}>
+                  Delete
+                </Button>
+              </TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
       </Table>
-      <TablePagination component="div" count={total} page={page} rowsPerPage={rowsPerPage} rowsPerPageOptions={[10, 25, 50, 100]} onPageChange={(_e, p) => setPage(p)} onRowsPerPageChange={(e) => { setRowsPerPage(Number(e.target.value)); setPage(0); }} />
-      {editing !== undefined && <PersonaEditor persona={editing} onClose={(saved) => { setEditing(undefined); if (saved) void load(query()); }} />}
+      <TablePagination
+        component="div"
+        count={total}
+        page={page}
+        rowsPerPage={rowsPerPage}
+        rowsPerPageOptions={[10, 25, 50, 100]}
+        onPageChange={(_e, p) => setPage(p)}
+        onRowsPerPageChange={(e) => {
+          setRowsPerPage(Number(e.target.value));
+          setPage(0);
+        }}
+      />
+      {editing !== undefined && (
+        <PersonaEditor
+          persona={editing}
+          onClose={(saved) => {
+            setEditing(undefined);
+            if (saved) void load(query());
+          }}
+        />
+      )}
     </Page>
   );
 }

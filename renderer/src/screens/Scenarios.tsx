@@ -1,11 +1,49 @@
-import { Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, LinearProgress, MenuItem, Stack, Table, TableBody, TableCell, TableHead, TableRow, TextField, Typography } from '@mui/material';
+import {
+  Box,
+  Button,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  LinearProgress,
+  MenuItem,
+  Stack,
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableRow,
+  TextField,
+  Typography,
+} from '@mui/material';
 import { useEffect, useState } from 'react';
-import { useAgents, usePersonas, useScenarios, useScorecards, type Json } from '../stores/resources';
+import {
+  useAgents,
+  usePersonas,
+  useScenarios,
+  useScorecards,
+  type Json,
+} from '../stores/resources';
 import { client, useSession, wsInput } from '../stores/session';
 import { changesExecution, useEngineRefresh } from '../stores/events';
-import { ActionButton, ErrorNote, JsonField, Page, StatusChip, fieldError, fmtNum, useAction } from '../ui/common';
+import {
+  ActionButton,
+  ErrorNote,
+  JsonField,
+  Page,
+  StatusChip,
+  fieldError,
+  fmtNum,
+  useAction,
+} from '../ui/common';
 
-function ScenarioEditor({ scenario, onClose }: { scenario: Json | null; onClose(saved: boolean): void }) {
+function ScenarioEditor({
+  scenario,
+  onClose,
+}: {
+  scenario: Json | null;
+  onClose(saved: boolean): void;
+}) {
   const personas = usePersonas();
   const agents = useAgents();
   const scorecards = useScorecards();
@@ -14,41 +52,126 @@ function ScenarioEditor({ scenario, onClose }: { scenario: Json | null; onClose(
     void agents.load();
     void scorecards.load({ limit: 100 });
   }, []);
-  const [form, setForm] = useState<Json>(scenario ?? { name: '', prompt: '', personas: [], targetAgents: [], scorecard: null, promptVariables: [], script: null, expectedOutcome: '' });
+  const [form, setForm] = useState<Json>(
+    scenario ?? {
+      name: '',
+      prompt: '',
+      personas: [],
+      targetAgents: [],
+      scorecard: null,
+      promptVariables: [],
+      script: null,
+      expectedOutcome: '',
+    },
+  );
   const save = useAction(async () => {
     const body = {
-      name: form.name, prompt: form.prompt, personas: form.personas, targetAgents: form.targetAgents, scorecard: form.scorecard || null,
-      promptVariables: form.promptVariables ?? [], script: form.script?.length ? form.script : null, expectedOutcome: form.expectedOutcome || null,
+      name: form.name,
+      prompt: form.prompt,
+      personas: form.personas,
+      targetAgents: form.targetAgents,
+      scorecard: form.scorecard || null,
+      promptVariables: form.promptVariables ?? [],
+      script: form.script?.length ? form.script : null,
+      expectedOutcome: form.expectedOutcome || null,
     };
-    if (scenario?.id) await client().invoke('scenarios.update', wsInput({ scenario_id: scenario.id, ...body }));
+    if (scenario?.id)
+      await client().invoke('scenarios.update', wsInput({ scenario_id: scenario.id, ...body }));
     else await client().invoke('scenarios.create', wsInput(body));
     onClose(true);
   });
-  const err = (k: string) => ({ error: Boolean(fieldError(save.error, k)), helperText: fieldError(save.error, k) });
+  const err = (k: string) => ({
+    error: Boolean(fieldError(save.error, k)),
+    helperText: fieldError(save.error, k),
+  });
   return (
     <Dialog open onClose={() => onClose(false)} fullWidth maxWidth="md">
       <DialogTitle>{scenario?.id ? 'Edit scenario' : 'New scenario'}</DialogTitle>
       <DialogContent>
         <Stack spacing={2} sx={{ mt: 1 }}>
-          <TextField label="Name" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} {...err('name')} />
-          <TextField label="Situation (use {{variables}})" multiline minRows={3} value={form.prompt} onChange={(e) => setForm({ ...form, prompt: e.target.value })} {...err('prompt')} />
-          <TextField select label="Personas" slotProps={{ select: { multiple: true } }} value={form.personas} onChange={(e) => setForm({ ...form, personas: e.target.value })} {...err('personas')}>
-            {personas.items.map((p) => <MenuItem key={p.id} value={p.id}>{p.name}</MenuItem>)}
+          <TextField
+            label="Name"
+            value={form.name}
+            onChange={(e) => setForm({ ...form, name: e.target.value })}
+            {...err('name')}
+          />
+          <TextField
+            label="Situation (use {{variables}})"
+            multiline
+            minRows={3}
+            value={form.prompt}
+            onChange={(e) => setForm({ ...form, prompt: e.target.value })}
+            {...err('prompt')}
+          />
+          <TextField
+            select
+            label="Personas"
+            slotProps={{ select: { multiple: true } }}
+            value={form.personas}
+            onChange={(e) => setForm({ ...form, personas: e.target.value })}
+            {...err('personas')}
+          >
+            {personas.items.map((p) => (
+              <MenuItem key={p.id} value={p.id}>
+                {p.name}
+              </MenuItem>
+            ))}
           </TextField>
-          <TextField select label="Target agents" slotProps={{ select: { multiple: true } }} value={form.targetAgents} onChange={(e) => setForm({ ...form, targetAgents: e.target.value })} {...err('targetAgents')}>
-            {agents.items.map((a) => <MenuItem key={a.id} value={a.id}>{a.name} ({a.provider})</MenuItem>)}
+          <TextField
+            select
+            label="Target agents"
+            slotProps={{ select: { multiple: true } }}
+            value={form.targetAgents}
+            onChange={(e) => setForm({ ...form, targetAgents: e.target.value })}
+            {...err('targetAgents')}
+          >
+            {agents.items.map((a) => (
+              <MenuItem key={a.id} value={a.id}>
+                {a.name} ({a.provider})
+              </MenuItem>
+            ))}
           </TextField>
-          <TextField select label="Scorecard" value={form.scorecard ?? ''} onChange={(e) => setForm({ ...form, scorecard: e.target.value })} {...err('scorecard')}>
+          <TextField
+            select
+            label="Scorecard"
+            value={form.scorecard ?? ''}
+            onChange={(e) => setForm({ ...form, scorecard: e.target.value })}
+            {...err('scorecard')}
+          >
             <MenuItem value="">none</MenuItem>
-            {scorecards.items.map((s) => <MenuItem key={s.id} value={s.id}>{s.name}</MenuItem>)}
+            {scorecards.items.map((s) => (
+              <MenuItem key={s.id} value={s.id}>
+                {s.name}
+              </MenuItem>
+            ))}
           </TextField>
-          <TextField label="Expected outcome (judged)" value={form.expectedOutcome ?? ''} onChange={(e) => setForm({ ...form, expectedOutcome: e.target.value })} {...err('expectedOutcome')} />
-          <JsonField label='Variables: [{"name", "type", "defaultValue"}]' value={form.promptVariables} onChange={(v) => setForm({ ...form, promptVariables: v ?? [] })} error={fieldError(save.error, 'promptVariables')} />
-          <JsonField label='Script (optional): [{"say", "expect": {"contains"}}]' value={form.script} onChange={(v) => setForm({ ...form, script: v })} error={fieldError(save.error, 'script')} />
+          <TextField
+            label="Expected outcome (judged)"
+            value={form.expectedOutcome ?? ''}
+            onChange={(e) => setForm({ ...form, expectedOutcome: e.target.value })}
+            {...err('expectedOutcome')}
+          />
+          <JsonField
+            label='Variables: [{"name", "type", "defaultValue"}]'
+            value={form.promptVariables}
+            onChange={(v) => setForm({ ...form, promptVariables: v ?? [] })}
+            error={fieldError(save.error, 'promptVariables')}
+          />
+          <JsonField
+            label='Script (optional): [{"say", "expect": {"contains"}}]'
+            value={form.script}
+            onChange={(v) => setForm({ ...form, script: v })}
+            error={fieldError(save.error, 'script')}
+          />
           <ErrorNote error={save.error} />
         </Stack>
       </DialogContent>
-      <DialogActions><Button onClick={() => onClose(false)}>Cancel</Button><ActionButton busy={save.busy} onClick={() => void save.run()}>Save scenario</ActionButton></DialogActions>
+      <DialogActions>
+        <Button onClick={() => onClose(false)}>Cancel</Button>
+        <ActionButton busy={save.busy} onClick={() => void save.run()}>
+          Save scenario
+        </ActionButton>
+      </DialogActions>
     </Dialog>
   );
 }
@@ -62,13 +185,31 @@ function ExecuteDialog({ scenario, onClose }: { scenario: Json; onClose(): void 
   const navigate = useSession((s) => s.navigate);
   const start = useAction(async () => {
     const variables = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== ''));
-    const { execution: e } = await client().invoke('scenarios.execute', wsInput({ scenario_id: scenario.id, variables, runs: Number(runs), ...(channel ? { channel } : {}) }));
-    setExecution({ ...e, counts: { queued: e.simulations_created, running: 0, completed: 0, failed: 0, cancelled: 0 } });
+    const { execution: e } = await client().invoke(
+      'scenarios.execute',
+      wsInput({
+        scenario_id: scenario.id,
+        variables,
+        runs: Number(runs),
+        ...(channel ? { channel } : {}),
+      }),
+    );
+    setExecution({
+      ...e,
+      counts: { queued: e.simulations_created, running: 0, completed: 0, failed: 0, cancelled: 0 },
+    });
   });
   const refresh = async () => {
-    if (execution) setExecution((await client().invoke('executions.get', wsInput({ execution_id: execution.id }))).execution);
+    if (execution)
+      setExecution(
+        (await client().invoke('executions.get', wsInput({ execution_id: execution.id })))
+          .execution,
+      );
   };
-  useEngineRefresh((e) => changesExecution(e, execution?.id), () => void refresh());
+  useEngineRefresh(
+    (e) => changesExecution(e, execution?.id),
+    () => void refresh(),
+  );
   useEffect(() => {
     if (!execution || ['completed', 'failed', 'cancelled'].includes(execution.status)) return;
     const t = setInterval(() => void refresh(), 1_000);
@@ -84,29 +225,84 @@ function ExecuteDialog({ scenario, onClose }: { scenario: Json; onClose(): void 
         {!execution && (
           <Stack spacing={2} sx={{ mt: 1 }}>
             {scenario.promptVariables.map((v: Json) => (
-              <TextField key={v.name} label={v.name} placeholder={v.defaultValue} helperText={fieldError(start.error, `variables.${v.name}`) ?? `default: ${v.defaultValue || '(empty)'}`}
-                error={Boolean(fieldError(start.error, `variables.${v.name}`))} value={values[v.name] ?? ''} onChange={(e) => setValues({ ...values, [v.name]: e.target.value })} />
+              <TextField
+                key={v.name}
+                label={v.name}
+                placeholder={v.defaultValue}
+                helperText={
+                  fieldError(start.error, `variables.${v.name}`) ??
+                  `default: ${v.defaultValue || '(empty)'}`
+                }
+                error={Boolean(fieldError(start.error, `variables.${v.name}`))}
+                value={values[v.name] ?? ''}
+                onChange={(e) => setValues({ ...values, [v.name]: e.target.value })}
+              />
             ))}
-            <TextField label="Runs per persona and agent" type="number" value={runs} onChange={(e) => setRuns(e.target.value)} error={Boolean(fieldError(start.error, 'runs'))} helperText={fieldError(start.error, 'runs') ?? '1 to 20'} />
-            <TextField select label="Channel" value={channel} onChange={(e) => setChannel(e.target.value)} error={Boolean(fieldError(start.error, 'channel'))} helperText={fieldError(start.error, 'channel') ?? 'How the agents are reached for this execution'}>
-              <MenuItem value="">each agent's own</MenuItem><MenuItem value="provider">provider</MenuItem><MenuItem value="replica">replica</MenuItem><MenuItem value="http">http</MenuItem>
+            <TextField
+              label="Runs per persona and agent"
+              type="number"
+              value={runs}
+              onChange={(e) => setRuns(e.target.value)}
+              error={Boolean(fieldError(start.error, 'runs'))}
+              helperText={fieldError(start.error, 'runs') ?? '1 to 20'}
+            />
+            <TextField
+              select
+              label="Channel"
+              value={channel}
+              onChange={(e) => setChannel(e.target.value)}
+              error={Boolean(fieldError(start.error, 'channel'))}
+              helperText={
+                fieldError(start.error, 'channel') ??
+                'How the agents are reached for this execution'
+              }
+            >
+              <MenuItem value="">each agent's own</MenuItem>
+              <MenuItem value="provider">provider</MenuItem>
+              <MenuItem value="replica">replica</MenuItem>
+              <MenuItem value="http">http</MenuItem>
             </TextField>
             <ErrorNote error={start.error} />
           </Stack>
         )}
         {execution && (
           <Box aria-label="Execution progress">
-            <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}><Typography>{execution.id}</Typography><StatusChip value={execution.status} /></Stack>
-            <LinearProgress variant="determinate" value={total ? (100 * ended) / total : 0} sx={{ my: 2, height: 10 }} aria-label="Simulations ended" aria-valuetext={`${ended} of ${total}`} />
-            <Typography variant="body2" data-testid="execution-progress">{ended} of {total} ended · {c.running} running · {c.completed} completed · {c.failed} failed</Typography>
-            {ended === total && <Typography sx={{ mt: 1 }}>Pass rate {fmtNum(execution.pass_rate, '%')} · average score {fmtNum(execution.avg_score)}</Typography>}
+            <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+              <Typography>{execution.id}</Typography>
+              <StatusChip value={execution.status} />
+            </Stack>
+            <LinearProgress
+              variant="determinate"
+              value={total ? (100 * ended) / total : 0}
+              sx={{ my: 2, height: 10 }}
+              aria-label="Simulations ended"
+              aria-valuetext={`${ended} of ${total}`}
+            />
+            <Typography variant="body2" data-testid="execution-progress">
+              {ended} of {total} ended · {c.running} running · {c.completed} completed · {c.failed}{' '}
+              failed
+            </Typography>
+            {ended === total && (
+              <Typography sx={{ mt: 1 }}>
+                Pass rate {fmtNum(execution.pass_rate, '%')} · average score{' '}
+                {fmtNum(execution.avg_score)}
+              </Typography>
+            )}
           </Box>
         )}
       </DialogContent>
       <DialogActions>
         <Button onClick={onClose}>Close</Button>
-        {!execution && <ActionButton busy={start.busy} onClick={() => void start.run()}>Start</ActionButton>}
-        {execution && <Button variant="contained" onClick={() => navigate(`executions/${execution.id}`)}>Open results</Button>}
+        {!execution && (
+          <ActionButton busy={start.busy} onClick={() => void start.run()}>
+            Start
+          </ActionButton>
+        )}
+        {execution && (
+          <Button variant="contained" onClick={() => navigate(`executions/${execution.id}`)}>
+            Open results
+          </Button>
+        )}
       </DialogActions>
     </Dialog>
   );
@@ -122,24 +318,69 @@ export function Scenarios() {
     await load({ limit: 100 });
   });
   return (
-    <Page title="Scenarios" actions={<Button variant="contained" onClick={() => setEditing(null)}>New scenario</Button>}>
+    <Page
+      title="Scenarios"
+      actions={
+        <Button variant="contained" onClick={() => setEditing(null)}>
+          New scenario
+        </Button>
+      }
+    >
       <ErrorNote error={error ?? remove.error} />
       <Table size="small" aria-label="Scenarios">
-        <TableHead><TableRow><TableCell>Name</TableCell><TableCell>Personas</TableCell><TableCell>Agents</TableCell><TableCell>Simulations</TableCell><TableCell>Avg score</TableCell><TableCell>Success</TableCell><TableCell /></TableRow></TableHead>
-        <TableBody>{items.map((s) => (
-          <TableRow key={s.id} hover>
-            <TableCell>{s.name}</TableCell><TableCell>{s.personas.length}</TableCell><TableCell>{s.targetAgents.length}</TableCell>
-            <TableCell>{s.stats?.total_simulations ?? 0}</TableCell><TableCell>{fmtNum(s.stats?.avg_score)}</TableCell><TableCell>{fmtNum(s.stats?.success_rate, '%')}</TableCell>
-            <TableCell>
-              <Button size="small" variant="contained" onClick={() => setExecuting(s)}>Execute</Button>
-              <Button size="small" onClick={() => setEditing(s)}>Edit</Button>
-              <Button size="small" color="error" onClick={() => void remove.run(s.id)}>Delete</Button>
-            </TableCell>
+        <TableHead>
+          <TableRow>
+            <TableCell>Name</TableCell>
+            <TableCell>Personas</TableCell>
+            <TableCell>Agents</TableCell>
+            <TableCell>Simulations</TableCell>
+            <TableCell>Avg score</TableCell>
+            <TableCell>Success</TableCell>
+            <TableCell />
           </TableRow>
-        ))}</TableBody>
+        </TableHead>
+        <TableBody>
+          {items.map((s) => (
+            <TableRow key={s.id} hover>
+              <TableCell>{s.name}</TableCell>
+              <TableCell>{s.personas.length}</TableCell>
+              <TableCell>{s.targetAgents.length}</TableCell>
+              <TableCell>{s.stats?.total_simulations ?? 0}</TableCell>
+              <TableCell>{fmtNum(s.stats?.avg_score)}</TableCell>
+              <TableCell>{fmtNum(s.stats?.success_rate, '%')}</TableCell>
+              <TableCell>
+                <Button size="small" variant="contained" onClick={() => setExecuting(s)}>
+                  Execute
+                </Button>
+                <Button size="small" onClick={() => setEditing(s)}>
+                  Edit
+                </Button>
+                <Button size="small" color="error" onClick={() => void remove.run(s.id)}>
+                  Delete
+                </Button>
+              </TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
       </Table>
-      {editing !== undefined && <ScenarioEditor scenario={editing} onClose={(saved) => { setEditing(undefined); if (saved) void load({ limit: 100 }); }} />}
-      {executing && <ExecuteDialog scenario={executing} onClose={() => { setExecuting(null); void load({ limit: 100 }); }} />}
+      {editing !== undefined && (
+        <ScenarioEditor
+          scenario={editing}
+          onClose={(saved) => {
+            setEditing(undefined);
+            if (saved) void load({ limit: 100 });
+          }}
+        />
+      )}
+      {executing && (
+        <ExecuteDialog
+          scenario={executing}
+          onClose={() => {
+            setExecuting(null);
+            void load({ limit: 100 });
+          }}
+        />
+      )}
     </Page>
   );
 }

@@ -1,20 +1,58 @@
 import type { OperationName } from '../../../preload/operations';
-import { Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, MenuItem, Stack, Switch, Table, TableBody, TableCell, TableHead, TableRow, TextField, Typography } from '@mui/material';
+import {
+  Box,
+  Button,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  MenuItem,
+  Stack,
+  Switch,
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableRow,
+  TextField,
+  Typography,
+} from '@mui/material';
 import { useEffect, useState } from 'react';
 import { useScenarios, useSchedules, type Json } from '../stores/resources';
 import { client, useSession, wsInput } from '../stores/session';
-import { ActionButton, ErrorNote, Page, fieldError, fmtDate, useAction, useLoad } from '../ui/common';
+import {
+  ActionButton,
+  ErrorNote,
+  Page,
+  fieldError,
+  fmtDate,
+  useAction,
+  useLoad,
+} from '../ui/common';
 
 function ScheduleEditor({ onClose }: { onClose(saved: boolean): void }) {
   const scenarios = useScenarios();
   useEffect(() => void scenarios.load({ limit: 100 }), []);
-  const [form, setForm] = useState({ name: '', scenarioId: '', periodicity: 'daily', timezone: Intl.DateTimeFormat().resolvedOptions().timeZone, periodEndCondition: 'never' });
+  const [form, setForm] = useState({
+    name: '',
+    scenarioId: '',
+    periodicity: 'daily',
+    timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+    periodEndCondition: 'never',
+  });
   const save = useAction(async () => {
     await client().invoke('schedules.create', wsInput(form));
     onClose(true);
   });
   const field = (k: keyof typeof form, label: string, extra: Json = {}) => (
-    <TextField label={label} value={form[k]} onChange={(e) => setForm({ ...form, [k]: e.target.value })} error={Boolean(fieldError(save.error, k))} helperText={fieldError(save.error, k) ?? extra.hint} {...extra} />
+    <TextField
+      label={label}
+      value={form[k]}
+      onChange={(e) => setForm({ ...form, [k]: e.target.value })}
+      error={Boolean(fieldError(save.error, k))}
+      helperText={fieldError(save.error, k) ?? extra.hint}
+      {...extra}
+    />
   );
   return (
     <Dialog open onClose={() => onClose(false)} fullWidth>
@@ -22,14 +60,28 @@ function ScheduleEditor({ onClose }: { onClose(saved: boolean): void }) {
       <DialogContent>
         <Stack spacing={2} sx={{ mt: 1 }}>
           {field('name', 'Name')}
-          {field('scenarioId', 'Scenario', { select: true, children: scenarios.items.map((s) => <MenuItem key={s.id} value={s.id}>{s.name}</MenuItem>) })}
-          {field('periodicity', 'Periodicity', { hint: 'hourly, daily, weekly, monthly, or a cron expression such as 0 9 * * 1-5' })}
+          {field('scenarioId', 'Scenario', {
+            select: true,
+            children: scenarios.items.map((s) => (
+              <MenuItem key={s.id} value={s.id}>
+                {s.name}
+              </MenuItem>
+            )),
+          })}
+          {field('periodicity', 'Periodicity', {
+            hint: 'hourly, daily, weekly, monthly, or a cron expression such as 0 9 * * 1-5',
+          })}
           {field('timezone', 'Time zone (IANA)')}
           {field('periodEndCondition', 'Ends', { hint: 'never, after:<N> runs, or until:<date>' })}
           <ErrorNote error={save.error} />
         </Stack>
       </DialogContent>
-      <DialogActions><Button onClick={() => onClose(false)}>Cancel</Button><ActionButton busy={save.busy} onClick={() => void save.run()}>Save schedule</ActionButton></DialogActions>
+      <DialogActions>
+        <Button onClick={() => onClose(false)}>Cancel</Button>
+        <ActionButton busy={save.busy} onClick={() => void save.run()}>
+          Save schedule
+        </ActionButton>
+      </DialogActions>
     </Dialog>
   );
 }
@@ -40,10 +92,18 @@ function Runs({ id }: { id: string }) {
   return (
     <Box sx={{ pl: 4, pb: 1 }} aria-label="Runs">
       <ErrorNote error={runs.error} />
-      {(runs.data?.runs ?? []).length === 0 && <Typography variant="body2">No runs yet.</Typography>}
+      {(runs.data?.runs ?? []).length === 0 && (
+        <Typography variant="body2">No runs yet.</Typography>
+      )}
       {(runs.data?.runs ?? []).map((r: Json) => (
         <Typography key={r.id ?? r.at} variant="body2">
-          {fmtDate(r.scheduledFor ?? r.at ?? r.started_at)} · {r.late ? 'late · ' : ''}{r.status ?? ''} {r.executionId && <Button size="small" onClick={() => navigate(`executions/${r.executionId}`)}>results</Button>}
+          {fmtDate(r.scheduledFor ?? r.at ?? r.started_at)} · {r.late ? 'late · ' : ''}
+          {r.status ?? ''}{' '}
+          {r.executionId && (
+            <Button size="small" onClick={() => navigate(`executions/${r.executionId}`)}>
+              results
+            </Button>
+          )}
         </Typography>
       ))}
     </Box>
@@ -60,25 +120,87 @@ export function Schedules() {
     await load({ limit: 100 });
   });
   return (
-    <Page title="Schedules" actions={<Button variant="contained" onClick={() => setCreating(true)}>New schedule</Button>}>
+    <Page
+      title="Schedules"
+      actions={
+        <Button variant="contained" onClick={() => setCreating(true)}>
+          New schedule
+        </Button>
+      }
+    >
       <ErrorNote error={error ?? act.error} />
       <Table size="small" aria-label="Schedules">
-        <TableHead><TableRow><TableCell>Name</TableCell><TableCell>Periodicity</TableCell><TableCell>Time zone</TableCell><TableCell>Next run</TableCell><TableCell>Active</TableCell><TableCell /></TableRow></TableHead>
-        <TableBody>{items.flatMap((s) => [
-          <TableRow key={s.id} hover>
-            <TableCell>{s.name}</TableCell><TableCell>{s.periodicity}</TableCell><TableCell>{s.timezone}</TableCell><TableCell>{fmtDate(s.nextRun)}</TableCell>
-            <TableCell><Switch checked={s.isActive} slotProps={{ input: { 'aria-label': `Active: ${s.name}` } }} onChange={(e) => void act.run('schedules.update', { schedule_id: s.id, isActive: e.target.checked })} /></TableCell>
-            <TableCell>
-              <Button size="small" onClick={() => setOpen(open === s.id ? null : s.id)}>Runs</Button>
-              <Button size="small" onClick={() => void act.run('schedules.run', { schedule_id: s.id })}>Run now</Button>
-              <Button size="small" color="error" onClick={() => void act.run('schedules.delete', { schedule_id: s.id })}>Delete</Button>
-            </TableCell>
-          </TableRow>,
-          open === s.id ? <TableRow key={`${s.id}-runs`}><TableCell colSpan={6}><Runs id={s.id} /></TableCell></TableRow> : null,
-        ])}</TableBody>
+        <TableHead>
+          <TableRow>
+            <TableCell>Name</TableCell>
+            <TableCell>Periodicity</TableCell>
+            <TableCell>Time zone</TableCell>
+            <TableCell>Next run</TableCell>
+            <TableCell>Active</TableCell>
+            <TableCell />
+          </TableRow>
+        </TableHead>
+        <TableBody>
+          {items.flatMap((s) => [
+            <TableRow key={s.id} hover>
+              <TableCell>{s.name}</TableCell>
+              <TableCell>{s.periodicity}</TableCell>
+              <TableCell>{s.timezone}</TableCell>
+              <TableCell>{fmtDate(s.nextRun)}</TableCell>
+              <TableCell>
+                <Switch
+                  checked={s.isActive}
+                  slotProps={{ input: { 'aria-label': `Active: ${s.name}` } }}
+                  onChange={(e) =>
+                    void act.run('schedules.update', {
+                      schedule_id: s.id,
+                      isActive: e.target.checked,
+                    })
+                  }
+                />
+              </TableCell>
+              <TableCell>
+                <Button size="small" onClick={() => setOpen(open === s.id ? null : s.id)}>
+                  Runs
+                </Button>
+                <Button
+                  size="small"
+                  onClick={() => void act.run('schedules.run', { schedule_id: s.id })}
+                >
+                  Run now
+                </Button>
+                <Button
+                  size="small"
+                  color="error"
+                  onClick={() => void act.run('schedules.delete', { schedule_id: s.id })}
+                >
+                  Delete
+                </Button>
+              </TableCell>
+            </TableRow>,
+            open === s.id ? (
+              <TableRow key={`${s.id}-runs`}>
+                <TableCell colSpan={6}>
+                  <Runs id={s.id} />
+                </TableCell>
+              </TableRow>
+            ) : null,
+          ])}
+        </TableBody>
       </Table>
-      {items.length === 0 && <Typography sx={{ mt: 2 }}>No schedules yet: run a scenario on a periodicity with “New schedule”.</Typography>}
-      {creating && <ScheduleEditor onClose={(saved) => { setCreating(false); if (saved) void load({ limit: 100 }); }} />}
+      {items.length === 0 && (
+        <Typography sx={{ mt: 2 }}>
+          No schedules yet: run a scenario on a periodicity with “New schedule”.
+        </Typography>
+      )}
+      {creating && (
+        <ScheduleEditor
+          onClose={(saved) => {
+            setCreating(false);
+            if (saved) void load({ limit: 100 });
+          }}
+        />
+      )}
     </Page>
   );
 }

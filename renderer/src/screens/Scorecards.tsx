@@ -1,18 +1,49 @@
-import { Button, Dialog, DialogActions, DialogContent, DialogTitle, Stack, Table, TableBody, TableCell, TableHead, TableRow, TextField } from '@mui/material';
+import {
+  Button,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  Stack,
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableRow,
+  TextField,
+} from '@mui/material';
 import { useEffect, useState } from 'react';
 import { useScorecards, type Json } from '../stores/resources';
 import { client, wsInput } from '../stores/session';
 import { ActionButton, ErrorNote, JsonField, Page, fieldError, useAction } from '../ui/common';
 
-const EXAMPLE = [{ name: 'Looks the order up', category: 'task completion', type: 'tool_called', config: { tool: 'order_status' }, weight: 1, critical: false }];
+const EXAMPLE = [
+  {
+    name: 'Looks the order up',
+    category: 'task completion',
+    type: 'tool_called',
+    config: { tool: 'order_status' },
+    weight: 1,
+    critical: false,
+  },
+];
 
-function ScorecardEditor({ scorecard, onClose }: { scorecard: Json | null; onClose(saved: boolean): void }) {
+function ScorecardEditor({
+  scorecard,
+  onClose,
+}: {
+  scorecard: Json | null;
+  onClose(saved: boolean): void;
+}) {
   const [name, setName] = useState(scorecard?.name ?? '');
   const [threshold, setThreshold] = useState(String(scorecard?.passThreshold ?? 70));
-  const [metrics, setMetrics] = useState<unknown>(scorecard?.metrics?.map(({ id: _id, ...m }: Json) => m) ?? EXAMPLE);
+  const [metrics, setMetrics] = useState<unknown>(
+    scorecard?.metrics?.map(({ id: _id, ...m }: Json) => m) ?? EXAMPLE,
+  );
   const save = useAction(async () => {
     const body = { name, passThreshold: Number(threshold), metrics };
-    if (scorecard?.id) await client().invoke('scorecards.update', wsInput({ scorecard_id: scorecard.id, ...body }));
+    if (scorecard?.id)
+      await client().invoke('scorecards.update', wsInput({ scorecard_id: scorecard.id, ...body }));
     else await client().invoke('scorecards.create', wsInput(body));
     onClose(true);
   });
@@ -21,13 +52,37 @@ function ScorecardEditor({ scorecard, onClose }: { scorecard: Json | null; onClo
       <DialogTitle>{scorecard?.id ? 'Edit scorecard' : 'New scorecard'}</DialogTitle>
       <DialogContent>
         <Stack spacing={2} sx={{ mt: 1 }}>
-          <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} error={Boolean(fieldError(save.error, 'name'))} helperText={fieldError(save.error, 'name')} />
-          <TextField label="Pass threshold (0 to 100)" type="number" value={threshold} onChange={(e) => setThreshold(e.target.value)} error={Boolean(fieldError(save.error, 'passThreshold'))} helperText={fieldError(save.error, 'passThreshold')} />
-          <JsonField label="Metrics: llm_judge, tool_called, tool_not_called, contains, not_contains, regex, max_turns, max_latency_ms, ended_by" value={metrics} onChange={setMetrics} error={fieldError(save.error, 'metrics')} minRows={8} />
+          <TextField
+            label="Name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            error={Boolean(fieldError(save.error, 'name'))}
+            helperText={fieldError(save.error, 'name')}
+          />
+          <TextField
+            label="Pass threshold (0 to 100)"
+            type="number"
+            value={threshold}
+            onChange={(e) => setThreshold(e.target.value)}
+            error={Boolean(fieldError(save.error, 'passThreshold'))}
+            helperText={fieldError(save.error, 'passThreshold')}
+          />
+          <JsonField
+            label="Metrics: llm_judge, tool_called, tool_not_called, contains, not_contains, regex, max_turns, max_latency_ms, ended_by"
+            value={metrics}
+            onChange={setMetrics}
+            error={fieldError(save.error, 'metrics')}
+            minRows={8}
+          />
           <ErrorNote error={save.error} />
         </Stack>
       </DialogContent>
-      <DialogActions><Button onClick={() => onClose(false)}>Cancel</Button><ActionButton busy={save.busy} onClick={() => void save.run()}>Save scorecard</ActionButton></DialogActions>
+      <DialogActions>
+        <Button onClick={() => onClose(false)}>Cancel</Button>
+        <ActionButton busy={save.busy} onClick={() => void save.run()}>
+          Save scorecard
+        </ActionButton>
+      </DialogActions>
     </Dialog>
   );
 }
@@ -41,18 +96,51 @@ export function Scorecards() {
     await load({ limit: 100 });
   });
   return (
-    <Page title="Scorecards" actions={<Button variant="contained" onClick={() => setEditing(null)}>New scorecard</Button>}>
+    <Page
+      title="Scorecards"
+      actions={
+        <Button variant="contained" onClick={() => setEditing(null)}>
+          New scorecard
+        </Button>
+      }
+    >
       <ErrorNote error={error ?? remove.error} />
       <Table size="small" aria-label="Scorecards">
-        <TableHead><TableRow><TableCell>Name</TableCell><TableCell>Metrics</TableCell><TableCell>Pass threshold</TableCell><TableCell /></TableRow></TableHead>
-        <TableBody>{items.map((s) => (
-          <TableRow key={s.id} hover>
-            <TableCell>{s.name}</TableCell><TableCell>{s.metrics.map((m: Json) => m.name).join(', ')}</TableCell><TableCell>{s.passThreshold}</TableCell>
-            <TableCell><Button size="small" onClick={() => setEditing(s)}>Edit</Button><Button size="small" color="error" onClick={() => void remove.run(s.id)}>Delete</Button></TableCell>
+        <TableHead>
+          <TableRow>
+            <TableCell>Name</TableCell>
+            <TableCell>Metrics</TableCell>
+            <TableCell>Pass threshold</TableCell>
+            <TableCell />
           </TableRow>
-        ))}</TableBody>
+        </TableHead>
+        <TableBody>
+          {items.map((s) => (
+            <TableRow key={s.id} hover>
+              <TableCell>{s.name}</TableCell>
+              <TableCell>{s.metrics.map((m: Json) => m.name).join(', ')}</TableCell>
+              <TableCell>{s.passThreshold}</TableCell>
+              <TableCell>
+                <Button size="small" onClick={() => setEditing(s)}>
+                  Edit
+                </Button>
+                <Button size="small" color="error" onClick={() => void remove.run(s.id)}>
+                  Delete
+                </Button>
+              </TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
       </Table>
-      {editing !== undefined && <ScorecardEditor scorecard={editing} onClose={(saved) => { setEditing(undefined); if (saved) void load({ limit: 100 }); }} />}
+      {editing !== undefined && (
+        <ScorecardEditor
+          scorecard={editing}
+          onClose={(saved) => {
+            setEditing(undefined);
+            if (saved) void load({ limit: 100 });
+          }}
+        />
+      )}
     </Page>
   );
 }

@@ -1,11 +1,43 @@
-import { Alert, Box, Button, Card, CardContent, FormControlLabel, MenuItem, Stack, Switch, Table, TableBody, TableCell, TableHead, TableRow, TextField, Typography } from '@mui/material';
+import {
+  Alert,
+  Box,
+  Button,
+  Card,
+  CardContent,
+  FormControlLabel,
+  MenuItem,
+  Stack,
+  Switch,
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableRow,
+  TextField,
+  Typography,
+} from '@mui/material';
 import { useEffect, useState, type ReactNode } from 'react';
 import type { Json } from '../stores/resources';
 import { client, useSession } from '../stores/session';
-import { ActionButton, ErrorNote, Page, fieldError, fmtDate, useAction, useLoad } from '../ui/common';
+import {
+  ActionButton,
+  ErrorNote,
+  Page,
+  fieldError,
+  fmtDate,
+  useAction,
+  useLoad,
+} from '../ui/common';
 
 const Section = ({ title, children }: { title: string; children: ReactNode }) => (
-  <Card sx={{ mb: 2 }} component="section" aria-label={title}><CardContent><Typography variant="h6" component="h2" gutterBottom>{title}</Typography>{children}</CardContent></Card>
+  <Card sx={{ mb: 2 }} component="section" aria-label={title}>
+    <CardContent>
+      <Typography variant="h6" component="h2" gutterBottom>
+        {title}
+      </Typography>
+      {children}
+    </CardContent>
+  </Card>
 );
 
 function Keys() {
@@ -23,24 +55,79 @@ function Keys() {
   });
   return (
     <Section title="API keys">
-      {created && <Alert severity="success" sx={{ mb: 1 }}>New key (shown only now): <code data-testid="new-key">{created}</code></Alert>}
-      <Stack direction="row" spacing={1}><TextField size="small" label="Label" value={label} onChange={(e) => setLabel(e.target.value)} /><ActionButton busy={create.busy} onClick={() => void create.run()}>Create key</ActionButton></Stack>
+      {created && (
+        <Alert severity="success" sx={{ mb: 1 }}>
+          New key (shown only now): <code data-testid="new-key">{created}</code>
+        </Alert>
+      )}
+      <Stack direction="row" spacing={1}>
+        <TextField
+          size="small"
+          label="Label"
+          value={label}
+          onChange={(e) => setLabel(e.target.value)}
+        />
+        <ActionButton busy={create.busy} onClick={() => void create.run()}>
+          Create key
+        </ActionButton>
+      </Stack>
       <ErrorNote error={keys.error ?? create.error ?? revoke.error} />
       <Table size="small" aria-label="API keys">
-        <TableHead><TableRow><TableCell>Label</TableCell><TableCell>Key</TableCell><TableCell>Created</TableCell><TableCell>Last used</TableCell><TableCell /></TableRow></TableHead>
-        <TableBody>{(keys.data?.keys ?? []).map((k: Json) => (
-          <TableRow key={k.id}><TableCell>{k.label}</TableCell><TableCell>{k.masked ?? k.prefix ?? k.id}</TableCell><TableCell>{fmtDate(k.created_at)}</TableCell><TableCell>{fmtDate(k.last_used_at)}</TableCell>
-            <TableCell><Button size="small" color="error" onClick={() => void revoke.run(k.id)}>Revoke</Button></TableCell></TableRow>
-        ))}</TableBody>
+        <TableHead>
+          <TableRow>
+            <TableCell>Label</TableCell>
+            <TableCell>Key</TableCell>
+            <TableCell>Created</TableCell>
+            <TableCell>Last used</TableCell>
+            <TableCell />
+          </TableRow>
+        </TableHead>
+        <TableBody>
+          {(keys.data?.keys ?? []).map((k: Json) => (
+            <TableRow key={k.id}>
+              <TableCell>{k.label}</TableCell>
+              <TableCell>{k.masked ?? k.prefix ?? k.id}</TableCell>
+              <TableCell>{fmtDate(k.created_at)}</TableCell>
+              <TableCell>{fmtDate(k.last_used_at)}</TableCell>
+              <TableCell>
+                <Button size="small" color="error" onClick={() => void revoke.run(k.id)}>
+                  Revoke
+                </Button>
+              </TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
       </Table>
     </Section>
   );
 }
 
-function ModelRole({ role, current, onSaved }: { role: string; current: Json | null; onSaved(): void }) {
-  const [form, setForm] = useState({ kind: current?.kind ?? 'openai', baseUrl: current?.baseUrl ?? '', model: current?.model ?? '', apiKey: current?.apiKey ?? '' });
+function ModelRole({
+  role,
+  current,
+  onSaved,
+}: {
+  role: string;
+  current: Json | null;
+  onSaved(): void;
+}) {
+  const [form, setForm] = useState({
+    kind: current?.kind ?? 'openai',
+    baseUrl: current?.baseUrl ?? '',
+    model: current?.model ?? '',
+    apiKey: current?.apiKey ?? '',
+  });
   const save = useAction(async () => {
-    await client().invoke('settings.update', { llm: { [role]: { kind: form.kind, baseUrl: form.baseUrl || null, model: form.model, apiKey: form.apiKey } } });
+    await client().invoke('settings.update', {
+      llm: {
+        [role]: {
+          kind: form.kind,
+          baseUrl: form.baseUrl || null,
+          model: form.model,
+          apiKey: form.apiKey,
+        },
+      },
+    });
     onSaved();
   });
   const remove = useAction(async () => {
@@ -50,14 +137,52 @@ function ModelRole({ role, current, onSaved }: { role: string; current: Json | n
   const err = (k: string) => fieldError(save.error, `llm.${role}.${k}`);
   return (
     <Box sx={{ mb: 2 }} role="group" aria-label={role}>
-      <Typography variant="subtitle1">{role} {current?.source === 'environment' && '(from CALLBENCH_LLM_*)'}</Typography>
+      <Typography variant="subtitle1">
+        {role} {current?.source === 'environment' && '(from CALLBENCH_LLM_*)'}
+      </Typography>
       <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap' }}>
-        <TextField size="small" select label="Kind" value={form.kind} onChange={(e) => setForm({ ...form, kind: e.target.value })} sx={{ width: 140 }}><MenuItem value="openai">OpenAI-compatible</MenuItem><MenuItem value="anthropic">Anthropic</MenuItem></TextField>
-        <TextField size="small" label="Base URL" value={form.baseUrl} onChange={(e) => setForm({ ...form, baseUrl: e.target.value })} error={Boolean(err('baseUrl'))} helperText={err('baseUrl')} />
-        <TextField size="small" label="Model" value={form.model} onChange={(e) => setForm({ ...form, model: e.target.value })} error={Boolean(err('model'))} helperText={err('model')} />
-        <TextField size="small" label="API key" type="password" value={form.apiKey} onChange={(e) => setForm({ ...form, apiKey: e.target.value })} error={Boolean(err('apiKey'))} helperText={err('apiKey')} />
-        <ActionButton busy={save.busy} onClick={() => void save.run()}>Save {role}</ActionButton>
-        {current?.source === 'settings' && <Button onClick={() => void remove.run()}>Remove</Button>}
+        <TextField
+          size="small"
+          select
+          label="Kind"
+          value={form.kind}
+          onChange={(e) => setForm({ ...form, kind: e.target.value })}
+          sx={{ width: 140 }}
+        >
+          <MenuItem value="openai">OpenAI-compatible</MenuItem>
+          <MenuItem value="anthropic">Anthropic</MenuItem>
+        </TextField>
+        <TextField
+          size="small"
+          label="Base URL"
+          value={form.baseUrl}
+          onChange={(e) => setForm({ ...form, baseUrl: e.target.value })}
+          error={Boolean(err('baseUrl'))}
+          helperText={err('baseUrl')}
+        />
+        <TextField
+          size="small"
+          label="Model"
+          value={form.model}
+          onChange={(e) => setForm({ ...form, model: e.target.value })}
+          error={Boolean(err('model'))}
+          helperText={err('model')}
+        />
+        <TextField
+          size="small"
+          label="API key"
+          type="password"
+          value={form.apiKey}
+          onChange={(e) => setForm({ ...form, apiKey: e.target.value })}
+          error={Boolean(err('apiKey'))}
+          helperText={err('apiKey')}
+        />
+        <ActionButton busy={save.busy} onClick={() => void save.run()}>
+          Save {role}
+        </ActionButton>
+        {current?.source === 'settings' && (
+          <Button onClick={() => void remove.run()}>Remove</Button>
+        )}
       </Stack>
       <ErrorNote error={save.error ?? remove.error} />
     </Box>
@@ -66,19 +191,46 @@ function ModelRole({ role, current, onSaved }: { role: string; current: Json | n
 
 function DesktopServer() {
   const transport = useSession((s) => s.client?.transport);
-  const prefs = useLoad(async () => (transport === 'ipc' ? client().invoke('desktop.preferences.get') : null), [transport]);
+  const prefs = useLoad(
+    async () => (transport === 'ipc' ? client().invoke('desktop.preferences.get') : null),
+    [transport],
+  );
   const save = useAction(async (patch: Json) => {
     await client().invoke('desktop.preferences.update', patch);
     await prefs.reload();
   });
-  if (transport !== 'ipc') return <Typography variant="body2">This page is served by the local API server itself (browser mode); the desktop app turns it on or off and sets its port.</Typography>;
+  if (transport !== 'ipc')
+    return (
+      <Typography variant="body2">
+        This page is served by the local API server itself (browser mode); the desktop app turns it
+        on or off and sets its port.
+      </Typography>
+    );
   const p = prefs.data;
-  return p && (
-    <Stack direction="row" spacing={2} sx={{ alignItems: 'center' }}>
-      <FormControlLabel control={<Switch checked={p.server.enabled} onChange={(e) => void save.run({ server: { enabled: e.target.checked } })} />} label="Local HTTP API on 127.0.0.1" />
-      <TextField size="small" label="Port" type="number" defaultValue={p.server.port} onBlur={(e) => void save.run({ server: { port: Number(e.target.value) } })} error={Boolean(fieldError(save.error, 'server.port'))} helperText={fieldError(save.error, 'server.port') ?? p.server.url ?? 'off'} />
-      <ErrorNote error={save.error} />
-    </Stack>
+  return (
+    p && (
+      <Stack direction="row" spacing={2} sx={{ alignItems: 'center' }}>
+        <FormControlLabel
+          control={
+            <Switch
+              checked={p.server.enabled}
+              onChange={(e) => void save.run({ server: { enabled: e.target.checked } })}
+            />
+          }
+          label="Local HTTP API on 127.0.0.1"
+        />
+        <TextField
+          size="small"
+          label="Port"
+          type="number"
+          defaultValue={p.server.port}
+          onBlur={(e) => void save.run({ server: { port: Number(e.target.value) } })}
+          error={Boolean(fieldError(save.error, 'server.port'))}
+          helperText={fieldError(save.error, 'server.port') ?? p.server.url ?? 'off'}
+        />
+        <ErrorNote error={save.error} />
+      </Stack>
+    )
   );
 }
 
@@ -90,33 +242,74 @@ export function Settings() {
   useEffect(() => {
     if (!settings.data) return;
     setSmtp(settings.data.smtp ?? { host: '', port: 587, from: '' });
-    setEngine({ ...settings.data.simulations, intervalMinutes: settings.data.sync.intervalMinutes });
+    setEngine({
+      ...settings.data.simulations,
+      intervalMinutes: settings.data.sync.intervalMinutes,
+    });
   }, [settings.data]);
   const saveSmtp = useAction(async () => {
-    await client().invoke('settings.update', { smtp: { host: smtp.host, port: Number(smtp.port), from: smtp.from, user: smtp.user || null, ...(smtp.password ? { password: smtp.password } : {}), secure: Boolean(smtp.secure) } });
+    await client().invoke('settings.update', {
+      smtp: {
+        host: smtp.host,
+        port: Number(smtp.port),
+        from: smtp.from,
+        user: smtp.user || null,
+        ...(smtp.password ? { password: smtp.password } : {}),
+        secure: Boolean(smtp.secure),
+      },
+    });
     await settings.reload();
   });
   const saveEngine = useAction(async () => {
     await client().invoke('settings.update', {
-      simulations: { concurrency: Number(engine.concurrency), maxTurns: Number(engine.maxTurns), maxDurationMs: Number(engine.maxDurationMs) },
+      simulations: {
+        concurrency: Number(engine.concurrency),
+        maxTurns: Number(engine.maxTurns),
+        maxDurationMs: Number(engine.maxDurationMs),
+      },
       sync: { intervalMinutes: Number(engine.intervalMinutes) },
     });
     await settings.reload();
   });
   const num = (k: string, label: string, path: string) => (
-    <TextField size="small" type="number" label={label} value={engine[k] ?? ''} onChange={(e) => setEngine({ ...engine, [k]: e.target.value })} error={Boolean(fieldError(saveEngine.error, path))} helperText={fieldError(saveEngine.error, path)} />
+    <TextField
+      size="small"
+      type="number"
+      label={label}
+      value={engine[k] ?? ''}
+      onChange={(e) => setEngine({ ...engine, [k]: e.target.value })}
+      error={Boolean(fieldError(saveEngine.error, path))}
+      helperText={fieldError(saveEngine.error, path)}
+    />
   );
   return (
     <Page title="Settings">
       <ErrorNote error={settings.error} />
       <Section title="Appearance">
-        <FormControlLabel control={<Switch checked={theme === 'dark'} onChange={(e) => setTheme(e.target.checked ? 'dark' : 'light')} />} label="Dark theme" />
+        <FormControlLabel
+          control={
+            <Switch
+              checked={theme === 'dark'}
+              onChange={(e) => setTheme(e.target.checked ? 'dark' : 'light')}
+            />
+          }
+          label="Dark theme"
+        />
       </Section>
-      <Section title="API server"><DesktopServer /></Section>
+      <Section title="API server">
+        <DesktopServer />
+      </Section>
       <Keys />
       {settings.data && (
         <Section title="Language models">
-          {(['caller', 'judge', 'replica'] as const).map((role) => <ModelRole key={`${role}-${settings.data.llm[role]?.model}`} role={role} current={settings.data.llm[role]} onSaved={() => void settings.reload()} />)}
+          {(['caller', 'judge', 'replica'] as const).map((role) => (
+            <ModelRole
+              key={`${role}-${settings.data.llm[role]?.model}`}
+              role={role}
+              current={settings.data.llm[role]}
+              onSaved={() => void settings.reload()}
+            />
+          ))}
         </Section>
       )}
       <Section title="Simulations and sync">
@@ -125,17 +318,29 @@ export function Settings() {
           {num('maxTurns', 'Max turns', 'simulations.maxTurns')}
           {num('maxDurationMs', 'Max duration (ms)', 'simulations.maxDurationMs')}
           {num('intervalMinutes', 'Sync every (minutes)', 'sync.intervalMinutes')}
-          <ActionButton busy={saveEngine.busy} onClick={() => void saveEngine.run()}>Save</ActionButton>
+          <ActionButton busy={saveEngine.busy} onClick={() => void saveEngine.run()}>
+            Save
+          </ActionButton>
         </Stack>
         <ErrorNote error={saveEngine.error} />
       </Section>
       <Section title="E-mail (SMTP)">
         <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap' }}>
           {(['host', 'port', 'user', 'password', 'from'] as const).map((k) => (
-            <TextField key={k} size="small" label={k} type={k === 'password' ? 'password' : 'text'} value={smtp[k] ?? ''} onChange={(e) => setSmtp({ ...smtp, [k]: e.target.value })}
-              error={Boolean(fieldError(saveSmtp.error, `smtp.${k}`))} helperText={fieldError(saveSmtp.error, `smtp.${k}`)} />
+            <TextField
+              key={k}
+              size="small"
+              label={k}
+              type={k === 'password' ? 'password' : 'text'}
+              value={smtp[k] ?? ''}
+              onChange={(e) => setSmtp({ ...smtp, [k]: e.target.value })}
+              error={Boolean(fieldError(saveSmtp.error, `smtp.${k}`))}
+              helperText={fieldError(saveSmtp.error, `smtp.${k}`)}
+            />
           ))}
-          <ActionButton busy={saveSmtp.busy} onClick={() => void saveSmtp.run()}>Save SMTP</ActionButton>
+          <ActionButton busy={saveSmtp.busy} onClick={() => void saveSmtp.run()}>
+            Save SMTP
+          </ActionButton>
         </Stack>
         <ErrorNote error={saveSmtp.error} />
       </Section>

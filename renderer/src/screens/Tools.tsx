@@ -1,35 +1,122 @@
-import { Box, Button, Checkbox, Dialog, DialogActions, DialogContent, DialogTitle, FormControlLabel, MenuItem, Stack, Tab, Table, TableBody, TableCell, TableHead, TableRow, Tabs, TextField, Typography } from '@mui/material';
+import {
+  Box,
+  Button,
+  Checkbox,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  FormControlLabel,
+  MenuItem,
+  Stack,
+  Tab,
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableRow,
+  Tabs,
+  TextField,
+  Typography,
+} from '@mui/material';
 import { BarChart } from '@mui/x-charts/BarChart';
 import { useEffect, useState } from 'react';
 import { useTools, type Json } from '../stores/resources';
 import { client, useSession } from '../stores/session';
-import { ActionButton, ErrorNote, JsonField, Page, fieldError, fmtDate, fmtNum, useAction, useLoad } from '../ui/common';
+import {
+  ActionButton,
+  ErrorNote,
+  JsonField,
+  Page,
+  fieldError,
+  fmtDate,
+  fmtNum,
+  useAction,
+  useLoad,
+} from '../ui/common';
 
 const TYPES = ['api', 'database', 'action', 'routing', 'composite'];
 const VOLATILE = new Set(['id', 'version', 'created_at', 'updated_at']);
 
 /** The fields of a past version that differ from the tool in force (what a rollback would change). */
 function changedFields(past: Json, current: Json): string[] {
-  const keys = new Set([...Object.keys(past ?? {}), ...Object.keys(current ?? {})].filter((k) => !VOLATILE.has(k)));
+  const keys = new Set(
+    [...Object.keys(past ?? {}), ...Object.keys(current ?? {})].filter((k) => !VOLATILE.has(k)),
+  );
   return [...keys].filter((k) => JSON.stringify(past?.[k]) !== JSON.stringify(current?.[k]));
 }
 
 /** Common fields as a form; the rest (parameters, mapping, rules, steps, ...) as JSON. */
-function ToolEditor({ initial, onSave, busy, error }: { initial: Json; onSave(tool: Json): void; busy: boolean; error: unknown }) {
+function ToolEditor({
+  initial,
+  onSave,
+  busy,
+  error,
+}: {
+  initial: Json;
+  onSave(tool: Json): void;
+  busy: boolean;
+  error: unknown;
+}) {
   const [name, setName] = useState(initial.name ?? '');
   const [description, setDescription] = useState(initial.description ?? '');
   const [type, setType] = useState(initial.type ?? 'api');
-  const { id: _i, name: _n, description: _d, type: _t, version: _v, created_at: _c, updated_at: _u, ...restInitial } = initial;
-  const [rest, setRest] = useState<Json>(Object.keys(restInitial).length ? restInitial : { config: { url: 'https://', method: 'GET' }, parameters: [] });
+  const {
+    id: _i,
+    name: _n,
+    description: _d,
+    type: _t,
+    version: _v,
+    created_at: _c,
+    updated_at: _u,
+    ...restInitial
+  } = initial;
+  const [rest, setRest] = useState<Json>(
+    Object.keys(restInitial).length
+      ? restInitial
+      : { config: { url: 'https://', method: 'GET' }, parameters: [] },
+  );
   return (
     <Stack spacing={2} sx={{ mt: 1 }}>
-      <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} error={Boolean(fieldError(error, 'name'))} helperText={fieldError(error, 'name')} />
-      <TextField label="Description" value={description} onChange={(e) => setDescription(e.target.value)} error={Boolean(fieldError(error, 'description'))} helperText={fieldError(error, 'description')} />
-      <TextField select label="Type" value={type} onChange={(e) => setType(e.target.value)}>{TYPES.map((t) => <MenuItem key={t} value={t}>{t}</MenuItem>)}</TextField>
-      <JsonField label="Definition (config, parameters, responseMapping, rules, errorHandling, ...)" value={rest} onChange={(v) => setRest((v ?? {}) as Json)}
-        error={fieldError(error, 'config') ?? fieldError(error, 'parameters') ?? fieldError(error, 'responseMapping') ?? fieldError(error, 'rules')} minRows={10} />
+      <TextField
+        label="Name"
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        error={Boolean(fieldError(error, 'name'))}
+        helperText={fieldError(error, 'name')}
+      />
+      <TextField
+        label="Description"
+        value={description}
+        onChange={(e) => setDescription(e.target.value)}
+        error={Boolean(fieldError(error, 'description'))}
+        helperText={fieldError(error, 'description')}
+      />
+      <TextField select label="Type" value={type} onChange={(e) => setType(e.target.value)}>
+        {TYPES.map((t) => (
+          <MenuItem key={t} value={t}>
+            {t}
+          </MenuItem>
+        ))}
+      </TextField>
+      <JsonField
+        label="Definition (config, parameters, responseMapping, rules, errorHandling, ...)"
+        value={rest}
+        onChange={(v) => setRest((v ?? {}) as Json)}
+        error={
+          fieldError(error, 'config') ??
+          fieldError(error, 'parameters') ??
+          fieldError(error, 'responseMapping') ??
+          fieldError(error, 'rules')
+        }
+        minRows={10}
+      />
       <ErrorNote error={error} />
-      <Box><ActionButton busy={busy} onClick={() => onSave({ ...rest, name, description, type })}>Save tool</ActionButton></Box>
+      <Box>
+        <ActionButton busy={busy} onClick={() => onSave({ ...rest, name, description, type })}>
+          Save tool
+        </ActionButton>
+      </Box>
     </Stack>
   );
 }
@@ -46,20 +133,57 @@ export function Tools() {
     navigate(`tools/${created.id}`);
   });
   return (
-    <Page title="Tools" actions={<Button variant="contained" onClick={() => setCreating(true)}>New tool</Button>}>
+    <Page
+      title="Tools"
+      actions={
+        <Button variant="contained" onClick={() => setCreating(true)}>
+          New tool
+        </Button>
+      }
+    >
       <ErrorNote error={error} />
       <Table size="small" aria-label="Tools">
-        <TableHead><TableRow><TableCell>Name</TableCell><TableCell>Type</TableCell><TableCell>Description</TableCell><TableCell>Version</TableCell><TableCell>Updated</TableCell></TableRow></TableHead>
-        <TableBody>{items.map((t) => (
-          <TableRow key={t.id} hover tabIndex={0} sx={{ cursor: 'pointer' }} onClick={() => navigate(`tools/${t.id}`)} onKeyDown={(e) => e.key === 'Enter' && navigate(`tools/${t.id}`)}>
-            <TableCell>{t.name}</TableCell><TableCell>{t.type}</TableCell><TableCell>{t.description}</TableCell><TableCell>{t.version}</TableCell><TableCell>{fmtDate(t.updated_at)}</TableCell>
+        <TableHead>
+          <TableRow>
+            <TableCell>Name</TableCell>
+            <TableCell>Type</TableCell>
+            <TableCell>Description</TableCell>
+            <TableCell>Version</TableCell>
+            <TableCell>Updated</TableCell>
           </TableRow>
-        ))}</TableBody>
+        </TableHead>
+        <TableBody>
+          {items.map((t) => (
+            <TableRow
+              key={t.id}
+              hover
+              tabIndex={0}
+              sx={{ cursor: 'pointer' }}
+              onClick={() => navigate(`tools/${t.id}`)}
+              onKeyDown={(e) => e.key === 'Enter' && navigate(`tools/${t.id}`)}
+            >
+              <TableCell>{t.name}</TableCell>
+              <TableCell>{t.type}</TableCell>
+              <TableCell>{t.description}</TableCell>
+              <TableCell>{t.version}</TableCell>
+              <TableCell>{fmtDate(t.updated_at)}</TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
       </Table>
       <Dialog open={creating} onClose={() => setCreating(false)} fullWidth maxWidth="md">
         <DialogTitle>New tool</DialogTitle>
-        <DialogContent><ToolEditor initial={{}} onSave={(t) => void create.run(t)} busy={create.busy} error={create.error} /></DialogContent>
-        <DialogActions><Button onClick={() => setCreating(false)}>Cancel</Button></DialogActions>
+        <DialogContent>
+          <ToolEditor
+            initial={{}}
+            onSave={(t) => void create.run(t)}
+            busy={create.busy}
+            error={create.error}
+          />
+        </DialogContent>
+        <DialogActions>
+          <Button onClick={() => setCreating(false)}>Cancel</Button>
+        </DialogActions>
       </Dialog>
     </Page>
   );
@@ -76,28 +200,82 @@ function TestConsole({ tool }: { tool: Json }) {
     for (const p of params) {
       const v = values[p.name];
       if (v === undefined || v === '') continue;
-      parameters[p.name] = p.type === 'number' ? Number(v) : p.type === 'boolean' ? v === 'true' : p.type === 'object' || p.type === 'array' ? JSON.parse(v) : v;
+      parameters[p.name] =
+        p.type === 'number'
+          ? Number(v)
+          : p.type === 'boolean'
+            ? v === 'true'
+            : p.type === 'object' || p.type === 'array'
+              ? JSON.parse(v)
+              : v;
     }
     setAnswer(await client().invoke('tools.test', { tool: tool.id, parameters, dryRun }));
   });
   return (
-    <Stack spacing={2} component="form" aria-label="Test console" onSubmit={(e) => { e.preventDefault(); void test.run(); }}>
-      {params.length === 0 && <Typography variant="body2">This tool takes no parameters.</Typography>}
+    <Stack
+      spacing={2}
+      component="form"
+      aria-label="Test console"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void test.run();
+      }}
+    >
+      {params.length === 0 && (
+        <Typography variant="body2">This tool takes no parameters.</Typography>
+      )}
       {params.map((p) => (
-        <TextField key={p.name} label={`${p.name}${p.required ? ' *' : ''}`} helperText={fieldError(test.error, `parameters.${p.name}`) ?? `${p.type}${p.description ? ` · ${p.description}` : ''}`}
-          error={Boolean(fieldError(test.error, `parameters.${p.name}`))} select={Boolean(p.enum)} value={values[p.name] ?? ''} onChange={(e) => setValues({ ...values, [p.name]: e.target.value })}>
-          {p.enum?.map((v: string) => <MenuItem key={v} value={v}>{v}</MenuItem>)}
+        <TextField
+          key={p.name}
+          label={`${p.name}${p.required ? ' *' : ''}`}
+          helperText={
+            fieldError(test.error, `parameters.${p.name}`) ??
+            `${p.type}${p.description ? ` · ${p.description}` : ''}`
+          }
+          error={Boolean(fieldError(test.error, `parameters.${p.name}`))}
+          select={Boolean(p.enum)}
+          value={values[p.name] ?? ''}
+          onChange={(e) => setValues({ ...values, [p.name]: e.target.value })}
+        >
+          {p.enum?.map((v: string) => (
+            <MenuItem key={v} value={v}>
+              {v}
+            </MenuItem>
+          ))}
         </TextField>
       ))}
-      <FormControlLabel control={<Checkbox checked={dryRun} onChange={(e) => setDryRun(e.target.checked)} />} label="Dry run (show the request, send nothing)" />
-      <Box><ActionButton busy={test.busy} type="submit">Run test</ActionButton></Box>
+      <FormControlLabel
+        control={<Checkbox checked={dryRun} onChange={(e) => setDryRun(e.target.checked)} />}
+        label="Dry run (show the request, send nothing)"
+      />
+      <Box>
+        <ActionButton busy={test.busy} type="submit">
+          Run test
+        </ActionButton>
+      </Box>
       <ErrorNote error={test.error} />
       {answer && (
         <Box aria-label="Test result">
-          <Typography>{answer.success ? 'Success' : 'Failed'} · {answer.responseTime} ms · status {answer.statusCode ?? '—'} · attempts {answer.attempts}</Typography>
-          {answer.error && <Typography color="error">{answer.error.type}: {answer.error.message}</Typography>}
-          {answer.warnings?.map((w: string) => <Typography key={w} color="warning.main" variant="body2">{w}</Typography>)}
-          <Box component="pre" sx={{ bgcolor: 'action.hover', p: 1, overflow: 'auto', maxHeight: 300 }}>{JSON.stringify(answer.request ?? answer.result, null, 2)}</Box>
+          <Typography>
+            {answer.success ? 'Success' : 'Failed'} · {answer.responseTime} ms · status{' '}
+            {answer.statusCode ?? '—'} · attempts {answer.attempts}
+          </Typography>
+          {answer.error && (
+            <Typography color="error">
+              {answer.error.type}: {answer.error.message}
+            </Typography>
+          )}
+          {answer.warnings?.map((w: string) => (
+            <Typography key={w} color="warning.main" variant="body2">
+              {w}
+            </Typography>
+          ))}
+          <Box
+            component="pre"
+            sx={{ bgcolor: 'action.hover', p: 1, overflow: 'auto', maxHeight: 300 }}
+          >
+            {JSON.stringify(answer.request ?? answer.result, null, 2)}
+          </Box>
         </Box>
       )}
     </Stack>
@@ -107,7 +285,10 @@ function TestConsole({ tool }: { tool: Json }) {
 export function ToolDetail({ id }: { id: string }) {
   const [tab, setTab] = useState(0);
   const tool = useLoad(() => client().invoke('tools.get', { tool: id }), [id]);
-  const versions = useLoad(() => client().invoke('tools.versions', { tool: id }), [id, tool.data?.version]);
+  const versions = useLoad(
+    () => client().invoke('tools.versions', { tool: id }),
+    [id, tool.data?.version],
+  );
   const analytics = useLoad(() => client().invoke('tools.analytics', { tool: id, days: 7 }), [id]);
   const save = useAction(async (t: Json) => {
     await client().invoke('tools.update', { ...t, tool: id });
@@ -124,28 +305,83 @@ export function ToolDetail({ id }: { id: string }) {
       <ErrorNote error={tool.error ?? rollback.error} />
       {t && (
         <>
-          <Tabs value={tab} onChange={(_e, v) => setTab(v)} aria-label="Tool sections"><Tab label="Test" /><Tab label="Edit" /><Tab label="Versions" /><Tab label="Analytics" /></Tabs>
+          <Tabs value={tab} onChange={(_e, v) => setTab(v)} aria-label="Tool sections">
+            <Tab label="Test" />
+            <Tab label="Edit" />
+            <Tab label="Versions" />
+            <Tab label="Analytics" />
+          </Tabs>
           <Box sx={{ pt: 2 }}>
             {tab === 0 && <TestConsole tool={t} />}
-            {tab === 1 && <ToolEditor key={t.version} initial={t} onSave={(x) => void save.run(x)} busy={save.busy} error={save.error} />}
+            {tab === 1 && (
+              <ToolEditor
+                key={t.version}
+                initial={t}
+                onSave={(x) => void save.run(x)}
+                busy={save.busy}
+                error={save.error}
+              />
+            )}
             {tab === 2 && (
               <Table size="small" aria-label="Tool versions">
-                <TableHead><TableRow><TableCell>Version</TableCell><TableCell>When</TableCell><TableCell>Change</TableCell><TableCell>Differs from current in</TableCell><TableCell /></TableRow></TableHead>
-                <TableBody>{(versions.data?.versions ?? []).map((v: Json) => (
-                  <TableRow key={v.version}>
-                    <TableCell>{v.version}</TableCell><TableCell>{fmtDate(v.created_at)}</TableCell><TableCell>{v.change}</TableCell>
-                    <TableCell>{v.version === t.version ? 'current' : changedFields(v.tool, t).join(', ') || 'nothing'}</TableCell>
-                    <TableCell>{v.version !== t.version && <Button size="small" onClick={() => void rollback.run(v.version)}>Roll back to {v.version}</Button>}</TableCell>
+                <TableHead>
+                  <TableRow>
+                    <TableCell>Version</TableCell>
+                    <TableCell>When</TableCell>
+                    <TableCell>Change</TableCell>
+                    <TableCell>Differs from current in</TableCell>
+                    <TableCell />
                   </TableRow>
-                ))}</TableBody>
+                </TableHead>
+                <TableBody>
+                  {(versions.data?.versions ?? []).map((v: Json) => (
+                    <TableRow key={v.version}>
+                      <TableCell>{v.version}</TableCell>
+                      <TableCell>{fmtDate(v.created_at)}</TableCell>
+                      <TableCell>{v.change}</TableCell>
+                      <TableCell>
+                        {v.version === t.version
+                          ? 'current'
+                          : changedFields(v.tool, t).join(', ') || 'nothing'}
+                      </TableCell>
+                      <TableCell>
+                        {v.version !== t.version && (
+                          <Button size="small" onClick={() => void rollback.run(v.version)}>
+                            Roll back to {v.version}
+                          </Button>
+                        )}
+                      </TableCell>
+                    </TableRow>
+                  ))}
+                </TableBody>
               </Table>
             )}
             {tab === 3 && a && (
               <Box>
-                <Typography>{a.usage.totalCalls} calls · success {fmtNum(a.performance.successRate, '%')} · avg {fmtNum(a.performance.avgResponseTime, ' ms')} · p95 {fmtNum(a.performance.p95ResponseTime, ' ms')}</Typography>
-                <BarChart height={240} xAxis={[{ scaleType: 'band', data: ['success', 'errors', 'timeouts'] }]}
-                  series={[{ data: [a.performance.successRate, a.performance.errorRate, a.performance.timeoutRate], label: '% of calls' }]} />
-                {a.recommendations.map((r: string) => <Typography key={r} variant="body2">• {r}</Typography>)}
+                <Typography>
+                  {a.usage.totalCalls} calls · success {fmtNum(a.performance.successRate, '%')} ·
+                  avg {fmtNum(a.performance.avgResponseTime, ' ms')} · p95{' '}
+                  {fmtNum(a.performance.p95ResponseTime, ' ms')}
+                </Typography>
+                <BarChart
+                  height={240}
+                  xAxis={[{ scaleType: 'band', data: ['success', 'errors', 'timeouts'] }]}
+                  series={[
+                    {
+                      data: [
+                        a.performance.successRate,
+                        a.performance.errorRate,
+                        a.performance.timeoutRate,
+                      ],
+                      label: '% of calls',
+                    },
+                  ]}
+                />
+                {a.recommendations.map((r: string) => (
+                  <Typography key={r} variant="body2">
+                    • {r}
+                  </Typography>
+                ))}
               </Box>
             )}
           </Box>

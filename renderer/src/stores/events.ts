@@ -8,11 +8,15 @@ const listeners = new Set<Listener>();
 /** Subscribes once to the engine's events for the whole app, and hands each to the screens listening. */
 export function useEngineEventStream(): void {
   const client = useSession((s) => s.client);
-  useEffect(() => client?.subscribe((e) => {
-    // A click on an OS notification brings the app forward on the alert.
-    if (e.type === 'app.navigate') useSession.getState().navigate(String(e.data.path));
-    for (const l of listeners) l(e);
-  }), [client]);
+  useEffect(
+    () =>
+      client?.subscribe((e) => {
+        // A click on an OS notification brings the app forward on the alert.
+        if (e.type === 'app.navigate') useSession.getState().navigate(String(e.data.path));
+        for (const l of listeners) l(e);
+      }),
+    [client],
+  );
 }
 
 /**
@@ -22,9 +26,14 @@ export function useEngineEventStream(): void {
  */
 /** An event that changes an execution: one of its simulations moved, or it was cancelled (perhaps elsewhere). */
 export const changesExecution = (e: EngineEventMessage, executionId: string | undefined): boolean =>
-  (e.type.startsWith('simulation.') || e.type === 'execution.cancelled') && e.data.executionId === executionId;
+  (e.type.startsWith('simulation.') || e.type === 'execution.cancelled') &&
+  e.data.executionId === executionId;
 
-export function useEngineRefresh(matches: (e: EngineEventMessage) => boolean, refresh: () => void, intervalMs = 500): void {
+export function useEngineRefresh(
+  matches: (e: EngineEventMessage) => boolean,
+  refresh: () => void,
+  intervalMs = 500,
+): void {
   const latest = useRef({ matches, refresh });
   latest.current = { matches, refresh };
   useEffect(() => {

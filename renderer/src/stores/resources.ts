@@ -28,7 +28,13 @@ function resourceStore<T>(operation: OperationName, key: string, workspaceScoped
       try {
         const data = await client().invoke(operation, workspaceScoped ? wsInput(query) : query);
         const items = data[key] as T[];
-        set({ items, total: data.pagination?.total ?? data.total ?? items.length, loading: false, error: null, loaded: true });
+        set({
+          items,
+          total: data.pagination?.total ?? data.total ?? items.length,
+          loading: false,
+          error: null,
+          loaded: true,
+        });
       } catch (err) {
         set({ loading: false, error: err as ApiError, loaded: true });
       }

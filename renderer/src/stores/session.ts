@@ -29,7 +29,8 @@ export const useSession = create<SessionState>((set) => ({
     set({ theme });
     // In the desktop app the theme is a desktop preference, kept with the window's other settings.
     const c = useSession.getState().client;
-    if (c?.transport === 'ipc') void c.invoke('desktop.preferences.update', { theme }).catch(() => {});
+    if (c?.transport === 'ipc')
+      void c.invoke('desktop.preferences.update', { theme }).catch(() => {});
   },
   navigate(path) {
     location.hash = `#/${path.replace(/^\//, '')}`;

@@ -13,7 +13,15 @@ const COLUMNS = '1.6fr 0.9fr 0.9fr 0.7fr 0.7fr 0.8fr 0.6fr 0.9fr';
  * Every simulation (or one execution's), however many: rows are rendered only where the list is
  * scrolled, and fetched a page at a time as they come into view.
  */
-export function SimulationList({ executionId, onOpen, refreshKey = 0 }: { executionId?: string; onOpen(id: string): void; refreshKey?: number }) {
+export function SimulationList({
+  executionId,
+  onOpen,
+  refreshKey = 0,
+}: {
+  executionId?: string;
+  onOpen(id: string): void;
+  refreshKey?: number;
+}) {
   const [total, setTotal] = useState<number | null>(null);
   const [rows, setRows] = useState<Map<number, Json>>(new Map());
   const [error, setError] = useState<unknown>(null);
@@ -21,28 +29,38 @@ export function SimulationList({ executionId, onOpen, refreshKey = 0 }: { execut
   const pending = useRef(new Map<number, boolean>());
   const scroller = useRef<HTMLDivElement>(null);
 
-  const fetchPage = useCallback(async (page: number, refresh = false): Promise<void> => {
-    if (pending.current.has(page)) {
-      if (refresh) pending.current.set(page, true);
-      return;
-    }
-    pending.current.set(page, false);
-    try {
-      const data = await client().invoke('simulations.list', wsInput({ limit: PAGE, offset: page * PAGE, ...(executionId ? { execution_id: executionId } : {}) }));
-      setTotal(data.pagination.total);
-      setRows((before) => {
-        const next = new Map(before);
-        data.simulations.forEach((s: Json, i: number) => next.set(page * PAGE + i, s));
-        return next;
-      });
-    } catch (err) {
-      setError(err);
-    } finally {
-      const again = pending.current.get(page);
-      pending.current.delete(page);
-      if (again) void fetchPage(page, true);
-    }
-  }, [executionId]);
+  const fetchPage = useCallback(
+    async (page: number, refresh = false): Promise<void> => {
+      if (pending.current.has(page)) {
+        if (refresh) pending.current.set(page, true);
+        return;
+      }
+      pending.current.set(page, false);
+      try {
+        const data = await client().invoke(
+          'simulations.list',
+          wsInput({
+            limit: PAGE,
+            offset: page * PAGE,
+            ...(executionId ? { execution_id: executionId } : {}),
+          }),
+        );
+        setTotal(data.pagination.total);
+        setRows((before) => {
+          const next = new Map(before);
+          data.simulations.forEach((s: Json, i: number) => next.set(page * PAGE + i, s));
+          return next;
+        });
+      } catch (err) {
+        setError(err);
+      } finally {
+        const again = pending.current.get(page);
+        pending.current.delete(page);
+        if (again) void fetchPage(page, true);
+      }
+    },
+    [executionId],
+  );
 
   // Another execution: start afresh.
   useEffect(() => {
@@ -50,40 +68,113 @@ export function SimulationList({ executionId, onOpen, refreshKey = 0 }: { execut
     void fetchPage(0);
   }, [fetchPage]);
 
-  const virtualizer = useVirtualizer({ count: total ?? 0, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 10 });
+  const virtualizer = useVirtualizer({
+    count: total ?? 0,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW,
+    overscan: 10,
+  });
   const items = virtualizer.getVirtualItems();
   const visiblePages = useRef<number[]>([0]);
   useEffect(() => {
     visiblePages.current = [...new Set(items.map((i) => Math.floor(i.index / PAGE)))];
-    const missing = new Set(items.filter((i) => !rows.has(i.index)).map((i) => Math.floor(i.index / PAGE)));
+    const missing = new Set(
+      items.filter((i) => !rows.has(i.index)).map((i) => Math.floor(i.index / PAGE)),
+    );
     for (const p of missing) void fetchPage(p);
   }, [items, rows, fetchPage]);
   // Progress elsewhere: the rows in view are read again, in place (no flicker, no jump).
   useEffect(() => {
-    if (refreshKey) for (const p of visiblePages.current.length ? visiblePages.current : [0]) void fetchPage(p, true);
+    if (refreshKey)
+      for (const p of visiblePages.current.length ? visiblePages.current : [0])
+        void fetchPage(p, true);
   }, [refreshKey, fetchPage]);
 
   const open = (s: Json | undefined) => s && onOpen(s.id);
   return (
     <Box>
       <ErrorNote error={error} />
-      <Box role="row" sx={{ display: 'grid', gridTemplateColumns: COLUMNS, px: 1, py: 0.5, fontWeight: 600, borderBottom: 1, borderColor: 'divider' }}>
-        {['Simulation', 'Persona', 'Agent', 'Channel', 'Score', 'Result', 'Turns', 'Status'].map((h) => <div key={h} role="columnheader">{h}</div>)}
+      <Box
+        role="row"
+        sx={{
+          display: 'grid',
+          gridTemplateColumns: COLUMNS,
+          px: 1,
+          py: 0.5,
+          fontWeight: 600,
+          borderBottom: 1,
+          borderColor: 'divider',
+        }}
+      >
+        {['Simulation', 'Persona', 'Agent', 'Channel', 'Score', 'Result', 'Turns', 'Status'].map(
+          (h) => (
+            <div key={h} role="columnheader">
+              {h}
+            </div>
+          ),
+        )}
       </Box>
-      <Box ref={scroller} role="grid" aria-label="Simulations" aria-rowcount={total ?? 0} data-testid="simulation-list" data-total={total ?? ''} sx={{ height: 'calc(100vh - 260px)', minHeight: 300, overflow: 'auto' }}>
+      <Box
+        ref={scroller}
+        role="grid"
+        aria-label="Simulations"
+        aria-rowcount={total ?? 0}
+        data-testid="simulation-list"
+        data-total={total ?? ''}
+        sx={{ height: 'calc(100vh - 260px)', minHeight: 300, overflow: 'auto' }}
+      >
         <Box sx={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {items.map((item) => {
             const s = rows.get(item.index);
             return (
-              <Box key={item.key} role="row" aria-rowindex={item.index + 1} tabIndex={0} onClick={() => open(s)} onKeyDown={(e) => e.key === 'Enter' && open(s)}
-                sx={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW, transform: `translateY(${item.start}px)`, display: 'grid', gridTemplateColumns: COLUMNS, alignItems: 'center', px: 1, cursor: 'pointer', borderBottom: 1, borderColor: 'divider', '&:hover, &:focus': { bgcolor: 'action.hover' } }}>
+              <Box
+                key={item.key}
+                role="row"
+                aria-rowindex={item.index + 1}
+                tabIndex={0}
+                onClick={() => open(s)}
+                onKeyDown={(e) => e.key === 'Enter' && open(s)}
+                sx={{
+                  position: 'absolute',
+                  top: 0,
+                  left: 0,
+                  right: 0,
+                  height: ROW,
+                  transform: `translateY(${item.start}px)`,
+                  display: 'grid',
+                  gridTemplateColumns: COLUMNS,
+                  alignItems: 'center',
+                  px: 1,
+                  cursor: 'pointer',
+                  borderBottom: 1,
+                  borderColor: 'divider',
+                  '&:hover, &:focus': { bgcolor: 'action.hover' },
+                }}
+              >
                 {s ? (
                   <>
-                    <div>{s.id}</div><div>{s.persona_id}</div><div>{s.agent_id}</div><div>{s.channel}</div><div>{fmtNum(s.score)}</div>
-                    <div>{s.status === 'completed' ? <PassChip passed={s.passed} /> : s.error ? <Typography variant="body2" color="error" noWrap title={s.error}>{s.error}</Typography> : null}</div>
-                    <div>{s.turn_count}</div><div><StatusChip value={s.status} /></div>
+                    <div>{s.id}</div>
+                    <div>{s.persona_id}</div>
+                    <div>{s.agent_id}</div>
+                    <div>{s.channel}</div>
+                    <div>{fmtNum(s.score)}</div>
+                    <div>
+                      {s.status === 'completed' ? (
+                        <PassChip passed={s.passed} />
+                      ) : s.error ? (
+                        <Typography variant="body2" color="error" noWrap title={s.error}>
+                          {s.error}
+                        </Typography>
+                      ) : null}
+                    </div>
+                    <div>{s.turn_count}</div>
+                    <div>
+                      <StatusChip value={s.status} />
+                    </div>
                   </>
-                ) : <div>Loading…</div>}
+                ) : (
+                  <div>Loading…</div>
+                )}
               </Box>
             );
           })}

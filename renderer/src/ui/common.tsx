@@ -1,15 +1,32 @@
-import { Alert, AlertTitle, Box, Button, Chip, Stack, TextField, Typography, type TextFieldProps } from '@mui/material';
+import {
+  Alert,
+  AlertTitle,
+  Box,
+  Button,
+  Chip,
+  Stack,
+  TextField,
+  Typography,
+  type TextFieldProps,
+} from '@mui/material';
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { ApiError } from '../client';
 
 /** An engine error where it happened, in words, with the fields it names. */
 export function ErrorNote({ error }: { error: unknown }) {
   if (!error) return null;
-  const e = error instanceof ApiError ? error : new ApiError('error', 0, (error as Error).message ?? String(error));
+  const e =
+    error instanceof ApiError
+      ? error
+      : new ApiError('error', 0, (error as Error).message ?? String(error));
   return (
     <Alert severity="error" role="alert" sx={{ my: 1 }}>
       <AlertTitle>{e.message}</AlertTitle>
-      {e.fields.map((f) => <div key={f.path}><b>{f.path || 'input'}</b>: {f.message}</div>)}
+      {e.fields.map((f) => (
+        <div key={f.path}>
+          <b>{f.path || 'input'}</b>: {f.message}
+        </div>
+      ))}
     </Alert>
   );
 }
@@ -17,31 +34,40 @@ export function ErrorNote({ error }: { error: unknown }) {
 /** The engine's message for one field, for a TextField's helperText. */
 export function fieldError(error: unknown, path: string): string | undefined {
   if (!(error instanceof ApiError)) return undefined;
-  return error.fields.find((f) => f.path === path || f.path.startsWith(`${path}.`) || f.path.startsWith(`${path}[`))?.message;
+  return error.fields.find(
+    (f) => f.path === path || f.path.startsWith(`${path}.`) || f.path.startsWith(`${path}[`),
+  )?.message;
 }
 
 /** Runs an action, keeping its error to show and whether it is under way. */
 export function useAction<A extends unknown[], R>(fn: (...args: A) => Promise<R>) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const run = useCallback(async (...args: A): Promise<R | undefined> => {
-    setBusy(true);
-    setError(null);
-    try {
-      return await fn(...args);
-    } catch (err) {
-      setError(err);
-      return undefined;
-    } finally {
-      setBusy(false);
-    }
-  }, [fn]);
+  const run = useCallback(
+    async (...args: A): Promise<R | undefined> => {
+      setBusy(true);
+      setError(null);
+      try {
+        return await fn(...args);
+      } catch (err) {
+        setError(err);
+        return undefined;
+      } finally {
+        setBusy(false);
+      }
+    },
+    [fn],
+  );
   return { run, error, busy, setError };
 }
 
 /** Loads once (and again when `deps` change); answers the data, the error and a reload. */
 export function useLoad<T>(fn: () => Promise<T>, deps: unknown[]) {
-  const [state, setState] = useState<{ data: T | null; error: unknown; loading: boolean }>({ data: null, error: null, loading: true });
+  const [state, setState] = useState<{ data: T | null; error: unknown; loading: boolean }>({
+    data: null,
+    error: null,
+    loading: true,
+  });
   const load = useCallback(async () => {
     try {
       setState({ data: await fn(), error: null, loading: false });
@@ -53,12 +79,24 @@ export function useLoad<T>(fn: () => Promise<T>, deps: unknown[]) {
   return { ...state, reload: load };
 }
 
-export function Page({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
+export function Page({
+  title,
+  actions,
+  children,
+}: {
+  title: string;
+  actions?: ReactNode;
+  children: ReactNode;
+}) {
   return (
     <Box component="main" aria-label={title} sx={{ p: 3, flex: 1, minWidth: 0 }}>
       <Stack direction="row" sx={{ mb: 2, alignItems: 'center', justifyContent: 'space-between' }}>
-        <Typography variant="h5" component="h1">{title}</Typography>
-        <Stack direction="row" spacing={1}>{actions}</Stack>
+        <Typography variant="h5" component="h1">
+          {title}
+        </Typography>
+        <Stack direction="row" spacing={1}>
+          {actions}
+        </Stack>
       </Stack>
       {children}
     </Box>
@@ -66,25 +104,68 @@ export function Page({ title, actions, children }: { title: string; actions?: Re
 }
 
 const COLORS: Record<string, 'success' | 'error' | 'warning' | 'info' | 'default'> = {
-  completed: 'success', passed: 'success', active: 'success', good: 'success', resolved: 'success', ok: 'success', idle: 'default',
-  failed: 'error', error: 'error', firing: 'error', needs_credentials: 'error', needs_improvement: 'warning',
-  running: 'info', queued: 'default', cancelled: 'warning', paused: 'warning', disconnected: 'warning',
+  completed: 'success',
+  passed: 'success',
+  active: 'success',
+  good: 'success',
+  resolved: 'success',
+  ok: 'success',
+  idle: 'default',
+  failed: 'error',
+  error: 'error',
+  firing: 'error',
+  needs_credentials: 'error',
+  needs_improvement: 'warning',
+  running: 'info',
+  queued: 'default',
+  cancelled: 'warning',
+  paused: 'warning',
+  disconnected: 'warning',
 };
 
 export const StatusChip = ({ value }: { value: string | null | undefined }) =>
-  value ? <Chip size="small" label={value.replace(/_/g, ' ')} color={COLORS[value] ?? 'default'} variant="outlined" /> : null;
+  value ? (
+    <Chip
+      size="small"
+      label={value.replace(/_/g, ' ')}
+      color={COLORS[value] ?? 'default'}
+      variant="outlined"
+    />
+  ) : null;
 
 export const PassChip = ({ passed }: { passed: boolean | null }) =>
-  passed === null ? <Chip size="small" label="not scored" variant="outlined" /> : <Chip size="small" label={passed ? 'passed' : 'failed'} color={passed ? 'success' : 'error'} />;
+  passed === null ? (
+    <Chip size="small" label="not scored" variant="outlined" />
+  ) : (
+    <Chip size="small" label={passed ? 'passed' : 'failed'} color={passed ? 'success' : 'error'} />
+  );
 
 /** JSON for the fields a form does not cover; invalid JSON is shown at the field, never sent. */
-export function JsonField({ value, onChange, label, error, ...rest }: { value: unknown; onChange(v: unknown): void; label: string; error?: string } & Omit<TextFieldProps, 'value' | 'onChange' | 'error'>) {
+export function JsonField({
+  value,
+  onChange,
+  label,
+  error,
+  ...rest
+}: { value: unknown; onChange(v: unknown): void; label: string; error?: string } & Omit<
+  TextFieldProps,
+  'value' | 'onChange' | 'error'
+>) {
   const [text, setText] = useState(() => JSON.stringify(value ?? null, null, 2));
   const [problem, setProblem] = useState<string | null>(null);
   return (
     <TextField
-      {...rest} label={label} multiline minRows={3} fullWidth value={text} error={Boolean(problem || error)} helperText={problem ?? error}
-      slotProps={{ htmlInput: { spellCheck: false, style: { fontFamily: 'monospace', fontSize: 13 } } }}
+      {...rest}
+      label={label}
+      multiline
+      minRows={3}
+      fullWidth
+      value={text}
+      error={Boolean(problem || error)}
+      helperText={problem ?? error}
+      slotProps={{
+        htmlInput: { spellCheck: false, style: { fontFamily: 'monospace', fontSize: 13 } },
+      }}
       onChange={(e) => {
         setText(e.target.value);
         try {
@@ -98,8 +179,17 @@ export function JsonField({ value, onChange, label, error, ...rest }: { value: u
   );
 }
 
-export const ActionButton = ({ busy, children, ...rest }: { busy?: boolean; children: ReactNode } & Parameters<typeof Button>[0]) =>
-  <Button variant="contained" disabled={busy || rest.disabled} {...rest}>{busy ? 'Working…' : children}</Button>;
+export const ActionButton = ({
+  busy,
+  children,
+  ...rest
+}: { busy?: boolean; children: ReactNode } & Parameters<typeof Button>[0]) => (
+  <Button variant="contained" disabled={busy || rest.disabled} {...rest}>
+    {busy ? 'Working…' : children}
+  </Button>
+);
 
-export const fmtDate = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
-export const fmtNum = (n: number | null | undefined, unit = '') => (n === null || n === undefined ? '—' : `${Math.round(n * 100) / 100}${unit}`);
+export const fmtDate = (iso: string | null | undefined) =>
+  iso ? new Date(iso).toLocaleString() : '—';
+export const fmtNum = (n: number | null | undefined, unit = '') =>
+  n === null || n === undefined ? '—' : `${Math.round(n * 100) / 100}${unit}`;

@@ -12,4 +12,11 @@ export interface Migration {
 }
 
 /** Every migration this build knows, in order. Never edit one that has shipped: add the next. */
-export const migrations: Migration[] = [m001Initial, m002ToolCalls, m003Providers, m004Alerts, m005Simulations, m006ScheduleRuns];
+export const migrations: Migration[] = [
+  m001Initial,
+  m002ToolCalls,
+  m003Providers,
+  m004Alerts,
+  m005Simulations,
+  m006ScheduleRuns,
+];

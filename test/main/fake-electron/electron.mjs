@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const userData = process.env.FAKE_ELECTRON_USER_DATA ?? mkdtempSync(join(tmpdir(), 'fake-electron-'));
+const userData =
+  process.env.FAKE_ELECTRON_USER_DATA ?? mkdtempSync(join(tmpdir(), 'fake-electron-'));
 const listeners = {};
 const ipcHandlers = {};
 const say = (what, value) => console.log(`${what} ${JSON.stringify(value)}`);
@@ -35,20 +36,28 @@ export class BrowserWindow {
     this.webContents.mainFrame.url = pathToFileURL(file).href;
     const event = { sender: this.webContents, senderFrame: this.webContents.mainFrame };
     const invoke = (name, input) => ipcHandlers['callbench:invoke'](event, name, input);
-    const drive = process.env.FAKE_ELECTRON_DRIVE ? (await import(pathToFileURL(process.env.FAKE_ELECTRON_DRIVE).href)).default : async () => {};
+    const drive = process.env.FAKE_ELECTRON_DRIVE
+      ? (await import(pathToFileURL(process.env.FAKE_ELECTRON_DRIVE).href)).default
+      : async () => {};
     setTimeout(async () => {
       await drive(invoke, say);
       listeners['before-quit']?.({ preventDefault: () => say('quit-deferred', true) });
     }, 200);
   }
-  getBounds() { return { width: 1280, height: 820 }; }
+  getBounds() {
+    return { width: 1280, height: 820 };
+  }
   on() {}
   once() {}
   show() {}
   focus() {}
   restore() {}
-  isMinimized() { return false; }
-  isDestroyed() { return false; }
+  isMinimized() {
+    return false;
+  }
+  isDestroyed() {
+    return false;
+  }
 }
 
 export const ipcMain = {
@@ -58,6 +67,9 @@ export const ipcMain = {
   },
   on: () => {},
 };
-export class Notification { on() {} show() {} }
+export class Notification {
+  on() {}
+  show() {}
+}
 export const shell = { openExternal: async () => {} };
 export default { app, BrowserWindow, ipcMain, Notification, shell };

@@ -9,12 +9,36 @@ export default async function simulate(invoke, say) {
     return answer.data;
   };
   const ws = (await must('workspaces.list', {})).workspaces[0].id;
-  await must('settings.update', { llm: { caller: { kind: 'openai', baseUrl: model, apiKey: 'caller-key', model: 'caller' } } });
-  const agent = (await must('agents.connect', { provider: 'http', agent_id: 'in-house', format: 'openai', credentials: { base_url: model, model: 'agent' } }));
-  const persona = (await must('personas.create', { workspace_id: ws, name: 'Quinn', prompt: 'Wants an order.' })).persona;
-  const scenario = (await must('scenarios.create', { workspace_id: ws, name: 'Order', prompt: 'Ask about order A1.', personas: [persona.id], targetAgents: [agent.id], maxTurns: 2 })).scenario;
-  const { execution } = await must('scenarios.execute', { workspace_id: ws, scenario_id: scenario.id });
+  await must('settings.update', {
+    llm: { caller: { kind: 'openai', baseUrl: model, apiKey: 'caller-key', model: 'caller' } },
+  });
+  const agent = await must('agents.connect', {
+    provider: 'http',
+    agent_id: 'in-house',
+    format: 'openai',
+    credentials: { base_url: model, model: 'agent' },
+  });
+  const persona = (
+    await must('personas.create', { workspace_id: ws, name: 'Quinn', prompt: 'Wants an order.' })
+  ).persona;
+  const scenario = (
+    await must('scenarios.create', {
+      workspace_id: ws,
+      name: 'Order',
+      prompt: 'Ask about order A1.',
+      personas: [persona.id],
+      targetAgents: [agent.id],
+      maxTurns: 2,
+    })
+  ).scenario;
+  const { execution } = await must('scenarios.execute', {
+    workspace_id: ws,
+    scenario_id: scenario.id,
+  });
   await must('executions.get', { workspace_id: ws, execution_id: execution.id, wait: 30 });
-  const { simulations } = await must('executions.simulations', { workspace_id: ws, execution_id: execution.id });
+  const { simulations } = await must('executions.simulations', {
+    workspace_id: ws,
+    execution_id: execution.id,
+  });
   say('simulation', simulations[0]);
 }
