@@ -53,14 +53,12 @@ export function toolAnalytics(
   const f = calls.figures(tool.id, from, now);
   const { successRate, timeoutRate, errorRate } = ratesOf(f);
   const p95 = calls.p95(tool.id, from, now, f.total) ?? 0;
-  const errors = calls
-    .errors(tool.id, from, now)
-    .map((e) => ({
-      type: e.type,
-      count: e.count,
-      percentage: pct(e.count, f.total),
-      message: e.message ?? '',
-    }));
+  const errors = calls.errors(tool.id, from, now).map((e) => ({
+    type: e.type,
+    count: e.count,
+    percentage: pct(e.count, f.total),
+    message: e.message ?? '',
+  }));
   const def = tool.definition as unknown as ToolDef;
   const analytics: Omit<ToolAnalytics, 'recommendations'> = {
     toolId: tool.id,
