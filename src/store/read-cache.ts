@@ -7,16 +7,24 @@ import type { Db } from './db.js';
  * connection (the CLI, a second tool) commits. So a cached answer is never older than the data.
  */
 export function createReadCache(db: Db, capacity = 256) {
-  const ownChanges = db.prepare('SELECT total_changes()').pluck();
-  const otherChanges = db.prepare('PRAGMA data_version').pluck();
+  // Both counters in one statement: the check runs on every read.
+  const changes = db
+    .prepare("SELECT total_changes() || ':' || data_version FROM pragma_data_version")
+    .pluck();
   const entries = new Map<string, unknown>();
+  // Keys asked once since the data last changed. An answer is kept only when its key is asked a
+  // second time: a script paging through a long list never asks the same page again, and keeping
+  // every page it read would only fill the heap with answers that outlive their use (the collector
+  // then costs more than the queries).
+  const askedOnce = new Set<string>();
   let stamp = '';
 
   return {
     get<T>(key: string, compute: () => T): T {
-      const now = `${ownChanges.get()}:${otherChanges.get()}`;
+      const now = changes.get() as string;
       if (now !== stamp) {
         entries.clear();
+        askedOnce.clear();
         stamp = now;
       }
       if (entries.has(key)) {
@@ -26,8 +34,14 @@ export function createReadCache(db: Db, capacity = 256) {
         return value;
       }
       const value = compute();
+      if (!askedOnce.has(key)) {
+        askedOnce.add(key);
+        if (askedOnce.size > capacity * 4) askedOnce.delete(askedOnce.values().next().value!);
+        return value;
+      }
+      askedOnce.delete(key);
       // A compute that wrote (it should not) would change the stamp: do not keep its answer.
-      if (`${ownChanges.get()}:${otherChanges.get()}` !== stamp) return value;
+      if (changes.get() !== stamp) return value;
       entries.set(key, value);
       if (entries.size > capacity) entries.delete(entries.keys().next().value!);
       return value;

@@ -1,5 +1,7 @@
+import Database from 'better-sqlite3';
 import Fastify from 'fastify';
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { createEngine } from '../../src/engine.js';
 import { newId } from '../../src/ids.js';
 import { tempDir } from '../helpers/server.js';
@@ -50,6 +52,7 @@ async function engineWith(count: number, marked: number) {
     key,
     ws,
     engine,
+    dataDir,
     async stop() {
       await engine.stop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -57,26 +60,66 @@ async function engineWith(count: number, marked: number) {
   };
 }
 
+/**
+ * The least a persona page costs: the engine's three queries (count, page, usage of the page's
+ * personas) run with better-sqlite3 on a second connection, the rows returned as they come.
+ */
+function bareSqlRoute(file: string, ws: string) {
+  const db = new Database(file, { readonly: true });
+  const count = db.prepare('SELECT COUNT(*) FROM personas p WHERE p.workspace_id = ?').pluck();
+  const rows = db.prepare(
+    `SELECT p.id, p.name, p.language, p.emotion, p.difficulty, p.background_noise, p.tags,
+       p.created_at, p.updated_at, p.created_by_id, p.created_by_name
+       FROM personas p WHERE p.workspace_id = ?
+      ORDER BY p.created_at DESC, p.id DESC LIMIT ? OFFSET ?`,
+  );
+  const usageSql = (n: number) =>
+    `SELECT persona_id AS id, COUNT(*) AS total, AVG(score) AS avg,
+       MAX(COALESCE(ended_at, started_at, created_at)) AS last FROM simulations
+      WHERE persona_id IN (${Array(n).fill('?').join(',')}) AND status IN ('completed', 'failed')
+      GROUP BY persona_id`;
+  const usage = new Map<number, Database.Statement>();
+  const route = (offset: number) => {
+    const total = count.get(ws) as number;
+    const page = rows.all(ws, 50, offset) as { id: string }[];
+    const ids = page.map((r) => r.id);
+    let stmt = usage.get(ids.length);
+    if (!stmt) usage.set(ids.length, (stmt = db.prepare(usageSql(ids.length))));
+    const used = ids.length ? stmt.all(...ids) : [];
+    return { success: true, data: { personas: page, usage: used, total } };
+  };
+  return Object.assign(route, { close: () => db.close() });
+}
+
 export async function foundationBench(seconds: number): Promise<Figure[]> {
   const figures: Figure[] = [];
 
-  // 1. Throughput of an authenticated persona page against a bare route serving the same objects.
+  // 1. Throughput of an authenticated persona page against bare routes: one serving the same
+  // objects from memory, one running the same SQL with better-sqlite3 and returning the rows.
   const app = await engineWith(1_000, 20);
   const path = `/api/v1/workspaces/${app.ws}/personas?limit=50`;
   const headers = { authorization: `Bearer ${app.key}` };
-  const page = await (await fetch(app.url + path, { headers })).json();
+  const page: unknown = await (await fetch(app.url + path, { headers })).json();
   const bare = Fastify({ logger: false });
-  bare.get('/personas', async () => page);
+  bare.get('/personas', (_req, reply) => reply.send(page));
+  const sql = bareSqlRoute(join(app.dataDir, 'callbench.db'), app.ws);
+  bare.get('/personas-sql', (req, reply) =>
+    reply.send(sql(Number((req.query as { offset: string }).offset))),
+  );
   const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
   // Uncached: every request asks for another page, so each one runs its queries.
   let n = 0;
+  let m = 0;
   const rps = await alternate(3, {
     bare: () => throughput(`${bareUrl}/personas`, {}, seconds),
     ours: () => throughput(app.url + path, headers, seconds),
+    bareSql: () =>
+      throughput(bareUrl, {}, seconds, () => `/personas-sql?offset=${(m++ * 7) % 950}`),
     uncached: () =>
       throughput(app.url, headers, seconds, () => `${path}&offset=${(n++ * 7) % 950}`),
   });
   await bare.close();
+  sql.close();
   const ratio = rps.ours / rps.bare;
   figures.push({
     name: 'GET /personas?limit=50 throughput vs bare fastify from memory',
@@ -85,15 +128,21 @@ export async function foundationBench(seconds: number): Promise<Figure[]> {
     met: ratio >= 0.5,
     detail: `${Math.round(rps.ours)} req/s against ${Math.round(rps.bare)} req/s (repeated page, answered from the read cache)`,
   });
+  const uncachedRatio = rps.uncached / rps.bareSql;
   figures.push({
-    name: 'the same, every request a different page (read cache missed)',
-    value: round(rps.uncached / rps.bare),
-    goal: 'reported',
-    met: true,
-    detail: `${Math.round(rps.uncached)} req/s against ${Math.round(rps.bare)} req/s`,
+    name: 'the same, every request another page (read cache missed), vs bare fastify running the same SQL',
+    value: round(uncachedRatio),
+    goal: '>= 0.8',
+    met: uncachedRatio >= 0.8,
+    detail: `${Math.round(rps.uncached)} req/s against ${Math.round(rps.bareSql)} req/s (bare: the count, page and usage queries with better-sqlite3, rows returned as they come)`,
   });
 
   // 2. A name search at 100,000 personas against 1,000 (20 matches in each).
+  // BENCH_ONLY=page stops here (a quicker loop while working on the page's cost).
+  if (process.env.BENCH_ONLY === 'page') {
+    await app.stop();
+    return figures;
+  }
   const small = app;
   const large = await engineWith(100_000, 20);
   const search = (s: typeof app) => () =>
