@@ -101,6 +101,9 @@ export async function toolsBench(): Promise<Figure[]> {
   await engine.stop();
   rmSync(dataDir, { recursive: true, force: true });
 
+  // BENCH_ONLY=test stops here (a quicker loop while working on the call path).
+  if (process.env.BENCH_ONLY === 'test') return figures;
+
   // 2. Analytics over one tool's 7 days: 1,000,000 logged calls in the table against 100,000.
   const timeFor = async (rows: number) => {
     const dir = tempDir();
