@@ -108,15 +108,18 @@ export async function foundationBench(seconds: number): Promise<Figure[]> {
   );
   const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
   // Uncached: every request asks for another page, so each one runs its queries.
-  let n = 0;
-  let m = 0;
+  const pages = { stride: 7, modulo: 950 };
   const rps = await alternate(3, {
-    bare: () => throughput(`${bareUrl}/personas`, {}, seconds),
-    ours: () => throughput(app.url + path, headers, seconds),
+    bare: () => throughput({ url: `${bareUrl}/personas`, headers: {}, seconds }),
+    ours: () => throughput({ url: app.url + path, headers, seconds }),
     bareSql: () =>
-      throughput(bareUrl, {}, seconds, () => `/personas-sql?offset=${(m++ * 7) % 950}`),
-    uncached: () =>
-      throughput(app.url, headers, seconds, () => `${path}&offset=${(n++ * 7) % 950}`),
+      throughput({
+        url: bareUrl,
+        headers: {},
+        seconds,
+        pages: { path: '/personas-sql', ...pages },
+      }),
+    uncached: () => throughput({ url: app.url, headers, seconds, pages: { path, ...pages } }),
   });
   await bare.close();
   sql.close();

@@ -1,4 +1,8 @@
-import autocannon from 'autocannon';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { LoadPlan } from './load-client.js';
+
+const run = promisify(execFile);
 
 export interface Figure {
   name: string;
@@ -8,27 +12,25 @@ export interface Figure {
   detail: string;
 }
 
-/** Requests per second of one URL over a fixed time, with keep-alive connections. */
-export async function throughput(
-  url: string,
-  headers: Record<string, string>,
-  seconds: number,
-  paths?: () => string,
-): Promise<number> {
-  const requests = paths
-    ? [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, path: paths() }) }]
-    : undefined;
-  const result = await autocannon({
-    url,
-    headers,
-    connections: 10,
-    duration: seconds,
-    pipelining: 1,
-    requests,
-  } as autocannon.Options);
+/**
+ * Requests per second of one URL over a fixed time, with keep-alive connections. The client runs
+ * in a child process: sharing the servers' event loop, its own work would blur the difference
+ * between two servers.
+ */
+export async function throughput(plan: LoadPlan): Promise<number> {
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', 'test/bench/load-client.ts', JSON.stringify(plan)],
+    { encoding: 'utf8' },
+  );
+  const result = JSON.parse(stdout.trim().split('\n').pop()!) as {
+    rps: number;
+    non2xx: number;
+    errors: number;
+  };
   if (result.non2xx > 0 || result.errors > 0)
-    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return result.requests.average;
+    throw new Error(`${plan.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return result.rps;
 }
 
 /** Median of several alternated measurements, so that machine noise hits both sides alike. */
