@@ -1,9 +1,43 @@
 import Database from 'better-sqlite3';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { AppError } from '../errors.js';
 
 export type Db = Database.Database;
 
+const SQLITE_HEADER = 'SQLite format 3\0';
+
+/**
+ * An existing store file must be a SQLite database: SQLite would take a zero-byte file for a new
+ * empty store and write over it, and a damaged one fails later with a bare "not a database".
+ */
+function refuseDamaged(file: string): void {
+  let head: Buffer;
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      head = Buffer.alloc(16);
+      head = head.subarray(0, readSync(fd, head, 0, 16, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // a new store
+    throw err;
+  }
+  if (head.toString('latin1') !== SQLITE_HEADER) {
+    throw new AppError(
+      'store_damaged',
+      500,
+      `${file} is not a Callbench store (${head.length === 0 ? 'it is empty' : 'it is not a SQLite database'}). ` +
+        'Restore it from a backup (the backups folder beside it holds the copies made before each ' +
+        'upgrade), or move it away to start with an empty store.',
+    );
+  }
+}
+
 /** Opens the store with the settings every connection needs (WAL, foreign keys, busy wait). */
 export function openDatabase(file: string): Db {
+  refuseDamaged(file);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
@@ -57,7 +91,7 @@ const statements = new WeakMap<Db, Map<string, Database.Statement>>();
 /** Prepares each distinct SQL text once per connection (list queries are built from a few shapes). */
 export function prepared(db: Db, sql: string): Database.Statement {
   let cache = statements.get(db);
-  if (!cache) statements.set(db, (cache = new Map()));
+  if (!cache) statements.set(db, (cache = new Map<string, Database.Statement>()));
   let stmt = cache.get(sql);
   if (!stmt) {
     stmt = db.prepare(sql);
