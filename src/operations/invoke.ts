@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { assertShallow } from '../json-depth.js';
 import { AppError, forbidden, notFound, validationError, type ErrorDetail } from '../errors.js';
 import {
   isWorkspaceOperation,
@@ -92,6 +93,8 @@ export function createInvoker(catalogue: Operation[], services: EngineServices) 
   return async function invoke(name: string, raw: unknown, caller: Caller): Promise<InvokeResult> {
     const op = byName.get(name);
     if (!op) throw new AppError('unknown_operation', 404, `There is no operation named '${name}'`);
+    // Every transport comes through here: HTTP, IPC and the CLI alike.
+    assertShallow(raw);
     const input = (raw ?? {}) as Record<string, unknown>;
     if (caller.kind === 'token') {
       if (!isWorkspaceOperation(op)) {

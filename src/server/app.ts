@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { AppError, forbidden, unauthorized, validationError } from '../errors.js';
+import { assertShallow } from '../json-depth.js';
 import type { Invoke } from '../operations/invoke.js';
 import type { Caller, Operation } from '../operations/types.js';
 import type { Authenticate } from './auth.js';
@@ -54,10 +55,11 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(text));
+      parsed = JSON.parse(text);
     } catch (err) {
-      done(
+      return done(
         new AppError(
           'invalid_json',
           400,
@@ -66,9 +68,16 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
         undefined,
       );
     }
+    try {
+      assertShallow(parsed);
+    } catch (err) {
+      return done(err as AppError, undefined);
+    }
+    done(null, parsed);
   });
 
-  app.addHook('onRequest', async (req: FastifyRequest) => {
+  /** Host and origin allowlist, then the bearer credential; throws the error to answer. */
+  function admit(req: FastifyRequest): void {
     if (!hosts) hosts = allowedHosts(opts.host, (app.server.address() as { port: number }).port);
     const host = req.headers.host ?? '';
     if (!hosts.has(host))
@@ -91,9 +100,18 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
         'The credential is not a valid API key or workspace access token (revoked, or mistyped?)',
       );
     req.caller = caller;
+  }
+  // A callback hook, not an async one: no promise per request for work that never waits.
+  app.addHook('onRequest', (req, _reply, done) => {
+    try {
+      admit(req);
+    } catch (err) {
+      return done(err as Error);
+    }
+    done();
   });
 
-  app.get('/openapi.json', async () => buildOpenApi(opts.catalogue));
+  app.get('/openapi.json', (_req, reply) => reply.send(buildOpenApi(opts.catalogue)));
   const ui = opts.ui;
   if (ui)
     void app.register(async (instance) => registerUi(instance, { ...ui, invoke: opts.invoke }));
