@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { AppError, forbidden, unauthorized, validationError } from '../errors.js';
 import { assertShallow } from '../json-depth.js';
 import type { Invoke } from '../operations/invoke.js';
@@ -30,7 +31,22 @@ declare module 'fastify' {
   }
 }
 
-const PUBLIC_PATHS = new Set(['/openapi.json']);
+const PUBLIC_PATHS = new Set(['/openapi.json', '/favicon.ico']);
+
+/** The app's icon, which browsers ask for on every page; read once, absent in a bare bundle. */
+const favicon = (() => {
+  let bytes: Buffer | null | undefined;
+  return (): Buffer | null => {
+    if (bytes === undefined) {
+      try {
+        bytes = readFileSync(new URL('../../resources/icon.png', import.meta.url));
+      } catch {
+        bytes = null;
+      }
+    }
+    return bytes;
+  };
+})();
 
 /** Hosts a browser may address us by. Anything else is refused, so DNS rebinding cannot reach us. */
 function allowedHosts(host: string, port: number): Set<string> {
@@ -112,6 +128,11 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   });
 
   app.get('/openapi.json', (_req, reply) => reply.send(buildOpenApi(opts.catalogue)));
+  app.get('/favicon.ico', (_req, reply) => {
+    const icon = favicon();
+    if (!icon) return reply.code(204).send();
+    return reply.type('image/png').header('cache-control', 'max-age=86400').send(icon);
+  });
   const ui = opts.ui;
   if (ui)
     void app.register(async (instance) => registerUi(instance, { ...ui, invoke: opts.invoke }));
