@@ -113,14 +113,18 @@ export function createScheduler(services: Services) {
     /** A run by hand: not counted towards after:N, and it leaves nextRun alone. */
     runNow(workspaceId: string, scheduleId: string, scenarioId: string): ScheduleRun {
       const result = start(workspaceId, scenarioId);
-      return store.schedules.addRun({
-        id: newId('run', clock.now()),
-        scheduleId,
-        scheduledFor: null,
-        startedAt: isoNow(clock),
-        trigger: 'manual',
-        late: false,
-        ...result,
+      const at = isoNow(clock);
+      return store.transaction(() => {
+        store.schedules.ranAt(scheduleId, at);
+        return store.schedules.addRun({
+          id: newId('run', clock.now()),
+          scheduleId,
+          scheduledFor: null,
+          startedAt: at,
+          trigger: 'manual',
+          late: false,
+          ...result,
+        });
       });
     },
     start(log: (m: string) => void): void {

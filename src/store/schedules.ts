@@ -161,6 +161,10 @@ export function createScheduleStore(db: Db) {
         'UPDATE schedules SET last_run = ?, next_run = ?, scheduled_runs = ?, is_active = ?, ended_reason = ?, updated_at = ? WHERE id = ?',
       ).run(f.lastRun, f.nextRun, f.scheduledRuns, f.isActive ? 1 : 0, f.endedReason, f.at, id);
     },
+    /** A run started by hand: it is the schedule's last run, and its timed runs stay as they were. */
+    ranAt(id: string, at: string): void {
+      db.prepare('UPDATE schedules SET last_run = ?, updated_at = ? WHERE id = ?').run(at, at, id);
+    },
     end(id: string, reason: string, at: string): void {
       db.prepare(
         'UPDATE schedules SET is_active = 0, next_run = NULL, ended_reason = ?, updated_at = ? WHERE id = ?',
