@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { systemClock, isoNow, type Clock } from './clock.js';
@@ -13,6 +12,7 @@ import { SecretBox } from './secrets.js';
 import { buildServer, type Logger } from './server/app.js';
 import { createAuthenticator } from './server/auth.js';
 import { openDatabase, type Db } from './store/db.js';
+import { createDataDir, keepToOwner } from './store/file-modes.js';
 import { createStore, type Store } from './store/index.js';
 import { migrate } from './store/migrate.js';
 import { createToolRuntime } from './tools/deps.js';
@@ -142,7 +142,7 @@ export function createEngine(options: EngineOptions): Engine {
       return started(schedulerService);
     },
     start() {
-      mkdirSync(options.dataDir, { recursive: true });
+      createDataDir(options.dataDir);
       const exclusive = options.exclusive ?? true;
       if (exclusive) releaseLock = acquireDataDirLock(options.dataDir);
       try {
@@ -150,6 +150,9 @@ export function createEngine(options: EngineOptions): Engine {
         migrate(db, join(options.dataDir, 'backups'));
         store = createStore(db);
         const secrets = SecretBox.forDataDir(options.dataDir);
+        const tightened = keepToOwner(options.dataDir);
+        if (tightened.length)
+          log.info(`Made readable by only its owner (they were looser): ${tightened.join(', ')}`);
         const tools = createToolRuntime({
           store,
           secrets,

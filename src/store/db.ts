@@ -10,7 +10,7 @@ const SQLITE_HEADER = 'SQLite format 3\0';
  * An existing store file must be a SQLite database: SQLite would take a zero-byte file for a new
  * empty store and write over it, and a damaged one fails later with a bare "not a database".
  */
-function refuseDamaged(file: string): void {
+function refuseDamaged(file: string): boolean {
   let head: Buffer;
   try {
     const fd = openSync(file, 'r');
@@ -21,7 +21,7 @@ function refuseDamaged(file: string): void {
       closeSync(fd);
     }
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // a new store
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true; // a new store
     throw err;
   }
   if (head.toString('latin1') !== SQLITE_HEADER) {
@@ -33,11 +33,14 @@ function refuseDamaged(file: string): void {
         'upgrade), or move it away to start with an empty store.',
     );
   }
+  return false;
 }
 
 /** Opens the store with the settings every connection needs (WAL, foreign keys, busy wait). */
 export function openDatabase(file: string): Db {
-  refuseDamaged(file);
+  const isNew = refuseDamaged(file);
+  // Created for its owner only; SQLite gives the WAL and shared-memory files the same mode.
+  if (isNew && process.platform !== 'win32') closeSync(openSync(file, 'wx', 0o600));
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
