@@ -1,5 +1,7 @@
 import { writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
+import { junitXml } from './junit.js';
 
 type Json = Record<string, any>;
 type Out = (line: string) => void;
@@ -34,28 +36,6 @@ function api(base: string, key: string) {
     }
     return json.success === true ? json.data : json;
   };
-}
-
-const escapeXml = (s: string) =>
-  s.replace(
-    /[<>&"']/g,
-    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!,
-  );
-
-function junit(
-  scenario: string,
-  cases: { name: string; seconds: number; failures: string[]; error?: string }[],
-): string {
-  const failures = cases.filter((c) => c.failures.length || c.error).length;
-  const body = cases
-    .map((c) => {
-      const inner = c.error
-        ? `<error message="${escapeXml(c.error)}"/>`
-        : c.failures.map((f) => `<failure message="${escapeXml(f)}"/>`).join('');
-      return `    <testcase classname="${escapeXml(scenario)}" name="${escapeXml(c.name)}" time="${c.seconds.toFixed(3)}">${inner}</testcase>`;
-    })
-    .join('\n');
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n  <testsuite name="${escapeXml(scenario)}" tests="${cases.length}" failures="${failures}">\n${body}\n  </testsuite>\n</testsuites>\n`;
 }
 
 /**
@@ -182,15 +162,17 @@ export async function run(
     if (values.junit) {
       writeFileSync(
         values.junit,
-        junit(
-          scenario.name,
-          rows.map((r, i) => ({
+        junitXml({
+          scenario: scenario.name,
+          timestamp: state.created_at ?? new Date().toISOString(),
+          hostname: hostname(),
+          cases: rows.map((r, i) => ({
             name: `${r.persona} x ${r.agent} #${i + 1}`,
             seconds: r.seconds,
             failures: r.failed,
             error: r.status === 'completed' ? undefined : (r.error ?? r.status),
           })),
-        ),
+        }),
       );
     }
     return allPassed ? 0 : 1;

@@ -1,3 +1,4 @@
+import { XMLParser } from 'fast-xml-parser';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +22,18 @@ function cli(
     child.on('exit', (code) => resolve({ code, out, err }));
   });
 }
+
+const parseJunit = (xml: string) =>
+  new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '',
+    parseAttributeValue: false,
+    isArray: (name) => name === 'testcase',
+  }).parse(xml) as {
+    testsuites: {
+      testsuite: Record<string, string> & { testcase: Record<string, unknown>[] };
+    };
+  };
 
 describe('callbench run', () => {
   let s: TestServer;
@@ -103,9 +116,9 @@ describe('callbench run', () => {
     expect(
       res.out.split('\n').filter((l) => l.startsWith('Frank\tSupport Sam\t-\ttrue')),
     ).toHaveLength(2);
-    const xml = readFileSync(junit, 'utf8');
-    expect(xml).toContain('<testsuite name="Polite goodbye" tests="2" failures="0">');
-    expect(xml).toContain('name="Frank x Support Sam #1"');
+    const suite = parseJunit(readFileSync(junit, 'utf8')).testsuites.testsuite;
+    expect(suite).toMatchObject({ name: 'Polite goodbye', tests: '2', failures: '0', errors: '0' });
+    expect(suite.testcase[0]).toMatchObject({ name: 'Frank x Support Sam #1' });
   });
 
   it('exits 1 when a simulation failed, naming the failed metrics; --json for machines', async () => {
@@ -118,9 +131,14 @@ describe('callbench run', () => {
       passed: false,
       failed: [expect.stringContaining('Script expectations')],
     });
-    expect(readFileSync(junit, 'utf8')).toContain(
-      '<failure message="Script expectations: After &quot;Thanks, bye&quot; the agent did not say &quot;refund&quot;."/>',
-    );
+    const suite = parseJunit(readFileSync(junit, 'utf8')).testsuites.testsuite;
+    expect(suite).toMatchObject({ tests: '1', failures: '1', errors: '0' });
+    expect(suite.testcase[0]!.failure).toMatchObject({
+      message: '1 metric(s) failed: Script expectations',
+      '#text': expect.stringContaining(
+        'Script expectations: After "Thanks, bye" the agent did not say "refund".',
+      ),
+    });
   });
 
   it('exits 2 with the reason when nothing can run', async () => {
