@@ -7,5 +7,8 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // Every run in its own order (the seed is printed; replay with --sequence.seed=N): a test that
+    // leans on another's leftovers fails here, not later.
+    sequence: { shuffle: { files: true, tests: true } },
   },
 });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   startFakeProviders,
   vapiCall,
@@ -9,9 +9,9 @@ import { startServer, testClock, type TestServer } from '../helpers/server.js';
 import { FAST_RETRY, nextSync } from './helpers.js';
 
 describe('provider connections: Vapi end to end', () => {
+  // Each test has its own fake provider and engine: nothing leaks from one test to another.
   let s: TestServer;
   let p: FakeProviders;
-  let agentId: string;
   const clock = testClock(Date.parse('2026-06-10T12:00:00Z'));
   const connect = (over: Record<string, unknown> = {}) =>
     s.call('POST', '/v1/agents/connect', {
@@ -20,8 +20,16 @@ describe('provider connections: Vapi end to end', () => {
       credentials: { api_key: GOOD_KEY, base_url: p.url },
       ...over,
     });
+  /** Connects the assistant and waits for its first import; answers the agent's id. */
+  const connected = async (): Promise<string> => {
+    const res = await connect();
+    const id = res.body.id as string;
+    const synced = await nextSync(s, id);
+    expect(synced.ok).toBe(true);
+    return id;
+  };
 
-  beforeAll(async () => {
+  beforeEach(async () => {
     p = await startFakeProviders();
     // 250 calls: three pages of 100, 100 and 50; plus one call of another assistant and a malformed record.
     p.state.vapiCalls = [
@@ -35,7 +43,7 @@ describe('provider connections: Vapi end to end', () => {
     ];
     s = await startServer({ clock, providerRetry: FAST_RETRY });
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await s.stop();
     await p.stop();
   });
@@ -43,7 +51,7 @@ describe('provider connections: Vapi end to end', () => {
   it('connects: 201 with the agent mapped field by field, imported in the background', async () => {
     const res = await connect();
     expect(res.status).toBe(201);
-    agentId = res.body.id;
+    const agentId = res.body.id as string;
     const synced = nextSync(s, agentId);
     expect(res.body).toMatchObject({
       id: expect.stringMatching(/^agt_/),
@@ -97,12 +105,14 @@ describe('provider connections: Vapi end to end', () => {
     expect(p.hits.get('/call')).toBe(3);
   });
 
-  it('stores the provider key encrypted only', () => {
+  it('stores the provider key encrypted only', async () => {
+    await connected();
     const raw = JSON.stringify(s.engine.store.db.prepare('SELECT * FROM agents').all());
     expect(raw).not.toContain(GOOD_KEY);
   });
 
   it('normalises calls: newest first, transcript with times from the call start, tool calls parsed', async () => {
+    const agentId = await connected();
     const list = (await s.call('GET', `/v1/agents/${agentId}/calls?limit=2`)).body;
     expect(list.total).toBe(250);
     expect(list.calls.map((c: { providerCallId: string }) => c.providerCallId)).toEqual([
@@ -144,6 +154,7 @@ describe('provider connections: Vapi end to end', () => {
   });
 
   it("imported tool calls feed the tool log (source production) and the agent's tool figures", async () => {
+    const agentId = await connected();
     const tools = (await s.call('GET', `/v1/agents/${agentId}/tools`)).body.tools;
     // Every fifth call's tool call failed: 50 of 250.
     expect(tools[0]).toEqual({
@@ -160,6 +171,7 @@ describe('provider connections: Vapi end to end', () => {
   });
 
   it('keeps an error log: provider-error calls and failed tool calls, newest first', async () => {
+    const agentId = await connected();
     const { errors, total } = (await s.call('GET', `/v1/agents/${agentId}/errors?limit=100`)).body;
     expect(total).toBe(25 + 50);
     expect(
@@ -171,6 +183,7 @@ describe('provider connections: Vapi end to end', () => {
   });
 
   it('connecting the same agent again answers 200 with the same agent, no duplicate', async () => {
+    const agentId = await connected();
     const again = await connect();
     expect(again.status).toBe(200);
     expect(again.body.id).toBe(agentId);
@@ -203,6 +216,7 @@ describe('provider connections: Vapi end to end', () => {
   });
 
   it('a repeated sync is idempotent and imports only what is new', async () => {
+    const agentId = await connected();
     p.state.vapiCalls.push(vapiCall(300));
     const done = nextSync(s, agentId);
     expect((await s.call('POST', `/v1/agents/${agentId}/sync`)).status).toBe(202);
@@ -211,6 +225,7 @@ describe('provider connections: Vapi end to end', () => {
   });
 
   it('honours Retry-After on a 429, then succeeds', async () => {
+    const agentId = await connected();
     p.state.throttleOnce.add('/assistant/');
     p.hits.delete('/assistant/asst_1');
     const done = nextSync(s, agentId);
@@ -220,6 +235,7 @@ describe('provider connections: Vapi end to end', () => {
   });
 
   it('local overrides are deep-merged, never sent to the provider, and survive syncs that change the snapshot', async () => {
+    const agentId = await connected();
     const patched = await s.call('PATCH', `/v1/agents/${agentId}`, {
       configuration: { model: { temperature: 0.9 } },
       tags: ['prod', 'support'],
@@ -273,6 +289,7 @@ describe('provider connections: Vapi end to end', () => {
   });
 
   it('validates PATCH: unknown fields and out-of-range values are named', async () => {
+    const agentId = await connected();
     const res = await s.call('PATCH', `/v1/agents/${agentId}`, {
       configuration: { model: { temprature: 1 }, voice: { stability: 2 } },
     });
@@ -284,6 +301,7 @@ describe('provider connections: Vapi end to end', () => {
   });
 
   it('filters the list by tags', async () => {
+    const agentId = await connected();
     await s.call('PATCH', `/v1/agents/${agentId}`, { tags: ['prod', 'support'] });
     expect((await s.call('GET', '/v1/agents?tags=prod,support')).body.total).toBe(1);
     expect((await s.call('GET', '/v1/agents?tags=prod,sales')).body).toEqual({
@@ -323,18 +341,19 @@ describe('provider connections: Vapi end to end', () => {
       expect((await done).ok).toBe(true);
       expect((await fresh.call('GET', `/v1/agents/${res.body.id}`)).body.sync).toMatchObject({
         status: 'idle',
-        importedCalls: 251,
+        importedCalls: 250,
       });
       const n = fresh.engine.store.db
         .prepare('SELECT COUNT(*) AS n, COUNT(DISTINCT provider_call_id) AS d FROM calls')
         .get();
-      expect(n).toEqual({ n: 251, d: 251 });
+      expect(n).toEqual({ n: 250, d: 250 });
     } finally {
       await fresh.stop();
     }
   });
 
   it('a 401 during sync marks the connection as needing new credentials', async () => {
+    const agentId = await connected();
     p.state.revoked = true;
     const done = nextSync(s, agentId);
     await s.call('POST', `/v1/agents/${agentId}/sync`);
@@ -347,10 +366,11 @@ describe('provider connections: Vapi end to end', () => {
   });
 
   it('disconnecting keeps the history; purging removes it', async () => {
+    const agentId = await connected();
     const res = await s.call('DELETE', `/v1/agents/${agentId}`);
     expect(res.body).toEqual({ deleted: true, id: agentId });
     const agent = (await s.call('GET', `/v1/agents/${agentId}`)).body;
-    expect(agent).toMatchObject({ status: 'disconnected', stats: { totalCalls: 251 } });
+    expect(agent).toMatchObject({ status: 'disconnected', stats: { totalCalls: 250 } });
     expect((await s.call('POST', `/v1/agents/${agentId}/sync`)).status).toBe(409);
     await s.call('DELETE', `/v1/agents/${agentId}?purge=true`);
     expect((await s.call('GET', `/v1/agents/${agentId}`)).status).toBe(404);
