@@ -1,12 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, testClock, type TestServer } from '../helpers/server.js';
 
 describe('personas', () => {
   let s: TestServer;
-  const clock = testClock();
-  const ids: Record<string, string> = {};
+  let clock = testClock();
+  let ids: Record<string, string> = {};
 
-  beforeAll(async () => {
+  // Every test starts from the same four personas on an engine of its own.
+  beforeEach(async () => {
+    clock = testClock();
+    ids = {};
     s = await startServer({ clock });
     const make = async (body: Record<string, unknown>, key?: string) => {
       clock.advance(1_000);
@@ -53,7 +56,7 @@ describe('personas', () => {
       backgroundNoise: 'cafe',
     });
   });
-  afterAll(() => s.stop());
+  afterEach(() => s.stop());
 
   const names = (res: { body: any }) => res.body.data.personas.map((p: { name: string }) => p.name);
 
@@ -191,7 +194,8 @@ describe('personas', () => {
       'Calm Carl',
     );
 
-    // Usage comes from stored simulations: give Clara two, Anna one.
+    // Usage comes from stored simulations: give Clara two, Anna one. Raw rows on purpose: chosen
+    // scores and end states that only full executions against an agent could otherwise make.
     const db = s.engine.store.db;
     const scn = (await s.ws('POST', '/scenarios', { name: 'S', prompt: 'p' })).body.data.scenario
       .id;
@@ -281,7 +285,7 @@ describe('personas', () => {
     expect(res.body.data.persona).toMatchObject({
       name: 'Angry Anna',
       prompt: 'Behave.',
-      usage_stats: { total_simulations: 1, avg_score: null },
+      usage_stats: { total_simulations: 0, avg_score: null, last_used: null },
     });
     const missing = await s.ws('GET', '/personas/per_missing');
     expect(missing.status).toBe(404);
