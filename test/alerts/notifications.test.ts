@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeMail, startReceiver, startSmtp } from '../helpers/receivers.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -7,7 +7,8 @@ describe('alert notifications: POST /v1/alerts/{id}/test and /v1/settings', () =
   let s: TestServer;
   let smtp: Awaited<ReturnType<typeof startSmtp>>;
   let toolId: string;
-  beforeAll(async () => {
+  // A fresh engine and mail server per test: SMTP settings are engine-wide state.
+  beforeEach(async () => {
     [s, smtp] = await Promise.all([startServer({ deliveryRetryBaseMs: 5 }), startSmtp()]);
     toolId = (
       await s.call('POST', '/v1/tools', {
@@ -17,9 +18,18 @@ describe('alert notifications: POST /v1/alerts/{id}/test and /v1/settings', () =
       })
     ).body.id;
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await s.stop();
     await smtp.stop();
+  });
+
+  const smtpSettings = () => ({
+    host: '127.0.0.1',
+    port: smtp.port,
+    secure: false,
+    user: 'mailer',
+    password: 'smtp-pass-9876',
+    from: 'Callbench <alerts@example.com>',
   });
 
   const alert = async (notifications: Record<string, unknown>) =>
@@ -59,16 +69,7 @@ describe('alert notifications: POST /v1/alerts/{id}/test and /v1/settings', () =
       'smtp.host',
       'smtp.from',
     ]);
-    const res = await s.call('PATCH', '/v1/settings', {
-      smtp: {
-        host: '127.0.0.1',
-        port: smtp.port,
-        secure: false,
-        user: 'mailer',
-        password: 'smtp-pass-9876',
-        from: 'Callbench <alerts@example.com>',
-      },
-    });
+    const res = await s.call('PATCH', '/v1/settings', { smtp: smtpSettings() });
     expect(res.status).toBe(200);
     expect(res.body.smtp).toEqual({
       host: '127.0.0.1',
@@ -87,6 +88,7 @@ describe('alert notifications: POST /v1/alerts/{id}/test and /v1/settings', () =
   });
 
   it('sends to every channel: e-mail over SMTP, Slack-style chat, a signed webhook, and the OS', async () => {
+    expect((await s.call('PATCH', '/v1/settings', { smtp: smtpSettings() })).status).toBe(200);
     const [slack, hook] = await Promise.all([startReceiver(), startReceiver()]);
     const events: unknown[] = [];
     const off = s.engine.events.subscribe((e) => e.type === 'notification' && events.push(e.data));
