@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 describe('alerts', () => {
   let s: TestServer;
   let toolId: string;
-  beforeAll(async () => {
+  // Alert names are unique: each test has an engine of its own.
+  beforeEach(async () => {
     s = await startServer();
     toolId = (
       await s.call('POST', '/v1/tools', {
@@ -14,7 +15,7 @@ describe('alerts', () => {
       })
     ).body.id;
   });
-  afterAll(() => s.stop());
+  afterEach(() => s.stop());
 
   const spec = (over: Record<string, unknown> = {}) => ({
     name: 'CRM degraded',
@@ -202,15 +203,22 @@ describe('alerts', () => {
   });
 
   it('lists, gets, deletes; a tool with alerts cannot be deleted', async () => {
-    const list = (await s.call('GET', '/v1/alerts')).body.alerts;
-    expect(list.length).toBeGreaterThanOrEqual(2);
+    const made = [
+      (await s.call('POST', '/v1/alerts', spec())).body.id as string,
+      (await s.call('POST', '/v1/alerts', spec({ name: 'CRM failing' }))).body.id as string,
+    ];
+    const list = (await s.call('GET', '/v1/alerts')).body.alerts as { id: string }[];
+    expect(list.map((a) => a.id).sort()).toEqual([...made].sort());
+    expect((await s.call('GET', `/v1/alerts/${made[0]}`)).body).toMatchObject({
+      name: 'CRM degraded',
+    });
     expect((await s.call('DELETE', '/v1/tools/crm')).status).toBe(409);
     for (const a of list)
       expect((await s.call('DELETE', `/v1/alerts/${a.id}`)).body).toEqual({
         deleted: true,
         id: a.id,
       });
-    expect((await s.call('GET', `/v1/alerts/${list[0].id}`)).status).toBe(404);
+    expect((await s.call('GET', `/v1/alerts/${list[0]!.id}`)).status).toBe(404);
     expect((await s.call('DELETE', '/v1/tools/crm')).status).toBe(200);
   });
 });
