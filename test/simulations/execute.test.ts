@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentSnapshot } from '../../src/providers/types.js';
 import { startFakeBrain } from '../helpers/fake-brain.js';
 import { startServer, tempDir, type TestServer } from '../helpers/server.js';
@@ -36,7 +37,7 @@ describe('executing scenarios: whole simulated conversations, scored', () => {
   let s: TestServer;
   let brain: Awaited<ReturnType<typeof startFakeBrain>>;
   let target: Target;
-  const dataDir = tempDir();
+  let dataDir: string;
   let ids: { persona: string; scenario: string; scripted: string; scorecard: string };
 
   const setup = async (server: TestServer) => {
@@ -127,18 +128,25 @@ describe('executing scenarios: whole simulated conversations, scored', () => {
     return { persona, scenario, scripted, scorecard };
   };
 
+  const engineOptions = () => ({
+    dataDir,
+    llmDefault: { kind: 'openai' as const, baseUrl: brain.url, apiKey: 'k', model: 'fake' },
+    modelPolicy: { attempts: 2, baseDelayMs: 5, timeoutMs: 5_000 },
+  });
+
+  // The fake model and tool target answer the same to everyone; each test has its own engine.
   beforeAll(async () => {
     [brain, target] = await Promise.all([startFakeBrain(), startTarget()]);
-    s = await startServer({
-      dataDir,
-      llmDefault: { kind: 'openai', baseUrl: brain.url, apiKey: 'k', model: 'fake' },
-      modelPolicy: { attempts: 2, baseDelayMs: 5, timeoutMs: 5_000 },
-    });
+  });
+  afterAll(() => Promise.all([brain.stop(), target.stop()]));
+  beforeEach(async () => {
+    dataDir = tempDir();
+    s = await startServer(engineOptions());
     ids = await setup(s);
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await s.stop();
-    await Promise.all([brain.stop(), target.stop()]);
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('scripted: 202, then a whole conversation with the replica agent, its tool called for real, scored', async () => {
@@ -246,8 +254,8 @@ describe('executing scenarios: whole simulated conversations, scored', () => {
     expect(
       (await s.ws('GET', `/personas/${ids.persona}`)).body.data.persona.usage_stats
         .total_simulations,
-    ).toBe(4);
-    expect((await s.ws('GET', '/executions')).body.data.pagination.total).toBe(3);
+    ).toBe(2);
+    expect((await s.ws('GET', '/executions')).body.data.pagination.total).toBe(1);
   });
 
   it('refuses with a clear 400 what cannot run, and an unknown variable', async () => {
@@ -282,6 +290,7 @@ describe('executing scenarios: whole simulated conversations, scored', () => {
 
   it('after a crash, a simulation that was running runs again from the start, exactly once', async () => {
     await s.stop();
+    // Raw rows on purpose: the state a crash leaves behind, which no operation can make.
     const db = new Database(join(dataDir, 'callbench.db'));
     const ws = (db.prepare('SELECT id FROM workspaces').get() as { id: string }).id;
     db.prepare(
@@ -291,11 +300,7 @@ describe('executing scenarios: whole simulated conversations, scored', () => {
       'INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, persona_id, agent_id, channel, status, created_at, started_at, attempts, seq, turns) VALUES (\'sim_crash\', ?, \'exe_crash\', ?, ?, \'agt_sam\', \'replica\', \'running\', ?, ?, 1, 999, \'[{"role":"caller","text":"half","at_ms":0,"latency_ms":null}]\')',
     ).run(ws, ids.scripted, ids.persona, new Date().toISOString(), new Date().toISOString());
     db.close();
-    s = await startServer({
-      dataDir,
-      llmDefault: { kind: 'openai', baseUrl: brain.url, apiKey: 'k', model: 'fake' },
-      modelPolicy: { attempts: 2, baseDelayMs: 5, timeoutMs: 5_000 },
-    });
+    s = await startServer(engineOptions());
     const done = (await s.ws('GET', '/executions/exe_crash?wait=20')).body.data.execution;
     expect(done).toMatchObject({ status: 'completed', counts: { completed: 1 } });
     const sim = (await s.ws('GET', '/simulations/sim_crash')).body.data.simulation;
