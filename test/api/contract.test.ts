@@ -3,15 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { catalogue } from '../../src/operations/catalogue.js';
 
-/** Every endpoint row of the interface specification, as METHOD path. */
+/** Every endpoint row of the interface specification, as METHOD path (copied into fixtures). */
 function specificationRoutes(): string[] {
-  const spec = readFileSync(
-    new URL('../../../shared/spec/000_0ed66a3fb6a4e0d6.txt', import.meta.url),
-    'utf8',
-  );
-  const rows = [...spec.matchAll(/^\| (GET|POST|PUT|PATCH|DELETE) \| (\S+) \|/gm)];
-  return rows.map(([, method, path]) => {
-    const full = path!.startsWith('/v1') ? path! : `/api/v1/workspaces/{workspace_id}${path}`;
+  const { routes } = JSON.parse(
+    readFileSync(new URL('../fixtures/spec-routes.json', import.meta.url), 'utf8'),
+  ) as { routes: string[] };
+  return routes.map((route) => {
+    const [method, path] = route.split(' ') as [string, string];
+    const full = path.startsWith('/v1') ? path : `/api/v1/workspaces/{workspace_id}${path}`;
     return `${method} ${full}`;
   });
 }
