@@ -71,5 +71,5 @@ export function junitXml(suite: JunitSuite): string {
         testcase: suite.cases.map((c) => testcase(suite, c)),
       },
     },
-  }) as string;
+  });
 }
