@@ -10,5 +10,7 @@ export default defineConfig({
     // Every run in its own order (the seed is printed; replay with --sequence.seed=N): a test that
     // leans on another's leftovers fails here, not later.
     sequence: { shuffle: { files: true, tests: true } },
+    setupFiles: ['test/setup/temp-dirs.ts'],
+    globalSetup: ['test/setup/no-leftovers.ts'],
   },
 });

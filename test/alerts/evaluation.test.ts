@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolCallRecord } from '../../src/tools/types.js';
 import { startReceiver } from '../helpers/receivers.js';
 import { startServer, testClock, type TestServer } from '../helpers/server.js';
@@ -7,7 +7,7 @@ describe('alert evaluation: ok -> firing -> resolved', () => {
   let s: TestServer;
   let hook: Awaited<ReturnType<typeof startReceiver>>;
   let toolId: string;
-  const clock = testClock(Date.parse('2026-06-10T12:00:00Z'));
+  let clock = testClock(Date.parse('2026-06-10T12:00:00Z'));
   const log = (outcome: ToolCallRecord['outcome'], durationMs = 100, n = 1, tool = toolId) => {
     for (let i = 0; i < n; i++) {
       s.engine.store.toolCalls.insert({
@@ -36,7 +36,9 @@ describe('alert evaluation: ok -> firing -> resolved', () => {
     ).filter((c) => !alertId || c.alertId === alertId);
   const events = async (id: string) => (await s.call('GET', `/v1/alerts/${id}/events`)).body.events;
 
-  beforeAll(async () => {
+  // Each test logs its own tool calls on an engine of its own, from the same instant.
+  beforeEach(async () => {
+    clock = testClock(Date.parse('2026-06-10T12:00:00Z'));
     [s, hook] = await Promise.all([
       startServer({ clock, deliveryRetryBaseMs: 5 }),
       startReceiver(),
@@ -49,7 +51,7 @@ describe('alert evaluation: ok -> firing -> resolved', () => {
       })
     ).body.id;
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await s.stop();
     await hook.stop();
   });

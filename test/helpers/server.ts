@@ -30,7 +30,19 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-export const tempDir = (): string => mkdtempSync(join(tmpdir(), 'callbench-test-'));
+const madeDirs = new Set<string>();
+
+/** A fresh temporary dir, removed when the test file ends (test/setup/temp-dirs.ts) if not before. */
+export const tempDir = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'callbench-test-'));
+  madeDirs.add(dir);
+  return dir;
+};
+
+export function removeTempDirs(): void {
+  for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
+  madeDirs.clear();
+}
 
 /** A movable clock for tests that need time to pass. */
 export function testClock(
