@@ -52,7 +52,7 @@ export function createAlertEvaluator(deps: {
     m: Measurement,
     now: number,
   ): Promise<Change> {
-    const c = alert.definition.condition as Condition;
+    const c = alert.definition.condition;
     const at = new Date(now).toISOString();
     const eventId = store.transaction(() => {
       store.alerts.setState(alert.id, state, state === 'firing' ? at : undefined);
@@ -84,13 +84,13 @@ export function createAlertEvaluator(deps: {
     const measured = measureAll(store, active, now);
     const changes: Promise<Change>[] = [];
     for (const alert of active) {
-      const c = alert.definition.condition as Condition;
+      const c = alert.definition.condition;
       const m = measured.get(alert.id);
       if (!m || m.samples < (c.minSamples ?? 5)) continue;
       if (holds(c, m)) {
         if (alert.state === 'firing') continue;
         const last = store.alerts.lastFiredAt(alert.id);
-        const cooldown = alert.definition.cooldown as string | undefined;
+        const cooldown = alert.definition.cooldown;
         if (cooldown && last && Date.parse(last) + durationMs(cooldown) > now) continue;
         changes.push(change(alert, 'firing', m, now));
       } else if (alert.state === 'firing') {

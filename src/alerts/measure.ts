@@ -12,7 +12,7 @@ const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000
 export const durationMs = (text: string): number =>
   Number(text.slice(0, -1)) * UNIT_MS[text.slice(-1)]!;
 
-const conditionOf = (a: StoredAlert) => a.definition.condition as Condition;
+const conditionOf = (a: StoredAlert): Condition => a.definition.condition;
 
 /**
  * Measures every alert's condition. Tool alerts are measured together, one query per distinct

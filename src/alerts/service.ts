@@ -1,7 +1,8 @@
 import type { Clock } from '../clock.js';
+import type { AlertCondition } from '../domain/alerts.js';
 import { isoNow } from '../clock.js';
 import type { EventBus } from '../events.js';
-import { isSealed, type SecretBox } from '../secrets.js';
+import { isSealed, type Sealed, type SecretBox } from '../secrets.js';
 import type { Delivery } from '../store/alert-events.js';
 import type { StoredAlert } from '../store/alerts.js';
 import type { Store } from '../store/index.js';
@@ -18,17 +19,7 @@ export interface AlertServiceDeps {
   deliveryRetryBaseMs?: number;
 }
 
-export type Condition = {
-  type: string;
-  toolId?: string;
-  agentId?: string;
-  scenarioId?: string;
-  metric?: string;
-  operator?: string;
-  threshold?: number;
-  timeWindow?: string;
-  minSamples?: number;
-};
+export type Condition = AlertCondition;
 
 /** The SMTP settings with the password opened, for sending only. */
 export function openSmtp(store: Store, secrets: SecretBox): SmtpSettings | null {
@@ -47,8 +38,8 @@ export function createAlertService(deps: AlertServiceDeps) {
   };
 
   function channelsOf(alert: StoredAlert): Channels {
-    const n = (alert.definition.notifications ?? {}) as Record<string, any>;
-    const open = (v: unknown) => (isSealed(v) ? secrets.open(v) : (v as string));
+    const n = alert.definition.notifications ?? {};
+    const open = (v: string | Sealed): string => (isSealed(v) ? secrets.open(v) : v);
     return {
       email: n.email,
       slack: n.slack && { channel: n.slack.channel, webhookUrl: open(n.slack.webhookUrl) },
@@ -77,11 +68,11 @@ export function createAlertService(deps: AlertServiceDeps) {
   }
 
   function facts(alert: StoredAlert, state: AlertFacts['state'], value: number | null): AlertFacts {
-    const c = alert.definition.condition as Condition;
+    const c = alert.definition.condition;
     return {
       alertId: alert.id,
       name: alert.definition.name,
-      severity: String(alert.definition.severity ?? 'medium'),
+      severity: alert.definition.severity ?? 'medium',
       state,
       subject: subjectOf(c),
       metric: c.metric ?? null,

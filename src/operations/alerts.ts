@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { isoNow } from '../clock.js';
 import { notFound, validationError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
-import { isSealed, mask } from '../secrets.js';
+import type { StoredNotifications } from '../domain/alerts.js';
+import { isSealed, mask, type Sealed } from '../secrets.js';
 import type { AlertDefinition, StoredAlert } from '../store/alerts.js';
 import { describeIssues } from './invoke.js';
 import { Deleted, Id, Timestamp, deleted } from './common.js';
@@ -158,11 +159,11 @@ function checkCondition(
 function sealNotifications(
   ctx: OperationContext,
   n: z.output<typeof Notifications>,
-  before?: Record<string, any>,
-): Record<string, unknown> {
+  before?: StoredNotifications,
+): StoredNotifications {
   const keep = (value: string, stored: unknown) =>
     isSealed(stored) && value === mask(ctx.secrets.open(stored)) ? stored : ctx.secrets.seal(value);
-  const out: Record<string, unknown> = { ...n };
+  const out: StoredNotifications = { ...n };
   if (n.slack)
     out.slack = { ...n.slack, webhookUrl: keep(n.slack.webhookUrl, before?.slack?.webhookUrl) };
   if (n.webhook?.secret)
@@ -171,8 +172,8 @@ function sealNotifications(
 }
 
 function present(ctx: OperationContext, a: StoredAlert) {
-  const n = { ...(a.definition.notifications as Record<string, any>) };
-  const open = (v: unknown) => (isSealed(v) ? mask(ctx.secrets.open(v)) : v);
+  const n: StoredNotifications = { ...a.definition.notifications };
+  const open = (v: string | Sealed): string => (isSealed(v) ? mask(ctx.secrets.open(v)) : v);
   if (n.slack) n.slack = { ...n.slack, webhookUrl: open(n.slack.webhookUrl) };
   if (n.webhook?.secret) n.webhook = { ...n.webhook, secret: open(n.webhook.secret) };
   return {
@@ -195,12 +196,8 @@ function build(
   const definition = {
     ...rest,
     condition: checkCondition(ctx, body.condition),
-    notifications: sealNotifications(
-      ctx,
-      body.notifications,
-      before?.notifications as Record<string, unknown> | undefined,
-    ),
-  } as AlertDefinition;
+    notifications: sealNotifications(ctx, body.notifications, before?.notifications),
+  };
   return { definition, isActive };
 }
 
@@ -220,7 +217,7 @@ export const alertOperations = [
     body: AlertBody,
     output: AlertSchema,
     handler(input, ctx) {
-      const { definition, isActive } = build(ctx, input as z.output<typeof AlertBodySchema>);
+      const { definition, isActive } = build(ctx, input);
       const now = isoNow(ctx.clock);
       return present(
         ctx,
@@ -271,7 +268,7 @@ export const alertOperations = [
     output: AlertSchema,
     handler({ alert_id, ...patch }, ctx) {
       const current = getAlert(ctx, alert_id);
-      const shown = present(ctx, current) as Record<string, any>;
+      const shown = present(ctx, current);
       const merged = {
         name: patch.name ?? shown.name,
         condition: { ...shown.condition, ...(patch.condition ?? {}) },

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { conflict, invalidField, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { isoNow } from '../clock.js';
-import type { PersonaPatch } from '../store/personas.js';
 import {
   CommaList,
   Deleted,
@@ -198,7 +197,7 @@ export const personaOperations = [
       const p = ctx.store.personas.update(
         workspace_id,
         persona_id,
-        patch as PersonaPatch,
+        patch,
         isoNow(ctx.clock),
       );
       if (!p) throw notFound('persona', persona_id);

@@ -91,7 +91,7 @@ function prepare(
   return withoutUndefined({
     ...definition,
     config: sealed && withoutUndefined(sealed),
-  }) as ToolDefinition;
+  });
 }
 
 function findTool(ctx: OperationContext, ref: string): StoredTool {
@@ -111,7 +111,7 @@ export const toolOperations = [
     output: ToolSchema,
     handler(input, ctx) {
       return ctx.store.transaction(() => {
-        const definition = prepare(ctx, input as ToolInputValue, undefined);
+        const definition = prepare(ctx, input, undefined);
         const now = isoNow(ctx.clock);
         return toolView(
           ctx,
@@ -166,7 +166,7 @@ export const toolOperations = [
     handler({ tool, ...input }, ctx) {
       return ctx.store.transaction(() => {
         const current = findTool(ctx, tool);
-        const definition = prepare(ctx, input as ToolInputValue, current);
+        const definition = prepare(ctx, input, current);
         return toolView(
           ctx,
           ctx.store.tools.replace(

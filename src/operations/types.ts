@@ -98,7 +98,7 @@ export function defineOperation<
     body: spec.body,
     input: z.strictObject({ ...params, ...query, ...(spec.body ?? {}) }),
     output: spec.output,
-    handler: spec.handler as Operation['handler'],
+    handler: spec.handler,
   };
 }
 

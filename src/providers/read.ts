@@ -2,7 +2,7 @@
 export type Json = Record<string, any>;
 
 export const obj = (v: unknown): Json =>
-  v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {};
+  v && typeof v === 'object' && !Array.isArray(v) ? (v) : {};
 export const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 export const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 export const num = (v: unknown): number | null =>

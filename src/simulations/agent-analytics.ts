@@ -46,10 +46,10 @@ export function agentAnalytics(store: Store, agentId: string, days: number, now:
   const then = byCategory(previous.map((r) => r.results));
   const categoryBreakdown: (CategoryFigure & { previous: number | null })[] = [...now_]
     .filter(([, c]) => c.scores.length)
-    .map(([category, c]) => {
+    .map(([category, c]): CategoryFigure & { previous: number | null } => {
       const score = mean(c.scores)!;
       const earlier = mean(then.get(category)?.scores ?? []);
-      const trend =
+      const trend: CategoryFigure['trend'] =
         earlier === null || Math.abs(score - earlier) <= TREND_MARGIN
           ? 'stable'
           : score > earlier
@@ -68,7 +68,7 @@ export function agentAnalytics(store: Store, agentId: string, days: number, now:
         status: score >= GOOD_AT ? 'good' : 'needs_improvement',
         commonIssues,
         previous: earlier,
-      } as CategoryFigure & { previous: number | null };
+      };
     })
     .sort((a, b) => a.category.localeCompare(b.category));
   const overallScore = mean(current.map((r) => r.score).filter((s): s is number => s !== null));

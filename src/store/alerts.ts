@@ -1,10 +1,8 @@
 import { fromJson, toJson, type Db } from './db.js';
 
-/** The alert definition (name, condition, severity, notifications, cooldown) with secrets sealed. */
-export type AlertDefinition = Record<string, unknown> & {
-  name: string;
-  condition: Record<string, unknown>;
-};
+import type { AlertDefinition } from '../domain/alerts.js';
+
+export type { AlertDefinition };
 
 export interface StoredAlert {
   id: string;

@@ -186,7 +186,7 @@ export function checkToolDefinition(
     if (input.config === undefined) details.push({ path: 'config', message: 'is required' });
     else {
       const parsed = CONFIG_BY_TYPE[input.type].safeParse(input.config);
-      if (parsed.success) def.config = parsed.data as Record<string, unknown>;
+      if (parsed.success) def.config = parsed.data;
       else details.push(...prefix('config', parsed.error.issues));
     }
     if (input.steps?.length)

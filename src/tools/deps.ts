@@ -22,7 +22,7 @@ export function createToolRuntime({
   retryBaseMs = 250,
 }: ToolRuntimeOptions): RuntimeDeps {
   const config = (tool: StoredTool, transform: typeof openConfig): ToolDef['config'] =>
-    transform((tool.definition as unknown as ToolDef).config, secrets) as ToolDef['config'];
+    transform((tool.definition as unknown as ToolDef).config, secrets);
   // Opening secrets is an AES decryption: do it once per tool version, not once per call.
   const opened = new Map<string, ToolDef['config']>();
   const openOnce = (tool: StoredTool): ToolDef['config'] => {
