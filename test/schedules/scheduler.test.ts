@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeBrain } from '../helpers/fake-brain.js';
 import { startServer, tempDir, testClock, type TestServer } from '../helpers/server.js';
 
@@ -6,8 +6,8 @@ describe('schedules run scenarios on a moved clock', () => {
   let s: TestServer;
   let brain: Awaited<ReturnType<typeof startFakeBrain>>;
   let slow: Awaited<ReturnType<typeof startFakeBrain>>;
-  const clock = testClock(Date.parse('2026-06-10T12:34:00Z'));
-  const dataDir = tempDir();
+  let clock = testClock(Date.parse('2026-06-10T12:34:00Z'));
+  let dataDir = tempDir();
   let scenarioId: string;
   const options = () => ({
     dataDir,
@@ -18,6 +18,13 @@ describe('schedules run scenarios on a moved clock', () => {
 
   beforeAll(async () => {
     [brain, slow] = await Promise.all([startFakeBrain(), startFakeBrain({ delayMs: 1_500 })]);
+  });
+  afterAll(() => Promise.all([brain.stop(), slow.stop()]));
+
+  // Each test moves a clock of its own over an engine of its own, from the same instant.
+  beforeEach(async () => {
+    clock = testClock(Date.parse('2026-06-10T12:34:00Z'));
+    dataDir = tempDir();
     s = await startServer(options());
     const now = new Date(clock.now()).toISOString();
     s.engine.store.agents.insert({
@@ -66,10 +73,7 @@ describe('schedules run scenarios on a moved clock', () => {
       })
     ).body.data.scenario.id;
   });
-  afterAll(async () => {
-    await s.stop();
-    await Promise.all([brain.stop(), slow.stop()]);
-  });
+  afterEach(() => s.stop());
 
   const schedule = async (body: Record<string, unknown>) =>
     (await s.ws('POST', '/schedules', { name: 'n', scenarioId, ...body })).body.data.schedule;
