@@ -57,15 +57,17 @@ describe('credentials', () => {
   });
 
   it('accepts CALLBENCH_API_KEY as an API key without storing it', async () => {
+    const before = (await s.call('GET', '/v1/keys')).body.keys;
     const res = await s.call('GET', '/v1/tools', undefined, {
       authorization: 'Bearer ci-secret-key-0123456789',
     });
     expect(res.status).toBe(200);
     const keys = (await s.call('GET', '/v1/keys')).body.keys;
-    expect(keys).toHaveLength(1);
+    expect(keys).toEqual(before);
     const stored = s.engine.store.db.prepare('SELECT key_hash FROM api_keys').all() as {
       key_hash: string;
     }[];
+    expect(JSON.stringify(stored)).not.toContain('ci-secret-key-0123456789');
     expect(JSON.stringify(stored)).not.toContain(s.key);
   });
 
