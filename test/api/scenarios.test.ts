@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, testClock, type TestServer } from '../helpers/server.js';
 
 describe('scenarios and scorecards', () => {
@@ -134,7 +134,8 @@ describe('scenarios and scorecards', () => {
 
   describe('scenarios', () => {
     let scorecard: string;
-    beforeAll(async () => {
+    // A card of each test's own: other tests delete scorecards of this workspace.
+    beforeEach(async () => {
       scorecard = (await s.ws('POST', '/scorecards', { name: 'Card', metrics: [] })).body.data
         .scorecard.id;
     });
@@ -155,7 +156,7 @@ describe('scenarios and scorecards', () => {
         maxDurationMs: 60_000,
       };
       const res = await s.ws('POST', '/scenarios', body);
-      expect(res.status).toBe(201);
+      expect(res.status, JSON.stringify(res.body.error)).toBe(201);
       expect(res.body.data.scenario).toMatchObject({
         ...body,
         id: expect.stringMatching(/^scn_/),
@@ -248,6 +249,7 @@ describe('scenarios and scorecards', () => {
     });
 
     it('a scorecard in use cannot be deleted', async () => {
+      await s.ws('POST', '/scenarios', { name: 'Uses the card', prompt: 'p', scorecard });
       const res = await s.ws('DELETE', `/scorecards/${scorecard}`);
       expect(res.status).toBe(409);
     });
