@@ -106,6 +106,9 @@ describe('simulation channels: provider chat APIs and agents at a URL', () => {
   });
 
   it("each provider's own chat API carries a whole scripted conversation, with the variables filled", async () => {
+    // The fake providers are shared by this file's tests: read only what this test sends.
+    providers.chat.requests.length = 0;
+    providers.chat.pongs = 0;
     const ids = [agents.vapi!, agents.retell!, agents.eleven!, agents.bland!];
     for (const id of ids)
       expect((await s.call('GET', `/v1/agents/${id}`)).body.channel).toBe('provider');
@@ -128,9 +131,11 @@ describe('simulation channels: provider chat APIs and agents at a URL', () => {
     }
     // Vapi: the conversation is chained by previousChatId, and endCall ends it.
     const vapi = providers.chat.requests.filter((r) => r.api === 'vapi').map((r) => r.body);
+    // The fake names each chat after the requests it has had, the first Vapi one included.
+    const firstChat = `chat_${providers.chat.requests.findIndex((r) => r.api === 'vapi') + 1}`;
     expect(vapi).toEqual([
       { assistantId: 'asst_1', input: 'Where is order Z9?' },
-      { assistantId: 'asst_1', input: 'Thanks, bye.', previousChatId: 'chat_1' },
+      { assistantId: 'asst_1', input: 'Thanks, bye.', previousChatId: firstChat },
     ]);
     expect(byAgent[agents.vapi!]!.end_reason).toBe('agent_ended');
     expect(
@@ -265,9 +270,10 @@ describe('simulation channels: provider chat APIs and agents at a URL', () => {
     expect((await s.call('PATCH', `/v1/agents/${agents.vapi}`, { channel: 'http' })).status).toBe(
       400,
     );
-    expect(
-      (await s.call('PATCH', `/v1/agents/${agents.vapi}`, { channel: 'replica' })).body.channel,
-    ).toBe('replica');
+    // The Vapi agent is shared by the tests of this file: its channel is put back at once.
+    const switched = await s.call('PATCH', `/v1/agents/${agents.vapi}`, { channel: 'replica' });
+    await s.call('PATCH', `/v1/agents/${agents.vapi}`, { channel: 'provider' });
+    expect(switched.body.channel).toBe('replica');
     expect((await s.call('POST', `/v1/agents/${agents.openai}/sync`)).status).toBe(409);
     const noUrl = await s.call('POST', '/v1/agents/connect', {
       provider: 'http',
