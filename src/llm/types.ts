@@ -1,3 +1,5 @@
+export type { Usage } from '../domain/simulations.js';
+import type { Usage } from '../domain/simulations.js';
 /** A language model connection: the OpenAI chat completions API at a base URL, or Anthropic. */
 export interface ModelConnection {
   kind: 'openai' | 'anthropic';
@@ -41,12 +43,6 @@ export interface Completion {
 }
 
 /** What model calls cost a simulation: every call made, retries included. */
-export interface Usage {
-  llm_calls: number;
-  input_tokens: number;
-  output_tokens: number;
-}
-
 export const emptyUsage = (): Usage => ({ llm_calls: 0, input_tokens: 0, output_tokens: 0 });
 
 /** Makes a model call; every attempt is counted in `usage`. */

@@ -15,43 +15,9 @@ import {
 } from './common.js';
 import { defineOperation } from './types.js';
 
-const Text = z.string().min(1).max(2_000);
-const Regex = z
-  .object({
-    pattern: z.string().min(1).max(1_000),
-    flags: z
-      .string()
-      .regex(/^[gimsuy]*$/)
-      .optional(),
-  })
-  .strict()
-  .refine(
-    ({ pattern, flags }) => {
-      try {
-        new RegExp(pattern, flags);
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    { message: 'is not a valid regular expression', path: ['pattern'] },
-  );
+import { METRIC_CONFIGS } from '../domain/metrics.js';
 
-/** Each metric type with the config it needs; the simulation runner evaluates them. */
-export const METRIC_CONFIGS = {
-  llm_judge: z.strictObject({ criterion: Text }),
-  tool_called: z.strictObject({
-    tool: z.string().min(1),
-    arguments: z.record(z.string(), z.unknown()).optional(),
-  }),
-  tool_not_called: z.strictObject({ tool: z.string().min(1) }),
-  contains: z.strictObject({ text: Text, caseSensitive: z.boolean().optional() }),
-  not_contains: z.strictObject({ text: Text, caseSensitive: z.boolean().optional() }),
-  regex: Regex,
-  max_turns: z.strictObject({ max: z.number().int().min(1).max(1_000) }),
-  max_latency_ms: z.strictObject({ max: z.number().positive().max(600_000) }),
-  ended_by: z.strictObject({ who: z.enum(['agent', 'caller']) }),
-} as const;
+export { METRIC_CONFIGS };
 
 export const METRIC_TYPES = Object.keys(METRIC_CONFIGS) as (keyof typeof METRIC_CONFIGS)[];
 

@@ -1,34 +1,14 @@
+export type { MetricResult, Turn } from '../domain/simulations.js';
+import type { MetricConfigOf, MetricType } from '../domain/metrics.js';
+import type { MetricResult, Turn } from '../domain/simulations.js';
 import type { Metric } from '../store/scorecards.js';
 
 /** A turn of a simulated conversation, as the simulation resource records it. */
-export interface Turn {
-  role: 'caller' | 'agent' | 'tool';
-  text: string;
-  at_ms: number;
-  latency_ms: number | null;
-  /** `success` is null when the provider did not say (a deployed agent's own tool call). */
-  tool?: { name: string; arguments: unknown; result: unknown; success: boolean | null };
-  /** Scripted mode: the expectation on this agent reply, when the script line had one. */
-  expectation?: { passed: boolean; problems: string[] };
-}
-
 export type EndReason = 'agent_ended' | 'caller_ended' | 'max_turns' | 'max_duration' | 'error';
 
 export interface Conversation {
   turns: Turn[];
   endReason: EndReason;
-}
-
-export interface MetricResult {
-  metric_id: string;
-  name: string;
-  category: string;
-  type: string;
-  /** 0 to 100; null when the metric could not be evaluated (status error). */
-  score: number | null;
-  passed: boolean;
-  reasoning: string;
-  error?: string;
 }
 
 /** Asks the judge model to score a criterion on a conversation: 0 to 100 and its reasoning. */
@@ -66,16 +46,19 @@ export async function evaluateMetric(
   c: Conversation,
   judge: Judge | null,
 ): Promise<MetricResult> {
-  const cfg = m.config as Record<string, any>;
+  // Configs were validated against METRIC_CONFIGS when the scorecard was saved.
+  const configOf = <T extends MetricType>(_type: T) => m.config as MetricConfigOf<T>;
   switch (m.type) {
     case 'contains':
     case 'not_contains': {
+      const cfg = configOf('contains');
       const norm = (s: string) => (cfg.caseSensitive ? s : s.toLowerCase());
       const found = agentText(c).some((t) => norm(t).includes(norm(cfg.text)));
       const passed = m.type === 'contains' ? found : !found;
       return verdict(m, passed, `The agent ${found ? 'said' : 'never said'} "${cfg.text}".`);
     }
     case 'regex': {
+      const cfg = configOf('regex');
       const re = new RegExp(cfg.pattern, cfg.flags);
       const hit = agentText(c).find((t) => re.test(t));
       return verdict(
@@ -88,6 +71,7 @@ export async function evaluateMetric(
     }
     case 'tool_called':
     case 'tool_not_called': {
+      const cfg = configOf('tool_called');
       const calls = c.turns.filter((t) => t.tool?.name === cfg.tool);
       const matching = cfg.arguments
         ? calls.filter((t) => includes(t.tool!.arguments, cfg.arguments))
@@ -108,10 +92,12 @@ export async function evaluateMetric(
       return verdict(m, matching.length > 0, why);
     }
     case 'max_turns': {
+      const cfg = configOf('max_turns');
       const replies = c.turns.filter((t) => t.role === 'agent').length;
       return verdict(m, replies <= cfg.max, `${replies} agent replies (at most ${cfg.max}).`);
     }
     case 'max_latency_ms': {
+      const cfg = configOf('max_latency_ms');
       const slowest = Math.max(
         0,
         ...c.turns.filter((t) => t.role === 'agent').map((t) => t.latency_ms ?? 0),
@@ -123,6 +109,7 @@ export async function evaluateMetric(
       );
     }
     case 'ended_by': {
+      const cfg = configOf('ended_by');
       const who =
         c.endReason === 'agent_ended' ? 'agent' : c.endReason === 'caller_ended' ? 'caller' : null;
       return verdict(
@@ -132,6 +119,7 @@ export async function evaluateMetric(
       );
     }
     case 'llm_judge': {
+      const cfg = configOf('llm_judge');
       if (!judge)
         return {
           ...verdict(m, false, 'No judge model is configured.'),

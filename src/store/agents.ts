@@ -1,4 +1,4 @@
-import type { AgentConfiguration, AgentSnapshot } from '../providers/types.js';
+import type { AgentConfiguration, AgentSnapshot } from '../domain/providers.js';
 import { fromJson, placeholders, prepared, toJson, type Db } from './db.js';
 
 export interface AgentRecord {

@@ -1,5 +1,5 @@
 import { newId } from '../ids.js';
-import type { NormalizedCall } from '../providers/types.js';
+import type { NormalizedCall } from '../domain/providers.js';
 import { fromJson, placeholders, prepared, toJson, type Db } from './db.js';
 
 export interface StoredCall extends Omit<NormalizedCall, 'providerError'> {

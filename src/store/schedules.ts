@@ -67,6 +67,18 @@ export interface ScheduleRun {
   late: boolean;
 }
 
+/** A schedule_runs row as SQLite answers it. */
+interface RunRow {
+  id: string;
+  scheduled_for: string | null;
+  started_at: string;
+  execution_id: string | null;
+  trig: ScheduleRun['trigger'];
+  outcome: ScheduleRun['outcome'];
+  reason: string | null;
+  late: number;
+}
+
 export function createScheduleStore(db: Db) {
   const getRow = db.prepare('SELECT * FROM schedules WHERE workspace_id = ? AND id = ?');
   const get = (workspaceId: string, id: string): Schedule | undefined => {
@@ -193,7 +205,7 @@ export function createScheduleStore(db: Db) {
           .prepare(
             'SELECT * FROM schedule_runs WHERE schedule_id = ? ORDER BY started_at DESC, rowid DESC',
           )
-          .all(id) as Record<string, any>[]
+          .all(id) as RunRow[]
       ).map((r) => ({
         id: r.id,
         scheduledFor: r.scheduled_for,

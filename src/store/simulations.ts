@@ -1,5 +1,4 @@
-import type { Usage } from '../llm/types.js';
-import type { MetricResult, Turn } from '../simulations/scoring.js';
+import type { MetricResult, Turn, Usage } from '../domain/simulations.js';
 import { fromJson, prepared, toJson, type Db } from './db.js';
 
 export interface Simulation {
@@ -102,13 +101,25 @@ const simFromRow = (r: SimRow): Simulation => ({
 
 const round = (n: number | null) => (n === null ? null : Math.round(n * 100) / 100);
 
+/** An executions row as SQLite answers it. */
+interface ExecutionRow {
+  id: string;
+  scenario_id: string;
+  estimated_completion: string | null;
+  created_at: string;
+  variables: string;
+  runs: number;
+  channel: string | null;
+  cancelled_at: string | null;
+}
+
 /** Executions and their simulations; queued simulations are the persistent work queue. */
 export function createSimulationStore(db: Db) {
   function execution(workspaceId: string, id: string): Execution | undefined {
     const e = prepared(db, 'SELECT * FROM executions WHERE workspace_id = ? AND id = ?').get(
       workspaceId,
       id,
-    ) as Record<string, any> | undefined;
+    ) as ExecutionRow | undefined;
     if (!e) return undefined;
     const rows = prepared(
       db,

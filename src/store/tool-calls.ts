@@ -1,4 +1,4 @@
-import type { ToolCallRecord } from '../tools/types.js';
+import type { ToolCallRecord } from '../domain/tools.js';
 import { placeholders, prepared, toJson, type Db } from './db.js';
 
 export interface WindowFigures {

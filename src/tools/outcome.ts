@@ -1,17 +1,5 @@
-/** How a tool call ended. Every failure is one of these kinds, so analytics and handlers agree. */
-export const FAILURE_TYPES = [
-  'timeout',
-  'auth_error',
-  'not_found',
-  'http_error',
-  'network_error',
-  'invalid_response',
-  'response_too_large',
-  // Database tools only: the SQL itself failed (syntax, a write attempted on a read-only tool).
-  'query_error',
-] as const;
-export type FailureType = (typeof FAILURE_TYPES)[number];
-export type Outcome = 'success' | FailureType;
+export { FAILURE_TYPES, type FailureType, type Outcome } from '../domain/tools.js';
+import type { FailureType } from '../domain/tools.js';
 
 export class ToolFailure extends Error {
   constructor(

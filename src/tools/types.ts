@@ -1,9 +1,8 @@
+export type { CallSource, ToolCallRecord } from '../domain/tools.js';
+import type { CallSource, ToolCallRecord } from '../domain/tools.js';
 import type { StoredTool } from '../store/tools.js';
 import type { ParameterDefinition } from './params.js';
-import type { Outcome } from './outcome.js';
 import type { OAuthTokenCache, TargetAuth } from './auth.js';
-
-export type CallSource = 'test' | 'simulation' | 'production';
 
 export interface Handler {
   fallbackMessage?: string;
@@ -24,22 +23,6 @@ export interface ToolDef {
   aggregateResults?: boolean;
   errorHandling?: { onTimeout?: Handler; onAuthError?: Handler; onNotFound?: Handler };
   logPayloads?: boolean;
-}
-
-/** One row of the call log. */
-export interface ToolCallRecord {
-  toolId: string;
-  toolName: string;
-  agentId: string | null;
-  source: CallSource;
-  startedMs: number;
-  durationMs: number;
-  outcome: Outcome;
-  statusCode: number | null;
-  attempts: number;
-  errorMessage: string | null;
-  parameters: unknown;
-  result: unknown;
 }
 
 /** The answer of a tool call, as `POST /v1/tools/{name}/test` gives it. */

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+
+const Text = z.string().min(1).max(2_000);
+const Regex = z
+  .object({
+    pattern: z.string().min(1).max(1_000),
+    flags: z
+      .string()
+      .regex(/^[gimsuy]*$/)
+      .optional(),
+  })
+  .strict()
+  .refine(
+    ({ pattern, flags }) => {
+      try {
+        new RegExp(pattern, flags);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'is not a valid regular expression', path: ['pattern'] },
+  );
+
+/** Each metric type with the config it needs; the simulation runner evaluates them. */
+export const METRIC_CONFIGS = {
+  llm_judge: z.strictObject({ criterion: Text }),
+  tool_called: z.strictObject({
+    tool: z.string().min(1),
+    arguments: z.record(z.string(), z.unknown()).optional(),
+  }),
+  tool_not_called: z.strictObject({ tool: z.string().min(1) }),
+  contains: z.strictObject({ text: Text, caseSensitive: z.boolean().optional() }),
+  not_contains: z.strictObject({ text: Text, caseSensitive: z.boolean().optional() }),
+  regex: Regex,
+  max_turns: z.strictObject({ max: z.number().int().min(1).max(1_000) }),
+  max_latency_ms: z.strictObject({ max: z.number().positive().max(600_000) }),
+  ended_by: z.strictObject({ who: z.enum(['agent', 'caller']) }),
+} as const;
+
+export type MetricType = keyof typeof METRIC_CONFIGS;
+
+/** The config of a metric of type T, as validated when its scorecard was saved. */
+export type MetricConfigOf<T extends MetricType> = z.infer<(typeof METRIC_CONFIGS)[T]>;

@@ -1,0 +1,31 @@
+/** Shapes of a simulation that the store keeps and the simulation domain makes. */
+
+export interface Turn {
+  role: 'caller' | 'agent' | 'tool';
+  text: string;
+  at_ms: number;
+  latency_ms: number | null;
+  /** `success` is null when the provider did not say (a deployed agent's own tool call). */
+  tool?: { name: string; arguments: unknown; result: unknown; success: boolean | null };
+  /** Scripted mode: the expectation on this agent reply, when the script line had one. */
+  expectation?: { passed: boolean; problems: string[] };
+}
+
+export interface MetricResult {
+  metric_id: string;
+  name: string;
+  category: string;
+  type: string;
+  /** 0 to 100; null when the metric could not be evaluated (status error). */
+  score: number | null;
+  passed: boolean;
+  reasoning: string;
+  error?: string;
+}
+
+/** Model calls and tokens a simulation spent (every attempt counted). */
+export interface Usage {
+  llm_calls: number;
+  input_tokens: number;
+  output_tokens: number;
+}
