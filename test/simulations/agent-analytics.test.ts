@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { recommend } from '../../src/simulations/agent-analytics.js';
 import { startServer, testClock, type TestServer } from '../helpers/server.js';
 
@@ -7,6 +7,8 @@ const DAY = 86_400_000;
 describe('agent analytics: GET /v1/agents/{id}/analytics', () => {
   let s: TestServer;
   const clock = testClock(Date.parse('2026-06-30T12:00:00Z'));
+  // Every test reads the same stored week from the same instant, whatever an earlier one moved.
+  beforeEach(() => clock.set('2026-06-30T12:00:00Z'));
   beforeAll(async () => {
     s = await startServer({ clock });
     const db = s.engine.store.db;
