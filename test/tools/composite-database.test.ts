@@ -46,9 +46,6 @@ describe('composite and database tools', () => {
         responseMapping: { b: 'slow' },
       });
       await create({ name: 'fails', type: 'api', config: { url: `${t.url}/status?code=500` } });
-    });
-
-    it("runs steps in dependency order, feeding a step's mapped result to the next", async () => {
       await create({
         name: 'track_and_notify',
         type: 'composite',
@@ -59,6 +56,9 @@ describe('composite and database tools', () => {
           { tool: 'notify', params: ['tracking'], dependsOn: 'lookup' },
         ],
       });
+    });
+
+    it("runs steps in dependency order, feeding a step's mapped result to the next", async () => {
       const res = await test('track_and_notify', { parameters: { orderId: 'A7' } });
       expect(res.body).toMatchObject({
         success: true,
@@ -232,10 +232,6 @@ describe('composite and database tools', () => {
         "CREATE TABLE orders (id text PRIMARY KEY, status text, total numeric); INSERT INTO orders VALUES ('o1', 'open', 12.5), ('o2', 'closed', 99)",
       );
       await client.end();
-    }, 60_000);
-    afterAll(() => server?.stop());
-
-    it('binds :name parameters as $n and answers the rows', async () => {
       await create({
         name: 'pg_orders',
         type: 'database',
@@ -248,6 +244,10 @@ describe('composite and database tools', () => {
         parameters: [{ name: 'status', type: 'string', required: true }],
         responseMapping: { first: '0.id' },
       });
+    }, 60_000);
+    afterAll(() => server?.stop());
+
+    it('binds :name parameters as $n and answers the rows', async () => {
       expect((await test('pg_orders', { parameters: { status: 'open' } })).body).toMatchObject({
         success: true,
         result: { first: 'o1' },
