@@ -1,6 +1,6 @@
 import { blandChat } from './chat.js';
 import { providerClient, type RetryPolicy } from './client.js';
-import { arr, iso, num, obj, str, type Json } from './read.js';
+import { arr, iso, num, obj, str, text, type Json } from './read.js';
 import type { NormalizedCall, ProviderAdapter, ProviderContext, TranscriptTurn } from './types.js';
 
 const PAGE = 100;
@@ -17,7 +17,7 @@ function normalizeCall(c: Json): NormalizedCall {
       const at = iso(t.created_at);
       return {
         role: t.user === 'user' ? ('user' as const) : ('agent' as const),
-        text: t.text,
+        text: String(t.text),
         startMs: at && start !== null ? Date.parse(at) - start : null,
         endMs: null,
       };
@@ -58,7 +58,7 @@ export function blandAdapter(policy?: RetryPolicy): ProviderAdapter {
       const a = obj(raw.agent ?? raw);
       const kbIds = new Set(
         arr(a.knowledge_bases ?? a.tools)
-          .map((k) => (typeof k === 'string' ? k : String(obj(k).id ?? '')))
+          .map((k) => (typeof k === 'string' ? k : text(obj(k).id)))
           .filter((k) => k.startsWith('KB-') || k.startsWith('kb')),
       );
       return {
@@ -83,7 +83,7 @@ export function blandAdapter(policy?: RetryPolicy): ProviderAdapter {
             .map(obj)
             .filter((t) => str(t.name))
             .map((t) => ({
-              name: t.name,
+              name: String(t.name),
               description: str(t.description),
               type: 'webhook',
               endpoint: str(t.url),
@@ -95,11 +95,11 @@ export function blandAdapter(policy?: RetryPolicy): ProviderAdapter {
             })),
         },
         phoneNumbers: str(a.phone_number)
-          ? [{ number: a.phone_number, provider: 'bland', name: null }]
+          ? [{ number: text(a.phone_number), provider: 'bland', name: null }]
           : [],
         knowledgeBases: [...kbIds].map((id) => ({ id, name: null })),
         routingRules: str(a.transfer_phone_number)
-          ? [{ name: 'transfer', destinations: [a.transfer_phone_number] }]
+          ? [{ name: 'transfer', destinations: [text(a.transfer_phone_number)] }]
           : [],
         tags: [],
         textChat: str(a.pathway_id) !== null,
@@ -126,13 +126,15 @@ export function blandAdapter(policy?: RetryPolicy): ProviderAdapter {
             (c) => str(c.call_id ?? c.c_id) && (c.agent_id === undefined || c.agent_id === agentId),
           );
         const recent = items.filter(
-          (c) => (Date.parse(String(c.created_at ?? c.started_at ?? '')) || Infinity) >= sinceMs,
+          (c) => (Date.parse(text(c.created_at ?? c.started_at)) || Infinity) >= sinceMs,
         );
         const full = await Promise.all(
           recent.map((c) =>
             c.transcripts
-              ? c
-              : call({ path: `/v1/calls/${encodeURIComponent(c.call_id ?? c.c_id)}` }).then(obj),
+              ? Promise.resolve(c)
+              : call({ path: `/v1/calls/${encodeURIComponent(String(c.call_id ?? c.c_id))}` }).then(
+                  obj,
+                ),
           ),
         );
         yield full.map(normalizeCall);

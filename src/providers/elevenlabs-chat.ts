@@ -1,7 +1,15 @@
-import WebSocket from 'ws';
+import WebSocket, { type RawData } from 'ws';
 import { ProviderError, type ProviderCall } from './client.js';
 import { obj, str, type Json } from './read.js';
 import type { CallToolCall, ChatSession } from './types.js';
+
+/** A socket message as text, whether ws hands it over as one buffer or as fragments. */
+const rawText = (data: RawData): string =>
+  Array.isArray(data)
+    ? Buffer.concat(data).toString('utf8')
+    : Buffer.isBuffer(data)
+      ? data.toString('utf8')
+      : Buffer.from(data).toString('utf8');
 
 /**
  * ElevenLabs text conversation: the agent's WebSocket with `text_only` set at initiation.
@@ -36,7 +44,7 @@ export async function elevenLabsChat(
   socket.on('message', (data) => {
     let event: Json;
     try {
-      event = obj(JSON.parse(String(data)));
+      event = obj(JSON.parse(rawText(data)));
     } catch {
       return;
     }

@@ -1,6 +1,6 @@
 import { elevenLabsChat } from './elevenlabs-chat.js';
 import { DEFAULT_RETRY, providerClient, type RetryPolicy } from './client.js';
-import { arr, bool, iso, num, obj, parsedWhenJson, str, type Json } from './read.js';
+import { arr, bool, iso, num, obj, parsedWhenJson, str, text, type Json } from './read.js';
 import type {
   AgentTool,
   CallToolCall,
@@ -15,8 +15,8 @@ const PAGE = 100;
 function normalizeConversation(c: Json): NormalizedCall {
   const meta = obj(c.metadata);
   const startedAt = iso(meta.start_time_unix_secs, true);
-  const durationMs =
-    num(meta.call_duration_secs) === null ? null : Math.round(meta.call_duration_secs * 1000);
+  const seconds = num(meta.call_duration_secs);
+  const durationMs = seconds === null ? null : Math.round(seconds * 1000);
   const turns = arr(c.transcript).map(obj);
   const transcript: TranscriptTurn[] = [];
   const tools = new Map<string, CallToolCall>();
@@ -26,7 +26,7 @@ function normalizeConversation(c: Json): NormalizedCall {
     if ((t.role === 'user' || t.role === 'agent') && str(t.message)) {
       transcript.push({
         role: t.role,
-        text: t.message,
+        text: String(t.message),
         startMs: at === null ? null : Math.round(at * 1000),
         endMs: next === null ? null : Math.round(next * 1000),
       });
@@ -50,8 +50,8 @@ function normalizeConversation(c: Json): NormalizedCall {
       };
       call.result = parsedWhenJson(tr.result_value);
       call.success = typeof tr.is_error === 'boolean' ? !tr.is_error : null;
-      call.latencyMs =
-        num(tr.tool_latency_secs) === null ? null : Math.round(tr.tool_latency_secs * 1000);
+      const latency = num(tr.tool_latency_secs);
+      call.latencyMs = latency === null ? null : Math.round(latency * 1000);
       tools.set(String(tr.request_id), call);
     }
   });
@@ -125,7 +125,7 @@ export function elevenLabsAdapter(policy?: RetryPolicy): ProviderAdapter {
               const api = obj(t.api_schema);
               const headers = obj(api.request_headers);
               return {
-                name: t.name,
+                name: String(t.name),
                 description: str(t.description),
                 type: str(t.type),
                 endpoint: str(api.url),
@@ -142,7 +142,7 @@ export function elevenLabsAdapter(policy?: RetryPolicy): ProviderAdapter {
         phoneNumbers: arr(a.phone_numbers)
           .map(obj)
           .map((p) => ({
-            number: String(p.phone_number ?? ''),
+            number: text(p.phone_number),
             provider: str(p.provider),
             name: str(p.label),
           })),
@@ -158,7 +158,7 @@ export function elevenLabsAdapter(policy?: RetryPolicy): ProviderAdapter {
           .map((t) => ({
             name: String(t.name),
             destinations: arr(obj(t.params).transfers)
-              .map((x) => String(obj(x).phone_number ?? obj(x).agent_id ?? ''))
+              .map((x) => text(obj(x).phone_number ?? obj(x).agent_id))
               .filter(Boolean),
           })),
         tags: arr(a.tags).filter((t): t is string => typeof t === 'string'),
@@ -186,13 +186,13 @@ export function elevenLabsAdapter(policy?: RetryPolicy): ProviderAdapter {
         const full = await Promise.all(
           items.map((c) =>
             call({
-              path: `/v1/convai/conversations/${encodeURIComponent(c.conversation_id)}`,
+              path: `/v1/convai/conversations/${encodeURIComponent(String(c.conversation_id))}`,
             }).then(obj),
           ),
         );
         yield full.map(normalizeConversation);
         if (!page.has_more || !str(page.next_cursor) || page.next_cursor === cursor) return;
-        cursor = page.next_cursor;
+        cursor = String(page.next_cursor);
       }
     },
     openChat(ctx, agentId, options) {

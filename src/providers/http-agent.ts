@@ -132,7 +132,7 @@ export function httpAgentChat(creds: AgentCredentials, timeoutMs: number): ChatS
       const data = obj(res.data);
       let reply: string | null;
       let ended = false;
-      let toolCalls: CallToolCall[] = [];
+      let toolCalls: CallToolCall[];
       if (creds.format === 'openai') {
         const choice = obj(arr(data.choices)[0]);
         const message = obj(choice.message);

@@ -1,10 +1,13 @@
 /** Tolerant readers for provider payloads: a missing or mistyped field is null, never invented. */
-export type Json = Record<string, any>;
+export type Json = Record<string, unknown>;
 
 export const obj = (v: unknown): Json =>
-  v && typeof v === 'object' && !Array.isArray(v) ? (v) : {};
-export const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {};
+export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
 export const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+/** A field as text for ids and names: strings as they are, numbers written out, anything else empty. */
+export const text = (v: unknown): string =>
+  typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
 export const num = (v: unknown): number | null =>
   typeof v === 'number' && Number.isFinite(v) ? v : null;
 

@@ -1,6 +1,6 @@
 import { retellChat } from './chat.js';
 import { providerClient, type RetryPolicy } from './client.js';
-import { arr, bool, iso, num, obj, parsedWhenJson, str, type Json } from './read.js';
+import { arr, bool, iso, num, obj, parsedWhenJson, str, text, type Json } from './read.js';
 import type {
   AgentTool,
   CallToolCall,
@@ -29,8 +29,9 @@ function normalizeCall(c: Json): NormalizedCall {
     ? arr(c.transcript_with_tool_calls)
     : arr(c.transcript_object);
   for (const t of items.map(obj)) {
-    if ((t.role === 'agent' || t.role === 'user') && str(t.content))
-      transcript.push({ role: t.role, text: t.content, ...turnTimes(t.words) });
+    const content = str(t.content);
+    if ((t.role === 'agent' || t.role === 'user') && content)
+      transcript.push({ role: t.role, text: content, ...turnTimes(t.words) });
     else if (t.role === 'tool_call_invocation')
       tools.set(String(t.tool_call_id), {
         name: str(t.name) ?? 'unknown',
@@ -57,7 +58,7 @@ function normalizeCall(c: Json): NormalizedCall {
     durationMs:
       num(c.duration_ms) ??
       (num(c.start_timestamp) !== null && num(c.end_timestamp) !== null
-        ? c.end_timestamp - c.start_timestamp
+        ? num(c.end_timestamp)! - num(c.start_timestamp)!
         : null),
     endReason: reason,
     cost: cents === null ? null : cents / 100,
@@ -75,7 +76,7 @@ function normalizeCall(c: Json): NormalizedCall {
 const toolOf = (t: Json): AgentTool | null =>
   str(t.name)
     ? {
-        name: t.name,
+        name: String(t.name),
         description: str(t.description),
         type: str(t.type),
         endpoint: str(t.url),
@@ -94,7 +95,7 @@ async function* cursorPages(
     const page = obj(await call(req(key)));
     yield arr(page.items).map(obj);
     if (!page.has_more || !str(page.pagination_key) || page.pagination_key === key) return;
-    key = page.pagination_key;
+    key = String(page.pagination_key);
   }
 }
 
@@ -110,7 +111,9 @@ export function retellAdapter(policy?: RetryPolicy): ProviderAdapter {
       const engine = obj(a.response_engine);
       const llm =
         engine.type === 'retell-llm' && str(engine.llm_id)
-          ? obj(await call({ path: `/get-retell-llm/${encodeURIComponent(engine.llm_id)}` }))
+          ? obj(
+              await call({ path: `/get-retell-llm/${encodeURIComponent(String(engine.llm_id))}` }),
+            )
           : {};
       const numbers: Json[] = [];
       for await (const page of cursorPages(call, (key) => ({
@@ -156,7 +159,7 @@ export function retellAdapter(policy?: RetryPolicy): ProviderAdapter {
               p.inbound_agent_id === agentId,
           )
           .map((p) => ({
-            number: String(p.phone_number ?? ''),
+            number: text(p.phone_number),
             provider: 'retell',
             name: str(p.nickname),
           })),
@@ -198,15 +201,15 @@ export function retellAdapter(policy?: RetryPolicy): ProviderAdapter {
             .filter((c) => str(c.call_id))
             .map((c) =>
               c.transcript_with_tool_calls
-                ? c
-                : call({ path: `/v2/get-call/${encodeURIComponent(c.call_id)}` }).then(obj),
+                ? Promise.resolve(c)
+                : call({ path: `/v2/get-call/${encodeURIComponent(String(c.call_id))}` }).then(obj),
             ),
         );
         yield full.map(normalizeCall);
       }
     },
-    async openChat(ctx, agentId) {
-      return retellChat(client(ctx), agentId);
+    openChat(ctx, agentId) {
+      return Promise.resolve(retellChat(client(ctx), agentId));
     },
   };
 }

@@ -9,6 +9,7 @@ import {
   obj,
   parsedWhenJson,
   str,
+  text,
   type Json,
 } from './read.js';
 import type {
@@ -40,6 +41,7 @@ function toolOf(t: Json): AgentTool | null {
 }
 
 function normalizeCall(c: Json): NormalizedCall {
+  const cost = num(c.cost);
   const startedAt = iso(c.startedAt);
   const endedAt = iso(c.endedAt);
   const start = startedAt ? Date.parse(startedAt) : null;
@@ -48,22 +50,27 @@ function normalizeCall(c: Json): NormalizedCall {
   const calls = new Map<string, CallToolCall & { at: number | null }>();
   for (const m of messages.map(obj)) {
     if (m.role === 'user' || m.role === 'bot' || m.role === 'assistant') {
+      const fromStart = num(m.secondsFromStart);
+      const time = num(m.time);
+      const endTime = num(m.endTime);
+      const duration = num(m.duration);
       const at =
-        num(m.secondsFromStart) !== null
-          ? m.secondsFromStart * 1000
-          : num(m.time) !== null && start !== null
-            ? m.time - start
+        fromStart !== null
+          ? fromStart * 1000
+          : time !== null && start !== null
+            ? time - start
             : null;
       const end =
-        num(m.endTime) !== null && start !== null
-          ? m.endTime - start
-          : at !== null && num(m.duration) !== null
-            ? at + m.duration
+        endTime !== null && start !== null
+          ? endTime - start
+          : at !== null && duration !== null
+            ? at + duration
             : null;
-      if (str(m.message))
+      const message = str(m.message);
+      if (message)
         transcript.push({
           role: m.role === 'user' ? 'user' : 'agent',
-          text: m.message,
+          text: message,
           startMs: at === null ? null : Math.round(at),
           endMs: end === null ? null : Math.round(end),
         });
@@ -83,7 +90,8 @@ function normalizeCall(c: Json): NormalizedCall {
       if (call) {
         call.result = parsedWhenJson(m.result);
         call.success = m.error ? false : m.result !== undefined;
-        call.latencyMs = call.at !== null && num(m.time) !== null ? m.time - call.at : null;
+        const time = num(m.time);
+        call.latencyMs = call.at !== null && time !== null ? time - call.at : null;
       }
     }
   }
@@ -95,8 +103,8 @@ function normalizeCall(c: Json): NormalizedCall {
     endedAt,
     durationMs: durationBetween(startedAt, endedAt),
     endReason: ended,
-    cost: num(c.cost),
-    costOriginal: num(c.cost) === null ? null : { amount: c.cost, unit: 'USD' },
+    cost,
+    costOriginal: cost === null ? null : { amount: cost, unit: 'USD' },
     recordingUrl: str(obj(c.artifact).recordingUrl) ?? str(c.recordingUrl),
     summary: str(analysis.summary),
     successful: bool(analysis.successEvaluation),
@@ -164,7 +172,7 @@ export function vapiAdapter(policy?: RetryPolicy): ProviderAdapter {
             .filter((t): t is AgentTool => t !== null),
         },
         phoneNumbers: numbers.map((p) => ({
-          number: String(p.number ?? ''),
+          number: text(p.number),
           provider: str(p.provider),
           name: str(p.name),
         })),
@@ -174,7 +182,7 @@ export function vapiAdapter(policy?: RetryPolicy): ProviderAdapter {
           .map((t) => ({
             name: str(obj(t.function).name) ?? 'transferCall',
             destinations: arr(t.destinations)
-              .map((d) => String(obj(d).number ?? obj(d).assistantName ?? obj(d).sipUri ?? ''))
+              .map((d) => text(obj(d).number ?? obj(d).assistantName ?? obj(d).sipUri))
               .filter(Boolean),
           })),
         tags: [],
@@ -202,15 +210,15 @@ export function vapiAdapter(policy?: RetryPolicy): ProviderAdapter {
         yield page.filter((c) => c.id).map(normalizeCall);
         if (page.length < PAGE) return;
         const oldest = page
-          .map((c) => String(c.createdAt ?? ''))
+          .map((c) => text(c.createdAt))
           .filter(Boolean)
           .sort()[0];
         if (!oldest || oldest === before) return;
         before = oldest;
       }
     },
-    async openChat(ctx, agentId) {
-      return vapiChat(client(ctx), agentId);
+    openChat(ctx, agentId) {
+      return Promise.resolve(vapiChat(client(ctx), agentId));
     },
   };
 }
