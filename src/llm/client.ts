@@ -16,8 +16,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function parseArguments(text: string | undefined): Record<string, unknown> {
   try {
-    const value = JSON.parse(text || '{}');
-    return value && typeof value === 'object' ? value : {};
+    const value: unknown = JSON.parse(text || '{}');
+    return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
   } catch {
     return {};
   }

@@ -133,7 +133,9 @@ export function createModelThreads(size: number) {
     /** Bytes of JavaScript heap the running model threads use (after a full collection where the process allows one). */
     async heapUsed(): Promise<number> {
       const replies = await Promise.all(
-        threads.map((thread) => thread && ask(thread, { kind: 'heap', id: nextId++ })),
+        threads.map((thread) =>
+          thread ? ask(thread, { kind: 'heap', id: nextId++ }) : Promise.resolve(null),
+        ),
       );
       return replies.reduce(
         (sum, reply) => sum + (reply && 'heapUsed' in reply ? reply.heapUsed : 0),

@@ -33,4 +33,6 @@ async function answer(request: ModelThreadRequest): Promise<ModelThreadReply> {
   }
 }
 
-port.on('message', async (request: ModelThreadRequest) => port.postMessage(await answer(request)));
+port.on('message', (request: ModelThreadRequest) => {
+  void answer(request).then((reply) => port.postMessage(reply));
+});

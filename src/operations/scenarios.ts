@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ScriptLine } from '../domain/scenarios.js';
 import { isoNow } from '../clock.js';
 import { conflict, invalidField, notFound, validationError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
@@ -31,16 +32,6 @@ const PromptVariable = z.strictObject({
   defaultValue: z.string().max(2_000).default(''),
 });
 
-const ScriptLine = z.strictObject({
-  say: z.string().min(1).max(5_000),
-  expect: z
-    .strictObject({
-      contains: z.string().min(1).optional(),
-      regex: z.string().min(1).optional(),
-      toolCalled: z.string().min(1).optional(),
-    })
-    .optional(),
-});
 
 const fields = {
   name: z.string().trim().min(1).max(200),

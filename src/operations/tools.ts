@@ -294,7 +294,9 @@ export const toolOperations = [
       .describe('A failing tool is a 200 with success false; bad parameters are a 400'),
     async handler({ tool, parameters, context, dryRun, agentId }, ctx) {
       const found = findTool(ctx, tool);
-      return executeTool(found, parameters, context ?? {}, ctx.tools, {
+      return executeTool(found, parameters, {
+        deps: ctx.tools,
+        context,
         source: 'test',
         agentId: agentId ?? null,
         dryRun,

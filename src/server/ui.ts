@@ -1,5 +1,5 @@
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError, forbidden, validationError } from '../errors.js';
@@ -70,7 +70,7 @@ export async function registerUi(app: FastifyInstance, opts: UiOptions): Promise
 
   const dir = opts.rendererDir;
   if (!dir || !existsSync(join(dir, 'index.html'))) {
-    app.get('/', async () => {
+    app.get('/', () => {
       throw new AppError(
         'ui_not_built',
         404,
@@ -83,7 +83,7 @@ export async function registerUi(app: FastifyInstance, opts: UiOptions): Promise
     '<head>',
     `<head>\n    <meta name="callbench-key" content="${(opts.pageKey ?? '').replace(/[^A-Za-z0-9_.-]/g, '')}">`,
   );
-  const sendPage = (_req: unknown, reply: import('fastify').FastifyReply) =>
+  const sendPage = (_req: unknown, reply: FastifyReply) =>
     reply
       .header('content-security-policy', RENDERER_CSP)
       .header('cache-control', 'no-store')

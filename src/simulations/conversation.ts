@@ -35,9 +35,9 @@ function makeCaller(
       scripted: true,
       expectation: () => lines[i - 1]?.expect,
       heard(_agentText: string) {},
-      async next(): Promise<{ text: string; ended: boolean }> {
-        if (i >= lines.length) return { text: '', ended: true };
-        return { text: fill(lines[i++]!.say, variables), ended: false };
+      next(): Promise<{ text: string; ended: boolean }> {
+        if (i >= lines.length) return Promise.resolve({ text: '', ended: true });
+        return Promise.resolve({ text: fill(lines[i++]!.say, variables), ended: false });
       },
     };
   }
@@ -117,12 +117,9 @@ export async function converse(
     const expect = caller.expectation();
     if (expect) {
       const problems: string[] = [];
-      if (
-        expect.contains &&
-        !reply.text.toLowerCase().includes(String(expect.contains).toLowerCase())
-      )
+      if (expect.contains && !reply.text.toLowerCase().includes(expect.contains.toLowerCase()))
         problems.push(`did not say "${expect.contains}"`);
-      if (expect.regex && !new RegExp(String(expect.regex), 'i').test(reply.text))
+      if (expect.regex && !new RegExp(expect.regex, 'i').test(reply.text))
         problems.push(`did not match /${expect.regex}/`);
       if (expect.toolCalled && !reply.toolTurns.some((t) => t.tool?.name === expect.toolCalled))
         problems.push(`did not call ${expect.toolCalled}`);

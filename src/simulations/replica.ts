@@ -83,7 +83,8 @@ export function replicaAgent(
           if (!tool) result = { error: `no tool named ${call.name}` };
           else {
             try {
-              const answer = await executeTool(tool, call.arguments, {}, tools, {
+              const answer = await executeTool(tool, call.arguments, {
+                deps: tools,
                 source: 'simulation',
                 agentId,
               });

@@ -1,3 +1,4 @@
+import type { ScriptLine } from '../domain/scenarios.js';
 import { fromJson, patchRow, toJson, type ColumnMap, type Db } from './db.js';
 import type { User } from './personas.js';
 import { RAN } from './usage.js';
@@ -19,7 +20,7 @@ export interface Scenario {
   tags: string[];
   expectedOutcome: string | null;
   expectedBehavior: { toolCalls?: string[]; providesTrackingInfo?: boolean } | null;
-  script: { say: string; expect?: Record<string, unknown> }[] | null;
+  script: ScriptLine[] | null;
   maxTurns: number | null;
   maxDurationMs: number | null;
   created_at: string;

@@ -1,13 +1,23 @@
 import { AppError, validationError } from '../errors.js';
 import { CallFailed, ToolFailure } from './outcome.js';
-import type { CallOptions, RuntimeDeps, ToolAnswer, ToolDef } from './types.js';
+import type { ExecuteTool, ToolAnswer, ToolCall, ToolDef } from './types.js';
 
-// The runtime passes itself in (a value import would be circular); its type is imported alone.
-type Execute = typeof import('./runtime.js').executeTool;
+/** A step that did not succeed, with its answer: ends the composite. */
+class StepFailed extends Error {
+  constructor(
+    readonly step: string,
+    readonly answer: ToolAnswer,
+  ) {
+    super(`Step ${step} failed`);
+  }
+}
 
-interface StepFailed {
-  step: string;
-  answer: ToolAnswer;
+export interface CompositeRun {
+  def: ToolDef;
+  values: Record<string, unknown>;
+  call: ToolCall;
+  /** The runtime passes itself in: importing it would be circular. */
+  execute: ExecuteTool;
 }
 
 /**
@@ -15,14 +25,12 @@ interface StepFailed {
  * once (in parallel). A step's params come from the composite's own parameters, else from the
  * mapped results of the steps finished before it, newest first.
  */
-export async function runComposite(
-  def: ToolDef,
-  values: Record<string, unknown>,
-  context: Record<string, unknown>,
-  deps: RuntimeDeps,
-  options: CallOptions,
-  execute: Execute,
-): Promise<
+export async function runComposite({
+  def,
+  values,
+  call,
+  execute,
+}: CompositeRun): Promise<
   { result: unknown; statusCode: null; attempts: number; warnings: string[] } | ToolAnswer
 > {
   const steps = def.steps ?? [];
@@ -34,8 +42,8 @@ export async function runComposite(
       ? runs[steps.findIndex((s) => s.tool === step.dependsOn)]!
       : Promise.resolve(null);
     runs[i] = after.then(async () => {
-      const tool = deps.findTool(step.tool);
-      if (!tool) throw { step: step.tool, answer: missing(step.tool) } satisfies StepFailed;
+      const tool = call.deps.findTool(step.tool);
+      if (!tool) throw new StepFailed(step.tool, missing(step.tool));
       const params: Record<string, unknown> = {};
       for (const name of step.params) {
         if (values[name] !== undefined) params[name] = values[name];
@@ -48,10 +56,7 @@ export async function runComposite(
       }
       let answer: ToolAnswer;
       try {
-        answer = await execute(tool, params, context, deps, {
-          ...options,
-          depth: (options.depth ?? 0) + 1,
-        });
+        answer = await execute(tool, params, { ...call, depth: (call.depth ?? 0) + 1 });
       } catch (err) {
         if (err instanceof AppError && err.code === 'validation_error') {
           const details = (err.details as { path: string; message: string }[]).map((d) => ({
@@ -65,7 +70,7 @@ export async function runComposite(
         }
         throw err;
       }
-      if (!answer.success) throw { step: step.tool, answer } satisfies StepFailed;
+      if (!answer.success) throw new StepFailed(step.tool, answer);
       finished.push({ tool: step.tool, result: answer.result });
       return answer;
     });
@@ -74,8 +79,8 @@ export async function runComposite(
   const settled = await Promise.allSettled(runs);
   const rejected = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (rejected) {
-    const reason = rejected.reason as StepFailed | Error;
-    if (reason instanceof Error) throw reason;
+    const reason = rejected.reason as Error;
+    if (!(reason instanceof StepFailed)) throw reason;
     if (reason.answer.approvalRequired) return reason.answer;
     const type = (reason.answer.error?.type ?? 'http_error') as ToolFailure['type'];
     throw new CallFailed(

@@ -95,7 +95,7 @@ async function runPostgres(
       scan.toPositional(),
       scan.names.map((n) => bound[n]),
     );
-    return result.rows;
+    return result.rows as Record<string, unknown>[];
   } catch (err) {
     const e = err as { code?: string; message: string };
     if (e.code === '57014' || /timeout/i.test(e.message))

@@ -152,8 +152,7 @@ export const ToolInput = {
     .describe('Store full parameters and results in the call log (secrets never)'),
 };
 
-const ToolInputSchema = z.object(ToolInput);
-export type ToolInputValue = z.output<typeof ToolInputSchema>;
+export type ToolInputValue = z.output<z.ZodObject<typeof ToolInput>>;
 
 const prefix = (path: string, issues: z.core.$ZodIssue[]): ErrorDetail[] =>
   issues.flatMap((i) =>

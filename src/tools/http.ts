@@ -20,6 +20,14 @@ export interface PreparedRequest {
   body?: unknown;
 }
 
+/** A parameter as it goes into a URL path: objects and arrays as JSON, nothing as empty. */
+const urlValue = (v: unknown): string => {
+  if (v === undefined || v === null) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return JSON.stringify(v);
+};
+
 /**
  * Fills `{name}` placeholders (URL-encoded), then sends the other parameters as the query string
  * for GET and DELETE and as a JSON body otherwise.
@@ -32,7 +40,7 @@ export function buildRequest(
   const used = new Set<string>();
   const filled = config.url.replace(/\{([^{}]+)\}/g, (_m, name: string) => {
     used.add(name);
-    return encodeURIComponent(String(params[name] ?? ''));
+    return encodeURIComponent(urlValue(params[name]));
   });
   const rest = Object.fromEntries(Object.entries(params).filter(([k]) => !used.has(k)));
   const method = config.method.toUpperCase();

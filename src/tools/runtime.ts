@@ -8,7 +8,7 @@ import { buildRequest, parseBody, send, type HttpConfig } from './http.js';
 import { applyMapping } from './mapping.js';
 import { CallFailed, ToolFailure, type FailureType } from './outcome.js';
 import { resolveParameters } from './params.js';
-import type { CallOptions, Handler, RuntimeDeps, ToolAnswer, ToolDef } from './types.js';
+import type { ExecuteTool, Handler, RuntimeDeps, ToolAnswer, ToolCall, ToolDef } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 const MAX_DEPTH = 8;
@@ -31,13 +31,8 @@ const HANDLER_KEY: Partial<Record<FailureType, keyof NonNullable<ToolDef['errorH
  * call made with its auth, errors classified and handled, the answer mapped, the call logged.
  * Bad parameters are the caller's mistake (a 400); a failing tool is an answer with success false.
  */
-export async function executeTool(
-  tool: StoredTool,
-  params: Record<string, unknown>,
-  context: Record<string, unknown>,
-  deps: RuntimeDeps,
-  options: CallOptions,
-): Promise<ToolAnswer> {
+export const executeTool: ExecuteTool = async (tool, params, call) => {
+  const { deps, context = {}, ...options } = call;
   const def = tool.definition as unknown as ToolDef;
   const { values, errors } = resolveParameters(def.parameters ?? [], params, context);
   if (errors.length)
@@ -71,7 +66,7 @@ export async function executeTool(
   const started = performance.now();
   let answer: ToolAnswer;
   try {
-    const produced = await produce(tool, def, values, context, deps, options);
+    const produced = await produce(tool, def, values, { ...options, deps, context });
     if ('approvalRequired' in produced) return produced;
     answer = { success: true, responseTime: elapsed(started), ...produced };
   } catch (err) {
@@ -104,7 +99,7 @@ export async function executeTool(
     result: def.logPayloads ? answer.result : null,
   });
   return answer;
-}
+};
 
 const elapsed = (since: number): number => Math.round(performance.now() - since);
 const handlerFor = (def: ToolDef, type: FailureType): Handler | undefined => {
@@ -116,10 +111,9 @@ async function produce(
   tool: StoredTool,
   def: ToolDef,
   values: Record<string, unknown>,
-  context: Record<string, unknown>,
-  deps: RuntimeDeps,
-  options: CallOptions,
+  call: Required<Pick<ToolCall, 'context'>> & ToolCall,
 ): Promise<Produced | ToolAnswer> {
+  const { deps, context } = call;
   switch (def.type) {
     case 'routing': {
       const scope = { ...context, ...values };
@@ -137,7 +131,7 @@ async function produce(
       };
     }
     case 'composite':
-      return runComposite(def, values, context, deps, options, executeTool);
+      return runComposite({ def, values, call, execute: executeTool });
     case 'database': {
       const config = deps.openConfig(tool) as unknown as DatabaseConfig;
       const rows = await withHandling(def, deps, () =>

@@ -60,3 +60,17 @@ export interface CallOptions {
   dryRun?: boolean;
   depth?: number;
 }
+
+/** One call of a tool: who asks and how, in what context, with which runtime. */
+export interface ToolCall extends CallOptions {
+  deps: RuntimeDeps;
+  /** Values a tool's parameters and rules may read besides the parameters themselves. */
+  context?: Record<string, unknown>;
+}
+
+/** The runtime's entry point, as composite steps call it back (a value import would be circular). */
+export type ExecuteTool = (
+  tool: StoredTool,
+  params: Record<string, unknown>,
+  call: ToolCall,
+) => Promise<ToolAnswer>;
