@@ -67,6 +67,32 @@ export default tseslint.config(
     ],
   ),
   layer(
+    ['renderer/**'],
+    [
+      { group: ['electron', 'node:*'], message: 'The renderer runs in a browser page.' },
+      { group: ['**/main/**'], message: 'The renderer never imports the desktop shell.' },
+      {
+        regex: '(^|/)src/(?!operations/catalogue$)',
+        message:
+          "The renderer reaches the engine through its client; from src/ it takes the catalogue's types only.",
+      },
+      {
+        group: ['**/src/operations/catalogue'],
+        allowTypeImports: true,
+        message: "Only the catalogue's types: import type.",
+      },
+    ],
+  ),
+  layer(
+    ['preload/**'],
+    [
+      {
+        group: ['**/src/**', '**/main/**', '**/renderer/**', 'node:*'],
+        message: 'The preload imports electron and its own files only.',
+      },
+    ],
+  ),
+  layer(
     ['src/store/**'],
     [
       { group: ['electron'], message: 'The engine runs headless: src/ never imports electron.' },

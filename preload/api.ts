@@ -10,8 +10,24 @@ export interface EngineEventMessage {
 
 import type { OperationName } from './operations';
 
-/** The desktop app's own operations, answered by main (desktop preferences). */
-export type DesktopOperationName = 'desktop.preferences.get' | 'desktop.preferences.update';
+/** The desktop preferences as the Settings screen sees them. */
+export interface DesktopPreferencesView {
+  theme: 'light' | 'dark' | 'system';
+  server: { enabled: boolean; port: number; url: string | null };
+}
+
+/** What the Settings screen may change (main validates it with its own schema). */
+export interface DesktopPreferencesPatch {
+  theme?: 'light' | 'dark' | 'system';
+  server?: { enabled?: boolean; port?: number };
+}
+
+/** The desktop app's own operations, answered by main: their inputs and outputs. */
+export interface DesktopOperationMap {
+  'desktop.preferences.get': { input: Record<string, never>; output: DesktopPreferencesView };
+  'desktop.preferences.update': { input: DesktopPreferencesPatch; output: DesktopPreferencesView };
+}
+export type DesktopOperationName = keyof DesktopOperationMap;
 export type AnyOperationName = OperationName | DesktopOperationName;
 
 /** The answer of an operation: its data, or the engine's error with its code, message and details. */

@@ -1,9 +1,19 @@
+import type { OperationMap } from '../../src/operations/catalogue';
 import type {
-  AnyOperationName,
   CallbenchBridge,
+  DesktopOperationMap,
   EngineEventMessage,
   InvokeAnswer,
 } from '../../preload/api';
+
+/** Every operation a screen may invoke, the engine's and the desktop's, with its types. */
+type Operations = OperationMap & DesktopOperationMap;
+export type OperationName = keyof Operations;
+export type InputOf<N extends OperationName> = Operations[N]['input'];
+export type OutputOf<N extends OperationName> = Operations[N]['output'];
+/** The input may be left out when none of its fields is required. */
+type InputArgs<N extends OperationName> =
+  Record<string, never> extends InputOf<N> ? [input?: InputOf<N>] : [input: InputOf<N>];
 
 /** An engine error as the screens show it: in words, with the fields it concerns. */
 export class ApiError extends Error {
@@ -29,7 +39,7 @@ export class ApiError extends Error {
 /** One interface, two transports: the screens never know which one they run on. */
 export interface Client {
   readonly transport: 'ipc' | 'http';
-  invoke<T = any>(operation: AnyOperationName, input?: Record<string, unknown>): Promise<T>;
+  invoke<N extends OperationName>(operation: N, ...input: InputArgs<N>): Promise<OutputOf<N>>;
   subscribe(listener: (event: EngineEventMessage) => void): () => void;
 }
 
@@ -48,9 +58,16 @@ function unwrap<T>(answer: InvokeAnswer): T {
 export function ipcClient(bridge: CallbenchBridge): Client {
   return {
     transport: 'ipc',
-    invoke: async (operation, input) => unwrap(await bridge.invoke(operation, input ?? {})),
+    invoke: async (operation, ...[input]) =>
+      unwrap(await bridge.invoke(operation, (input ?? {}) as Record<string, unknown>)),
     subscribe: (listener) => bridge.subscribe(listener),
   };
+}
+
+/** What `POST /v1/operations/{name}` answers. */
+interface HttpAnswer {
+  data?: unknown;
+  error?: { code?: string; message?: string; details?: unknown };
 }
 
 /** Browser mode: the local API that served the page, with an API key. */
@@ -58,13 +75,13 @@ export function httpClient(key: string, onUnauthorized: () => void): Client {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   return {
     transport: 'http',
-    async invoke(operation, input) {
+    async invoke(operation, ...[input]) {
       const res = await fetch(`/v1/operations/${encodeURIComponent(operation)}`, {
         method: 'POST',
         headers,
         body: JSON.stringify(input ?? {}),
       });
-      const body = await res.json().catch(() => ({}));
+      const body = (await res.json().catch(() => ({}))) as HttpAnswer;
       if (res.status === 401) onUnauthorized();
       if (!res.ok) {
         const e = body.error ?? {};
@@ -75,7 +92,7 @@ export function httpClient(key: string, onUnauthorized: () => void): Client {
           e.details,
         );
       }
-      return body.data;
+      return body.data as OutputOf<typeof operation>;
     },
     subscribe(listener) {
       // EventSource cannot send a key: the stream is read with fetch, and reopened when it drops.

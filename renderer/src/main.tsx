@@ -8,11 +8,9 @@ import { useSession } from './stores/session';
 const KEY_STORAGE = 'callbench.apiKey';
 
 async function connect(client: Client): Promise<void> {
-  const { workspaces } = await client.invoke<{ workspaces: { id: string }[] }>('workspaces.list');
+  const { workspaces } = await client.invoke('workspaces.list');
   if (client.transport === 'ipc') {
-    const { theme } = await client.invoke<{ theme: 'light' | 'dark' | 'system' }>(
-      'desktop.preferences.get',
-    );
+    const { theme } = await client.invoke('desktop.preferences.get');
     useSession.setState({
       theme:
         theme === 'system'
@@ -22,7 +20,7 @@ async function connect(client: Client): Promise<void> {
           : theme,
     });
   }
-  useSession.getState().setClient(client, workspaces[0]!.id);
+  useSession.getState().setClient(client, workspaces[0].id);
 }
 
 function browserClient(key: string): Client {

@@ -10,8 +10,7 @@ import { settingsOperations } from './settings.js';
 import { toolOperations } from './tools.js';
 import type { Operation } from './types.js';
 
-/** The one list of what the engine can do. HTTP, IPC and the CLI are adapters over it. */
-export const catalogue: Operation[] = [
+const operations = [
   ...accessOperations,
   ...personaOperations,
   ...scorecardOperations,
@@ -23,5 +22,21 @@ export const catalogue: Operation[] = [
   ...agentOperations,
   ...settingsOperations,
 ];
+
+/** The one list of what the engine can do. HTTP, IPC and the CLI are adapters over it. */
+export const catalogue: Operation[] = operations;
+
+type CatalogueOperation = (typeof operations)[number];
+
+/**
+ * Each operation's name with what a caller sends and what it answers, derived from the catalogue
+ * itself: the typed clients (the renderer's, over IPC or HTTP) are checked against it.
+ */
+export type OperationMap = {
+  [Op in CatalogueOperation as Op['name']]: NonNullable<Op['types']>;
+};
+export type OperationName = keyof OperationMap;
+export type OperationInput<N extends OperationName> = OperationMap[N]['input'];
+export type OperationOutput<N extends OperationName> = OperationMap[N]['output'];
 
 export const operationNames = new Set(catalogue.map((op) => op.name));

@@ -194,12 +194,7 @@ export const personaOperations = [
       if (Object.values(patch).every((v) => v === undefined)) {
         throw invalidField('', 'send at least one field to change');
       }
-      const p = ctx.store.personas.update(
-        workspace_id,
-        persona_id,
-        patch,
-        isoNow(ctx.clock),
-      );
+      const p = ctx.store.personas.update(workspace_id, persona_id, patch, isoNow(ctx.clock));
       if (!p) throw notFound('persona', persona_id);
       const { id, name, language, prompt, emotion, difficulty, backgroundNoise, tags, updated_at } =
         p;

@@ -32,7 +32,6 @@ const PromptVariable = z.strictObject({
   defaultValue: z.string().max(2_000).default(''),
 });
 
-
 const fields = {
   name: z.string().trim().min(1).max(200),
   prompt: z.string().trim().min(1).max(20_000),

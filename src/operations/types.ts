@@ -51,16 +51,25 @@ export interface HttpBinding {
 }
 
 type Shape = z.ZodRawShape;
+/** No fields: the default for an operation without params, query or body. */
+type NoFields = Record<never, never>;
 
-export interface OperationSpec<P extends Shape, Q extends Shape, B extends Shape, O> {
-  name: string;
+export interface OperationSpec<
+  N extends string,
+  P extends Shape,
+  Q extends Shape,
+  B extends Shape,
+  S extends z.ZodType | undefined,
+  O,
+> {
+  name: N;
   summary: string;
   http?: HttpBinding;
   params?: P;
   query?: Q;
   body?: B;
-  /** Response data schema, for the OpenAPI document. */
-  output?: z.ZodType;
+  /** Response data schema, for the OpenAPI document and the clients' types. */
+  output?: S;
   handler(input: z.output<z.ZodObject<P & Q & B>>, ctx: OperationContext): O | Promise<O>;
 }
 
@@ -74,7 +83,20 @@ export interface Operation {
   body: Shape | undefined;
   input: z.ZodObject;
   output?: z.ZodType;
-  handler(input: unknown, ctx: OperationContext): unknown;
+  handler(this: void, input: unknown, ctx: OperationContext): unknown;
+}
+
+/** What an operation answers: its output schema's type where it declares one, else the handler's. */
+type AnswerOf<S, O> = S extends z.ZodType ? z.output<S> : O extends WithStatus<infer T> ? T : O;
+
+/**
+ * An operation that keeps its name, input and output types (for the catalogue's typed clients);
+ * at run time it is the erased Operation that HTTP, IPC and the CLI use.
+ */
+export interface TypedOperation<N extends string, I, O> extends Operation {
+  name: N;
+  /** Types only: never set at run time. */
+  readonly types?: { input: I; output: O };
 }
 
 /**
@@ -82,13 +104,18 @@ export interface Operation {
  * same invoker, so validation and behaviour cannot differ between them.
  */
 export function defineOperation<
-  P extends Shape = {},
-  Q extends Shape = {},
-  B extends Shape = {},
+  N extends string,
+  P extends Shape = NoFields,
+  Q extends Shape = NoFields,
+  B extends Shape = NoFields,
+  S extends z.ZodType | undefined = undefined,
   O = unknown,
->(spec: OperationSpec<P, Q, B, O>): Operation {
+>(
+  spec: OperationSpec<N, P, Q, B, S, O>,
+): TypedOperation<N, z.input<z.ZodObject<P & Q & B>>, AnswerOf<S, Awaited<O>>> {
   const params = (spec.params ?? {}) as Shape;
   const query = (spec.query ?? {}) as Shape;
+  const handler = spec.handler.bind(spec) as Operation['handler'];
   return {
     name: spec.name,
     summary: spec.summary,
@@ -98,7 +125,7 @@ export function defineOperation<
     body: spec.body,
     input: z.strictObject({ ...params, ...query, ...(spec.body ?? {}) }),
     output: spec.output,
-    handler: spec.handler,
+    handler,
   };
 }
 

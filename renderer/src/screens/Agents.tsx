@@ -1,3 +1,4 @@
+import type { OperationOutput } from '../../../src/operations/catalogue';
 import {
   Box,
   Button,
@@ -35,6 +36,8 @@ import {
   useLoad,
 } from '../ui/common';
 
+type AgentConfiguration = OperationOutput<'agents.get'>['configuration'];
+
 const PROVIDERS = ['vapi', 'retell', 'elevenlabs', 'bland', 'http'];
 
 function ConnectDialog({ open, onClose }: { open: boolean; onClose(): void }) {
@@ -43,7 +46,7 @@ function ConnectDialog({ open, onClose }: { open: boolean; onClose(): void }) {
     agent_id: '',
     api_key: '',
     base_url: '',
-    format: 'simple',
+    format: 'simple' as 'simple' | 'openai',
   });
   const load = useAgents((s) => s.load);
   const connect = useAction(async () => {
@@ -218,7 +221,7 @@ function Configuration({ agent, onSaved }: { agent: any; onSaved(): void }) {
   const save = useAction(async () => {
     // The editor holds every override: what it no longer has goes back to the synced value.
     await client().invoke('agents.reset_overrides', { agent_id: agent.id });
-    if (overrides && Object.keys(overrides as Json).length)
+    if (overrides && Object.keys(overrides).length)
       await client().invoke('agents.update', { agent_id: agent.id, configuration: overrides });
     onSaved();
   });
@@ -230,7 +233,7 @@ function Configuration({ agent, onSaved }: { agent: any; onSaved(): void }) {
     () => client().invoke('agents.versions', { agent_id: agent.id }),
     [agent.id],
   );
-  const synced = versions.data?.versions?.[0]?.configuration ?? {};
+  const synced: Partial<AgentConfiguration> = versions.data?.versions?.[0]?.configuration ?? {};
   const rows: [string, unknown, unknown][] = [
     ['prompt', synced.prompt, agent.configuration.prompt],
     ['firstMessage', synced.firstMessage, agent.configuration.firstMessage],
@@ -306,7 +309,7 @@ export function AgentDetail({ id }: { id: string }) {
     await client().invoke('agents.sync', { agent_id: id });
     await agent.reload();
   });
-  const setChannel = useAction(async (channel: string) => {
+  const setChannel = useAction(async (channel: 'provider' | 'http' | 'replica') => {
     await client().invoke('agents.update', { agent_id: id, channel });
     await agent.reload();
   });
@@ -337,7 +340,9 @@ export function AgentDetail({ id }: { id: string }) {
               size="small"
               label="Simulations reach it by"
               value={a.channel}
-              onChange={(e) => void setChannel.run(e.target.value)}
+              onChange={(e) =>
+                void setChannel.run(e.target.value as 'provider' | 'http' | 'replica')
+              }
               sx={{ width: 260 }}
               error={Boolean(setChannel.error)}
               helperText={fieldError(setChannel.error, 'channel')}

@@ -1,3 +1,4 @@
+import type { InputOf } from '../client';
 import {
   Box,
   Button,
@@ -78,7 +79,8 @@ function AlertEditor({ onClose }: { onClose(saved: boolean): void }) {
     await client().invoke('alerts.create', {
       name: form.name,
       severity: form.severity,
-      condition,
+      // Built from the form's fields; the engine validates it and names any bad one.
+      condition: condition as InputOf<'alerts.create'>['condition'],
       notifications,
     });
     onClose(true);

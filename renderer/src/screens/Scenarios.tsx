@@ -188,10 +188,10 @@ function ExecuteDialog({ scenario, onClose }: { scenario: Json; onClose(): void 
     const { execution: e } = await client().invoke(
       'scenarios.execute',
       wsInput({
-        scenario_id: scenario.id,
+        scenario_id: String(scenario.id),
         variables,
         runs: Number(runs),
-        ...(channel ? { channel } : {}),
+        ...(channel ? { channel: channel as 'provider' | 'http' | 'replica' } : {}),
       }),
     );
     setExecution({

@@ -41,9 +41,17 @@ function ScorecardEditor({
     scorecard?.metrics?.map(({ id: _id, ...m }: Json) => m) ?? EXAMPLE,
   );
   const save = useAction(async () => {
-    const body = { name, passThreshold: Number(threshold), metrics };
+    // The metrics are JSON the tester wrote: the engine validates each and names any bad one.
+    const body = {
+      name: String(name),
+      passThreshold: Number(threshold),
+      metrics: metrics as unknown[],
+    };
     if (scorecard?.id)
-      await client().invoke('scorecards.update', wsInput({ scorecard_id: scorecard.id, ...body }));
+      await client().invoke(
+        'scorecards.update',
+        wsInput({ scorecard_id: String(scorecard.id), ...body }),
+      );
     else await client().invoke('scorecards.create', wsInput(body));
     onClose(true);
   });

@@ -236,6 +236,7 @@ function DesktopServer() {
 
 export function Settings() {
   const settings = useLoad(() => client().invoke('settings.get'), []);
+  const llm = settings.data?.llm;
   const { theme, setTheme } = useSession();
   const [smtp, setSmtp] = useState<Json>({});
   const [engine, setEngine] = useState<Json>({});
@@ -300,13 +301,13 @@ export function Settings() {
         <DesktopServer />
       </Section>
       <Keys />
-      {settings.data && (
+      {llm && (
         <Section title="Language models">
           {(['caller', 'judge', 'replica'] as const).map((role) => (
             <ModelRole
-              key={`${role}-${settings.data.llm[role]?.model}`}
+              key={`${role}-${llm[role]?.model}`}
               role={role}
-              current={settings.data.llm[role]}
+              current={llm[role]}
               onSaved={() => void settings.reload()}
             />
           ))}

@@ -1,3 +1,4 @@
+import type { InputOf } from '../client';
 import {
   Box,
   Button,
@@ -102,7 +103,7 @@ function ToolEditor({
       <JsonField
         label="Definition (config, parameters, responseMapping, rules, errorHandling, ...)"
         value={rest}
-        onChange={(v) => setRest((v ?? {}) as Json)}
+        onChange={(v) => setRest(v ?? {})}
         error={
           fieldError(error, 'config') ??
           fieldError(error, 'parameters') ??
@@ -127,7 +128,8 @@ export function Tools() {
   const [creating, setCreating] = useState(false);
   useEffect(() => void load(), [load]);
   const create = useAction(async (tool: Json) => {
-    const created = await client().invoke('tools.create', tool);
+    // A definition the tester wrote as JSON: the engine validates it and names any bad field.
+    const created = await client().invoke('tools.create', tool as InputOf<'tools.create'>);
     setCreating(false);
     await load();
     navigate(`tools/${created.id}`);
@@ -291,7 +293,7 @@ export function ToolDetail({ id }: { id: string }) {
   );
   const analytics = useLoad(() => client().invoke('tools.analytics', { tool: id, days: 7 }), [id]);
   const save = useAction(async (t: Json) => {
-    await client().invoke('tools.update', { ...t, tool: id });
+    await client().invoke('tools.update', { ...(t as InputOf<'tools.create'>), tool: id });
     await tool.reload();
   });
   const rollback = useAction(async (version: number) => {

@@ -1,7 +1,10 @@
-import type { OperationName } from '../../../preload/operations';
+import type { OperationName } from '../client';
 import { create } from 'zustand';
-import { ApiError } from '../client';
+import type { ApiError } from '../client';
 import { client, wsInput } from './session';
+
+/** What a list operation answers: its items under a key, and a total. */
+type ListAnswer = Record<string, unknown> & { pagination?: { total: number }; total?: number };
 
 interface ResourceState<T> {
   items: T[];
@@ -26,8 +29,12 @@ function resourceStore<T>(operation: OperationName, key: string, workspaceScoped
     async load(query = {}) {
       set({ loading: true });
       try {
-        const data = await client().invoke(operation, workspaceScoped ? wsInput(query) : query);
-        const items = data[key] as T[];
+        // One store serves many list operations: their answers are read by the key they list under.
+        const data = (await client().invoke(
+          operation,
+          workspaceScoped ? wsInput(query) : query,
+        )) as unknown as ListAnswer;
+        const items = (data[key] ?? []) as T[];
         set({
           items,
           total: data.pagination?.total ?? data.total ?? items.length,

@@ -44,4 +44,8 @@ window.addEventListener('hashchange', () => useSession.setState({ route: routeOf
 export const client = (): Client => useSession.getState().client!;
 export const ws = (): string => useSession.getState().workspaceId!;
 /** Workspace operations take the workspace id with the rest of their input. */
-export const wsInput = (input: Record<string, unknown> = {}) => ({ workspace_id: ws(), ...input });
+/** An operation's input on the current workspace. */
+export const wsInput = <T extends object = Record<never, never>>(
+  input?: T,
+): T & { workspace_id: string } =>
+  ({ workspace_id: ws(), ...(input ?? {}) }) as T & { workspace_id: string };
