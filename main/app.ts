@@ -44,12 +44,12 @@ export interface DesktopDeps {
     ): void;
   };
   createNotification: NotificationFactory;
-  openExternal(url: string): Promise<unknown>;
+  openExternal(this: void, url: string): Promise<unknown>;
   prefs: PrefsStore;
   /** The built renderer's index.html and the preload bundle. */
   rendererFile: string;
   preloadFile: string;
-  log(message: string): void;
+  log(this: void, message: string): void;
 }
 
 export interface DesktopApp {
@@ -151,7 +151,7 @@ export async function startDesktop(deps: DesktopDeps): Promise<DesktopApp | null
           },
         },
       },
-    }) as (event: IpcSenderInfo, ...args: unknown[]) => Promise<unknown>,
+    }),
   );
 
   const offEvents = engine.events.subscribe((e) => {

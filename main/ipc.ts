@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
-import { AppError } from '../src/errors.js';
+import type { z } from 'zod';
 import type { Engine } from '../src/engine.js';
 import { toAppError } from '../src/server/envelope.js';
-import type { DesktopOperationName, InvokeAnswer } from '../preload/api.js';
+import type { DesktopOperationMap, DesktopOperationName, InvokeAnswer } from '../preload/api.js';
 
 /** What main needs to know of an IPC message: who sent it, from which frame. */
 export interface IpcSenderInfo {
@@ -12,16 +11,19 @@ export interface IpcSenderInfo {
 }
 
 /** An operation of main's own (desktop preferences), with its input schema, served on the same channel. */
-export interface DesktopOperation {
-  input: z.ZodType;
-  handler(input: any): unknown | Promise<unknown>;
+export interface DesktopOperation<N extends DesktopOperationName = DesktopOperationName> {
+  input: z.ZodType<DesktopOperationMap[N]['input']>;
+  handler(
+    this: void,
+    input: DesktopOperationMap[N]['input'],
+  ): DesktopOperationMap[N]['output'] | Promise<DesktopOperationMap[N]['output']>;
 }
 
 export interface IpcHandlerOptions {
   /** Names of the engine's catalogue: the only engine operations the renderer may invoke. */
   operations: ReadonlySet<string>;
   invoke: Engine['invoke'];
-  desktop: Record<DesktopOperationName, DesktopOperation>;
+  desktop: { [N in DesktopOperationName]: DesktopOperation<N> };
   /** The web contents id of the app's window and the URL its renderer was loaded from. */
   trusted(): { webContentsId: number; url: string } | null;
   log(message: string): void;
@@ -85,7 +87,9 @@ export function createIpcHandler(opts: IpcHandlerOptions) {
             details,
           );
         }
-        return { ok: true, status: 200, data: await own.handler(parsed.data) };
+        // parsed.data is the input of this very operation: its schema just accepted it.
+        const handle = own.handler as (input: unknown) => unknown;
+        return { ok: true, status: 200, data: await handle(parsed.data) };
       }
       if (!opts.operations.has(name))
         return refused('unknown_operation', 404, `There is no operation named '${name}'`);
@@ -94,7 +98,7 @@ export function createIpcHandler(opts: IpcHandlerOptions) {
     } catch (err) {
       const { error, unexpected } = toAppError(err, randomUUID());
       if (unexpected) opts.log(`operation ${name} failed: ${(err as Error).message}`);
-      return refused(error.code, error.status, error.message, (error as AppError).details);
+      return refused(error.code, error.status, error.message, error.details);
     }
   };
 }

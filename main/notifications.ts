@@ -19,8 +19,8 @@ export function notifyFromEvents(
   return subscribe((e) => {
     if (e.type !== 'notification') return;
     const n = create({
-      title: String(e.data.title ?? 'Callbench'),
-      body: String(e.data.body ?? ''),
+      title: typeof e.data.title === 'string' ? e.data.title : 'Callbench',
+      body: typeof e.data.body === 'string' ? e.data.body : '',
     });
     n.on('click', () => focusAlert(typeof e.data.alertId === 'string' ? e.data.alertId : null));
     n.show();

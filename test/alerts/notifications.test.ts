@@ -121,7 +121,7 @@ describe('alert notifications: POST /v1/alerts/{id}/test and /v1/settings', () =
 
     const { headers, body } = hook.received[0]!;
     const expected = createHmac('sha256', 'whsec-signing-1234')
-      .update(`${headers['x-callbench-timestamp']}.${body}`)
+      .update(`${String(headers['x-callbench-timestamp'])}.${body}`)
       .digest('hex');
     expect(headers['x-callbench-signature']).toBe(`sha256=${expected}`);
     expect(JSON.parse(body)).toMatchObject({

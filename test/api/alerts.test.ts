@@ -1,3 +1,4 @@
+import type { Json } from '../helpers/json.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -37,7 +38,8 @@ describe('alerts', () => {
     },
     ...over,
   });
-  const paths = (res: { body: any }) => res.body.error.details.map((d: { path: string }) => d.path);
+  const paths = (res: { body: Json }) =>
+    res.body.error.details.map((d: { path: string }) => d.path);
 
   it("creates the specification's alert and answers it bare, the webhook URL masked", async () => {
     const res = await s.call('POST', '/v1/alerts', spec());
@@ -188,7 +190,7 @@ describe('alerts', () => {
       url: 'https://hooks.example.com/x',
       secret: '****6789',
     });
-    const stored = s.engine.store.alerts.get(a.id)!.definition.notifications as any;
+    const stored = s.engine.store.alerts.get(a.id)!.definition.notifications as Json;
     const { SecretBox } = await import('../../src/secrets.js');
     expect(SecretBox.forDataDir(s.dataDir).open(stored.webhook.secret)).toBe('whsec_0123456789');
     expect(

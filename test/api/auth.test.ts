@@ -1,3 +1,4 @@
+import type { Json } from '../helpers/json.js';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -7,7 +8,7 @@ function raw(
   port: number,
   path: string,
   headers: Record<string, string>,
-): Promise<{ status: number; headers: Record<string, unknown>; body: any }> {
+): Promise<{ status: number; headers: Record<string, unknown>; body: Json }> {
   return new Promise((resolve, reject) => {
     const req = request(
       { host: '127.0.0.1', port, path, method: headers.method ?? 'GET', headers },

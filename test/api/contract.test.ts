@@ -1,3 +1,4 @@
+import type { Json } from '../helpers/json.js';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -28,7 +29,7 @@ describe('the contract of the specification', () => {
     const doc = (await s.call('GET', '/openapi.json')).body;
     const documented = new Set<string>();
     for (const [path, methods] of Object.entries(
-      doc.paths as Record<string, Record<string, any>>,
+      doc.paths as Record<string, Record<string, Json>>,
     )) {
       for (const [method, op] of Object.entries(methods)) {
         documented.add(`${method.toUpperCase()} ${normalise(path)}`);

@@ -1,3 +1,4 @@
+import type { Json } from '../helpers/json.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, testClock, type TestServer } from '../helpers/server.js';
 
@@ -58,7 +59,8 @@ describe('personas', () => {
   });
   afterEach(() => s.stop());
 
-  const names = (res: { body: any }) => res.body.data.personas.map((p: { name: string }) => p.name);
+  const names = (res: { body: Json }) =>
+    res.body.data.personas.map((p: { name: string }) => p.name);
 
   it('creates with defaults and answers the full persona', async () => {
     const res = await s.ws('POST', '/personas', { name: 'Plain', prompt: 'Just ask.' });

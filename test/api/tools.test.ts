@@ -1,3 +1,4 @@
+import type { Json } from '../helpers/json.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -22,7 +23,8 @@ describe('tools', () => {
   });
   afterAll(() => s.stop());
 
-  const paths = (res: { body: any }) => res.body.error.details.map((d: { path: string }) => d.path);
+  const paths = (res: { body: Json }) =>
+    res.body.error.details.map((d: { path: string }) => d.path);
 
   it("creates a tool of the specification's shape and answers it bare with id and version", async () => {
     const res = await s.call(
@@ -250,7 +252,7 @@ describe('tools', () => {
       description: 'changed',
     });
     expect(updated.status).toBe(200);
-    const stored = s.engine.store.tools.findByName('secretive')!.definition as any;
+    const stored = s.engine.store.tools.findByName('secretive')!.definition as Json;
     const secrets = (await import('../../src/secrets.js')).SecretBox.forDataDir(s.dataDir);
     expect(secrets.open(stored.config.auth.token)).toBe(token);
     // A new value replaces it.
@@ -280,7 +282,7 @@ describe('tools', () => {
     await s.call('PUT', '/v1/tools/pg_secret', { ...definition, description: 'echoed' });
     const dry = await s.call('POST', '/v1/tools/pg_secret/test', { dryRun: true });
     expect(dry.body.request.connection).toBe('postgres://app:****@127.0.0.1:5432/crm');
-    const stored = s.engine.store.tools.findByName('pg_secret')!.definition as any;
+    const stored = s.engine.store.tools.findByName('pg_secret')!.definition as Json;
     const { SecretBox } = await import('../../src/secrets.js');
     expect(SecretBox.forDataDir(s.dataDir).open(stored.config.connection)).toBe(connection);
   });

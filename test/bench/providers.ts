@@ -8,7 +8,7 @@ async function fakeProvider(calls: number): Promise<{ url: string; stop(): void 
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve) =>
-    child.stdout!.once('data', (d) => resolve(String(d).trim())),
+    child.stdout.once('data', (d) => resolve(String(d).trim())),
   );
   return { url, stop: () => child.kill() };
 }
@@ -62,7 +62,7 @@ export async function providersBench(): Promise<Figure[]> {
     } finally {
       provider.stop();
     }
-    if (results[n]!.calls !== n) throw new Error(`imported ${results[n]!.calls} of ${n} calls`);
+    if (results[n].calls !== n) throw new Error(`imported ${results[n].calls} of ${n} calls`);
   }
   const ours = results[50_000]!.calls / results[50_000]!.seconds;
   const baseline = bare.calls / bare.seconds;

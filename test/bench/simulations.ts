@@ -34,7 +34,7 @@ export async function simulationsBench(): Promise<Figure[]> {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve) =>
-    server.stdout!.once('data', (d) => resolve(String(d).trim())),
+    server.stdout.once('data', (d) => resolve(String(d).trim())),
   );
   try {
     const engineRuns: ReturnType<typeof run>[] = [];

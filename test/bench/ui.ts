@@ -1,3 +1,4 @@
+import type { Json } from '../helpers/json.js';
 import { chromium, type Page } from '@playwright/test';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,11 +25,11 @@ async function seeded(count: number): Promise<string> {
           name: 'Bench caller',
           prompt: 'p',
         })
-      ).data as any
+      ).data as Json
     ).persona.id as string;
     const scenario = (
       (await engine.invoke('scenarios.create', { workspace_id: ws, name: 'Bench', prompt: 'p' }))
-        .data as any
+        .data as Json
     ).scenario.id as string;
     const turns = JSON.stringify(
       Array.from({ length: 10 }, (_, i) => ({
@@ -77,7 +78,7 @@ async function serve(dataDir: string): Promise<{ url: string; stop(): void }> {
   );
   const url = await new Promise<string>((resolve) => {
     let out = '';
-    child.stdout!.on('data', (d) => {
+    child.stdout.on('data', (d) => {
       out += String(d);
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) resolve(m[1]!);
@@ -109,9 +110,9 @@ async function timeToInteractive(page: Page, url: string): Promise<number> {
 /** Scrolls the list to its end as a user would, in screenfuls; answers the long tasks seen meanwhile. */
 async function scrollToEnd(page: Page): Promise<{ longTasks: number[]; reachedEnd: boolean }> {
   await page.evaluate(() => {
-    (window as any).__long = [];
+    (window as Json).__long = [];
     new PerformanceObserver((l) =>
-      (window as any).__long.push(...l.getEntries().map((e) => e.duration)),
+      (window as Json).__long.push(...l.getEntries().map((e) => e.duration)),
     ).observe({ type: 'longtask' });
   });
   const list = page.getByTestId('simulation-list');
@@ -133,7 +134,7 @@ async function scrollToEnd(page: Page): Promise<{ longTasks: number[]; reachedEn
       (r) => r.getAttribute('aria-rowindex') === el.getAttribute('aria-rowcount'),
     ),
   );
-  return { longTasks: await page.evaluate(() => (window as any).__long as number[]), reachedEnd };
+  return { longTasks: await page.evaluate(() => (window as Json).__long as number[]), reachedEnd };
 }
 
 export async function uiBench(): Promise<Figure[]> {

@@ -28,7 +28,7 @@ function serve(
   const output: string[] = [];
   return new Promise((resolve, reject) => {
     let buffer = '';
-    child.stdout!.on('data', (chunk) => {
+    child.stdout.on('data', (chunk) => {
       buffer += chunk;
       const lines = buffer.split('\n');
       buffer = lines.pop()!;
@@ -39,7 +39,7 @@ function serve(
       }
     });
     let err = '';
-    child.stderr!.on('data', (c) => (err += c));
+    child.stderr.on('data', (c) => (err += c));
     child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
   });
 }

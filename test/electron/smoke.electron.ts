@@ -1,3 +1,4 @@
+import type { Json } from '../helpers/json.js';
 import { _electron as electron, expect, test } from '@playwright/test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,14 +15,14 @@ test('the desktop app starts on a fresh profile and talks to its engine over IPC
     const page = await app.firstWindow();
     await expect(page.locator('body[data-ready="true"]')).toBeVisible();
     await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
-    expect(await page.evaluate(() => Object.keys((window as any).callbench).sort())).toEqual([
+    expect(await page.evaluate(() => Object.keys((window as Json).callbench).sort())).toEqual([
       'invoke',
       'subscribe',
     ]);
-    expect(await page.evaluate(() => typeof (window as any).require)).toBe('undefined');
+    expect(await page.evaluate(() => typeof (window as Json).require)).toBe('undefined');
     const prefs = webPreferences(
       await app.evaluate(({ BrowserWindow }) =>
-        (BrowserWindow.getAllWindows()[0]!.webContents as any).getLastWebPreferences(),
+        (BrowserWindow.getAllWindows()[0]!.webContents as Json).getLastWebPreferences(),
       ),
     );
     expect(prefs).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false });

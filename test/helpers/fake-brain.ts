@@ -1,7 +1,9 @@
+import { handled } from './handled.js';
+import type { JsonObject } from './json.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-type Json = Record<string, any>;
+type Json = JsonObject;
 
 const answer = (content: string | null, toolCalls: { name: string; arguments: Json }[] = []) => ({
   id: 'chatcmpl-x',
@@ -35,39 +37,41 @@ const answer = (content: string | null, toolCalls: { name: string; arguments: Js
  */
 export async function startFakeBrain(options: { delayMs?: number } = {}) {
   const calls = { replica: 0, caller: 0, judge: 0 };
-  const server = createServer(async (req, res) => {
-    let raw = '';
-    for await (const c of req) raw += c;
-    const body = JSON.parse(raw) as { messages: Json[]; tools?: Json[] };
-    const system = String(body.messages.find((m) => m.role === 'system')?.content ?? '');
-    const last = body.messages[body.messages.length - 1]!;
-    let out;
-    if (system.includes('You grade')) {
-      calls.judge++;
-      out = answer('{"score": 90, "reasoning": "The agent gave the tracking number."}');
-    } else if (system.includes('a customer phoning')) {
-      calls.caller++;
-      const agentSaid = String(last.content ?? '');
-      out = agentSaid.includes('TRK')
-        ? answer('Great, thank you. Bye! [END_CALL]')
-        : answer('Hi, where is my order C3?');
-    } else {
-      calls.replica++;
-      const text = String(last.content ?? '');
-      const order = /order ([A-Z]\d+)/i.exec(text)?.[1];
-      if (last.role === 'tool')
-        out = answer(
-          `Your order has shipped. Tracking ${JSON.parse(last.content).tracking ?? 'unknown'}.`,
-        );
-      else if (/bye|thank/i.test(text)) out = answer('Goodbye! [END_CALL]');
-      else if (order && body.tools?.length)
-        out = answer(null, [{ name: 'order_status', arguments: { orderId: order } }]);
-      else out = answer('How can I help you today?');
-    }
-    if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(out));
-  });
+  const server = createServer(
+    handled(async (req, res) => {
+      let raw = '';
+      for await (const c of req) raw += c;
+      const body = JSON.parse(raw) as { messages: Json[]; tools?: Json[] };
+      const system = String(body.messages.find((m) => m.role === 'system')?.content ?? '');
+      const last = body.messages[body.messages.length - 1]!;
+      let out;
+      if (system.includes('You grade')) {
+        calls.judge++;
+        out = answer('{"score": 90, "reasoning": "The agent gave the tracking number."}');
+      } else if (system.includes('a customer phoning')) {
+        calls.caller++;
+        const agentSaid = String(last.content ?? '');
+        out = agentSaid.includes('TRK')
+          ? answer('Great, thank you. Bye! [END_CALL]')
+          : answer('Hi, where is my order C3?');
+      } else {
+        calls.replica++;
+        const text = String(last.content ?? '');
+        const order = /order ([A-Z]\d+)/i.exec(text)?.[1];
+        if (last.role === 'tool')
+          out = answer(
+            `Your order has shipped. Tracking ${JSON.parse(last.content).tracking ?? 'unknown'}.`,
+          );
+        else if (/bye|thank/i.test(text)) out = answer('Goodbye! [END_CALL]');
+        else if (order && body.tools?.length)
+          out = answer(null, [{ name: 'order_status', arguments: { orderId: order } }]);
+        else out = answer('How can I help you today?');
+      }
+      if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(out));
+    }),
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,

@@ -1,8 +1,10 @@
+import { handled } from './handled.js';
+import type { JsonObject } from './json.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 
-type Json = Record<string, any>;
+type Json = JsonObject;
 
 /** What every fake deployed agent answers, whichever chat API carries the conversation. */
 export function botReply(text: string): {
@@ -130,7 +132,7 @@ export function attachElevenSocket(server: Server, log: ChatLog): void {
       return socket.close(4001, 'unsigned');
     const send = (v: Json) => socket.send(JSON.stringify(v));
     socket.on('message', (data) => {
-      const m = JSON.parse(String(data));
+      const m = JSON.parse((data as Buffer).toString('utf8')) as Json;
       if (m.type === 'conversation_initiation_client_data') {
         if (m.conversation_config_override?.conversation?.text_only !== true)
           return send({ type: 'error', message: 'audio not supported by this fake' });
@@ -168,50 +170,52 @@ export async function startFakeHttpAgent(apiKey = 'agent-key') {
   const log = newChatLog();
   /** Requests being answered now, the most at once, and how long each answer takes. */
   const load = { inFlight: 0, maxInFlight: 0, delayMs: 0 };
-  const server = createServer(async (req, res) => {
-    load.inFlight++;
-    load.maxInFlight = Math.max(load.maxInFlight, load.inFlight);
-    res.on('close', () => load.inFlight--);
-    if (load.delayMs) await new Promise((r) => setTimeout(r, load.delayMs));
-    let raw = '';
-    for await (const c of req) raw += c;
-    const body = raw ? JSON.parse(raw) : {};
-    const send = (status: number, v: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(v));
-    };
-    const last = [...(body.messages ?? [])].reverse().find((m: Json) => m.role === 'user');
-    const r = botReply(String(last?.content));
-    if (req.url === '/v1/chat/completions') {
-      log.requests.push({ api: 'openai', body });
-      if (req.headers.authorization !== `Bearer ${apiKey}`)
-        return send(401, { error: { message: 'bad key' } });
-      return send(200, {
-        id: 'cmpl',
-        object: 'chat.completion',
-        model: body.model,
-        choices: [
-          {
-            index: 0,
-            finish_reason: 'stop',
-            message: { role: 'assistant', content: r.ended ? `${r.text} [END_CALL]` : r.text },
-          },
-        ],
-      });
-    }
-    if (req.url === '/simple') {
-      log.requests.push({ api: 'simple', body });
-      return send(200, {
-        reply: r.text,
-        ended: r.ended,
-        ...(r.tool
-          ? { toolCalls: [{ name: r.tool.name, arguments: r.tool.args, success: true }] }
-          : {}),
-      });
-    }
-    if (req.url === '/broken') return send(200, { answer: 'wrong shape' });
-    send(404, {});
-  });
+  const server = createServer(
+    handled(async (req, res) => {
+      load.inFlight++;
+      load.maxInFlight = Math.max(load.maxInFlight, load.inFlight);
+      res.on('close', () => load.inFlight--);
+      if (load.delayMs) await new Promise((r) => setTimeout(r, load.delayMs));
+      let raw = '';
+      for await (const c of req) raw += c;
+      const body = raw ? JSON.parse(raw) : {};
+      const send = (status: number, v: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(v));
+      };
+      const last = [...(body.messages ?? [])].reverse().find((m: Json) => m.role === 'user');
+      const r = botReply(String(last?.content));
+      if (req.url === '/v1/chat/completions') {
+        log.requests.push({ api: 'openai', body });
+        if (req.headers.authorization !== `Bearer ${apiKey}`)
+          return send(401, { error: { message: 'bad key' } });
+        return send(200, {
+          id: 'cmpl',
+          object: 'chat.completion',
+          model: body.model,
+          choices: [
+            {
+              index: 0,
+              finish_reason: 'stop',
+              message: { role: 'assistant', content: r.ended ? `${r.text} [END_CALL]` : r.text },
+            },
+          ],
+        });
+      }
+      if (req.url === '/simple') {
+        log.requests.push({ api: 'simple', body });
+        return send(200, {
+          reply: r.text,
+          ended: r.ended,
+          ...(r.tool
+            ? { toolCalls: [{ name: r.tool.name, arguments: r.tool.args, success: true }] }
+            : {}),
+        });
+      }
+      if (req.url === '/broken') return send(200, { answer: 'wrong shape' });
+      send(404, {});
+    }),
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

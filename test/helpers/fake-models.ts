@@ -1,7 +1,9 @@
+import { handled } from './handled.js';
+import type { JsonObject } from './json.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-type Json = Record<string, any>;
+type Json = JsonObject;
 
 /**
  * A fake model server speaking the OpenAI chat completions and the Anthropic messages APIs.
@@ -10,15 +12,20 @@ type Json = Record<string, any>;
 export async function startFakeModels() {
   const script: { status: number; body: Json; delayMs?: number }[] = [];
   const requests: { path: string; headers: Json; body: Json }[] = [];
-  const server = createServer(async (req, res) => {
-    let raw = '';
-    for await (const c of req) raw += c;
-    requests.push({ path: req.url!, headers: req.headers, body: JSON.parse(raw || '{}') });
-    const next = script.shift() ?? { status: 500, body: { error: { message: 'script ran out' } } };
-    if (next.delayMs) await new Promise((r) => setTimeout(r, next.delayMs));
-    res.writeHead(next.status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(next.body));
-  });
+  const server = createServer(
+    handled(async (req, res) => {
+      let raw = '';
+      for await (const c of req) raw += c;
+      requests.push({ path: req.url!, headers: req.headers, body: JSON.parse(raw || '{}') });
+      const next = script.shift() ?? {
+        status: 500,
+        body: { error: { message: 'script ran out' } },
+      };
+      if (next.delayMs) await new Promise((r) => setTimeout(r, next.delayMs));
+      res.writeHead(next.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(next.body));
+    }),
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

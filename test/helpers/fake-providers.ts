@@ -1,8 +1,10 @@
+import { handled } from './handled.js';
+import type { JsonObject } from './json.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { attachElevenSocket, handleProviderChat, newChatLog, type ChatLog } from './fake-chat.js';
 
-type Json = Record<string, any>;
+type Json = JsonObject;
 
 export const GOOD_KEY = 'prov-key-good-123';
 export const T0 = Date.parse('2026-06-01T10:00:00Z');
@@ -155,273 +157,296 @@ export async function startFakeProviders(): Promise<FakeProviders> {
     revoked: false,
   };
 
-  const server = createServer(async (req, res) => {
-    const url = new URL(req.url!, 'http://x');
-    const path = url.pathname;
-    hits.set(path, (hits.get(path) ?? 0) + 1);
-    if (req.method !== 'GET' && path !== '/v3/list-calls') writes.push(`${req.method} ${path}`);
-    let raw = '';
-    for await (const c of req) raw += c;
-    const body = raw ? JSON.parse(raw) : {};
-    const send = (status: number, value: unknown, headers: Record<string, string> = {}) => {
-      res.writeHead(status, { 'content-type': 'application/json', ...headers });
-      res.end(JSON.stringify(value));
-    };
-    const key = String(req.headers.authorization ?? req.headers['xi-api-key'] ?? '').replace(
-      /^Bearer /,
-      '',
-    );
-    if (state.revoked || key !== GOOD_KEY) return send(401, { message: 'Invalid key' });
-    const throttled = [...state.throttleOnce].find((p) => path.startsWith(p));
-    if (throttled) {
-      state.throttleOnce.delete(throttled);
-      return send(429, { message: 'slow down' }, { 'retry-after': '1' });
-    }
-    const failing = [...state.failOnce].find((p) => path.startsWith(p));
-    if (failing) {
-      state.failOnce.delete(failing);
-      return send(500, { message: 'internal' });
-    }
-    const isCallList =
-      path === '/call' ||
-      path === '/v3/list-calls' ||
-      path === '/v1/convai/conversations' ||
-      path === '/v1/calls';
-    if (isCallList) {
-      state.callListRequests++;
-      if (state.failCallListsAfter !== null && state.callListRequests > state.failCallListsAfter)
+  const server = createServer(
+    handled(async (req, res) => {
+      const url = new URL(req.url!, 'http://x');
+      const path = url.pathname;
+      hits.set(path, (hits.get(path) ?? 0) + 1);
+      if (req.method !== 'GET' && path !== '/v3/list-calls') writes.push(`${req.method} ${path}`);
+      let raw = '';
+      for await (const c of req) raw += c;
+      const body = raw ? JSON.parse(raw) : {};
+      const send = (status: number, value: unknown, headers: Record<string, string> = {}) => {
+        res.writeHead(status, { 'content-type': 'application/json', ...headers });
+        res.end(JSON.stringify(value));
+      };
+      const key = String(req.headers.authorization ?? req.headers['xi-api-key'] ?? '').replace(
+        /^Bearer /,
+        '',
+      );
+      if (state.revoked || key !== GOOD_KEY) return send(401, { message: 'Invalid key' });
+      const throttled = [...state.throttleOnce].find((p) => path.startsWith(p));
+      if (throttled) {
+        state.throttleOnce.delete(throttled);
+        return send(429, { message: 'slow down' }, { 'retry-after': '1' });
+      }
+      const failing = [...state.failOnce].find((p) => path.startsWith(p));
+      if (failing) {
+        state.failOnce.delete(failing);
         return send(500, { message: 'internal' });
-    }
+      }
+      const isCallList =
+        path === '/call' ||
+        path === '/v3/list-calls' ||
+        path === '/v1/convai/conversations' ||
+        path === '/v1/calls';
+      if (isCallList) {
+        state.callListRequests++;
+        if (state.failCallListsAfter !== null && state.callListRequests > state.failCallListsAfter)
+          return send(500, { message: 'internal' });
+      }
 
-    if (handleProviderChat(path, req.method!, body, String(req.headers.host), chat, send)) return;
+      if (handleProviderChat(path, req.method!, body, String(req.headers.host), chat, send)) return;
 
-    // Vapi
-    if (path === '/assistant/asst_1') return send(200, state.vapiAssistant);
-    if (path.startsWith('/assistant/')) return send(404, { message: 'Not found' });
-    if (path === '/tool/tool_a')
-      return send(200, {
-        id: 'tool_a',
-        type: 'function',
-        function: { name: 'order_status', description: 'Looks up an order', parameters: {} },
-        server: { url: 'https://crm.example/tools', secret: 's' },
-      });
-    if (path === '/phone-number')
-      return send(200, [
-        { id: 'pn1', number: '+15550001', provider: 'twilio', name: 'Main', assistantId: 'asst_1' },
-        { id: 'pn2', number: '+15550002', provider: 'vapi', assistantId: 'other' },
-      ]);
-    if (path === '/v2/knowledge-base')
-      return send(200, [
-        { id: 'kb_1', name: 'FAQ', provider: 'trieve' },
-        { id: 'kb_2', name: 'Other' },
-      ]);
-    if (path === '/call') {
-      const gt = Date.parse(url.searchParams.get('createdAtGt') ?? '1970-01-01');
-      const lt = url.searchParams.get('createdAtLt')
-        ? Date.parse(url.searchParams.get('createdAtLt')!)
-        : Infinity;
-      const limit = Number(url.searchParams.get('limit') ?? 100);
-      const page = state.vapiCalls
-        .filter(
-          (c) =>
-            c.assistantId === url.searchParams.get('assistantId') &&
-            Date.parse(c.createdAt) > gt &&
-            Date.parse(c.createdAt) < lt,
-        )
-        .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))
-        .slice(0, limit);
-      return send(200, page);
-    }
-
-    // Retell
-    if (path === '/get-agent/ret_1') {
-      return send(200, {
-        agent_id: 'ret_1',
-        agent_name: 'Retail Rita',
-        version: 3,
-        voice_id: '11labs-Adrian',
-        voice_temperature: 1,
-        language: 'en-US',
-        response_engine: { type: 'retell-llm', llm_id: 'llm_1' },
-        webhook_url: null,
-      });
-    }
-    if (path === '/get-retell-llm/llm_1') {
-      return send(200, {
-        llm_id: 'llm_1',
-        general_prompt: 'You are Rita.',
-        begin_message: 'Hello from Rita',
-        model: 'gpt-4o-mini',
-        model_temperature: 0.2,
-        knowledge_base_ids: ['kbr_1'],
-        general_tools: [
+      // Vapi
+      if (path === '/assistant/asst_1') return send(200, state.vapiAssistant);
+      if (path.startsWith('/assistant/')) return send(404, { message: 'Not found' });
+      if (path === '/tool/tool_a')
+        return send(200, {
+          id: 'tool_a',
+          type: 'function',
+          function: { name: 'order_status', description: 'Looks up an order', parameters: {} },
+          server: { url: 'https://crm.example/tools', secret: 's' },
+        });
+      if (path === '/phone-number')
+        return send(200, [
           {
-            type: 'custom',
-            name: 'check_stock',
-            description: 'Stock lookup',
-            url: 'https://shop.example/stock',
-            method: 'GET',
-            headers: { Authorization: 'Bearer x' },
+            id: 'pn1',
+            number: '+15550001',
+            provider: 'twilio',
+            name: 'Main',
+            assistantId: 'asst_1',
           },
-          {
-            type: 'transfer_call',
-            name: 'to_human',
-            transfer_destination: { type: 'predefined', number: '+15550199' },
-          },
-          { type: 'end_call', name: 'end' },
-        ],
-      });
-    }
-    if (path === '/v2/list-phone-numbers')
-      return send(200, {
-        items: [
-          {
-            phone_number: '+15550300',
-            nickname: 'Shop',
-            inbound_agents: [{ agent_id: 'ret_1', weight: 1 }],
-          },
-        ],
-        has_more: false,
-      });
-    if (path === '/list-knowledge-bases')
-      return send(200, [{ knowledge_base_id: 'kbr_1', knowledge_base_name: 'Catalog' }]);
-    if (path === '/v3/list-calls') {
-      const from = body.filter_criteria?.start_timestamp?.value?.[0] ?? 0;
-      const all = state.retellCalls
-        .filter((c) => c.start_timestamp >= from)
-        .sort((a, b) => a.start_timestamp - b.start_timestamp);
-      const offset = Number(body.pagination_key ?? 0);
-      const items = all
-        .slice(offset, offset + body.limit)
-        .map(({ transcript_with_tool_calls: _t, ...rest }) => rest);
-      return send(200, {
-        items,
-        has_more: offset + body.limit < all.length,
-        pagination_key: String(offset + body.limit),
-      });
-    }
-    if (path.startsWith('/v2/get-call/')) {
-      const call = state.retellCalls.find((c) => c.call_id === decodeURIComponent(path.slice(13)));
-      return call ? send(200, call) : send(404, {});
-    }
+          { id: 'pn2', number: '+15550002', provider: 'vapi', assistantId: 'other' },
+        ]);
+      if (path === '/v2/knowledge-base')
+        return send(200, [
+          { id: 'kb_1', name: 'FAQ', provider: 'trieve' },
+          { id: 'kb_2', name: 'Other' },
+        ]);
+      if (path === '/call') {
+        const gt = Date.parse(url.searchParams.get('createdAtGt') ?? '1970-01-01');
+        const lt = url.searchParams.get('createdAtLt')
+          ? Date.parse(url.searchParams.get('createdAtLt')!)
+          : Infinity;
+        const limit = Number(url.searchParams.get('limit') ?? 100);
+        const page = state.vapiCalls
+          .filter(
+            (c) =>
+              c.assistantId === url.searchParams.get('assistantId') &&
+              Date.parse(c.createdAt) > gt &&
+              Date.parse(c.createdAt) < lt,
+          )
+          .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))
+          .slice(0, limit);
+        return send(200, page);
+      }
 
-    // ElevenLabs
-    if (path === '/v1/convai/agents/el_1') {
-      return send(200, {
-        agent_id: 'el_1',
-        name: 'Eleven Eve',
-        tags: ['prod', 'billing'],
-        phone_numbers: [{ phone_number: '+15550400', provider: 'twilio', label: 'Billing line' }],
-        conversation_config: {
-          agent: {
-            first_message: 'Hi, Eve here',
-            language: 'en',
-            prompt: {
-              prompt: 'You are Eve.',
-              llm: 'gemini-2.0-flash',
-              temperature: 0.4,
-              max_tokens: -1,
-              tool_ids: ['elt_1'],
-              knowledge_base: [{ id: 'kbe_1', name: 'Billing FAQ', type: 'file' }],
+      // Retell
+      if (path === '/get-agent/ret_1') {
+        return send(200, {
+          agent_id: 'ret_1',
+          agent_name: 'Retail Rita',
+          version: 3,
+          voice_id: '11labs-Adrian',
+          voice_temperature: 1,
+          language: 'en-US',
+          response_engine: { type: 'retell-llm', llm_id: 'llm_1' },
+          webhook_url: null,
+        });
+      }
+      if (path === '/get-retell-llm/llm_1') {
+        return send(200, {
+          llm_id: 'llm_1',
+          general_prompt: 'You are Rita.',
+          begin_message: 'Hello from Rita',
+          model: 'gpt-4o-mini',
+          model_temperature: 0.2,
+          knowledge_base_ids: ['kbr_1'],
+          general_tools: [
+            {
+              type: 'custom',
+              name: 'check_stock',
+              description: 'Stock lookup',
+              url: 'https://shop.example/stock',
+              method: 'GET',
+              headers: { Authorization: 'Bearer x' },
+            },
+            {
+              type: 'transfer_call',
+              name: 'to_human',
+              transfer_destination: { type: 'predefined', number: '+15550199' },
+            },
+            { type: 'end_call', name: 'end' },
+          ],
+        });
+      }
+      if (path === '/v2/list-phone-numbers')
+        return send(200, {
+          items: [
+            {
+              phone_number: '+15550300',
+              nickname: 'Shop',
+              inbound_agents: [{ agent_id: 'ret_1', weight: 1 }],
+            },
+          ],
+          has_more: false,
+        });
+      if (path === '/list-knowledge-bases')
+        return send(200, [{ knowledge_base_id: 'kbr_1', knowledge_base_name: 'Catalog' }]);
+      if (path === '/v3/list-calls') {
+        const from = body.filter_criteria?.start_timestamp?.value?.[0] ?? 0;
+        const all = state.retellCalls
+          .filter((c) => c.start_timestamp >= from)
+          .sort((a, b) => a.start_timestamp - b.start_timestamp);
+        const offset = Number(body.pagination_key ?? 0);
+        const items = all
+          .slice(offset, offset + body.limit)
+          .map(({ transcript_with_tool_calls: _t, ...rest }) => rest);
+        return send(200, {
+          items,
+          has_more: offset + body.limit < all.length,
+          pagination_key: String(offset + body.limit),
+        });
+      }
+      if (path.startsWith('/v2/get-call/')) {
+        const call = state.retellCalls.find(
+          (c) => c.call_id === decodeURIComponent(path.slice(13)),
+        );
+        return call ? send(200, call) : send(404, {});
+      }
+
+      // ElevenLabs
+      if (path === '/v1/convai/agents/el_1') {
+        return send(200, {
+          agent_id: 'el_1',
+          name: 'Eleven Eve',
+          tags: ['prod', 'billing'],
+          phone_numbers: [{ phone_number: '+15550400', provider: 'twilio', label: 'Billing line' }],
+          conversation_config: {
+            agent: {
+              first_message: 'Hi, Eve here',
+              language: 'en',
+              prompt: {
+                prompt: 'You are Eve.',
+                llm: 'gemini-2.0-flash',
+                temperature: 0.4,
+                max_tokens: -1,
+                tool_ids: ['elt_1'],
+                knowledge_base: [{ id: 'kbe_1', name: 'Billing FAQ', type: 'file' }],
+              },
+            },
+            tts: {
+              voice_id: 'eve_voice',
+              model_id: 'eleven_turbo_v2',
+              stability: 0.6,
+              similarity_boost: 0.8,
             },
           },
-          tts: {
-            voice_id: 'eve_voice',
-            model_id: 'eleven_turbo_v2',
-            stability: 0.6,
-            similarity_boost: 0.8,
+        });
+      }
+      if (path === '/v1/convai/tools/elt_1') {
+        return send(200, {
+          id: 'elt_1',
+          tool_config: {
+            type: 'webhook',
+            name: 'refund',
+            description: 'Issue a refund',
+            api_schema: {
+              url: 'https://pay.example/refund',
+              method: 'POST',
+              request_headers: { 'X-API-Key': 'k' },
+            },
           },
-        },
-      });
-    }
-    if (path === '/v1/convai/tools/elt_1') {
-      return send(200, {
-        id: 'elt_1',
-        tool_config: {
-          type: 'webhook',
-          name: 'refund',
-          description: 'Issue a refund',
-          api_schema: {
-            url: 'https://pay.example/refund',
-            method: 'POST',
-            request_headers: { 'X-API-Key': 'k' },
-          },
-        },
-      });
-    }
-    if (path === '/v1/convai/conversations') {
-      const after = Number(url.searchParams.get('call_start_after_unix') ?? 0);
-      const all = state.elevenConversations.filter((c) => c.metadata.start_time_unix_secs >= after);
-      const offset = Number(url.searchParams.get('cursor') ?? 0);
-      const size = Number(url.searchParams.get('page_size'));
-      return send(200, {
-        conversations: all
-          .slice(offset, offset + size)
-          .map((c) => ({ conversation_id: c.conversation_id, agent_id: 'el_1', status: c.status })),
-        has_more: offset + size < all.length,
-        next_cursor: String(offset + size),
-      });
-    }
-    if (path.startsWith('/v1/convai/conversations/')) {
-      const c = state.elevenConversations.find((x) => x.conversation_id === path.slice(25));
-      return c ? send(200, c) : send(404, {});
-    }
+        });
+      }
+      if (path === '/v1/convai/conversations') {
+        const after = Number(url.searchParams.get('call_start_after_unix') ?? 0);
+        const all = state.elevenConversations.filter(
+          (c) => c.metadata.start_time_unix_secs >= after,
+        );
+        const offset = Number(url.searchParams.get('cursor') ?? 0);
+        const size = Number(url.searchParams.get('page_size'));
+        return send(200, {
+          conversations: all.slice(offset, offset + size).map((c) => ({
+            conversation_id: c.conversation_id,
+            agent_id: 'el_1',
+            status: c.status,
+          })),
+          has_more: offset + size < all.length,
+          next_cursor: String(offset + size),
+        });
+      }
+      if (path.startsWith('/v1/convai/conversations/')) {
+        const c = state.elevenConversations.find((x) => x.conversation_id === path.slice(25));
+        return c ? send(200, c) : send(404, {});
+      }
 
-    // Bland
-    if (path === '/v1/agents/bl_1') {
-      return send(200, {
-        agent: {
-          agent_id: 'bl_1',
-          name: 'Bland Bob',
-          prompt: 'You are Bob.',
-          first_sentence: 'Bob here.',
-          model: 'enhanced',
-          temperature: 0.7,
-          voice: 'maya',
-          tools: [
-            { name: 'lookup', description: 'Look up', url: 'https://b.example/l', method: 'POST' },
-          ],
-        },
-      });
-    }
-    if (path === '/v1/agents/bl_2') {
-      return send(200, {
-        agent: {
-          agent_id: 'bl_2',
-          name: 'Pathway Pat',
-          prompt: 'You are Pat.',
-          first_sentence: null,
-          pathway_id: 'pw_1',
-          tools: [],
-        },
-      });
-    }
-    if (path === '/v1/calls') {
-      const t = Date.now() - 3_600_000; // one base time, so that the gaps between turns are exact
-      return send(200, {
-        count: 1,
-        calls: [
-          {
-            call_id: 'bc_1',
+      // Bland
+      if (path === '/v1/agents/bl_1') {
+        return send(200, {
+          agent: {
             agent_id: 'bl_1',
-            created_at: new Date(t).toISOString(),
-            call_length: 1.5,
-            price: 0.135,
-            summary: 'Short call',
-            call_ended_by: 'USER',
-            completed: true,
-            recording_url: null,
-            transcripts: [
-              { created_at: new Date(t + 1000).toISOString(), text: 'Hello', user: 'user' },
-              { created_at: new Date(t + 3000).toISOString(), text: 'Hi there', user: 'assistant' },
-              { text: 'lookup called', user: 'agent-action' },
+            name: 'Bland Bob',
+            prompt: 'You are Bob.',
+            first_sentence: 'Bob here.',
+            model: 'enhanced',
+            temperature: 0.7,
+            voice: 'maya',
+            tools: [
+              {
+                name: 'lookup',
+                description: 'Look up',
+                url: 'https://b.example/l',
+                method: 'POST',
+              },
             ],
           },
-        ],
-      });
-    }
-    return send(404, { message: `no fake for ${path}` });
-  });
+        });
+      }
+      if (path === '/v1/agents/bl_2') {
+        return send(200, {
+          agent: {
+            agent_id: 'bl_2',
+            name: 'Pathway Pat',
+            prompt: 'You are Pat.',
+            first_sentence: null,
+            pathway_id: 'pw_1',
+            tools: [],
+          },
+        });
+      }
+      if (path === '/v1/calls') {
+        const t = Date.now() - 3_600_000; // one base time, so that the gaps between turns are exact
+        return send(200, {
+          count: 1,
+          calls: [
+            {
+              call_id: 'bc_1',
+              agent_id: 'bl_1',
+              created_at: new Date(t).toISOString(),
+              call_length: 1.5,
+              price: 0.135,
+              summary: 'Short call',
+              call_ended_by: 'USER',
+              completed: true,
+              recording_url: null,
+              transcripts: [
+                { created_at: new Date(t + 1000).toISOString(), text: 'Hello', user: 'user' },
+                {
+                  created_at: new Date(t + 3000).toISOString(),
+                  text: 'Hi there',
+                  user: 'assistant',
+                },
+                { text: 'lookup called', user: 'agent-action' },
+              ],
+            },
+          ],
+        });
+      }
+      return send(404, { message: `no fake for ${path}` });
+    }),
+  );
   attachElevenSocket(server, chat);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {

@@ -1,3 +1,4 @@
+import { handled } from './handled.js';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
@@ -14,18 +15,20 @@ export async function startReceiver(
   const received: Received[] = [];
   let attempts = 0;
   let left = failures;
-  const server = createServer(async (req, res) => {
-    let body = '';
-    for await (const c of req) body += c;
-    attempts++;
-    if (left > 0) {
-      left--;
-      res.writeHead(503).end('busy');
-      return;
-    }
-    received.push({ headers: req.headers, body });
-    res.writeHead(200).end('ok');
-  });
+  const server = createServer(
+    handled(async (req, res) => {
+      let body = '';
+      for await (const c of req) body += c;
+      attempts++;
+      if (left > 0) {
+        left--;
+        res.writeHead(503).end('busy');
+        return;
+      }
+      received.push({ headers: req.headers, body });
+      res.writeHead(200).end('ok');
+    }),
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,

@@ -1,3 +1,4 @@
+import type { Json } from './json.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,7 @@ import type { Clock } from '../../src/clock.js';
 export interface Api {
   method: string;
   status: number;
-  body: any;
+  body: Json;
   headers: Headers;
 }
 

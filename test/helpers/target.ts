@@ -1,3 +1,4 @@
+import { handled } from './handled.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -39,121 +40,123 @@ export async function startTarget(): Promise<Target> {
   let tokenSeq = 0;
   const target: Target = { url: '', hits, state, last: null, stop: async () => {} };
 
-  const server = createServer(async (req, res) => {
-    const url = new URL(req.url!, 'http://x');
-    const path = url.pathname;
-    hits.set(path, (hits.get(path) ?? 0) + 1);
-    let raw = '';
-    for await (const chunk of req) raw += chunk;
-    let body: unknown = raw;
-    try {
-      body = raw ? JSON.parse(raw) : null;
-    } catch {
-      // form bodies stay text
-    }
-    target.last = {
-      headers: req.headers,
-      query: Object.fromEntries(url.searchParams),
-      body,
-      method: req.method!,
-      path,
-    };
-    const auth = req.headers.authorization ?? '';
+  const server = createServer(
+    handled(async (req, res) => {
+      const url = new URL(req.url!, 'http://x');
+      const path = url.pathname;
+      hits.set(path, (hits.get(path) ?? 0) + 1);
+      let raw = '';
+      for await (const chunk of req) raw += chunk;
+      let body: unknown = raw;
+      try {
+        body = raw ? JSON.parse(raw) : null;
+      } catch {
+        // form bodies stay text
+      }
+      target.last = {
+        headers: req.headers,
+        query: Object.fromEntries(url.searchParams),
+        body,
+        method: req.method!,
+        path,
+      };
+      const auth = req.headers.authorization ?? '';
 
-    switch (true) {
-      case path === '/echo':
-        return json(res, 200, {
-          method: req.method,
-          path,
-          query: Object.fromEntries(url.searchParams),
-          headers: req.headers,
-          body,
-        });
-      case path.startsWith('/orders/'):
-        return json(res, 200, {
-          order: { id: decodeURIComponent(path.slice(8)), status: 'shipped', tracking: 'TRK1' },
-          items: [{ id: 'sku-1' }, { id: 'sku-2' }],
-        });
-      case path === '/bearer':
-        return auth === 'Bearer good-token-123456'
-          ? json(res, 200, { ok: 'bearer' })
-          : json(res, 401, { error: 'bad token' });
-      case path === '/apikey-header':
-        return req.headers['x-api-key'] === 'key-abcdef-123456'
-          ? json(res, 200, { ok: 'header' })
-          : json(res, 403, { error: 'bad key' });
-      case path === '/apikey-query':
-        return url.searchParams.get('api_key') === 'key-abcdef-123456'
-          ? json(res, 200, { ok: 'query' })
-          : json(res, 401, { error: 'bad key' });
-      case path === '/basic':
-        return auth === `Basic ${Buffer.from('alice:wonderland-pass').toString('base64')}`
-          ? json(res, 200, { ok: 'basic' })
-          : json(res, 401, {});
-      case path === '/oauth/token': {
-        const form = new URLSearchParams(raw);
-        if (
-          form.get('grant_type') !== 'client_credentials' ||
-          form.get('client_id') !== 'client-1' ||
-          form.get('client_secret') !== 'client-secret-xyz'
-        ) {
-          return json(res, 401, { error: 'invalid_client' });
-        }
-        await new Promise((r) => setTimeout(r, 50)); // slow enough for concurrent calls to overlap
-        return json(res, 200, {
-          access_token: `tok-${++tokenSeq}`,
-          token_type: 'Bearer',
-          expires_in: state.tokenLifetimeSec,
-          scope: form.get('scope'),
-        });
-      }
-      case path === '/oauth/resource': {
-        const token = auth.replace(/^Bearer /, '');
-        return token.startsWith('tok-') && !state.revokedTokens.has(token)
-          ? json(res, 200, { token })
-          : json(res, 401, { error: 'expired' });
-      }
-      case path === '/slow':
-        await new Promise((r) => setTimeout(r, Number(url.searchParams.get('ms') ?? 1000)));
-        return json(res, 200, { slow: true });
-      case path === '/status': {
-        const code = Number(url.searchParams.get('code') ?? 500);
-        return json(res, code, { error: `status ${code}` });
-      }
-      case path === '/malformed':
-        res.writeHead(200, { 'content-type': 'application/json' });
-        return res.end('{"order": {"id": 1,');
-      case path === '/text':
-        res.writeHead(200, { 'content-type': 'text/plain' });
-        return res.end('plain words');
-      case path === '/endless': {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        const chunk = Buffer.alloc(64 * 1024, 'a');
-        const pump = () => {
-          while (!res.destroyed && res.write(chunk)) {
-            /* keep writing until the socket pushes back */
+      switch (true) {
+        case path === '/echo':
+          return json(res, 200, {
+            method: req.method,
+            path,
+            query: Object.fromEntries(url.searchParams),
+            headers: req.headers,
+            body,
+          });
+        case path.startsWith('/orders/'):
+          return json(res, 200, {
+            order: { id: decodeURIComponent(path.slice(8)), status: 'shipped', tracking: 'TRK1' },
+            items: [{ id: 'sku-1' }, { id: 'sku-2' }],
+          });
+        case path === '/bearer':
+          return auth === 'Bearer good-token-123456'
+            ? json(res, 200, { ok: 'bearer' })
+            : json(res, 401, { error: 'bad token' });
+        case path === '/apikey-header':
+          return req.headers['x-api-key'] === 'key-abcdef-123456'
+            ? json(res, 200, { ok: 'header' })
+            : json(res, 403, { error: 'bad key' });
+        case path === '/apikey-query':
+          return url.searchParams.get('api_key') === 'key-abcdef-123456'
+            ? json(res, 200, { ok: 'query' })
+            : json(res, 401, { error: 'bad key' });
+        case path === '/basic':
+          return auth === `Basic ${Buffer.from('alice:wonderland-pass').toString('base64')}`
+            ? json(res, 200, { ok: 'basic' })
+            : json(res, 401, {});
+        case path === '/oauth/token': {
+          const form = new URLSearchParams(raw);
+          if (
+            form.get('grant_type') !== 'client_credentials' ||
+            form.get('client_id') !== 'client-1' ||
+            form.get('client_secret') !== 'client-secret-xyz'
+          ) {
+            return json(res, 401, { error: 'invalid_client' });
           }
-          if (!res.destroyed) res.once('drain', pump);
-        };
-        req.socket.on('close', () => res.destroy());
-        return pump();
-      }
-      case path === '/redirect-loop':
-        res.writeHead(302, { location: '/redirect-loop' });
-        return res.end();
-      case path === '/redirect-once':
-        res.writeHead(302, { location: '/orders/R-1' });
-        return res.end();
-      case path === '/flaky':
-        if (state.flakyFailures > 0) {
-          state.flakyFailures--;
-          return json(res, state.flakyStatus, { error: 'try again' });
+          await new Promise((r) => setTimeout(r, 50)); // slow enough for concurrent calls to overlap
+          return json(res, 200, {
+            access_token: `tok-${++tokenSeq}`,
+            token_type: 'Bearer',
+            expires_in: state.tokenLifetimeSec,
+            scope: form.get('scope'),
+          });
         }
-        return json(res, 200, { ok: 'flaky' });
-      default:
-        return json(res, 404, { error: 'no such thing' });
-    }
-  });
+        case path === '/oauth/resource': {
+          const token = auth.replace(/^Bearer /, '');
+          return token.startsWith('tok-') && !state.revokedTokens.has(token)
+            ? json(res, 200, { token })
+            : json(res, 401, { error: 'expired' });
+        }
+        case path === '/slow':
+          await new Promise((r) => setTimeout(r, Number(url.searchParams.get('ms') ?? 1000)));
+          return json(res, 200, { slow: true });
+        case path === '/status': {
+          const code = Number(url.searchParams.get('code') ?? 500);
+          return json(res, code, { error: `status ${code}` });
+        }
+        case path === '/malformed':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return res.end('{"order": {"id": 1,');
+        case path === '/text':
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          return res.end('plain words');
+        case path === '/endless': {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          const chunk = Buffer.alloc(64 * 1024, 'a');
+          const pump = () => {
+            while (!res.destroyed && res.write(chunk)) {
+              /* keep writing until the socket pushes back */
+            }
+            if (!res.destroyed) res.once('drain', pump);
+          };
+          req.socket.on('close', () => res.destroy());
+          return pump();
+        }
+        case path === '/redirect-loop':
+          res.writeHead(302, { location: '/redirect-loop' });
+          return res.end();
+        case path === '/redirect-once':
+          res.writeHead(302, { location: '/orders/R-1' });
+          return res.end();
+        case path === '/flaky':
+          if (state.flakyFailures > 0) {
+            state.flakyFailures--;
+            return json(res, state.flakyStatus, { error: 'try again' });
+          }
+          return json(res, 200, { ok: 'flaky' });
+        default:
+          return json(res, 404, { error: 'no such thing' });
+      }
+    }),
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   target.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   target.stop = () =>

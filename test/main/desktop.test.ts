@@ -1,3 +1,4 @@
+import type { Json } from '../helpers/json.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +10,7 @@ import { DEFAULT_PREFS } from '../../main/prefs.js';
 import { guardContents, windowOptions } from '../../main/window.js';
 import { IPC_EVENT, IPC_INVOKE, type InvokeAnswer } from '../../preload/api.js';
 
-type Listener = (...args: any[]) => void;
+type Listener = (...args: Json[]) => void;
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -28,22 +29,23 @@ function fakes(lock = true) {
     openExternal: [] as string[],
     notifications: [] as { title: string; body: string; click?: Listener; shown: boolean }[],
   };
-  const sent: { channel: string; payload: any }[] = [];
-  let handler: ((event: any, ...args: unknown[]) => Promise<unknown>) | null = null;
+  const sent: { channel: string; payload: Json }[] = [];
+  let handler: ((event: Json, ...args: unknown[]) => Promise<unknown>) | null = null;
   const contentsListeners = new Map<string, Listener>();
   let openHandler: ((d: { url: string }) => { action: string }) | null = null;
-  const state = { focused: 0, shown: 0, options: null as any };
+  const state = { focused: 0, shown: 0, options: null as Json };
   const mainFrame = { url: '' };
   const window: AppWindow = {
     webContents: {
       id: 7,
       send: (channel: string, payload: unknown) => void sent.push({ channel, payload }),
-      on: ((event: string, l: Listener) => void contentsListeners.set(event, l)) as any,
+      on: ((event: string, l: Listener) => void contentsListeners.set(event, l)) as Json,
       setWindowOpenHandler: (h: typeof openHandler) => void (openHandler = h),
       mainFrame,
-    } as any,
-    async loadFile(path) {
+    } as Json,
+    loadFile(path) {
       mainFrame.url = `file://${path}`;
+      return Promise.resolve();
     },
     getBounds: () => ({ x: 1, y: 2, width: 1000, height: 700 }),
     on: () => undefined,
@@ -61,7 +63,7 @@ function fakes(lock = true) {
       requestSingleInstanceLock: () => lock,
       getPath: () => dataDir,
       on: (event, l) => void appListeners.set(event, [...(appListeners.get(event) ?? []), l]),
-      whenReady: async () => undefined,
+      whenReady: () => Promise.resolve(),
       quit: () => void calls.quit++,
       exit: (code = 0) => void calls.exit.push(code),
     },
@@ -78,11 +80,11 @@ function fakes(lock = true) {
         show: () => void (n.shown = true),
       };
     },
-    openExternal: async (url) => void calls.openExternal.push(url),
+    openExternal: (url) => Promise.resolve(void calls.openExternal.push(url)),
     prefs: {
-      get: (k) => prefs.get(k) as any,
+      get: (k) => prefs.get(k) as Json,
       set: (k, v) => void prefs.set(k, v),
-    } as DesktopDeps['prefs'],
+    },
     rendererFile: '/opt/callbench/dist/renderer/index.html',
     preloadFile: '/opt/callbench/dist/preload/index.cjs',
     log: () => undefined,
@@ -103,7 +105,7 @@ function fakes(lock = true) {
     invoke: (
       name: unknown,
       input?: unknown,
-      sender: any = { sender: { id: 7, mainFrame }, senderFrame: mainFrame },
+      sender: Json = { sender: { id: 7, mainFrame }, senderFrame: mainFrame },
     ) => handler!(sender, name, input) as Promise<InvokeAnswer>,
   };
 }
@@ -145,10 +147,10 @@ describe('the desktop main process, with its Electron APIs faked', () => {
       status: 200,
       data: { workspaces: [expect.objectContaining({ name: 'Default workspace' })] },
     });
-    const ws = (ok as any).data.workspaces[0].id;
+    const ws = (ok as Json).data.workspaces[0].id;
     const bad = await f.invoke('personas.create', { workspace_id: ws, emotion: 'elated' });
     expect(bad).toMatchObject({ ok: false, error: { code: 'validation_error', status: 400 } });
-    expect((bad as any).error.details.map((d: { path: string }) => d.path).sort()).toEqual([
+    expect((bad as Json).error.details.map((d: { path: string }) => d.path).sort()).toEqual([
       'emotion',
       'name',
       'prompt',
@@ -210,7 +212,7 @@ describe('the desktop main process, with its Electron APIs faked', () => {
     expect(desktop.serverUrl()).toBeNull();
     const port = await freePort();
     const on = await f.invoke('desktop.preferences.update', { server: { enabled: true, port } });
-    expect((on as any).data.server.url).toBe(`http://127.0.0.1:${port}`);
+    expect((on as Json).data.server.url).toBe(`http://127.0.0.1:${port}`);
     expect(f.prefs.get('server')).toEqual({ enabled: true, port });
     // A port already taken is refused, and the server stays where it was.
     const taken = createServer();
@@ -224,7 +226,7 @@ describe('the desktop main process, with its Electron APIs faked', () => {
     taken.close();
   });
 
-  it('engine events reach the window; a notification event is an OS notification whose click focuses the alert', async () => {
+  it('engine events reach the window; a notification event is an OS notification whose click focuses the alert', () => {
     desktop.engine.events.emit('notification', {
       alertId: 'alr_1',
       title: 'Alert firing: Tool down',
@@ -285,7 +287,7 @@ describe('desktop start and window guards', () => {
     const app = 'file:///opt/callbench/dist/renderer/index.html';
     guardContents(
       {
-        on: ((e: string, l: Listener) => void listeners.set(e, l)) as any,
+        on: ((e: string, l: Listener) => void listeners.set(e, l)) as Json,
         setWindowOpenHandler: (h) => void (open = h),
       },
       app,

@@ -99,17 +99,18 @@ describe('scoring a known conversation', () => {
   });
 
   it('llm_judge asks the judge; a judge that fails is an error, never a pass', async () => {
-    const judge: Judge = async (criterion) => ({
-      score: criterion.includes('polite') ? 85 : 20,
-      reasoning: 'judged',
-    });
+    const judge: Judge = (criterion) =>
+      Promise.resolve({
+        score: criterion.includes('polite') ? 85 : 20,
+        reasoning: 'judged',
+      });
     expect(await score(metric('llm_judge', { criterion: 'Was polite' }), judge)).toMatchObject({
       score: 85,
       passed: true,
       reasoning: 'judged',
     });
-    const failing: Judge = async () => {
-      throw new Error('malformed judge answer twice');
+    const failing: Judge = () => {
+      return Promise.reject(new Error('malformed judge answer twice'));
     };
     const result = await scoreConversation(
       [metric('llm_judge', { criterion: 'x' }), metric('contains', { text: 'shipped' })],
@@ -155,7 +156,7 @@ describe('scoring a known conversation', () => {
       ['tool_called', { tool: 'refund' }],
       ['llm_judge', { criterion: 'The caller learns where the order is' }],
     ]);
-    const judge: Judge = async () => ({ score: 90, reasoning: 'yes' });
+    const judge: Judge = () => Promise.resolve({ score: 90, reasoning: 'yes' });
     expect(await scoreConversation(metrics, conversation, 70, judge)).toMatchObject({
       score: 63.33,
       passed: false,

@@ -1,3 +1,4 @@
+import type { Json } from '../helpers/json.js';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { startTarget, type Target } from '../helpers/target.js';
@@ -7,8 +8,8 @@ export function toolFixture() {
   const f = {} as {
     s: TestServer;
     t: Target;
-    create(tool: Record<string, unknown>): Promise<any>;
-    test(name: string, body?: Record<string, unknown>): ReturnType<TestServer['call']>;
+    create(this: void, tool: Record<string, unknown>): Promise<Json>;
+    test(this: void, name: string, body?: Record<string, unknown>): ReturnType<TestServer['call']>;
   };
   beforeAll(async () => {
     [f.s, f.t] = await Promise.all([startServer({ toolRetryBaseMs: 5 }), startTarget()]);
