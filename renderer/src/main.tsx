@@ -34,20 +34,23 @@ function browserClient(key: string): Client {
 function KeyPrompt() {
   const [key, setKey] = useState('');
   const [error, setError] = useState<string | null>(null);
+  const submit = async () => {
+    try {
+      await connect(browserClient(key.trim()));
+      localStorage.setItem(KEY_STORAGE, key.trim());
+      render();
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+    }
+  };
   return (
     <Box sx={{ display: 'grid', placeItems: 'center', minHeight: '100vh' }}>
       <Paper
         component="form"
         sx={{ p: 4, width: 420 }}
-        onSubmit={async (e) => {
+        onSubmit={(e) => {
           e.preventDefault();
-          try {
-            await connect(browserClient(key.trim()));
-            localStorage.setItem(KEY_STORAGE, key.trim());
-            render();
-          } catch (err) {
-            setError(err instanceof ApiError ? err.message : String(err));
-          }
+          void submit();
         }}
       >
         <Typography variant="h5" component="h1" gutterBottom>

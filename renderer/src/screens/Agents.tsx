@@ -38,9 +38,17 @@ import {
 
 type AgentConfiguration = OperationOutput<'agents.get'>['configuration'];
 
+/** A configuration value in a table cell: objects as JSON, nothing as a dash. */
+const shown = (v: unknown): string => {
+  if (v === undefined || v === null) return '—';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return JSON.stringify(v);
+};
+
 const PROVIDERS = ['vapi', 'retell', 'elevenlabs', 'bland', 'http'];
 
-function ConnectDialog({ open, onClose }: { open: boolean; onClose(): void }) {
+function ConnectDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const [form, setForm] = useState({
     provider: 'vapi',
     agent_id: '',
@@ -216,7 +224,7 @@ function overridesOf(agent: any): Json {
 }
 
 /** Synced value and value in force side by side; the overrides themselves are edited as JSON. */
-function Configuration({ agent, onSaved }: { agent: any; onSaved(): void }) {
+function Configuration({ agent, onSaved }: { agent: any; onSaved: () => void }) {
   const [overrides, setOverrides] = useState<unknown>(() => overridesOf(agent));
   const save = useAction(async () => {
     // The editor holds every override: what it no longer has goes back to the synced value.
@@ -261,12 +269,8 @@ function Configuration({ agent, onSaved }: { agent: any; onSaved(): void }) {
                   <Chip size="small" label="override" color="warning" sx={{ ml: 1 }} />
                 )}
               </TableCell>
-              <TableCell sx={{ maxWidth: 360, whiteSpace: 'pre-wrap' }}>
-                {String(a ?? '—')}
-              </TableCell>
-              <TableCell sx={{ maxWidth: 360, whiteSpace: 'pre-wrap' }}>
-                {String(b ?? '—')}
-              </TableCell>
+              <TableCell sx={{ maxWidth: 360, whiteSpace: 'pre-wrap' }}>{shown(a)}</TableCell>
+              <TableCell sx={{ maxWidth: 360, whiteSpace: 'pre-wrap' }}>{shown(b)}</TableCell>
             </TableRow>
           ))}
         </TableBody>

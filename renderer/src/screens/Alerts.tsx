@@ -41,7 +41,7 @@ const OPERATORS = [
   'equals',
 ];
 
-function AlertEditor({ onClose }: { onClose(saved: boolean): void }) {
+function AlertEditor({ onClose }: { onClose: (saved: boolean) => void }) {
   const [form, setForm] = useState<Json>({
     name: '',
     severity: 'medium',
@@ -194,7 +194,12 @@ export function Alerts({ focus }: { focus?: string }) {
   const [open, setOpen] = useState<string | null>(focus ?? null);
   const [testResult, setTestResult] = useState<Json | null>(null);
   useEffect(() => void load(), [load]);
-  useEffect(() => setOpen(focus ?? null), [focus]);
+  // A new focus (a notification clicked) opens that alert: state adjusted while rendering.
+  const [focused, setFocused] = useState(focus);
+  if (focus !== focused) {
+    setFocused(focus);
+    setOpen(focus ?? null);
+  }
   useEngineRefresh(
     (e) => e.type.startsWith('alert.'),
     () => void load(),

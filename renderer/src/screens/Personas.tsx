@@ -53,7 +53,7 @@ function PersonaEditor({
   onClose,
 }: {
   persona: Json | null;
-  onClose(saved: boolean): void;
+  onClose: (saved: boolean) => void;
 }) {
   const [form, setForm] = useState<Json>(
     persona ?? {
@@ -295,11 +295,12 @@ export function Personas() {
               <TableCell>
                 <Button
                   size="small"
-                  onClick={async () =>
-                    setEditing(
-                      (await client().invoke('personas.get', wsInput({ persona_id: p.id })))
-                        .persona,
-                    )
+                  onClick={() =>
+                    void (async () =>
+                      setEditing(
+                        (await client().invoke('personas.get', wsInput({ persona_id: p.id })))
+                          .persona,
+                      ))()
                   }
                 >
                   Edit

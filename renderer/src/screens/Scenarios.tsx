@@ -42,7 +42,7 @@ function ScenarioEditor({
   onClose,
 }: {
   scenario: Json | null;
-  onClose(saved: boolean): void;
+  onClose: (saved: boolean) => void;
 }) {
   const personas = usePersonas();
   const agents = useAgents();
@@ -177,7 +177,7 @@ function ScenarioEditor({
 }
 
 /** Asks for the variables, starts the execution, then follows it to the end with a progress bar. */
-function ExecuteDialog({ scenario, onClose }: { scenario: Json; onClose(): void }) {
+function ExecuteDialog({ scenario, onClose }: { scenario: Json; onClose: () => void }) {
   const [values, setValues] = useState<Record<string, string>>({});
   const [runs, setRuns] = useState('1');
   const [channel, setChannel] = useState('');

@@ -30,7 +30,7 @@ import {
   useLoad,
 } from '../ui/common';
 
-function ScheduleEditor({ onClose }: { onClose(saved: boolean): void }) {
+function ScheduleEditor({ onClose }: { onClose: (saved: boolean) => void }) {
   const scenarios = useScenarios();
   useEffect(() => void scenarios.load({ limit: 100 }), []);
   const [form, setForm] = useState({

@@ -33,7 +33,7 @@ function ScorecardEditor({
   onClose,
 }: {
   scorecard: Json | null;
-  onClose(saved: boolean): void;
+  onClose: (saved: boolean) => void;
 }) {
   const [name, setName] = useState(scorecard?.name ?? '');
   const [threshold, setThreshold] = useState(String(scorecard?.passThreshold ?? 70));

@@ -16,7 +16,7 @@ import {
   TextField,
   Typography,
 } from '@mui/material';
-import { useEffect, useState, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { Json } from '../stores/resources';
 import { client, useSession } from '../stores/session';
 import {
@@ -109,7 +109,7 @@ function ModelRole({
 }: {
   role: string;
   current: Json | null;
-  onSaved(): void;
+  onSaved: () => void;
 }) {
   const [form, setForm] = useState({
     kind: current?.kind ?? 'openai',
@@ -240,14 +240,16 @@ export function Settings() {
   const { theme, setTheme } = useSession();
   const [smtp, setSmtp] = useState<Json>({});
   const [engine, setEngine] = useState<Json>({});
-  useEffect(() => {
-    if (!settings.data) return;
+  // The forms start from what the engine answered, each time it answers: adjusted while rendering.
+  const [shownSettings, setShownSettings] = useState<typeof settings.data>(null);
+  if (settings.data && settings.data !== shownSettings) {
+    setShownSettings(settings.data);
     setSmtp(settings.data.smtp ?? { host: '', port: 587, from: '' });
     setEngine({
       ...settings.data.simulations,
       intervalMinutes: settings.data.sync.intervalMinutes,
     });
-  }, [settings.data]);
+  }
   const saveSmtp = useAction(async () => {
     await client().invoke('settings.update', {
       smtp: {

@@ -55,7 +55,7 @@ function ToolEditor({
   error,
 }: {
   initial: Json;
-  onSave(tool: Json): void;
+  onSave: (tool: Json) => void;
   busy: boolean;
   error: unknown;
 }) {

@@ -35,7 +35,9 @@ export function useEngineRefresh(
   intervalMs = 500,
 ): void {
   const latest = useRef({ matches, refresh });
-  latest.current = { matches, refresh };
+  useEffect(() => {
+    latest.current = { matches, refresh };
+  });
   useEffect(() => {
     let last = 0;
     let timer: ReturnType<typeof setTimeout> | null = null;

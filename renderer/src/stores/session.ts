@@ -9,10 +9,10 @@ interface SessionState {
   route: string[];
   /** Set when the page has no key (browser mode) or the key was refused. */
   needsKey: boolean;
-  setClient(client: Client, workspaceId: string): void;
-  setTheme(theme: 'light' | 'dark'): void;
-  navigate(path: string): void;
-  askForKey(): void;
+  setClient: (client: Client, workspaceId: string) => void;
+  setTheme: (theme: 'light' | 'dark') => void;
+  navigate: (path: string) => void;
+  askForKey: () => void;
 }
 
 const routeOf = (hash: string): string[] => hash.replace(/^#\/?/, '').split('/').filter(Boolean);

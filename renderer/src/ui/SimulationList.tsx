@@ -19,7 +19,7 @@ export function SimulationList({
   refreshKey = 0,
 }: {
   executionId?: string;
-  onOpen(id: string): void;
+  onOpen: (id: string) => void;
   refreshKey?: number;
 }) {
   const [total, setTotal] = useState<number | null>(null);

@@ -9,7 +9,7 @@ import {
   Typography,
   type TextFieldProps,
 } from '@mui/material';
-import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { ApiError } from '../client';
 
 /** An engine error where it happened, in words, with the fields it names. */
@@ -18,7 +18,7 @@ export function ErrorNote({ error }: { error: unknown }) {
   const e =
     error instanceof ApiError
       ? error
-      : new ApiError('error', 0, (error as Error).message ?? String(error));
+      : new ApiError('error', 0, error instanceof Error ? error.message : JSON.stringify(error));
   return (
     <Alert severity="error" role="alert" sx={{ my: 1 }}>
       <AlertTitle>{e.message}</AlertTitle>
@@ -68,14 +68,22 @@ export function useLoad<T>(fn: () => Promise<T>, deps: unknown[]) {
     error: null,
     loading: true,
   });
+  // The latest fn is kept in a ref so that only `deps` (compared by value) decide when to reload.
+  const latest = useRef(fn);
+  useEffect(() => {
+    latest.current = fn;
+  });
+  const key = JSON.stringify(deps);
   const load = useCallback(async () => {
     try {
-      setState({ data: await fn(), error: null, loading: false });
+      setState({ data: await latest.current(), error: null, loading: false });
     } catch (error) {
       setState({ data: null, error, loading: false });
     }
-  }, deps);
-  useEffect(() => void load(), [load]);
+  }, []);
+  useEffect(() => {
+    void load();
+  }, [load, key]);
   return { ...state, reload: load };
 }
 
@@ -147,7 +155,7 @@ export function JsonField({
   label,
   error,
   ...rest
-}: { value: unknown; onChange(v: unknown): void; label: string; error?: string } & Omit<
+}: { value: unknown; onChange: (v: unknown) => void; label: string; error?: string } & Omit<
   TextFieldProps,
   'value' | 'onChange' | 'error'
 >) {
