@@ -2,15 +2,12 @@ import cron from 'node-cron';
 import { isoNow } from '../clock.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import type { EngineServices } from '../operations/types.js';
-import { startExecution } from '../simulations/start.js';
+import type { EventBus } from '../events.js';
+import { startExecution, type ExecutionDeps } from '../simulations/start.js';
 import type { ScheduleRun } from '../store/schedules.js';
 import { cronFor, nextSlot, parseEndCondition } from './periodicity.js';
 
-type Services = Pick<
-  EngineServices,
-  'store' | 'secrets' | 'clock' | 'llmDefault' | 'runner' | 'events' | 'simulationDefaults'
->;
+type Services = ExecutionDeps & { events: EventBus };
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 /** A run this long after its slot was missed (the engine was stopped or asleep). */

@@ -2,10 +2,14 @@ import { isoNow } from '../clock.js';
 import { AppError, notFound, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
 import { connectionFor } from '../llm/settings.js';
-import type { EngineServices } from '../operations/types.js';
+import type { Clock } from '../clock.js';
+import type { ModelConnection } from '../llm/types.js';
+import type { SecretBox } from '../secrets.js';
+import type { Store } from '../store/index.js';
+import type { SimulationRunner } from './runner.js';
 import { resolveVariables } from './caller.js';
 import type { Channel } from './agent-under-test.js';
-import { simulationSettings } from './settings.js';
+import { simulationSettings, type SimulationSettings } from './settings.js';
 import { channelOf } from '../providers/view.js';
 import type { AgentRecord } from '../store/agents.js';
 
@@ -38,11 +42,18 @@ export function channelProblem(
   return null;
 }
 
+/** What starting an execution needs of the engine (not the whole services, to keep layers apart). */
+export interface ExecutionDeps {
+  store: Store;
+  secrets: SecretBox;
+  clock: Clock;
+  llmDefault: ModelConnection | null;
+  runner: SimulationRunner;
+  simulationDefaults: SimulationSettings;
+}
+
 export function startExecution(
-  ctx: Pick<
-    EngineServices,
-    'store' | 'secrets' | 'clock' | 'llmDefault' | 'runner' | 'simulationDefaults'
-  >,
+  ctx: ExecutionDeps,
   workspaceId: string,
   scenarioId: string,
   req: ExecutionRequest,

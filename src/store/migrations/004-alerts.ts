@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const m004Alerts: Migration = {
   version: 4,

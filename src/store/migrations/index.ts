@@ -5,11 +5,9 @@ import { m004Alerts } from './004-alerts.js';
 import { m005Simulations } from './005-simulations.js';
 import { m006ScheduleRuns } from './006-schedule-runs.js';
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import type { Migration } from './migration.js';
+
+export type { Migration };
 
 /** Every migration this build knows, in order. Never edit one that has shipped: add the next. */
 export const migrations: Migration[] = [
