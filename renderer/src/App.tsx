@@ -4,6 +4,7 @@ import {
   CssBaseline,
   Drawer,
   IconButton,
+  LinearProgress,
   List,
   ListItemButton,
   ListItemText,
@@ -13,24 +14,39 @@ import {
   Typography,
   createTheme,
 } from '@mui/material';
-import { useEffect, useMemo } from 'react';
+import { Suspense, lazy, useEffect, useMemo } from 'react';
 import { useSession } from './stores/session';
 import { useEngineEventStream } from './stores/events';
 import { Overview } from './screens/Overview';
-import { AgentDetail, Agents } from './screens/Agents';
-import { ToolDetail, Tools } from './screens/Tools';
-import { Personas } from './screens/Personas';
-import { Scenarios } from './screens/Scenarios';
-import {
-  AllSimulations,
-  ExecutionDetail,
-  Executions,
-  SimulationDetail,
-} from './screens/Executions';
-import { Scorecards } from './screens/Scorecards';
-import { Schedules } from './screens/Schedules';
-import { Alerts } from './screens/Alerts';
-import { Settings } from './screens/Settings';
+
+// Screens other than the first one load when first opened: the initial bundle carries the shell,
+// the client and the overview only.
+const Agents = lazy(() => import('./screens/Agents').then((m) => ({ default: m.Agents })));
+const AgentDetail = lazy(() =>
+  import('./screens/Agents').then((m) => ({ default: m.AgentDetail })),
+);
+const Tools = lazy(() => import('./screens/Tools').then((m) => ({ default: m.Tools })));
+const ToolDetail = lazy(() => import('./screens/Tools').then((m) => ({ default: m.ToolDetail })));
+const Personas = lazy(() => import('./screens/Personas').then((m) => ({ default: m.Personas })));
+const Scenarios = lazy(() => import('./screens/Scenarios').then((m) => ({ default: m.Scenarios })));
+const Executions = lazy(() =>
+  import('./screens/Executions').then((m) => ({ default: m.Executions })),
+);
+const ExecutionDetail = lazy(() =>
+  import('./screens/Executions').then((m) => ({ default: m.ExecutionDetail })),
+);
+const SimulationDetail = lazy(() =>
+  import('./screens/Executions').then((m) => ({ default: m.SimulationDetail })),
+);
+const AllSimulations = lazy(() =>
+  import('./screens/Executions').then((m) => ({ default: m.AllSimulations })),
+);
+const Scorecards = lazy(() =>
+  import('./screens/Scorecards').then((m) => ({ default: m.Scorecards })),
+);
+const Schedules = lazy(() => import('./screens/Schedules').then((m) => ({ default: m.Schedules })));
+const Alerts = lazy(() => import('./screens/Alerts').then((m) => ({ default: m.Alerts })));
+const Settings = lazy(() => import('./screens/Settings').then((m) => ({ default: m.Settings })));
 
 const NAV: [string, string][] = [
   ['', 'Overview'],
@@ -125,7 +141,9 @@ export function App() {
         </Drawer>
         <Box sx={{ flex: 1, minWidth: 0 }}>
           <Toolbar variant="dense" />
-          <Screen route={route} />
+          <Suspense fallback={<LinearProgress aria-label="Loading the screen" />}>
+            <Screen route={route} />
+          </Suspense>
         </Box>
       </Box>
     </ThemeProvider>
