@@ -20,14 +20,29 @@ export interface ConversationOutcome {
   failedExpectations: string[];
 }
 
+/** One simulated call: who takes part, within which limits, counting what. */
+export interface ConversationSetup {
+  scenario: Scenario;
+  persona: Persona;
+  variables: Record<string, string>;
+  agent: AgentUnderTest;
+  /** The model that plays the caller; null for a scripted scenario. */
+  callerModel: ModelClient | null;
+  limits: ConversationLimits;
+  /** Model calls and tokens, counted as they are spent. */
+  usage: Usage;
+  /** Asked at each turn: a cancel, or the engine stopping. */
+  shouldStop: () => 'cancel' | 'interrupt' | null;
+}
+
 /** A caller: the next line of the script, or the caller model's next turn. */
-function makeCaller(
-  scenario: Scenario,
-  persona: Persona,
-  variables: Record<string, string>,
-  model: ModelClient | null,
-  usage: Usage,
-) {
+function makeCaller({
+  scenario,
+  persona,
+  variables,
+  callerModel: model,
+  usage,
+}: ConversationSetup) {
   if (scenario.script) {
     const lines = scenario.script;
     let i = 0;
@@ -65,19 +80,13 @@ function makeCaller(
  * `shouldStop` is asked at each turn (cancel, engine stopping).
  */
 export async function converse(
-  scenario: Scenario,
-  persona: Persona,
-  variables: Record<string, string>,
-  agent: AgentUnderTest,
-  callerModel: ModelClient | null,
-  limits: ConversationLimits,
-  usage: Usage,
-  shouldStop: () => 'cancel' | 'interrupt' | null,
+  setup: ConversationSetup,
 ): Promise<ConversationOutcome & { cancelled?: true }> {
+  const { agent, limits, shouldStop } = setup;
   const started = Date.now();
   const turns: Turn[] = [];
   const failedExpectations: string[] = [];
-  const caller = makeCaller(scenario, persona, variables, callerModel, usage);
+  const caller = makeCaller(setup);
   if (agent.firstMessage) {
     turns.push({ role: 'agent', text: agent.firstMessage, at_ms: 0, latency_ms: 0 });
     caller.heard(agent.firstMessage);

@@ -126,19 +126,20 @@ export function createSimulationRunner(deps: RunnerDeps) {
       const limits = simulationSettings(store, deps.defaults);
       let outcome;
       try {
-        outcome = await converse(
+        outcome = await converse({
           scenario,
           persona,
           variables,
-          agentUnderTest,
-          callerConnection && clientFor(callerConnection),
-          {
+          agent: agentUnderTest,
+          callerModel: callerConnection && clientFor(callerConnection),
+          limits: {
             maxTurns: scenario.maxTurns ?? limits.maxTurns,
             maxDurationMs: scenario.maxDurationMs ?? limits.maxDurationMs,
           },
           usage,
-          () => (stopping ? 'interrupt' : isCancelled(sim.execution_id) ? 'cancel' : null),
-        );
+          shouldStop: () =>
+            stopping ? 'interrupt' : isCancelled(sim.execution_id) ? 'cancel' : null,
+        });
       } finally {
         await agentUnderTest.close().catch(() => {});
       }
