@@ -10,7 +10,7 @@ import { connectError, ProviderError } from './client.js';
 import { changedPaths } from './diff.js';
 import { openCredentials, sealCredentials } from './credentials.js';
 import type { ProviderName } from './registry.js';
-import type { AgentSnapshot, ProviderAdapter, ProviderContext } from './types.js';
+import type { AgentSnapshot, NormalizedCall, ProviderAdapter, ProviderContext } from './types.js';
 
 export const FIRST_IMPORT_DAYS = 30;
 
@@ -46,6 +46,85 @@ export interface ConnectInput {
   baseUrl?: string;
 }
 
+type StoreClock = { store: Store; clock: Clock };
+
+/** Stores a snapshot; a changed one becomes the next version. Answers the changed paths. */
+function recordSnapshot(
+  { store, clock }: StoreClock,
+  agent: AgentRecord,
+  snapshot: AgentSnapshot,
+): string[] {
+  const latest = store.agents.latestVersion(agent.id);
+  const paths = latest ? changedPaths(latest.snapshot, snapshot) : [];
+  if (!latest || paths.length > 0) {
+    store.agents.addVersion(agent.id, {
+      version: (latest?.version ?? 0) + 1,
+      syncedAt: isoNow(clock),
+      changedPaths: paths,
+      configuration: snapshot.configuration,
+      snapshot,
+    });
+  }
+  store.agents.update(agent.id, {
+    snapshot,
+    name: snapshot.name,
+    description: snapshot.description,
+    updated_at: isoNow(clock),
+  });
+  return paths;
+}
+
+/**
+ * Stores one page of imported calls (the caller runs it in a transaction): the calls not seen
+ * before, their provider errors, and their tool calls as production traffic of the agent.
+ */
+function storeCallPage(
+  { store, clock }: StoreClock,
+  agentId: string,
+  page: NormalizedCall[],
+): void {
+  const fresh = store.calls.upsert(agentId, page, clock.now());
+  const at = isoNow(clock);
+  const toolIds = new Map<string, string>();
+  const toolIdOf = (name: string): string => {
+    let id = toolIds.get(name);
+    if (id === undefined)
+      toolIds.set(name, (id = store.tools.findByName(name)?.id ?? `ext_${name}`));
+    return id;
+  };
+  for (const { id, call } of fresh) {
+    if (call.providerError)
+      store.calls.addError(
+        agentId,
+        at,
+        'call_error',
+        `Call ended in a provider error: ${call.providerError}`,
+        id,
+      );
+    for (const tc of call.toolCalls) {
+      const started = call.startedAt ? Date.parse(call.startedAt) : clock.now();
+      store.toolCalls.insert({
+        toolId: toolIdOf(tc.name),
+        toolName: tc.name,
+        agentId: agentId,
+        source: 'production',
+        startedMs: started,
+        durationMs: tc.latencyMs ?? 0,
+        outcome: tc.success === false ? 'http_error' : 'success',
+        statusCode: null,
+        attempts: 1,
+        errorMessage:
+          tc.success === false ? String(JSON.stringify(tc.result) ?? '').slice(0, 500) : null,
+        parameters: null,
+        result: null,
+      });
+      if (tc.success === false)
+        store.calls.addError(agentId, at, 'tool_error', `Tool ${tc.name} failed during a call`, id);
+    }
+  }
+  store.toolCalls.flush();
+}
+
 /**
  * Keeps connected agents in step with their providers: configuration snapshots (a new version,
  * and an `agent.config_changed` event, whenever it changes) and call history, imported page by
@@ -65,82 +144,13 @@ export function createSyncService(deps: SyncDeps) {
     return { apiKey: creds.apiKey, baseUrl: creds.baseUrl ?? adapter.defaultBaseUrl };
   };
 
-  /** Stores a snapshot; a changed one becomes the next version. Answers the changed paths. */
-  function recordSnapshot(agent: AgentRecord, snapshot: AgentSnapshot): string[] {
-    const latest = store.agents.latestVersion(agent.id);
-    const paths = latest ? changedPaths(latest.snapshot, snapshot) : [];
-    if (!latest || paths.length > 0) {
-      store.agents.addVersion(agent.id, {
-        version: (latest?.version ?? 0) + 1,
-        syncedAt: isoNow(clock),
-        changedPaths: paths,
-        configuration: snapshot.configuration,
-        snapshot,
-      });
-    }
-    store.agents.update(agent.id, {
-      snapshot,
-      name: snapshot.name,
-      description: snapshot.description,
-      updated_at: isoNow(clock),
-    });
-    return paths;
-  }
-
   async function importCalls(agent: AgentRecord, ctx: ProviderContext): Promise<void> {
     const adapter = adapters[agent.provider as ProviderName];
     const since = agent.callsCursorMs ?? clock.now() - FIRST_IMPORT_DAYS * 86_400_000;
     let newest = since;
     for await (const page of prefetched(adapter.listCalls(ctx, agent.providerAgentId, since))) {
       if (stopping) throw new ProviderError('unavailable', 'the engine is stopping');
-      store.transaction(() => {
-        const fresh = store.calls.upsert(agent.id, page, clock.now());
-        const at = isoNow(clock);
-        const toolIds = new Map<string, string>();
-        const toolIdOf = (name: string): string => {
-          let id = toolIds.get(name);
-          if (id === undefined)
-            toolIds.set(name, (id = store.tools.findByName(name)?.id ?? `ext_${name}`));
-          return id;
-        };
-        for (const { id, call } of fresh) {
-          if (call.providerError)
-            store.calls.addError(
-              agent.id,
-              at,
-              'call_error',
-              `Call ended in a provider error: ${call.providerError}`,
-              id,
-            );
-          for (const tc of call.toolCalls) {
-            const started = call.startedAt ? Date.parse(call.startedAt) : clock.now();
-            store.toolCalls.insert({
-              toolId: toolIdOf(tc.name),
-              toolName: tc.name,
-              agentId: agent.id,
-              source: 'production',
-              startedMs: started,
-              durationMs: tc.latencyMs ?? 0,
-              outcome: tc.success === false ? 'http_error' : 'success',
-              statusCode: null,
-              attempts: 1,
-              errorMessage:
-                tc.success === false ? String(JSON.stringify(tc.result) ?? '').slice(0, 500) : null,
-              parameters: null,
-              result: null,
-            });
-            if (tc.success === false)
-              store.calls.addError(
-                agent.id,
-                at,
-                'tool_error',
-                `Tool ${tc.name} failed during a call`,
-                id,
-              );
-          }
-        }
-        store.toolCalls.flush();
-      });
+      store.transaction(() => storeCallPage({ store, clock }, agent.id, page));
       for (const c of page) if (c.startedAt) newest = Math.max(newest, Date.parse(c.startedAt));
     }
     // The cursor moves only once every page is in: an interrupted import starts over from the same
@@ -160,7 +170,7 @@ export function createSyncService(deps: SyncDeps) {
         ctx,
         agent.providerAgentId,
       );
-      const paths = store.transaction(() => recordSnapshot(agent, snapshot));
+      const paths = store.transaction(() => recordSnapshot({ store, clock }, agent, snapshot));
       if (paths.length) events.emit('agent.config_changed', { agentId, changedPaths: paths });
       await importCalls(store.agents.get(agentId)!, ctx);
       store.agents.update(agentId, {
@@ -247,7 +257,7 @@ export function createSyncService(deps: SyncDeps) {
             syncError: null,
             updated_at: now,
           });
-          recordSnapshot(store.agents.get(existing.id)!, snapshot);
+          recordSnapshot({ store, clock }, store.agents.get(existing.id)!, snapshot);
           return store.agents.get(existing.id)!;
         }
         const created = store.agents.insert({
@@ -269,7 +279,7 @@ export function createSyncService(deps: SyncDeps) {
           created_at: now,
           updated_at: now,
         });
-        recordSnapshot(created, snapshot);
+        recordSnapshot({ store, clock }, created, snapshot);
         return store.agents.get(created.id)!;
       });
       void sync(agent.id);
