@@ -125,6 +125,49 @@ function storeCallPage(
   store.toolCalls.flush();
 }
 
+/** Stores a connection: a known agent gets the new credentials, an unknown one is created. */
+function saveConnection(
+  { store, clock }: StoreClock,
+  input: ConnectInput,
+  snapshot: AgentSnapshot,
+  credentials: AgentRecord['credentials'],
+): AgentRecord {
+  const existing = store.agents.findByProvider(input.provider, input.agentId);
+  const now = isoNow(clock);
+  if (existing) {
+    store.agents.update(existing.id, {
+      credentials,
+      status: 'active',
+      syncStatus: 'idle',
+      syncError: null,
+      updated_at: now,
+    });
+    recordSnapshot({ store, clock }, store.agents.get(existing.id)!, snapshot);
+    return store.agents.get(existing.id)!;
+  }
+  const created = store.agents.insert({
+    id: newId('agt', clock.now()),
+    provider: input.provider,
+    providerAgentId: input.agentId,
+    name: snapshot.name,
+    status: 'active',
+    description: snapshot.description,
+    snapshot,
+    overrides: {},
+    channel: null,
+    credentials,
+    tags: snapshot.tags,
+    syncStatus: 'running',
+    lastSyncedAt: null,
+    syncError: null,
+    callsCursorMs: null,
+    created_at: now,
+    updated_at: now,
+  });
+  recordSnapshot({ store, clock }, created, snapshot);
+  return store.agents.get(created.id)!;
+}
+
 /**
  * Keeps connected agents in step with their providers: configuration snapshots (a new version,
  * and an `agent.config_changed` event, whenever it changes) and call history, imported page by
@@ -247,41 +290,9 @@ export function createSyncService(deps: SyncDeps) {
         baseUrl: input.baseUrl,
       });
       const existing = store.agents.findByProvider(input.provider, input.agentId);
-      const now = isoNow(clock);
-      const agent = store.transaction(() => {
-        if (existing) {
-          store.agents.update(existing.id, {
-            credentials,
-            status: 'active',
-            syncStatus: 'idle',
-            syncError: null,
-            updated_at: now,
-          });
-          recordSnapshot({ store, clock }, store.agents.get(existing.id)!, snapshot);
-          return store.agents.get(existing.id)!;
-        }
-        const created = store.agents.insert({
-          id: newId('agt', clock.now()),
-          provider: input.provider,
-          providerAgentId: input.agentId,
-          name: snapshot.name,
-          status: 'active',
-          description: snapshot.description,
-          snapshot,
-          overrides: {},
-          channel: null,
-          credentials,
-          tags: snapshot.tags,
-          syncStatus: 'running',
-          lastSyncedAt: null,
-          syncError: null,
-          callsCursorMs: null,
-          created_at: now,
-          updated_at: now,
-        });
-        recordSnapshot({ store, clock }, created, snapshot);
-        return store.agents.get(created.id)!;
-      });
+      const agent = store.transaction(() =>
+        saveConnection({ store, clock }, input, snapshot, credentials),
+      );
       void sync(agent.id);
       return { agent: store.agents.get(agent.id)!, created: !existing };
     },
