@@ -1,11 +1,25 @@
 import { EventEmitter } from 'node:events';
 
-/** An engine event (`simulation.progress`, `alert.fired`, ...). */
-export interface EngineEvent {
-  type: string;
-  at: string;
-  data: Record<string, unknown>;
+/** Every engine event and its data: the one definition emitters and listeners are checked against. */
+export interface EngineEventMap {
+  'simulation.progress': { simulationId: string; executionId: string; status: string };
+  'simulation.finished': { simulationId: string; executionId: string; status: string };
+  'execution.cancelled': { executionId: string };
+  'schedule.ran': { scheduleId: string; outcome: string; executionId: string | null };
+  'sync.started': { agentId: string };
+  'sync.finished': { agentId: string; ok: boolean; error?: string };
+  'agent.config_changed': { agentId: string; changedPaths: string[] };
+  notification: { alertId: string; title: string; body: string };
+  'alert.firing': { alertId: string; name: string; value: number | null };
+  'alert.resolved': { alertId: string; name: string; value: number | null };
 }
+
+export type EngineEventType = keyof EngineEventMap;
+
+/** An engine event as subscribers receive it: narrowing on `type` gives its data's shape. */
+export type EngineEvent = {
+  [K in EngineEventType]: { type: K; at: string; data: EngineEventMap[K] };
+}[EngineEventType];
 
 export type EventListener = (event: EngineEvent) => void;
 
@@ -17,8 +31,8 @@ export class EventBus {
     this.emitter.setMaxListeners(0);
   }
 
-  emit(type: string, data: Record<string, unknown>): void {
-    this.emitter.emit('event', { type, at: new Date().toISOString(), data } satisfies EngineEvent);
+  emit<K extends EngineEventType>(type: K, data: EngineEventMap[K]): void {
+    this.emitter.emit('event', { type, at: new Date().toISOString(), data });
   }
 
   subscribe(listener: EventListener): () => void {

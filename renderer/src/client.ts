@@ -1,10 +1,8 @@
-import type { OperationMap } from '../../src/operations/catalogue';
-import type {
-  CallbenchBridge,
-  DesktopOperationMap,
-  EngineEventMessage,
-  InvokeAnswer,
-} from '../../preload/api';
+import type { EngineEvent, OperationMap } from '../../src/operations/catalogue';
+import type { CallbenchBridge, DesktopOperationMap, InvokeAnswer } from '../../preload/api';
+
+/** What screens hear: the engine's events, and the desktop asking to show a path. */
+export type AppEvent = EngineEvent | { type: 'app.navigate'; at: string; data: { path: string } };
 
 /** Every operation a screen may invoke, the engine's and the desktop's, with its types. */
 type Operations = OperationMap & DesktopOperationMap;
@@ -40,7 +38,7 @@ export class ApiError extends Error {
 export interface Client {
   readonly transport: 'ipc' | 'http';
   invoke<N extends OperationName>(operation: N, ...input: InputArgs<N>): Promise<OutputOf<N>>;
-  subscribe(listener: (event: EngineEventMessage) => void): () => void;
+  subscribe(listener: (event: AppEvent) => void): () => void;
 }
 
 function unwrap<T>(answer: InvokeAnswer): T {
@@ -60,7 +58,8 @@ export function ipcClient(bridge: CallbenchBridge): Client {
     transport: 'ipc',
     invoke: async (operation, ...[input]) =>
       unwrap(await bridge.invoke(operation, (input ?? {}) as Record<string, unknown>)),
-    subscribe: (listener) => bridge.subscribe(listener),
+    // Main forwards the engine's events as they are (and its own app.navigate).
+    subscribe: (listener) => bridge.subscribe((message) => listener(message as AppEvent)),
   };
 }
 
@@ -117,7 +116,7 @@ export function httpClient(key: string, onUnauthorized: () => void): Client {
                   .filter((l) => l.startsWith('data: '))
                   .map((l) => l.slice(6))
                   .join('\n');
-                if (data) listener(JSON.parse(data) as EngineEventMessage);
+                if (data) listener(JSON.parse(data) as AppEvent);
               }
             }
           } catch {

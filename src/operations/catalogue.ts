@@ -28,6 +28,8 @@ export const catalogue: Operation[] = operations;
 
 type CatalogueOperation = (typeof operations)[number];
 
+export type { EngineEvent, EngineEventMap, EngineEventType } from '../events.js';
+
 /**
  * Each operation's name with what a caller sends and what it answers, derived from the catalogue
  * itself: the typed clients (the renderer's, over IPC or HTTP) are checked against it.

@@ -72,11 +72,15 @@ describe('browser mode routes', () => {
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
     await reader.read(); // the stream is open
-    s.engine.events.emit('simulation.progress', { simulationId: 'sim_1' });
+    s.engine.events.emit('simulation.progress', {
+      simulationId: 'sim_1',
+      executionId: 'exe_1',
+      status: 'running',
+    });
     let text = '';
     while (!text.includes('sim_1')) text += (await reader.read()).value;
     expect(text).toMatch(
-      /data: \{"type":"simulation.progress","at":"[^"]+","data":\{"simulationId":"sim_1"\}\}/,
+      /data: \{"type":"simulation.progress","at":"[^"]+","data":\{"simulationId":"sim_1","executionId":"exe_1","status":"running"\}\}/,
     );
     abort.abort();
     const { token } = (await s.ws('POST', '/tokens', { name: 'ci' })).body.data;

@@ -6,7 +6,7 @@ export function nextSync(s: TestServer, agentId: string): Promise<{ ok: boolean;
     const off = s.engine.events.subscribe((e) => {
       if (e.type === 'sync.finished' && e.data.agentId === agentId) {
         off();
-        resolve(e.data as { ok: boolean; error?: string });
+        resolve(e.data);
       }
     });
   });

@@ -1,8 +1,8 @@
 import { useEffect, useRef } from 'react';
-import type { EngineEventMessage } from '../../../preload/api';
+import type { AppEvent } from '../client';
 import { useSession } from './session';
 
-type Listener = (e: EngineEventMessage) => void;
+type Listener = (e: AppEvent) => void;
 const listeners = new Set<Listener>();
 
 /** Subscribes once to the engine's events for the whole app, and hands each to the screens listening. */
@@ -12,7 +12,7 @@ export function useEngineEventStream(): void {
     () =>
       client?.subscribe((e) => {
         // A click on an OS notification brings the app forward on the alert.
-        if (e.type === 'app.navigate') useSession.getState().navigate(String(e.data.path));
+        if (e.type === 'app.navigate') useSession.getState().navigate(e.data.path);
         for (const l of listeners) l(e);
       }),
     [client],
@@ -25,12 +25,14 @@ export function useEngineEventStream(): void {
  * arrives while waiting makes the reload that ends the wait.
  */
 /** An event that changes an execution: one of its simulations moved, or it was cancelled (perhaps elsewhere). */
-export const changesExecution = (e: EngineEventMessage, executionId: string | undefined): boolean =>
-  (e.type.startsWith('simulation.') || e.type === 'execution.cancelled') &&
+export const changesExecution = (e: AppEvent, executionId: string | undefined): boolean =>
+  (e.type === 'simulation.progress' ||
+    e.type === 'simulation.finished' ||
+    e.type === 'execution.cancelled') &&
   e.data.executionId === executionId;
 
 export function useEngineRefresh(
-  matches: (e: EngineEventMessage) => boolean,
+  matches: (e: AppEvent) => boolean,
   refresh: () => void,
   intervalMs = 500,
 ): void {
