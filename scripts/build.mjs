@@ -63,6 +63,13 @@ const targets = {
       entryPoints: ['src/llm/model-worker.ts'],
       outfile: 'dist/main/model-worker.mjs',
     });
+    // SQLite tool queries run in a process of their own, killed at the tool's timeout.
+    await esbuild({
+      ...shared,
+      entryPoints: ['src/tools/sqlite-reader.ts'],
+      outfile: 'dist/main/sqlite-reader.mjs',
+      packages: 'external',
+    });
     await esbuild({
       entryPoints: ['preload/index.ts'],
       outfile: 'dist/preload/index.cjs',

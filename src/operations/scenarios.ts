@@ -1,3 +1,4 @@
+import { IdentifierName } from '../domain/names.js';
 import { z } from 'zod';
 import { ScriptLine } from '../domain/scenarios.js';
 import { isoNow } from '../clock.js';
@@ -22,12 +23,7 @@ import {
 import { defineOperation } from './types.js';
 
 const PromptVariable = z.strictObject({
-  name: z
-    .string()
-    .regex(
-      /^[A-Za-z_][A-Za-z0-9_]{0,63}$/,
-      'must be a letter or _ followed by letters, digits or _',
-    ),
+  name: IdentifierName,
   type: z.enum(['string', 'number', 'boolean', 'date']).default('string'),
   defaultValue: z.string().max(2_000).default(''),
 });

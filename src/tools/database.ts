@@ -1,7 +1,7 @@
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ToolFailure } from './outcome.js';
-import { scanNamedParameters } from './sql-params.js';
+import { countStatements, scanNamedParameters } from './sql-params.js';
+import { readSqliteOffThread } from './sqlite-readers.js';
 
 export interface DatabaseConfig {
   driver: 'sqlite' | 'postgres';
@@ -16,53 +16,28 @@ export function maskConnection(connection: string): string {
 }
 
 /**
- * Runs a database tool's query with its parameters bound (never interpolated). Read-only is
- * enforced by the driver itself: SQLite opens the file read-only, PostgreSQL runs the query in a
- * READ ONLY transaction that is rolled back.
+ * Runs a database tool's query with its parameters bound (never interpolated), one statement only.
+ * Read-only is enforced by the database itself: SQLite opens the file read-only in a reader
+ * process of its own (killed at the timeout), PostgreSQL runs the statement through the extended
+ * protocol inside a READ ONLY transaction that is rolled back.
  */
 export async function runQuery(
   config: DatabaseConfig,
   params: Record<string, unknown>,
   timeoutMs: number,
 ): Promise<unknown[]> {
+  // Saved tools were checked at save; this holds for any written before that check existed.
+  if (countStatements(config.query) > 1)
+    throw new ToolFailure('query_error', 'Database tools run one statement: the query holds more');
   const scan = scanNamedParameters(config.query);
   const bound = Object.fromEntries(scan.names.map((n) => [n, params[n] ?? null]));
   return config.driver === 'sqlite'
-    ? runSqlite(config, bound)
+    ? readSqliteOffThread(
+        { file: config.connection, query: config.query, params: bound },
+        timeoutMs,
+      )
     : runPostgres(config, scan, bound, timeoutMs);
 }
-
-function runSqlite(config: DatabaseConfig, bound: Record<string, unknown>): unknown[] {
-  let db: Database.Database;
-  try {
-    db = new Database(config.connection, { readonly: true, fileMustExist: true });
-  } catch (err) {
-    throw new ToolFailure(
-      'not_found',
-      `The SQLite database could not be opened read-only: ${(err as Error).message}`,
-    );
-  }
-  try {
-    const stmt = db.prepare(config.query);
-    if (!stmt.reader)
-      throw new ToolFailure(
-        'query_error',
-        'Database tools are read-only: the query must return rows (SELECT)',
-      );
-    return stmt.all(coerceForSqlite(bound));
-  } catch (err) {
-    if (err instanceof ToolFailure) throw err;
-    throw new ToolFailure('query_error', `The query failed: ${(err as Error).message}`);
-  } finally {
-    db.close();
-  }
-}
-
-/** SQLite binds numbers, strings, null and bigint; booleans become 0/1. */
-const coerceForSqlite = (bound: Record<string, unknown>): Record<string, unknown> =>
-  Object.fromEntries(
-    Object.entries(bound).map(([k, v]) => [k, typeof v === 'boolean' ? Number(v) : v]),
-  );
 
 async function runPostgres(
   config: DatabaseConfig,
@@ -90,11 +65,14 @@ async function runPostgres(
     throw new ToolFailure('network_error', `PostgreSQL could not be reached: ${e.message}`);
   }
   try {
-    await client.query('BEGIN TRANSACTION READ ONLY');
-    const result = await client.query(
-      scan.toPositional(),
-      scan.names.map((n) => bound[n]),
-    );
+    await readOnly(client, timeoutMs);
+    // The extended protocol, even without parameters: it runs exactly one statement.
+    const statement = {
+      text: scan.toPositional(),
+      values: scan.names.map((n) => bound[n]),
+      queryMode: 'extended',
+    };
+    const result = await client.query(statement);
     return result.rows as Record<string, unknown>[];
   } catch (err) {
     const e = err as { code?: string; message: string };
@@ -103,11 +81,29 @@ async function runPostgres(
     if (e.code === '25006')
       throw new ToolFailure(
         'query_error',
-        'Database tools are read-only: the query tried to write',
+        `Database tools are read-only: the query tried to write (${e.message})`,
       );
+    if (e.code === '42501')
+      throw new ToolFailure('query_error', `Database tools only read: ${e.message}`);
     throw new ToolFailure('query_error', `The query failed: ${e.message}`);
   } finally {
     await client.query('ROLLBACK').catch(() => {});
     await client.end().catch(() => {});
   }
+}
+
+/**
+ * Opens the READ ONLY transaction the statement runs in, with the tool's timeout as its
+ * statement_timeout. Connected as a superuser (PostgreSQL 14+), it also drops to the built-in
+ * pg_read_all_data role: read-only transactions still let a superuser end other sessions
+ * (pg_terminate_backend) or reload the configuration, which that role may not.
+ */
+async function readOnly(client: pg.Client, timeoutMs: number): Promise<void> {
+  await client.query(
+    `BEGIN TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${Math.max(1, Math.round(timeoutMs))}`,
+  );
+  const { rows } = await client.query<{ drop: boolean }>(
+    "SELECT current_setting('is_superuser') = 'on' AND current_setting('server_version_num')::int >= 140000 AS drop",
+  );
+  if (rows[0]?.drop) await client.query('SET LOCAL ROLE pg_read_all_data');
 }

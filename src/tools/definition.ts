@@ -1,6 +1,7 @@
+import { IdentifierName } from '../domain/names.js';
 import { z } from 'zod';
 import { compileCondition, ExpressionError } from './expressions.js';
-import { scanNamedParameters } from './sql-params.js';
+import { countStatements, scanNamedParameters } from './sql-params.js';
 import type { ErrorDetail } from '../errors.js';
 
 export const TOOL_TYPES = ['api', 'routing', 'composite', 'database', 'action'] as const;
@@ -72,12 +73,7 @@ export const CONFIG_BY_TYPE = {
 
 const Scalar = z.union([z.string(), z.number(), z.boolean()]);
 export const Parameter = z.strictObject({
-  name: z
-    .string()
-    .regex(
-      /^[A-Za-z_][A-Za-z0-9_]{0,63}$/,
-      'must be a letter or _ followed by letters, digits or _',
-    ),
+  name: IdentifierName,
   type: z.enum(['string', 'number', 'boolean']).default('string'),
   description: z.string().max(2_000).optional(),
   required: z.boolean().default(false),
@@ -164,56 +160,67 @@ const prefix = (path: string, issues: z.core.$ZodIssue[]): ErrorDetail[] =>
       : [{ path: [path, ...i.path].join('.'), message: i.message }],
   );
 
+type StepLookup = (name: string) => { steps?: { tool: string }[] } | undefined;
+
 /**
  * The checks a schema cannot express: config per type, parameter consistency, URL placeholders,
- * expressions that parse, steps that form no cycle. Returns the normalised definition and every
- * problem found at once.
+ * a query of one statement, expressions that parse, steps that form no cycle. Returns the
+ * normalised definition and every problem found at once.
  */
 export function checkToolDefinition(
   input: ToolInputValue,
-  lookupSteps: (name: string) => { steps?: { tool: string }[] } | undefined,
+  lookupSteps: StepLookup,
 ): { definition: ToolInputValue; details: ErrorDetail[] } {
-  const details: ErrorDetail[] = [];
-  const def: ToolInputValue = { ...input };
+  const { definition, details } = checkConfig(input);
+  const names = new Set(input.parameters.map((p) => p.name));
+  details.push(
+    ...checkParameters(input.parameters),
+    ...checkUrl(definition, names),
+    ...checkQuery(definition, names),
+    ...checkExpressions(input),
+    ...checkSteps(input, lookupSteps),
+  );
+  return { definition, details };
+}
 
+function checkConfig(input: ToolInputValue): {
+  definition: ToolInputValue;
+  details: ErrorDetail[];
+} {
+  const details: ErrorDetail[] = [];
+  const definition: ToolInputValue = { ...input };
   if (input.type === 'composite') {
     if (input.config !== undefined)
       details.push({ path: 'config', message: 'composite tools have steps instead of a config' });
     if (!input.steps?.length)
       details.push({ path: 'steps', message: 'a composite tool needs at least one step' });
-  } else {
-    if (input.config === undefined) details.push({ path: 'config', message: 'is required' });
-    else {
-      const parsed = CONFIG_BY_TYPE[input.type].safeParse(input.config);
-      if (parsed.success) def.config = parsed.data;
-      else details.push(...prefix('config', parsed.error.issues));
-    }
-    if (input.steps?.length)
-      details.push({ path: 'steps', message: 'only composite tools have steps' });
+    return { definition, details };
   }
+  if (input.config === undefined) details.push({ path: 'config', message: 'is required' });
+  else {
+    const parsed = CONFIG_BY_TYPE[input.type].safeParse(input.config);
+    if (parsed.success) definition.config = parsed.data;
+    else details.push(...prefix('config', parsed.error.issues));
+  }
+  if (input.steps?.length)
+    details.push({ path: 'steps', message: 'only composite tools have steps' });
+  return { definition, details };
+}
 
-  const names = new Set<string>();
-  input.parameters.forEach((p, i) => {
+function checkParameters(parameters: ToolInputValue['parameters']): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  const seen = new Set<string>();
+  parameters.forEach((p, i) => {
     const at = `parameters[${i}]`;
-    if (names.has(p.name))
+    if (seen.has(p.name))
       details.push({ path: `${at}.name`, message: `duplicate parameter name ${p.name}` });
-    names.add(p.name);
+    seen.add(p.name);
     if (p.type !== 'number' && (p.min !== undefined || p.max !== undefined))
       details.push({ path: at, message: 'min and max apply to number parameters only' });
     if (p.min !== undefined && p.max !== undefined && p.min > p.max)
       details.push({ path: at, message: 'min is greater than max' });
-    if (p.default !== undefined) {
-      if (typeof p.default !== p.type)
-        details.push({ path: `${at}.default`, message: `must be a ${p.type}` });
-      else if (p.enum && !p.enum.includes(p.default as string | number))
-        details.push({ path: `${at}.default`, message: 'is not one of the enum values' });
-      else if (
-        typeof p.default === 'number' &&
-        ((p.min !== undefined && p.default < p.min) || (p.max !== undefined && p.default > p.max))
-      ) {
-        details.push({ path: `${at}.default`, message: 'is outside min..max' });
-      }
-    }
+    const defaultProblem = checkDefault(p);
+    if (defaultProblem) details.push({ path: `${at}.default`, message: defaultProblem });
     if (p.enum?.some((v) => typeof v !== (p.type === 'boolean' ? 'string' : p.type))) {
       details.push({
         path: `${at}.enum`,
@@ -221,38 +228,65 @@ export function checkToolDefinition(
       });
     }
   });
+  return details;
+}
 
+function checkDefault(p: ToolInputValue['parameters'][number]): string | null {
+  if (p.default === undefined) return null;
+  if (typeof p.default !== p.type) return `must be a ${p.type}`;
+  if (p.enum && !p.enum.includes(p.default as string | number))
+    return 'is not one of the enum values';
+  const outside =
+    typeof p.default === 'number' &&
+    ((p.min !== undefined && p.default < p.min) || (p.max !== undefined && p.default > p.max));
+  return outside ? 'is outside min..max' : null;
+}
+
+function checkUrl(def: ToolInputValue, names: Set<string>): ErrorDetail[] {
   const url =
-    (input.type === 'api' || input.type === 'action') && typeof def.config?.url === 'string'
+    (def.type === 'api' || def.type === 'action') && typeof def.config?.url === 'string'
       ? def.config.url
       : undefined;
-  if (url) {
-    for (const [, name] of url.matchAll(/\{([^{}]*)\}/g)) {
-      if (!names.has(name!))
-        details.push({ path: 'config.url', message: `placeholder {${name}} names no parameter` });
-    }
-    if (!HttpUrl.safeParse(url.replace(/\{[^{}]*\}/g, 'x')).success)
-      details.push({ path: 'config.url', message: 'must be an http or https URL' });
+  if (!url) return [];
+  const details: ErrorDetail[] = [];
+  for (const [, name] of url.matchAll(/\{([^{}]*)\}/g)) {
+    if (!names.has(name!))
+      details.push({ path: 'config.url', message: `placeholder {${name}} names no parameter` });
   }
+  if (!HttpUrl.safeParse(url.replace(/\{[^{}]*\}/g, 'x')).success)
+    details.push({ path: 'config.url', message: 'must be an http or https URL' });
+  return details;
+}
 
-  if (input.type === 'database' && typeof def.config?.query === 'string') {
-    for (const name of scanNamedParameters(def.config.query).names) {
-      if (!names.has(name))
-        details.push({ path: 'config.query', message: `:${name} names no parameter` });
-    }
+/** A database tool's query: one statement (never a batch a driver might run), known parameters. */
+export function checkQuery(def: ToolInputValue, names: Set<string>): ErrorDetail[] {
+  if (def.type !== 'database' || typeof def.config?.query !== 'string') return [];
+  const query = def.config.query;
+  const details: ErrorDetail[] = [];
+  if (countStatements(query) > 1)
+    details.push({
+      path: 'config.query',
+      message: 'must be one statement: database tools run a single read-only query',
+    });
+  for (const name of scanNamedParameters(query).names) {
+    if (!names.has(name))
+      details.push({ path: 'config.query', message: `:${name} names no parameter` });
   }
+  return details;
+}
 
-  const expressions: [string, string | undefined][] = [
-    ...(input.rules ?? []).map(
-      (r, i) => [`rules[${i}].condition`, r.condition] as [string, string],
-    ),
-    ...(input.conditions ?? []).map(
-      (c, i) => [`conditions[${i}].check`, c.check] as [string, string],
-    ),
+function checkExpressions(input: ToolInputValue): ErrorDetail[] {
+  const expressions: [string, string][] = [
+    ...(input.rules ?? []).map((r, i): [string, string] => [`rules[${i}].condition`, r.condition]),
+    ...(input.conditions ?? []).map((c, i): [string, string] => [
+      `conditions[${i}].check`,
+      c.check,
+    ]),
   ];
+  const details: ErrorDetail[] = [];
   for (const [path, source] of expressions) {
     try {
-      compileCondition(source!);
+      compileCondition(source);
     } catch (err) {
       details.push({
         path,
@@ -262,37 +296,30 @@ export function checkToolDefinition(
   }
   if (input.conditions?.length && input.type !== 'routing')
     details.push({ path: 'conditions', message: 'conditions apply to routing tools only' });
+  return details;
+}
 
-  if (input.type === 'composite' && input.steps?.length) {
-    const stepTools = input.steps.map((s) => s.tool);
-    input.steps.forEach((s, i) => {
-      if (s.tool === input.name)
-        details.push({ path: `steps[${i}].tool`, message: 'a composite tool cannot call itself' });
-      else if (!lookupSteps(s.tool))
-        details.push({ path: `steps[${i}].tool`, message: `unknown tool ${s.tool}` });
-      if (s.dependsOn !== undefined && !stepTools.slice(0, i).includes(s.dependsOn)) {
-        details.push({
-          path: `steps[${i}].dependsOn`,
-          message: `must name an earlier step's tool`,
-        });
-      }
-    });
-    const cycle = findCycle(input.name, stepTools, lookupSteps);
-    if (cycle)
-      details.push({
-        path: 'steps',
-        message: `composite steps form a cycle: ${cycle.join(' -> ')}`,
-      });
-  }
-  return { definition: def, details };
+function checkSteps(input: ToolInputValue, lookupSteps: StepLookup): ErrorDetail[] {
+  if (input.type !== 'composite' || !input.steps?.length) return [];
+  const details: ErrorDetail[] = [];
+  const stepTools = input.steps.map((s) => s.tool);
+  input.steps.forEach((s, i) => {
+    if (s.tool === input.name)
+      details.push({ path: `steps[${i}].tool`, message: 'a composite tool cannot call itself' });
+    else if (!lookupSteps(s.tool))
+      details.push({ path: `steps[${i}].tool`, message: `unknown tool ${s.tool}` });
+    if (s.dependsOn !== undefined && !stepTools.slice(0, i).includes(s.dependsOn)) {
+      details.push({ path: `steps[${i}].dependsOn`, message: `must name an earlier step's tool` });
+    }
+  });
+  const cycle = findCycle(input.name, stepTools, lookupSteps);
+  if (cycle)
+    details.push({ path: 'steps', message: `composite steps form a cycle: ${cycle.join(' -> ')}` });
+  return details;
 }
 
 /** Depth-first search through composite steps, starting from the tool being saved. */
-function findCycle(
-  root: string,
-  rootSteps: string[],
-  lookup: (name: string) => { steps?: { tool: string }[] } | undefined,
-): string[] | null {
+function findCycle(root: string, rootSteps: string[], lookup: StepLookup): string[] | null {
   const stack = [root];
   const done = new Set<string>();
   const visit = (steps: string[]): string[] | null => {

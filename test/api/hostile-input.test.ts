@@ -49,4 +49,23 @@ describe('hostile JSON', () => {
     expect(res.status).not.toBe(500);
     expect(res.body.error?.code).not.toBe('invalid_request');
   });
+
+  it.each(['__proto__', 'constructor', 'prototype'])(
+    'refuses %s as a tool parameter name or a prompt variable name at save',
+    async (name) => {
+      // Raw JSON: a __proto__ key written in an object literal would set the prototype instead.
+      const tool = `{"name":"t_${name.replace(/_/g, '')}","type":"api","config":{"url":"http://127.0.0.1:1/x"},"parameters":[{"name":"${name}","type":"string"}]}`;
+      const res = await s.call('POST', '/v1/tools', tool, { 'content-type': 'application/json' });
+      expect(res.status).toBe(400);
+      expect(JSON.stringify(res.body.error.details)).toContain('parameters');
+      expect(res.body.error.message).toContain('reserved');
+
+      const scenario = `{"name":"s","prompt":"Hi {{${name}}}","promptVariables":[{"name":"${name}"}]}`;
+      const sres = await s.ws('POST', '/scenarios', scenario, {
+        'content-type': 'application/json',
+      });
+      expect(sres.status).toBe(400);
+      expect(JSON.stringify(sres.body.error.details)).toContain('promptVariables');
+    },
+  );
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compileCondition } from '../../src/tools/expressions.js';
 import { applyMapping } from '../../src/tools/mapping.js';
 import { recommend, type RecommendationInput } from '../../src/tools/recommendations.js';
-import { scanNamedParameters } from '../../src/tools/sql-params.js';
+import { countStatements, scanNamedParameters } from '../../src/tools/sql-params.js';
 
 describe('expressions', () => {
   const ok = (src: string, values: Record<string, unknown>) =>
@@ -72,6 +72,25 @@ describe('named SQL parameters', () => {
     expect(scan.names).toEqual(['first', 'second']);
     expect(scan.toPositional()).toContain('a = $1 AND b = $2 OR c = $1');
     expect(scan.toPositional()).toContain("':no'");
+  });
+});
+
+describe('statements in SQL text', () => {
+  it.each([
+    ['', 0],
+    ['SELECT 1', 1],
+    ['SELECT 1;', 1],
+    ['SELECT 1; -- done\n  ', 1],
+    ["SELECT ';'", 1],
+    ['SELECT "a;b" FROM t', 1],
+    ['SELECT $$;$$, $q$ ; $q$', 1],
+    ['SELECT 1 /* ; */', 1],
+    ['SELECT 1; SELECT 2', 2],
+    ['SELECT 1;;SELECT 2;', 2],
+    ["SELECT ';'; DROP TABLE t", 2],
+    ['SELECT 1; /* x */ COMMIT', 2],
+  ])('%j holds %i', (sql, n) => {
+    expect(countStatements(sql)).toBe(n);
   });
 });
 
