@@ -1,3 +1,4 @@
+import { patternProblem } from './patterns.js';
 import { z } from 'zod';
 
 const Text = z.string().min(1).max(2_000);
@@ -10,17 +11,10 @@ const Regex = z
       .optional(),
   })
   .strict()
-  .refine(
-    ({ pattern, flags }) => {
-      try {
-        new RegExp(pattern, flags);
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    { message: 'is not a valid regular expression', path: ['pattern'] },
-  );
+  .superRefine(({ pattern, flags }, ctx) => {
+    const problem = patternProblem(pattern, flags);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, path: ['pattern'] });
+  });
 
 /** Each metric type with the config it needs; the simulation runner evaluates them. */
 export const METRIC_CONFIGS = {

@@ -1,3 +1,4 @@
+import { PatternText } from './patterns.js';
 import { z } from 'zod';
 
 /** One line of a scripted caller: what it says, and what the agent's reply must show. */
@@ -6,7 +7,7 @@ export const ScriptLine = z.strictObject({
   expect: z
     .strictObject({
       contains: z.string().min(1).optional(),
-      regex: z.string().min(1).optional(),
+      regex: PatternText.optional().describe('RE2 syntax, matched case-insensitively'),
       toolCalled: z.string().min(1).optional(),
     })
     .optional(),

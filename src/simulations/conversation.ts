@@ -1,3 +1,4 @@
+import { compileUserPattern, patternProblem } from '../domain/patterns.js';
 import type { ModelClient } from '../llm/types.js';
 import type { Usage } from '../llm/types.js';
 import type { Persona } from '../store/personas.js';
@@ -128,7 +129,9 @@ export async function converse(
       const problems: string[] = [];
       if (expect.contains && !reply.text.toLowerCase().includes(expect.contains.toLowerCase()))
         problems.push(`did not say "${expect.contains}"`);
-      if (expect.regex && !new RegExp(expect.regex, 'i').test(reply.text))
+      if (expect.regex && patternProblem(expect.regex))
+        problems.push(`could not be checked: /${expect.regex}/ ${patternProblem(expect.regex)}`);
+      else if (expect.regex && !compileUserPattern(expect.regex, 'i').test(reply.text))
         problems.push(`did not match /${expect.regex}/`);
       if (expect.toolCalled && !reply.toolTurns.some((t) => t.tool?.name === expect.toolCalled))
         problems.push(`did not call ${expect.toolCalled}`);

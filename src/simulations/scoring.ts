@@ -1,4 +1,5 @@
 export type { MetricResult, Turn } from '../domain/simulations.js';
+import { compileUserPattern, patternProblem } from '../domain/patterns.js';
 import type { MetricConfigOf, MetricType } from '../domain/metrics.js';
 import type { MetricResult, Turn } from '../domain/simulations.js';
 import type { Metric } from '../store/scorecards.js';
@@ -59,7 +60,10 @@ export async function evaluateMetric(
     }
     case 'regex': {
       const cfg = configOf('regex');
-      const re = new RegExp(cfg.pattern, cfg.flags);
+      // Saved before patterns were checked at save, a pattern may not compile: a failed metric.
+      const problem = patternProblem(cfg.pattern, cfg.flags);
+      if (problem) return verdict(m, false, `The pattern ${problem}.`);
+      const re = compileUserPattern(cfg.pattern, cfg.flags);
       const hit = agentText(c).find((t) => re.test(t));
       return verdict(
         m,

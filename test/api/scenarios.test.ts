@@ -88,6 +88,9 @@ describe('scenarios and scorecards', () => {
       const cases: [unknown, string][] = [
         [metric('llm_judge', {}), 'metrics[0].config.criterion'],
         [metric('regex', { pattern: '(' }), 'metrics[0].config.pattern'],
+        // Backreferences and lookaround need backtracking: not linear time, so refused.
+        [metric('regex', { pattern: '(a)\\1' }), 'metrics[0].config.pattern'],
+        [metric('regex', { pattern: '(?<=a)b' }), 'metrics[0].config.pattern'],
         [metric('max_turns', { max: 0 }), 'metrics[0].config.max'],
         [metric('ended_by', { who: 'nobody' }), 'metrics[0].config.who'],
         [metric('contains', { text: 'x', extra: 1 }), 'metrics[0].config.extra'],
@@ -183,6 +186,18 @@ describe('scenarios and scorecards', () => {
         { path: 'targetAgents', message: expect.stringContaining('unknown agent id(s): agt_nope') },
         { path: 'scorecard', message: 'unknown scorecard id: scd_nope' },
       ]);
+    });
+
+    it("refuses a script line's expect.regex that cannot run in linear time, naming it", async () => {
+      const res = await s.ws('POST', '/scenarios', {
+        name: 'x',
+        prompt: 'p',
+        script: [{ say: 'hi' }, { say: 'again', expect: { regex: '(\\w+) \\1' } }],
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(
+        'script[1].expect.regex',
+      );
     });
 
     it('rejects a misspelt field such as persona for personas', async () => {

@@ -72,6 +72,19 @@ describe('scoring a known conversation', () => {
     expect((await score(metric('regex', { pattern: '^refund', flags: 'i' }))).score).toBe(0);
   });
 
+  it('regex matches in linear time: a catastrophic pattern on a long reply ends at once', async () => {
+    const long: Conversation = {
+      endReason: 'agent_ended',
+      turns: [{ role: 'agent', text: `${'a'.repeat(40_000)}b`, at_ms: 0, latency_ms: 10 }],
+    };
+    const started = Date.now();
+    const [result] = (
+      await scoreConversation([metric('regex', { pattern: '(a+)+$' })], long, 70, null)
+    ).results;
+    expect(result!.score).toBe(0);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
   it('tool_called with arguments that must be included, and tool_not_called', async () => {
     expect((await score(metric('tool_called', { tool: 'order_status' }))).score).toBe(100);
     expect(
