@@ -149,7 +149,7 @@ export function createEngine(options: EngineOptions): Engine {
         db = openDatabase(join(options.dataDir, 'callbench.db'));
         migrate(db, join(options.dataDir, 'backups'));
         store = createStore(db);
-        const secrets = SecretBox.forDataDir(options.dataDir);
+        const secrets = SecretBox.forDataDir(options.dataDir, store);
         const tightened = keepToOwner(options.dataDir);
         if (tightened.length)
           log.info(`Made readable by only its owner (they were looser): ${tightened.join(', ')}`);

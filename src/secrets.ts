@@ -1,6 +1,50 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { AppError } from './errors.js';
+import { KEY_CHECK_SETTING, type SealedPlace, type SealedStore } from './store/sealed.js';
+import type { SettingsStore } from './store/settings.js';
+
+export { KEY_CHECK_SETTING };
+const KEY_CHECK_TEXT = 'callbench secret key check';
+
+/** What the key check reads and writes in the store. */
+export interface KeyedStore {
+  sealed: SealedStore;
+  settings: SettingsStore;
+}
+
+export const keyFile = (dataDir: string): string => join(dataDir, 'secret.key');
+const now = () => new Date().toISOString();
+
+function readKey(file: string): { box: SecretBox | null; problem: string | null } {
+  if (!existsSync(file)) return { box: null, problem: 'is missing' };
+  let text: string;
+  try {
+    chmodSync(file, 0o600);
+  } catch {
+    // Windows has no POSIX modes; the user profile folder protects the file there.
+  }
+  try {
+    text = readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    return { box: null, problem: `cannot be read (${(err as NodeJS.ErrnoException).code})` };
+  }
+  const key = Buffer.from(text, 'base64');
+  if (key.length !== 32) return { box: null, problem: 'is not a Callbench secret key' };
+  return { box: SecretBox.withKey(key), problem: null };
+}
+
+function keyRefused(file: string, problem: string, places: SealedPlace[]): AppError {
+  const what = [...new Set(places.map((p) => p.label))].join(', ');
+  return new AppError(
+    'secret_key_unusable',
+    500,
+    `The secret key ${file} ${problem}, and the store holds sealed secrets that need it (${what}). ` +
+      `Restore ${file} from a backup of this data dir, or run "callbench secrets reset --data-dir ${dirname(file)}" ` +
+      'to delete the sealed secrets (it lists what to enter again).',
+  );
+}
 
 /** An encrypted value as it is stored inside JSON columns. */
 export interface Sealed {
@@ -17,17 +61,58 @@ export const isSealed = (v: unknown): v is Sealed =>
 export class SecretBox {
   private constructor(private readonly key: Buffer) {}
 
-  static forDataDir(dataDir: string): SecretBox {
-    const file = join(dataDir, 'secret.key');
-    if (!existsSync(file)) {
-      writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+  static withKey(key: Buffer): SecretBox {
+    return new SecretBox(key);
+  }
+
+  /**
+   * The data dir's key, made on first start. A key that is missing, unreadable or not the one the
+   * stored secrets were sealed with is never silently replaced while sealed secrets exist: the
+   * engine refuses to start and says how out (restore the file, or `callbench secrets reset`).
+   */
+  static forDataDir(dataDir: string, store: KeyedStore): SecretBox {
+    const file = keyFile(dataDir);
+    const places = store.sealed.places();
+    const check = store.settings.get<Sealed>(KEY_CHECK_SETTING);
+    const { box, problem } = readKey(file);
+    const fits = box && (check ? box.opens(check) : places.every((p) => box.opensAll(p.value)));
+    if (box && fits) {
+      if (!check) store.settings.set(KEY_CHECK_SETTING, box.seal(KEY_CHECK_TEXT), now());
+      return box;
     }
+    if (places.length)
+      throw keyRefused(file, problem ?? 'does not open the sealed secrets', places);
+    if (box) return box.remember(store); // no secret depends on the old check: this key is the one
+    if (problem !== 'is missing') throw keyRefused(file, problem ?? 'is unusable', places);
+    writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+    return SecretBox.forDataDir(dataDir, store);
+  }
+
+  private remember(store: KeyedStore): SecretBox {
+    store.settings.set(KEY_CHECK_SETTING, this.seal(KEY_CHECK_TEXT), now());
+    return this;
+  }
+
+  private opens(sealed: Sealed): boolean {
     try {
-      chmodSync(file, 0o600);
+      return this.open(sealed) === KEY_CHECK_TEXT;
     } catch {
-      // Windows has no POSIX modes; the user profile folder protects the file there.
+      return false;
     }
-    return new SecretBox(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64'));
+  }
+
+  /** Whether every sealed value inside a stored JSON value opens with this key. */
+  private opensAll(value: unknown): boolean {
+    if (isSealed(value)) {
+      try {
+        this.open(value);
+        return true;
+      } catch {
+        return false;
+      }
+    }
+    if (typeof value !== 'object' || value === null) return true;
+    return Object.values(value).every((v) => this.opensAll(v));
   }
 
   seal(plain: string): Sealed {

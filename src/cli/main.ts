@@ -3,7 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_HOST, DEFAULT_PORT, defaultDataDir } from '../config.js';
 import { createEngine, type Engine } from '../engine.js';
 import { AppError } from '../errors.js';
+import { installProcessGuards } from '../process-guards.js';
 import { run } from './run.js';
+import { secrets } from './secrets.js';
 
 const USAGE = `Usage: callbench <command> [options]
 
@@ -17,6 +19,8 @@ Commands:
                                                  Execute a scenario through the running app or serve
                                                  (key: --key or CALLBENCH_API_KEY; --url or CALLBENCH_URL);
                                                  exit 0 all passed, 1 some failed, 2 could not run
+  secrets reset [--yes]                          The secret key is lost: delete the sealed secrets
+                                                 (after confirmation) and list what to enter again
 
 Every command takes --data-dir DIR (default: CALLBENCH_DATA_DIR or ${defaultDataDir()}).`;
 
@@ -40,6 +44,7 @@ async function serve(args: string[], out: Out): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new AppError('bad_port', 2, `--port must be 0 to 65535, got ${values.port}`);
   const host = values.host ?? process.env.CALLBENCH_HOST ?? DEFAULT_HOST;
+  installProcessGuards((m) => console.error(m));
   const engine = createEngine({
     dataDir: dataDirOf(values),
     envApiKey: process.env.CALLBENCH_API_KEY || undefined,
@@ -171,6 +176,8 @@ export async function main(argv: string[], out: Out = (l) => console.log(l)): Pr
         return await workspaces(rest, out);
       case 'run':
         return await run(rest, out);
+      case 'secrets':
+        return await secrets(rest, out, dataDirOf);
       case undefined:
       case 'help':
       case '--help':

@@ -1,6 +1,7 @@
 import { createAgentStore } from './agents.js';
 import { createAlertStore } from './alerts.js';
 import { createAlertEventStore } from './alert-events.js';
+import { createSealedStore } from './sealed.js';
 import { createSettingsStore } from './settings.js';
 import { createSimulationStore } from './simulations.js';
 import { createCallStore } from './calls.js';
@@ -30,6 +31,7 @@ export function createStore(db: Db) {
     agents: createAgentStore(db),
     alerts: createAlertStore(db),
     alertEvents: createAlertEventStore(db),
+    sealed: createSealedStore(db),
     settings: createSettingsStore(db),
     simulations: createSimulationStore(db),
     calls: createCallStore(db),

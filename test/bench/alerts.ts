@@ -93,7 +93,7 @@ export async function alertsBench(): Promise<Figure[]> {
     events: engine.events,
     alerts: createAlertService({
       store,
-      secrets: SecretBox.forDataDir(dir),
+      secrets: SecretBox.forDataDir(dir, store),
       clock,
       events: engine.events,
     }),
