@@ -1,3 +1,4 @@
+import { AppError } from '../errors.js';
 import type { SecretBox } from '../secrets.js';
 import type { AgentRecord } from '../store/agents.js';
 
@@ -14,7 +15,22 @@ export interface AgentCredentials {
 export const sealCredentials = (secrets: SecretBox, creds: AgentCredentials) =>
   secrets.seal(JSON.stringify(creds));
 
+/** Stored credentials that no longer open (damaged at rest): the agent must be connected again. */
+export class CredentialsUnreadable extends AppError {
+  constructor(agent: AgentRecord) {
+    super(
+      'credentials_unreadable',
+      409,
+      `The stored credentials of agent ${agent.name} could not be opened (they were damaged at rest): connect the agent again with its API key`,
+    );
+  }
+}
+
 export function openCredentials(secrets: SecretBox, agent: AgentRecord): AgentCredentials | null {
   if (!agent.credentials) return null;
-  return JSON.parse(secrets.open(agent.credentials as { $enc: string })) as AgentCredentials;
+  try {
+    return JSON.parse(secrets.open(agent.credentials as { $enc: string })) as AgentCredentials;
+  } catch {
+    throw new CredentialsUnreadable(agent);
+  }
 }

@@ -8,7 +8,7 @@ import type { AgentRecord } from '../store/agents.js';
 import type { Store } from '../store/index.js';
 import { connectError, ProviderError } from './client.js';
 import { changedPaths } from './diff.js';
-import { openCredentials, sealCredentials } from './credentials.js';
+import { CredentialsUnreadable, openCredentials, sealCredentials } from './credentials.js';
 import type { ProviderName } from './registry.js';
 import type { AgentSnapshot, NormalizedCall, ProviderAdapter, ProviderContext } from './types.js';
 
@@ -204,7 +204,16 @@ export function createSyncService(deps: SyncDeps) {
   async function runSync(agentId: string): Promise<void> {
     const agent = store.agents.get(agentId);
     if (!agent || agent.status === 'disconnected') return;
-    const ctx = contextOf(agent);
+    let ctx: ProviderContext | null;
+    try {
+      ctx = contextOf(agent);
+    } catch (err) {
+      if (!(err instanceof CredentialsUnreadable)) throw err;
+      // One damaged secret costs this agent its sync, never the engine.
+      store.agents.update(agentId, { syncStatus: 'needs_credentials', syncError: err.message });
+      events.emit('sync.finished', { agentId, ok: false, error: err.message });
+      return;
+    }
     if (!ctx) return;
     store.agents.update(agentId, { syncStatus: 'running', syncError: null });
     events.emit('sync.started', { agentId });
@@ -239,7 +248,11 @@ export function createSyncService(deps: SyncDeps) {
   function sync(agentId: string): Promise<void> {
     const current = running.get(agentId);
     if (current) return current;
-    const run = runSync(agentId).finally(() => running.delete(agentId));
+    const run = runSync(agentId)
+      .catch((err: unknown) =>
+        deps.log(`sync of ${agentId} stopped: ${err instanceof Error ? err.message : String(err)}`),
+      )
+      .finally(() => running.delete(agentId));
     running.set(agentId, run);
     return run;
   }

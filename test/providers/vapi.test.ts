@@ -224,6 +224,23 @@ describe('provider connections: Vapi end to end', () => {
     expect((await s.call('GET', `/v1/agents/${agentId}/calls`)).body.total).toBe(251);
   });
 
+  it('a stored credential that no longer opens marks the agent; the engine keeps serving', async () => {
+    const agentId = await connected();
+    // Damaged at rest: a sealed value no key opens.
+    s.engine.store.db
+      .prepare('UPDATE agents SET credentials = ? WHERE id = ?')
+      .run(JSON.stringify({ $enc: Buffer.alloc(48, 1).toString('base64') }), agentId);
+    const done = nextSync(s, agentId);
+    expect((await s.call('POST', `/v1/agents/${agentId}/sync`)).status).toBe(202);
+    expect(await done).toMatchObject({ ok: false, error: expect.stringContaining('credentials') });
+    const agent = (await s.call('GET', `/v1/agents/${agentId}`)).body;
+    expect(agent.sync).toMatchObject({
+      status: 'needs_credentials',
+      error: expect.stringContaining('connect the agent again'),
+    });
+    expect((await s.call('GET', '/v1/tools')).status).toBe(200);
+  });
+
   it('honours Retry-After on a 429, then succeeds', async () => {
     const agentId = await connected();
     p.state.throttleOnce.add('/assistant/');
