@@ -197,7 +197,9 @@ describe('model roles in /v1/settings', () => {
     });
     const { connectionFor } = await import('../../src/llm/settings.js');
     const { SecretBox } = await import('../../src/secrets.js');
-    expect(connectionFor(s.engine.store, SecretBox.forDataDir(s.dataDir, s.engine.store), 'judge', null)).toEqual({
+    expect(
+      connectionFor(s.engine.store, SecretBox.forDataDir(s.dataDir, s.engine.store), 'judge', null),
+    ).toEqual({
       kind: 'anthropic',
       apiKey: 'sk-ant-secret-7777',
       model: 'claude-judge-2',
