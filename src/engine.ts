@@ -6,6 +6,7 @@ import { EventBus } from './events.js';
 import { newId, newSecret } from './ids.js';
 import { acquireDataDirLock } from './lock.js';
 import { catalogue } from './operations/catalogue.js';
+import { applyNetworkSettings } from './operations/settings.js';
 import { createInvoker, type Invoke } from './operations/invoke.js';
 import type { Caller, EngineServices } from './operations/types.js';
 import { SecretBox } from './secrets.js';
@@ -149,6 +150,7 @@ export function createEngine(options: EngineOptions): Engine {
         db = openDatabase(join(options.dataDir, 'callbench.db'));
         migrate(db, join(options.dataDir, 'backups'));
         store = createStore(db);
+        applyNetworkSettings(store);
         const secrets = SecretBox.forDataDir(options.dataDir, store);
         const tightened = keepToOwner(options.dataDir);
         if (tightened.length)

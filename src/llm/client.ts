@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { guardedFetch, isTooLarge } from '../net/outbound.js';
 import {
   DEFAULT_MODEL_POLICY,
   ModelError,
@@ -142,6 +143,7 @@ export function createModelClient(
     baseURL: conn.baseUrl,
     maxRetries: 0,
     timeout: policy.timeoutMs,
+    fetch: guardedFetch(policy.maxResponseBytes),
   };
   const once =
     conn.kind === 'anthropic'
@@ -161,7 +163,7 @@ export function createModelClient(
         return await once(req, usage);
       } catch (err) {
         const status = (err as { status?: number }).status ?? null;
-        const retryable = status === null || status === 429 || status >= 500;
+        const retryable = !isTooLarge(err) && (status === null || status === 429 || status >= 500);
         if (!retryable || attempt >= policy.attempts) {
           throw new ModelError(
             `The ${conn.kind} model ${conn.model} failed${status ? ` (${status})` : ''}: ${(err as Error).message}`,

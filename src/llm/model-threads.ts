@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { responseCap } from '../net/outbound.js';
 import {
   DEFAULT_MODEL_POLICY,
   emptyUsage,
@@ -118,7 +119,8 @@ export function createModelThreads(size: number) {
           id: nextId++,
           key,
           connection,
-          policy,
+          // The thread has module state of its own: the engine's answer cap travels with each call.
+          policy: { ...policy, maxResponseBytes: policy.maxResponseBytes ?? responseCap() },
           request,
         });
         if (!('usage' in reply))

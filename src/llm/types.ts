@@ -53,6 +53,8 @@ export interface ModelPolicy {
   attempts: number;
   baseDelayMs: number;
   timeoutMs: number;
+  /** The cap on a model's answer; the engine's `network.maxResponseMiB` when not given. */
+  maxResponseBytes?: number;
 }
 
 export const DEFAULT_MODEL_POLICY: ModelPolicy = {

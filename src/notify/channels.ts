@@ -1,4 +1,4 @@
-import axios from 'axios';
+import { outbound } from '../net/outbound.js';
 import { createHmac } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import type { EventBus } from '../events.js';
@@ -69,12 +69,11 @@ async function post(
   body: string,
   headers: Record<string, string> = {},
 ): Promise<void> {
-  const res = await axios.post(url, body, {
+  const res = await outbound.post(url, body, {
     headers: { 'content-type': 'application/json', ...headers },
     timeout: 10_000,
     validateStatus: () => true,
     maxRedirects: 0,
-    proxy: false,
   });
   if (res.status >= 300) throw new Error(`the receiver answered ${res.status}`);
 }

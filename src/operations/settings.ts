@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_RESPONSE_BYTES, responseCap, setResponseCap } from '../net/outbound.js';
 import { z } from 'zod';
 import { isoNow } from '../clock.js';
 import { validationError } from '../errors.js';
@@ -57,7 +58,22 @@ const SettingsSchema = z.object({
   sync: z
     .object({ intervalMinutes: z.number().int() })
     .describe('Minutes between periodic syncs of connected agents'),
+  network: z
+    .object({ maxResponseMiB: z.number() })
+    .describe(
+      'The largest answer taken from a provider, agent, model or OAuth endpoint (tool answers: 5 MiB at most)',
+    ),
 });
+
+const MIB = 1024 * 1024;
+
+/** Applies the stored network settings (at start and when they change). */
+export function applyNetworkSettings(store: OperationContext['store']): void {
+  const stored = store.settings.get<{ maxResponseMiB?: number }>('network');
+  setResponseCap(
+    stored?.maxResponseMiB ? Math.round(stored.maxResponseMiB * MIB) : DEFAULT_MAX_RESPONSE_BYTES,
+  );
+}
 
 const bounded = (k: keyof typeof SIMULATION_LIMITS) =>
   z.number().int().min(SIMULATION_LIMITS[k].min).max(SIMULATION_LIMITS[k].max).optional();
@@ -109,6 +125,7 @@ function present(ctx: OperationContext) {
     },
     simulations: simulationSettings(ctx.store, ctx.simulationDefaults),
     sync: { intervalMinutes: ctx.sync.intervalMinutes() },
+    network: { maxResponseMiB: responseCap() / MIB },
   };
 }
 
@@ -130,9 +147,14 @@ export const settingsOperations = [
       llm: z.strictObject({ caller: RolePatch, judge: RolePatch, replica: RolePatch }).optional(),
       simulations: SimulationsPatch.optional(),
       sync: z.strictObject({ intervalMinutes: z.number().int().min(1).max(59) }).optional(),
+      network: z.strictObject({ maxResponseMiB: z.number().min(1).max(1_024) }).optional(),
     },
     output: SettingsSchema,
-    handler({ smtp, llm, simulations, sync }, ctx) {
+    handler({ smtp, llm, simulations, sync, network }, ctx) {
+      if (network) {
+        ctx.store.settings.set('network', network, isoNow(ctx.clock));
+        applyNetworkSettings(ctx.store);
+      }
       if (simulations) {
         const current = ctx.store.settings.get<Record<string, number>>('simulations') ?? {};
         ctx.store.settings.set(

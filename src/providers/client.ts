@@ -1,4 +1,4 @@
-import axios from 'axios';
+import { isTooLarge, outbound } from '../net/outbound.js';
 import { AppError } from '../errors.js';
 
 export type ProviderFailure = 'auth' | 'not_found' | 'unavailable' | 'bad_response';
@@ -71,14 +71,13 @@ export function providerClient(
     for (let attempt = 1; attempt <= policy.attempts; attempt++) {
       let wait = policy.baseDelayMs * 2 ** (attempt - 1) + Math.random() * policy.baseDelayMs;
       try {
-        const res = await axios.request({
+        const res = await outbound.request({
           method: req.method ?? 'GET',
           url: url.toString(),
           data: req.body,
           headers: { accept: 'application/json', ...headers },
           timeout: policy.timeoutMs,
           validateStatus: () => true,
-          proxy: false,
           responseType: 'json',
         });
         if (res.status < 300) return res.data as T;
@@ -105,6 +104,12 @@ export function providerClient(
         }
       } catch (err) {
         if (err instanceof ProviderError) throw err;
+        // Nothing oversized is kept, and asking again would only fetch it again.
+        if (isTooLarge(err))
+          throw new ProviderError(
+            'bad_response',
+            `response_too_large: the provider's answer to ${url.pathname} is larger than the cap (network.maxResponseMiB)`,
+          );
         lastProblem = `it could not be reached (${(err as Error).message})`;
         if (req.idempotent === false) break;
       }

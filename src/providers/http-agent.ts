@@ -1,4 +1,4 @@
-import axios from 'axios';
+import { isTooLarge, outbound } from '../net/outbound.js';
 import type { Clock } from '../clock.js';
 import { isoNow } from '../clock.js';
 import { newId } from '../ids.js';
@@ -107,17 +107,21 @@ export function httpAgentChat(creds: AgentCredentials, timeoutMs: number): ChatS
           : { messages: history };
       let res;
       try {
-        res = await axios.post(url, body, {
+        res = await outbound.post(url, body, {
           headers: {
             'content-type': 'application/json',
             ...(creds.apiKey ? { authorization: `Bearer ${creds.apiKey}` } : {}),
           },
           timeout: timeoutMs,
           validateStatus: () => true,
-          proxy: false,
           responseType: 'json',
         });
       } catch (err) {
+        if (isTooLarge(err))
+          throw new ProviderError(
+            'bad_response',
+            `response_too_large: the agent at ${url} answered more than the cap (network.maxResponseMiB)`,
+          );
         throw new ProviderError(
           'unavailable',
           `The agent at ${url} could not be reached: ${(err as Error).message}`,

@@ -1,4 +1,4 @@
-import axios from 'axios';
+import { isTooLarge, outbound } from '../net/outbound.js';
 import { ToolFailure } from './outcome.js';
 
 export type TargetAuth =
@@ -58,7 +58,7 @@ export class OAuthTokenCache {
     if (auth.scope) form.set('scope', auth.scope);
     let res;
     try {
-      res = await axios.post(auth.tokenUrl, form.toString(), {
+      res = await outbound.post(auth.tokenUrl, form.toString(), {
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
           accept: 'application/json',
@@ -69,6 +69,11 @@ export class OAuthTokenCache {
         maxRedirects: 0,
       });
     } catch (err) {
+      if (isTooLarge(err))
+        throw new ToolFailure(
+          'response_too_large',
+          'The OAuth2 token endpoint answered more than the cap (network.maxResponseMiB)',
+        );
       throw new ToolFailure(
         'network_error',
         `The OAuth2 token endpoint could not be reached: ${(err as Error).message}`,

@@ -1,4 +1,5 @@
 import type { AxiosError } from 'axios';
+import { outbound } from '../net/outbound.js';
 import axios from 'axios';
 import { failureForStatus, ToolFailure } from './outcome.js';
 import type { AuthApplied } from './auth.js';
@@ -78,7 +79,7 @@ export interface HttpAnswer {
 export async function send(request: PreparedRequest, timeoutMs: number): Promise<HttpAnswer> {
   let res;
   try {
-    res = await axios.request<string>({
+    res = await outbound.request<string>({
       method: request.method,
       url: request.url,
       headers: request.headers,

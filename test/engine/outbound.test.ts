@@ -1,0 +1,188 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createModelClient } from '../../src/llm/client.js';
+import { emptyUsage } from '../../src/llm/types.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, setResponseCap } from '../../src/net/outbound.js';
+import { providerClient } from '../../src/providers/client.js';
+import { httpAgentChat } from '../../src/providers/http-agent.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+interface Seen {
+  path: string;
+  headers: Record<string, unknown>;
+}
+
+/** A real HTTP server on 127.0.0.1 that records what reached it. */
+async function listen(
+  route: (req: IncomingMessage, res: ServerResponse, seen: Seen[]) => void,
+): Promise<{ url: string; seen: Seen[]; server: Server }> {
+  const seen: Seen[] = [];
+  const server = createServer((req, res) => {
+    seen.push({ path: req.url ?? '', headers: req.headers });
+    route(req, res, seen);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server };
+}
+
+const json = (res: ServerResponse, body: unknown) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
+
+const completion = {
+  id: 'c1',
+  object: 'chat.completion',
+  created: 1,
+  model: 'm',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'hello' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+};
+
+const credentialHeaders = ['authorization', 'x-api-key', 'api-key', 'xi-api-key', 'cookie'];
+
+describe('requests to the outside', () => {
+  // "away" is another origin (another port) than "home", which redirects to it.
+  let away: Awaited<ReturnType<typeof listen>>;
+  let home: Awaited<ReturnType<typeof listen>>;
+  beforeAll(async () => {
+    away = await listen((req, res) => {
+      if (req.url?.includes('chat/completions') || req.url?.includes('/v1/messages'))
+        return json(res, completion);
+      json(res, { reached: 'away', headers: req.headers });
+    });
+    home = await listen((req, res) => {
+      if (req.url?.startsWith('/to-away'))
+        res.writeHead(307, { location: `${away.url}${req.url.slice('/to-away'.length) || '/'}` });
+      else if (req.url?.startsWith('/to-home'))
+        res.writeHead(307, { location: req.url.slice('/to-home'.length) || '/' });
+      else if (req.url?.startsWith('/big')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ reply: 'x'.repeat(3 * 1024 * 1024) }));
+      } else return json(res, { reached: 'home', headers: req.headers });
+      res.end();
+    });
+  });
+  afterAll(async () => {
+    await new Promise((r) => away.server.close(r));
+    await new Promise((r) => home.server.close(r));
+  });
+  afterEach(() => setResponseCap(DEFAULT_MAX_RESPONSE_BYTES));
+  const lastAway = () => away.seen[away.seen.length - 1]!;
+  const carried = (seen: Seen) => credentialHeaders.filter((h) => seen.headers[h] !== undefined);
+
+  describe('credentials never follow a redirect to another origin', () => {
+    let s: TestServer;
+    beforeAll(async () => {
+      s = await startServer();
+    });
+    afterAll(() => s.stop());
+
+    it('tool requests: bearer and key headers dropped across origins, kept on the same one', async () => {
+      const tool = (name: string, path: string) =>
+        s.call('POST', '/v1/tools', {
+          name,
+          type: 'api',
+          config: {
+            url: `${home.url}${path}`,
+            auth: { type: 'bearer', token: 'tok_secret_0123456789' },
+            headers: { 'X-Api-Key': 'key_secret', Cookie: 'session=1', 'X-Trace': 'keep-me' },
+          },
+        });
+      expect((await tool('away_tool', '/to-away/x')).status).toBe(201);
+      expect((await tool('home_tool', '/to-home/y')).status).toBe(201);
+
+      const awayRes = await s.call('POST', '/v1/tools/away_tool/test', {});
+      expect(awayRes.body.result.reached).toBe('away');
+      expect(carried(lastAway())).toEqual([]);
+      expect(lastAway().headers['x-trace']).toBe('keep-me');
+
+      const homeRes = await s.call('POST', '/v1/tools/home_tool/test', {});
+      expect(homeRes.body.result).toMatchObject({
+        reached: 'home',
+        headers: { authorization: 'Bearer tok_secret_0123456789', 'x-api-key': 'key_secret' },
+      });
+    });
+
+    it('provider requests', async () => {
+      const call = providerClient(home.url, {
+        authorization: 'Bearer prov_key',
+        'xi-api-key': 'k',
+      });
+      expect(await call({ path: '/to-away/assistant' })).toMatchObject({ reached: 'away' });
+      expect(carried(lastAway())).toEqual([]);
+    });
+
+    it('agent requests', async () => {
+      const chat = httpAgentChat(
+        { baseUrl: `${home.url}/to-away/agent`, apiKey: 'agent_key' },
+        5_000,
+      );
+      await chat.send('hi').catch(() => {}); // the answer's shape does not matter here
+      expect(lastAway().path).toBe('/agent');
+      expect(carried(lastAway())).toEqual([]);
+    });
+
+    it.each(['openai', 'anthropic'] as const)('model requests (%s SDK)', async (kind) => {
+      const client = createModelClient(
+        { kind, baseUrl: `${home.url}/to-away/v1`, apiKey: 'model_key_0123', model: 'm' },
+        { attempts: 1, baseDelayMs: 1, timeoutMs: 5_000 },
+      );
+      await client(
+        { system: 's', messages: [{ role: 'user', content: 'hi' }] },
+        emptyUsage(),
+      ).catch(
+        () => {}, // anthropic's answer shape differs; what reached "away" is what is checked
+      );
+      expect(lastAway().path).toMatch(/\/v1\/(chat\/completions|messages)/);
+      expect(carried(lastAway())).toEqual([]);
+    });
+  });
+
+  describe('answers are capped (network.maxResponseMiB)', () => {
+    it('is a setting, answered by GET /v1/settings', async () => {
+      const s = await startServer();
+      try {
+        expect((await s.call('GET', '/v1/settings')).body.network).toEqual({ maxResponseMiB: 10 });
+        const patched = await s.call('PATCH', '/v1/settings', { network: { maxResponseMiB: 2 } });
+        expect(patched.body.network).toEqual({ maxResponseMiB: 2 });
+      } finally {
+        await s.stop();
+      }
+    });
+
+    it('an agent answer past the cap fails response_too_large, with nothing of it kept', async () => {
+      setResponseCap(1024 * 1024);
+      const chat = httpAgentChat({ baseUrl: `${home.url}/big` }, 5_000);
+      await expect(chat.send('hi')).rejects.toThrow(/response_too_large/);
+    });
+
+    it('a provider answer past the cap fails response_too_large without retrying', async () => {
+      setResponseCap(1024 * 1024);
+      const before = home.seen.length;
+      const call = providerClient(
+        home.url,
+        {},
+        {
+          attempts: 3,
+          baseDelayMs: 1,
+          maxRetryAfterMs: 1,
+          timeoutMs: 5_000,
+        },
+      );
+      await expect(call({ path: '/big' })).rejects.toThrow(/response_too_large/);
+      expect(home.seen.length - before).toBe(1);
+    });
+
+    it('a model answer past the cap fails response_too_large', async () => {
+      const client = createModelClient(
+        { kind: 'openai', baseUrl: `${home.url}/big`, apiKey: 'k', model: 'm' },
+        { attempts: 2, baseDelayMs: 1, timeoutMs: 5_000, maxResponseBytes: 1024 * 1024 },
+      );
+      await expect(
+        client({ system: 's', messages: [{ role: 'user', content: 'hi' }] }, emptyUsage()),
+      ).rejects.toThrow(/response_too_large/);
+    });
+  });
+});
