@@ -10,9 +10,15 @@ export interface DatabaseConfig {
   timeoutMs?: number;
 }
 
-/** A connection string with its password hidden, for dry runs and messages. */
+/**
+ * A connection string with its passwords hidden, for answers, dry runs and messages: the one in
+ * the userinfo (`postgres://user:pw@host`) and `password=` / `sslpassword=` parameters, in a URI's
+ * query or a `key=value` connection string.
+ */
 export function maskConnection(connection: string): string {
-  return connection.replace(/(\/\/[^:/@]+:)[^@]+@/, '$1****@');
+  return connection
+    .replace(/(\/\/[^:/@]+:)[^@]+@/, '$1****@')
+    .replace(/((?:^|[?&\s])(?:ssl)?password=)('[^']*'|[^&\s]*)/gi, '$1****');
 }
 
 /**

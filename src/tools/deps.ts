@@ -3,7 +3,7 @@ import type { SecretBox } from '../secrets.js';
 import type { Store } from '../store/index.js';
 import type { StoredTool } from '../store/tools.js';
 import { OAuthTokenCache } from './auth.js';
-import { maskConfig, openConfig } from './secrets.js';
+import { maskConfig, openConfig, secretValues } from './secrets.js';
 import type { RuntimeDeps, ToolDef } from './types.js';
 
 export interface ToolRuntimeOptions {
@@ -34,10 +34,23 @@ export function createToolRuntime({
     }
     return found;
   };
+  const clearSecrets = new Map<string, string[]>();
   return {
     findTool: (name) => store.tools.findByName(name),
     openConfig: openOnce,
     maskedConfig: (tool) => config(tool, maskConfig),
+    secretsOf: (tool) => {
+      const key = `${tool.id}@${tool.version}`;
+      let found = clearSecrets.get(key);
+      if (!found) {
+        if (clearSecrets.size > 500) clearSecrets.clear();
+        clearSecrets.set(
+          key,
+          (found = secretValues((tool.definition as unknown as ToolDef).config, secrets)),
+        );
+      }
+      return found;
+    },
     oauth: new OAuthTokenCache(() => clock.now()),
     now: () => clock.now(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),

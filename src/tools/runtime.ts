@@ -8,6 +8,7 @@ import { buildRequest, parseBody, send, type HttpConfig } from './http.js';
 import { applyMapping } from './mapping.js';
 import { CallFailed, ToolFailure, type FailureType } from './outcome.js';
 import { resolveParameters } from './params.js';
+import { redact } from './secrets.js';
 import type { ExecuteTool, Handler, RuntimeDeps, ToolAnswer, ToolCall, ToolDef } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -84,6 +85,8 @@ export const executeTool: ExecuteTool = async (tool, params, call) => {
     if (handler)
       answer.fallback = { message: handler.fallbackMessage ?? null, action: handler.action };
   }
+  // A target that echoes a secret back (in an error page, a body) never gets it stored or answered.
+  answer = redact(answer, deps.secretsOf(tool));
   deps.record({
     toolId: tool.id,
     toolName: tool.name,

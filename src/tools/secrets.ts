@@ -1,3 +1,4 @@
+import { isCredentialHeader } from '../net/outbound.js';
 import { isSealed, mask, type Sealed, type SecretBox } from '../secrets.js';
 import { maskConnection } from './database.js';
 import { SECRET_AUTH_FIELDS } from './definition.js';
@@ -6,8 +7,9 @@ type Config = Record<string, unknown>;
 type Auth = Record<string, unknown>;
 
 /**
- * The secrets of a tool config: the fields of config.auth (token, key, clientSecret, password)
- * and a database tool's connection string (which may carry a password). Each is sealed at rest,
+ * The secrets of a tool config: the fields of config.auth (token, key, clientSecret, password),
+ * headers named like credentials (Authorization, X-Api-Key, Cookie, *token, *secret) and a
+ * database tool's connection string (which may carry a password). Each is sealed at rest,
  * answered masked, and opened only to make a call.
  */
 interface SecretField {
@@ -22,13 +24,25 @@ const authField = (name: string): SecretField => ({
   mask,
 });
 
-const FIELDS: SecretField[] = [
+const headerField = (name: string): SecretField => ({
+  read: (c) => (c.headers as Record<string, unknown> | undefined)?.[name],
+  write: (c, v) => ({ ...c, headers: { ...(c.headers as Record<string, unknown>), [name]: v } }),
+  mask,
+});
+
+const connectionField: SecretField = {
+  read: (c) => (c.driver ? c.connection : undefined),
+  write: (c, v) => ({ ...c, connection: v }),
+  mask: maskConnection,
+};
+
+/** The secret fields of one config: the fixed ones, and its headers that carry credentials. */
+const fieldsOf = (config: Config): SecretField[] => [
   ...SECRET_AUTH_FIELDS.map(authField),
-  {
-    read: (c) => (c.driver ? c.connection : undefined),
-    write: (c, v) => ({ ...c, connection: v }),
-    mask: maskConnection,
-  },
+  ...Object.keys((config.headers as Record<string, unknown> | undefined) ?? {})
+    .filter(isCredentialHeader)
+    .map(headerField),
+  connectionField,
 ];
 
 /** Seals every secret; a value equal to the mask of the stored one means "unchanged". */
@@ -39,7 +53,7 @@ export function sealConfig(
 ): Config | undefined {
   if (!config) return config;
   let out = config;
-  for (const field of FIELDS) {
+  for (const field of fieldsOf(config)) {
     const value = field.read(config);
     if (typeof value !== 'string') continue;
     const before = previous ? field.read(previous) : undefined;
@@ -56,7 +70,7 @@ function transform(
 ): Config | undefined {
   if (!config) return config;
   let out = config;
-  for (const field of FIELDS) {
+  for (const field of fieldsOf(config)) {
     const value = field.read(config);
     if (isSealed(value)) out = field.write(out, fn(field, value));
   }
@@ -69,3 +83,29 @@ export const maskConfig = (config: Config | undefined, box: SecretBox): Config |
 /** The clear config for making a call (never answered, never logged). */
 export const openConfig = (config: Config | undefined, box: SecretBox): Config | undefined =>
   transform(config, (_field, sealed) => box.open(sealed));
+
+/** The clear secrets of a config, to take out of anything a target echoes back. */
+export function secretValues(config: Config | undefined, box: SecretBox): string[] {
+  if (!config) return [];
+  const values: string[] = [];
+  for (const field of fieldsOf(config)) {
+    const value = field.read(config);
+    if (isSealed(value)) values.push(box.open(value));
+  }
+  // Short values would blank out ordinary text; secrets are longer than this.
+  return values.filter((v) => v.length >= 6);
+}
+
+/** A copy of a value with every occurrence of these secrets replaced by a mask. */
+export function redact<T>(value: T, secrets: string[]): T {
+  if (!secrets.length) return value;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string')
+      return secrets.reduce((text, secret) => text.split(secret).join('****'), v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
+}

@@ -47,6 +47,8 @@ export interface RuntimeDeps {
   openConfig(tool: StoredTool): ToolDef['config'];
   /** The tool's config as answers show it (secrets masked). */
   maskedConfig(tool: StoredTool): ToolDef['config'];
+  /** The tool's secrets in clear, to take out of whatever the target echoes back. */
+  secretsOf(tool: StoredTool): string[];
   oauth: OAuthTokenCache;
   now(): number;
   sleep(ms: number): Promise<void>;

@@ -71,6 +71,9 @@ export async function startTarget(): Promise<Target> {
             headers: req.headers,
             body,
           });
+        case path === '/reflect-401':
+          // A careless target that echoes the request's credentials in its error page.
+          return json(res, 401, { error: 'denied', youSent: req.headers });
         case path.startsWith('/orders/'):
           return json(res, 200, {
             order: { id: decodeURIComponent(path.slice(8)), status: 'shipped', tracking: 'TRK1' },
