@@ -11,6 +11,7 @@ export interface SmtpSettings {
   user?: string;
   password?: string;
   from: string;
+  allowInsecure?: boolean;
 }
 
 /** Where an alert's notifications go, with secrets in clear (for sending only). */
@@ -101,10 +102,13 @@ export async function deliver(
           throw new Permanent(
             'SMTP is not configured: set it with PATCH /v1/settings {"smtp": {...}}',
           );
+        const tlsRequired = Boolean(smtp.password) && !smtp.secure && !smtp.allowInsecure;
         const transport = nodemailer.createTransport({
           host: smtp.host,
           port: smtp.port,
           secure: smtp.secure,
+          // A password travels only over TLS: without implicit TLS, STARTTLS is required.
+          requireTLS: tlsRequired,
           connectionTimeout: 10_000,
           greetingTimeout: 10_000,
           socketTimeout: 20_000,
@@ -117,6 +121,13 @@ export async function deliver(
             subject: n.subject,
             text: n.text,
           });
+        } catch (err) {
+          const e = err as { code?: string; message: string };
+          if (tlsRequired && (e.code === 'ETLS' || /TLS|certificate/i.test(e.message)))
+            throw new Error(
+              `TLS could not be set up with ${smtp.host} (${e.message}); the password is sent only over TLS: fix the server's TLS, or set smtp.allowInsecure to send it in plaintext`,
+            );
+          throw err;
         } finally {
           transport.close();
         }

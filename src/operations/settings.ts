@@ -44,6 +44,9 @@ const SettingsSchema = z.object({
       user: z.string().nullable(),
       password: z.string().nullable().describe('Masked'),
       from: z.string(),
+      allowInsecure: z
+        .boolean()
+        .describe('A password may be sent without TLS (plaintext); off unless set'),
     })
     .nullable(),
   simulations: z
@@ -103,6 +106,12 @@ const SmtpPatch = z.strictObject({
     .max(320)
     .optional()
     .describe('Sender, such as "Callbench <qa@example.com>"'),
+  allowInsecure: z
+    .boolean()
+    .optional()
+    .describe(
+      'With a password, mail is sent only over TLS (implicit or STARTTLS) unless this is true',
+    ),
 });
 
 type StoredSmtp = {
@@ -112,6 +121,7 @@ type StoredSmtp = {
   user?: string | null;
   password?: unknown;
   from: string;
+  allowInsecure?: boolean;
 };
 
 function present(ctx: OperationContext) {
@@ -122,6 +132,7 @@ function present(ctx: OperationContext) {
       ...smtp,
       user: smtp.user ?? null,
       password: isSealed(smtp.password) ? mask(ctx.secrets.open(smtp.password)) : null,
+      allowInsecure: smtp.allowInsecure ?? false,
     },
     simulations: simulationSettings(ctx.store, ctx.simulationDefaults),
     sync: { intervalMinutes: ctx.sync.intervalMinutes() },

@@ -30,6 +30,8 @@ describe('alert notifications: POST /v1/alerts/{id}/test and /v1/settings', () =
     user: 'mailer',
     password: 'smtp-pass-9876',
     from: 'Callbench <alerts@example.com>',
+    // The test server speaks plaintext only: sending a password there must be asked for.
+    allowInsecure: true,
   });
 
   const alert = async (notifications: Record<string, unknown>) =>
@@ -78,6 +80,7 @@ describe('alert notifications: POST /v1/alerts/{id}/test and /v1/settings', () =
       user: 'mailer',
       password: '****9876',
       from: 'Callbench <alerts@example.com>',
+      allowInsecure: true,
     });
     expect(
       JSON.stringify(s.engine.store.db.prepare('SELECT value FROM settings').all()),
@@ -85,6 +88,18 @@ describe('alert notifications: POST /v1/alerts/{id}/test and /v1/settings', () =
     // Sending the mask back keeps the password.
     await s.call('PATCH', '/v1/settings', { smtp: { password: '****9876', secure: false } });
     expect((await s.call('GET', '/v1/settings')).body.smtp.password).toBe('****9876');
+  });
+
+  it('never sends an SMTP password without TLS unless allowInsecure is set', async () => {
+    await s.call('PATCH', '/v1/settings', { smtp: { ...smtpSettings(), allowInsecure: false } });
+    expect((await s.call('GET', '/v1/settings')).body.smtp.allowInsecure).toBe(false);
+    const a = await alert({ email: ['qa@example.com'], os: false });
+    const res = await s.call('POST', `/v1/alerts/${a.id}/test`);
+    expect(res.body.results).toEqual([
+      { channel: 'email', delivered: false, error: expect.stringMatching(/TLS/) },
+    ]);
+    expect(smtp.auths).toEqual([]);
+    expect(smtp.mails).toEqual([]);
   });
 
   it('sends to every channel: e-mail over SMTP, Slack-style chat, a signed webhook, and the OS', async () => {

@@ -46,13 +46,21 @@ export interface Mail {
 }
 
 /** A real SMTP server on 127.0.0.1 that keeps what it receives. */
-export async function startSmtp(): Promise<{ port: number; mails: Mail[]; stop(): Promise<void> }> {
+export async function startSmtp(): Promise<{
+  port: number;
+  mails: Mail[];
+  /** Every AUTH attempt's user name: a password sent over plaintext shows here. */
+  auths: string[];
+  stop(): Promise<void>;
+}> {
   const mails: Mail[] = [];
+  const auths: string[] = [];
   const server = new SMTPServer({
     authOptional: true,
     hideSTARTTLS: true,
     allowInsecureAuth: true,
     onAuth(auth, _session, cb) {
+      auths.push(auth.username ?? '');
       if (auth.username === 'mailer' && auth.password === 'smtp-pass-9876')
         cb(null, { user: auth.username });
       else cb(new Error('Invalid credentials'));
@@ -75,6 +83,7 @@ export async function startSmtp(): Promise<{ port: number; mails: Mail[]; stop()
   return {
     port: (server.server.address() as AddressInfo).port,
     mails,
+    auths,
     stop: () => new Promise((r) => server.close(() => r())),
   };
 }

@@ -248,6 +248,7 @@ export function Settings() {
     setEngine({
       ...settings.data.simulations,
       intervalMinutes: settings.data.sync.intervalMinutes,
+      maxResponseMiB: settings.data.network.maxResponseMiB,
     });
   }
   const saveSmtp = useAction(async () => {
@@ -259,6 +260,7 @@ export function Settings() {
         user: smtp.user || null,
         ...(smtp.password ? { password: smtp.password } : {}),
         secure: Boolean(smtp.secure),
+        allowInsecure: Boolean(smtp.allowInsecure),
       },
     });
     await settings.reload();
@@ -271,6 +273,7 @@ export function Settings() {
         maxDurationMs: Number(engine.maxDurationMs),
       },
       sync: { intervalMinutes: Number(engine.intervalMinutes) },
+      network: { maxResponseMiB: Number(engine.maxResponseMiB) },
     });
     await settings.reload();
   });
@@ -321,6 +324,7 @@ export function Settings() {
           {num('maxTurns', 'Max turns', 'simulations.maxTurns')}
           {num('maxDurationMs', 'Max duration (ms)', 'simulations.maxDurationMs')}
           {num('intervalMinutes', 'Sync every (minutes)', 'sync.intervalMinutes')}
+          {num('maxResponseMiB', 'Largest answer (MiB)', 'network.maxResponseMiB')}
           <ActionButton busy={saveEngine.busy} onClick={() => void saveEngine.run()}>
             Save
           </ActionButton>
@@ -345,6 +349,21 @@ export function Settings() {
             Save SMTP
           </ActionButton>
         </Stack>
+        <FormControlLabel
+          control={
+            <Switch
+              checked={Boolean(smtp.allowInsecure)}
+              onChange={(e) => setSmtp({ ...smtp, allowInsecure: e.target.checked })}
+            />
+          }
+          label="Allow sending the password without TLS"
+        />
+        {Boolean(smtp.allowInsecure) && (
+          <Alert severity="warning">
+            The SMTP password will be sent in plaintext when the server offers no TLS: anyone on the
+            network path can read it. Use this only for a server on this machine.
+          </Alert>
+        )}
         <ErrorNote error={saveSmtp.error} />
       </Section>
     </Page>
