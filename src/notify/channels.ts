@@ -126,6 +126,7 @@ export async function deliver(
           if (tlsRequired && (e.code === 'ETLS' || /TLS|certificate/i.test(e.message)))
             throw new Error(
               `TLS could not be set up with ${smtp.host} (${e.message}); the password is sent only over TLS: fix the server's TLS, or set smtp.allowInsecure to send it in plaintext`,
+              { cause: err },
             );
           throw err;
         } finally {
