@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileCondition } from '../../src/tools/expressions.js';
+import { compileCondition, ExpressionError } from '../../src/tools/expressions.js';
 import { applyMapping } from '../../src/tools/mapping.js';
 import { recommend, type RecommendationInput } from '../../src/tools/recommendations.js';
 import { countStatements, scanNamedParameters } from '../../src/tools/sql-params.js';
@@ -32,6 +32,57 @@ describe('expressions', () => {
       ok('x["con" + "structor"] == null and process == null and this == null', { x: {} }),
     ).toBe(true);
     expect(ok('"".length == 0 or true', {})).toBe(true);
+  });
+
+  // Known ways out of expression sandboxes: computed names reach a prototype through a string,
+  // number, boolean, array or object literal, or through a value, and chain to Function.
+  const c = '["con" + "structor"]';
+  const escapes = [
+    `s${c}`,
+    `s${c}${c}`,
+    `n${c}`,
+    `b${c}`,
+    `list${c}`,
+    `list[0]${c}`,
+    `obj${c}`,
+    `obj.inner${c}${c}`,
+    `"text"${c}`,
+    `"text"${c}${c}`,
+    `(1)${c}`,
+    `true${c}`,
+    `[]${c}`,
+    `[1, 2]${c}${c}`,
+    `{}${c}`,
+    `{a: 1}${c}${c}`,
+    `{}["__pro" + "to__"]`,
+    `s["__pro" + "to__"]`,
+    `s["to" + "String"]`,
+    `s["value" + "Of"]`,
+    `obj["hasOwn" + "Property"]`,
+    `list["ma" + "p"]`,
+    `(s${c})["na" + "me"]`,
+    `list[.x${c} == null]${c}`,
+  ];
+  it.each(escapes)('reach nothing outside the values: %s', (expression) => {
+    const values = { s: 'abc', n: 1, b: true, list: [{ x: 1 }], obj: { inner: { k: 'v' } } };
+    let condition;
+    try {
+      condition = compileCondition(`(${expression}) == null`);
+    } catch (err) {
+      // Refused when parsed (Jexl has no member access on some literals): also safe.
+      expect(err).toBeInstanceOf(ExpressionError);
+      return;
+    }
+    expect(condition.evaluate(values)).toBe(true);
+  });
+
+  it('still read own data properties through computed names', () => {
+    const values = { s: 'abc', list: [10, 20], obj: { 'a-b': 1, inner: { k: 'v' } } };
+    expect(ok('obj["a" + "-b"] == 1', values)).toBe(true);
+    expect(ok('obj["inner"]["k"] == "v"', values)).toBe(true);
+    expect(ok('list[1] == 20 and list["len" + "gth"] == 2', values)).toBe(true);
+    expect(ok('s["len" + "gth"] == 3 and s.length == 3', values)).toBe(true);
+    expect(ok('{a: {b: 2}}.a.b == 2', values)).toBe(true);
   });
 });
 
