@@ -6,6 +6,7 @@ import { EventBus } from './events.js';
 import { newId, newSecret } from './ids.js';
 import { acquireDataDirLock } from './lock.js';
 import { catalogue } from './operations/catalogue.js';
+import { createBrowserSessions } from './server/sessions.js';
 import { applyNetworkSettings } from './operations/settings.js';
 import { createInvoker, type Invoke } from './operations/invoke.js';
 import type { Caller, EngineServices } from './operations/types.js';
@@ -72,11 +73,9 @@ export interface Engine {
   start(): StartResult;
   invoke(name: string, input: unknown, caller?: Caller): ReturnType<Invoke>;
   /** The local HTTP API; with `ui`, also the operation route, the event stream and the built renderer (browser mode). */
-  listen(
-    port: number,
-    host: string,
-    ui?: { rendererDir?: string; pageKey?: string },
-  ): Promise<string>;
+  listen(port: number, host: string, ui?: { rendererDir?: string }): Promise<string>;
+  /** Browser mode: a fresh one-time login link (single use, valid 15 minutes). */
+  loginUrl(): string;
   /** Stops the HTTP server only (the desktop app's setting turns it off); the engine runs on. */
   closeServer(): Promise<void>;
   /** Bytes of heap the model threads use: the process's own figures leave them out. */
@@ -90,6 +89,13 @@ export function createEngine(options: EngineOptions): Engine {
   const events = new EventBus();
   const osUser = osUserName();
   const localCaller: Caller = { kind: 'local', user: { id: `usr_${osUser}`, name: osUser } };
+  // Whoever followed a login link acts as the person who started the engine.
+  const sessions = createBrowserSessions({
+    kind: 'api_key',
+    keyId: 'browser_session',
+    user: { id: `usr_${osUser}`, name: osUser },
+  });
+  let baseUrl: string | null = null;
   let db: Db | null = null;
   let store: Store | null = null;
   let invoke: Invoke | null = null;
@@ -247,11 +253,16 @@ export function createEngine(options: EngineOptions): Engine {
         }),
         host,
         log,
-        ui: ui && { ...ui, events },
+        ui: ui && { ...ui, events, sessions },
       });
       await server.listen({ port, host });
       const address = server.server.address() as { port: number };
-      return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+      baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+      return baseUrl;
+    },
+    loginUrl() {
+      if (!baseUrl) throw new Error('The HTTP server is not listening');
+      return `${baseUrl}/?token=${sessions.issue()}`;
     },
     async closeServer() {
       await server?.close();

@@ -69,9 +69,15 @@ interface HttpAnswer {
   error?: { code?: string; message?: string; details?: unknown };
 }
 
-/** Browser mode: the local API that served the page, with an API key. */
-export function httpClient(key: string, onUnauthorized: () => void): Client {
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+/**
+ * Browser mode: the local API that served the page, with an API key, or with none when a login
+ * link opened a session (its HttpOnly cookie goes with every same-origin request by itself).
+ */
+export function httpClient(key: string | null, onUnauthorized: () => void): Client {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    ...(key ? { authorization: `Bearer ${key}` } : {}),
+  };
   return {
     transport: 'http',
     async invoke(operation, ...[input]) {

@@ -23,7 +23,7 @@ async function connect(client: Client): Promise<void> {
   useSession.getState().setClient(client, workspaces[0].id);
 }
 
-function browserClient(key: string): Client {
+function browserClient(key: string | null): Client {
   return httpClient(key, () => {
     localStorage.removeItem(KEY_STORAGE);
     useSession.getState().askForKey();
@@ -57,7 +57,8 @@ function KeyPrompt() {
           Callbench
         </Typography>
         <Typography variant="body2" gutterBottom>
-          Enter an API key of this engine (`npm run cli -- keys create` makes one).
+          Open the one-time login link that `serve` printed, or enter an API key of this engine
+          (`npm run cli -- keys create` makes one).
         </Typography>
         <TextField
           label="API key"
@@ -91,14 +92,20 @@ useSession.subscribe((s, before) => {
 
 async function start(): Promise<void> {
   if (window.callbench) return connect(ipcClient(window.callbench));
-  const key =
-    document.querySelector<HTMLMetaElement>('meta[name="callbench-key"]')?.content ||
-    localStorage.getItem(KEY_STORAGE);
-  if (!key) return useSession.getState().askForKey();
+  // A session from a login link first (the page itself holds no secret), then a key entered before.
+  const stored = localStorage.getItem(KEY_STORAGE);
   try {
-    await connect(browserClient(key));
+    return await connect(httpClient(null, () => useSession.getState().askForKey()));
   } catch {
-    useSession.getState().askForKey();
+    // no session: try the stored key, then ask
   }
+  if (stored) {
+    try {
+      return await connect(browserClient(stored));
+    } catch {
+      // the stored key no longer works: ask
+    }
+  }
+  useSession.getState().askForKey();
 }
 void start().then(render);

@@ -67,16 +67,15 @@ async function serve(args: string[], out: Out): Promise<number> {
   engine.events.subscribe((e) => {
     if (e.type === 'notification') out(`[notification] ${String(e.data.title)}`);
   });
-  // The same interface as the desktop app, in a browser, with the key this start knows of.
-  const url = await engine.listen(port, host, {
-    rendererDir: rendererDir(),
-    pageKey: process.env.CALLBENCH_API_KEY || firstApiKey,
-  });
+  // The same interface as the desktop app, in a browser, opened by a one-time login link.
+  const url = await engine.listen(port, host, { rendererDir: rendererDir() });
   if (firstApiKey) {
     out(`Created your first API key (shown only now, keep it): ${firstApiKey}`);
   }
   out(`Callbench engine (data in ${engine.dataDir}) listening on ${url}`);
-  out(`Open ${url}/ in a browser for the interface.`);
+  out(
+    `Open ${engine.loginUrl()} in a browser for the interface (a one-time login link, valid 15 minutes; POST /v1/login-links with an API key makes another).`,
+  );
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);

@@ -107,6 +107,12 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     const path = req.url.split('?')[0]!;
     if (PUBLIC_PATHS.has(path) || (opts.ui && isUiAssetPath(path))) return;
     const header = req.headers.authorization;
+    // Browser mode: a session cookie from a login link, bound to the Host it was opened on.
+    const session = !header && opts.ui?.sessions.callerOf(req.headers.cookie, host);
+    if (session) {
+      req.caller = session;
+      return;
+    }
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match)
       throw unauthorized('Send Authorization: Bearer <API key or workspace access token>');

@@ -1,10 +1,11 @@
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError, forbidden, validationError } from '../errors.js';
 import type { EventBus } from '../events.js';
 import type { Invoke } from '../operations/invoke.js';
+import { sessionCookie, type BrowserSessions } from './sessions.js';
 
 /** What the built renderer may load: itself, its own API, inline styles (MUI's emotion) and data: images. */
 export const RENDERER_CSP = [
@@ -25,8 +26,8 @@ export interface UiOptions {
   events: EventBus;
   /** The built renderer (vite's output); the page is not served when it is missing. */
   rendererDir?: string;
-  /** The key `serve` was started with, handed to the page so that it needs no login. */
-  pageKey?: string;
+  /** Login links and the sessions they open (browser mode). */
+  sessions: BrowserSessions;
 }
 
 /** Paths open without a key: the page and its assets (the API behind them still asks for one). */
@@ -47,6 +48,14 @@ export async function registerUi(app: FastifyInstance, opts: UiOptions): Promise
       ]);
     const { status, data } = await opts.invoke(name, body, req.caller!);
     reply.code(status).send({ data });
+  });
+
+  app.post('/v1/login-links', (req, reply) => {
+    // A login link opens a full session: an API key may ask for one, a workspace token may not.
+    if (req.caller!.kind === 'token')
+      throw forbidden('Login links need an API key, not a workspace token');
+    const base = `http://${req.headers.host ?? ''}`;
+    reply.code(201).send({ url: `${base}/?token=${opts.sessions.issue()}` });
   });
 
   app.get('/v1/events', (req, reply) => {
@@ -79,16 +88,27 @@ export async function registerUi(app: FastifyInstance, opts: UiOptions): Promise
     });
     return;
   }
-  const page = readFileSync(join(dir, 'index.html'), 'utf8').replace(
-    '<head>',
-    `<head>\n    <meta name="callbench-key" content="${(opts.pageKey ?? '').replace(/[^A-Za-z0-9_.-]/g, '')}">`,
-  );
-  const sendPage = (_req: unknown, reply: FastifyReply) =>
-    reply
+  // The page holds no secret: it is served to anyone who may reach the port.
+  const page = readFileSync(join(dir, 'index.html'), 'utf8');
+  const sendPage = (req: FastifyRequest, reply: FastifyReply) => {
+    const { token } = req.query as { token?: unknown };
+    if (typeof token === 'string') {
+      // A login link: spent here, whatever happens; a good one opens a session.
+      const host = req.headers.host ?? '';
+      const session = opts.sessions.redeem(token, host);
+      if (session)
+        reply.header(
+          'set-cookie',
+          `${sessionCookie(host)}=${session}; HttpOnly; SameSite=Strict; Path=/`,
+        );
+      return reply.header('cache-control', 'no-store').redirect('/', 302);
+    }
+    return reply
       .header('content-security-policy', RENDERER_CSP)
       .header('cache-control', 'no-store')
       .type('text/html; charset=utf-8')
       .send(page);
+  };
   app.get('/', sendPage);
   app.get('/index.html', sendPage);
   await app.register(fastifyStatic, {

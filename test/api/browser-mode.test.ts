@@ -16,17 +16,18 @@ describe('browser mode routes', () => {
       '<!doctype html><html><head><title>Callbench</title></head><body><script type="module" src="./assets/app.js"></script></body></html>',
     );
     writeFileSync(join(rendererDir, 'assets', 'app.js'), 'console.log(1)');
-    s = await startServer({ ui: { rendererDir, pageKey: 'cbk_page"><script>' } });
+    s = await startServer({ ui: { rendererDir } });
   });
   afterAll(() => s.stop());
 
-  it('serves the page without a key, with a strict CSP and the key it was started with (sanitised)', async () => {
+  it('serves the page without a key and without any secret in it, with a strict CSP', async () => {
     const page = await fetch(`${s.url}/`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     const html = await page.text();
-    expect(html).toContain('<meta name="callbench-key" content="cbk_pagescript">');
+    expect(html).not.toContain(s.key);
+    expect(html).not.toMatch(/callbench-key|cbk_/);
     expect((await fetch(`${s.url}/assets/app.js`)).status).toBe(200);
     // The API behind the page still wants a key, and other hosts are refused (DNS rebinding).
     expect((await fetch(`${s.url}/v1/operations/workspaces.list`, { method: 'POST' })).status).toBe(
@@ -38,6 +39,53 @@ describe('browser mode routes', () => {
       ).end(),
     );
     expect(rebound).toBe(403);
+  });
+
+  it('a one-time login link sets an HttpOnly, SameSite=Strict session cookie, once', async () => {
+    const link = s.engine.loginUrl();
+    expect(link).toMatch(new RegExp(`^${s.url}/\\?token=[A-Za-z0-9_-]{32,}$`));
+    const first = await fetch(link, { redirect: 'manual' });
+    expect(first.status).toBe(302);
+    expect(first.headers.get('location')).toBe('/');
+    const cookie = first.headers.get('set-cookie')!;
+    expect(cookie).toMatch(new RegExp(`^callbench_session_${s.port}=[A-Za-z0-9_-]{32,};`));
+    expect(cookie).toContain('HttpOnly');
+    expect(cookie).toContain('SameSite=Strict');
+    const session = cookie.split(';')[0]!;
+    const listed = await fetch(`${s.url}/v1/operations/workspaces.list`, {
+      method: 'POST',
+      headers: { cookie: session },
+    });
+    expect(listed.status).toBe(200);
+    // Single use: the same link again gets no session.
+    const again = await fetch(link, { redirect: 'manual' });
+    expect(again.headers.get('set-cookie')).toBeNull();
+    // A made-up session gets nothing.
+    const forged = await fetch(`${s.url}/v1/operations/workspaces.list`, {
+      method: 'POST',
+      headers: { cookie: `callbench_session_${s.port}=forged` },
+    });
+    expect(forged.status).toBe(401);
+    // The session is bound to the host it was made on.
+    const otherHost = await new Promise<number>((resolve) =>
+      request(
+        `${s.url}/v1/operations/workspaces.list`,
+        { method: 'POST', headers: { cookie: session, host: `localhost:${s.port}` } },
+        (r) => resolve(r.statusCode!),
+      ).end(),
+    );
+    expect(otherHost).toBe(401);
+  });
+
+  it('an API key asks for a fresh login link; a workspace token may not', async () => {
+    const made = await s.call('POST', '/v1/login-links');
+    expect(made.status).toBe(201);
+    expect(made.body.url).toMatch(/\?token=/);
+    const { token } = (await s.ws('POST', '/tokens', { name: 'scoped' })).body.data;
+    const refused = await s.call('POST', '/v1/login-links', undefined, {
+      authorization: `Bearer ${token.token}`,
+    });
+    expect(refused.status).toBe(403);
   });
 
   it('invokes any catalogue operation by name through the same validation, and refuses unknown names', async () => {

@@ -53,8 +53,14 @@ export async function startServe(env: Record<string, string> = {}): Promise<Serv
 }
 
 /** Opens the app and waits for its ready marker (never a fixed sleep). */
+/** Opens the app through a fresh one-time login link, as a user clicking the one serve printed. */
 export async function openApp(page: Page, serve: ServeHandle, path = ''): Promise<void> {
-  await page.goto(`${serve.url}/#/${path}`);
+  const res = await fetch(`${serve.url}/v1/login-links`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${serve.key}` },
+  });
+  const { url } = (await res.json()) as { url: string };
+  await page.goto(`${url}#/${path}`);
   await expect(page.locator('body[data-ready="true"]')).toBeVisible();
 }
 
