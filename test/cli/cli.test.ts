@@ -119,7 +119,8 @@ describe('callbench command line', () => {
     expect(cli(['workspaces', '--data-dir', dir]).out.trim().split('\n')).toHaveLength(2);
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(0);
-  });
+    // Eight CLI processes, each starting tsx and an engine: slow on a busy two-core machine.
+  }, 60_000);
 
   it('explains usage for unknown commands and bad options', () => {
     expect(cli(['frobnicate'])).toMatchObject({
