@@ -99,7 +99,7 @@ export function httpAgentChat(creds: AgentCredentials, timeoutMs: number): ChatS
   const history: { role: 'user' | 'assistant'; content: string }[] = [];
   return {
     firstMessage: null,
-    async send(text) {
+    async send(text, signal) {
       history.push({ role: 'user', content: text });
       const body =
         creds.format === 'openai'
@@ -115,6 +115,7 @@ export function httpAgentChat(creds: AgentCredentials, timeoutMs: number): ChatS
           timeout: timeoutMs,
           validateStatus: () => true,
           responseType: 'json',
+          signal,
         });
       } catch (err) {
         if (isTooLarge(err))

@@ -27,7 +27,8 @@ export interface ChatReply {
 export interface ChatSession {
   /** What the agent said before the caller spoke, when the provider's chat shows it. */
   firstMessage: string | null;
-  send(text: string): Promise<ChatReply>;
+  /** One caller turn; the signal aborts the request in flight (adapters that can pass it on). */
+  send(text: string, signal?: AbortSignal): Promise<ChatReply>;
   close(): Promise<void>;
 }
 

@@ -13,7 +13,8 @@ export interface AgentReply {
 /** The agent side of a simulated conversation, whichever channel it is reached on. */
 export interface AgentUnderTest {
   firstMessage: string | null;
-  reply(callerText: string): Promise<AgentReply>;
+  /** The agent's answer; a request it makes stops when the signal fires (a cancel). */
+  reply(callerText: string, signal?: AbortSignal): Promise<AgentReply>;
   close(): Promise<void>;
 }
 
@@ -24,8 +25,8 @@ export interface AgentUnderTest {
 export function chatAgent(session: ChatSession, startedAt: number): AgentUnderTest {
   return {
     firstMessage: session.firstMessage,
-    async reply(callerText) {
-      const answer = await session.send(callerText);
+    async reply(callerText, signal) {
+      const answer = await session.send(callerText, signal);
       const said = stripEnd(answer.text);
       const toolTurns: Turn[] = answer.toolCalls.map((tc) => ({
         role: 'tool',

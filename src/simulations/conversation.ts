@@ -34,6 +34,21 @@ export interface ConversationSetup {
   usage: Usage;
   /** Asked at each turn: a cancel, or the engine stopping. */
   shouldStop: () => 'cancel' | 'interrupt' | null;
+  /** Aborted on a cancel: the turn in flight (agent request, caller model call) ends at once. */
+  signal?: AbortSignal;
+}
+
+class TurnAborted extends Error {}
+
+/** The step's answer, or a TurnAborted as soon as the signal fires, whichever comes first. */
+function unlessAborted<T>(step: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return step;
+  if (signal.aborted) return Promise.reject(new TurnAborted());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new TurnAborted());
+    signal.addEventListener('abort', onAbort, { once: true });
+    step.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** A caller: the next line of the script, or the caller model's next turn. */
@@ -83,9 +98,22 @@ function makeCaller({
 export async function converse(
   setup: ConversationSetup,
 ): Promise<ConversationOutcome & { cancelled?: true }> {
-  const { agent, limits, shouldStop } = setup;
-  const started = Date.now();
   const turns: Turn[] = [];
+  try {
+    return await takeTurns(setup, turns);
+  } catch (err) {
+    if (err instanceof TurnAborted)
+      return { turns, endReason: 'caller_ended', failedExpectations: [], cancelled: true };
+    throw err;
+  }
+}
+
+async function takeTurns(
+  setup: ConversationSetup,
+  turns: Turn[],
+): Promise<ConversationOutcome & { cancelled?: true }> {
+  const { agent, limits, shouldStop, signal } = setup;
+  const started = Date.now();
   const failedExpectations: string[] = [];
   const caller = makeCaller(setup);
   if (agent.firstMessage) {
@@ -102,7 +130,7 @@ export async function converse(
     if (Date.now() - started >= limits.maxDurationMs)
       return { turns, endReason: 'max_duration', failedExpectations };
 
-    const said = await caller.next();
+    const said = await unlessAborted(caller.next(), signal);
     if (said.text)
       turns.push({
         role: 'caller',
@@ -113,7 +141,7 @@ export async function converse(
     if (said.ended) return { turns, endReason: 'caller_ended', failedExpectations };
 
     const began = Date.now();
-    const reply = await agent.reply(said.text);
+    const reply = await unlessAborted(agent.reply(said.text, signal), signal);
     turns.push(...reply.toolTurns);
     turns.push({
       role: 'agent',

@@ -58,6 +58,12 @@ export function createSimulationRunner(deps: RunnerDeps) {
   // per execution (another process may have cancelled), not at every turn of every simulation.
   const cancelled = new Set<string>();
   const checkedAt = new Map<string, number>();
+  // One abort signal per execution with simulations running: a cancel ends their turns in flight.
+  const aborts = new Map<string, { controller: AbortController; running: number }>();
+  const cancel = (executionId: string): void => {
+    cancelled.add(executionId);
+    aborts.get(executionId)?.controller.abort();
+  };
   const isCancelled = (executionId: string): boolean => {
     if (cancelled.has(executionId)) return true;
     const now = Date.now();
@@ -65,8 +71,23 @@ export function createSimulationRunner(deps: RunnerDeps) {
     checkedAt.set(executionId, now);
     if (checkedAt.size > 1_000) checkedAt.clear();
     if (!store.simulations.isCancelled(executionId)) return false;
-    cancelled.add(executionId);
+    cancel(executionId);
     return true;
+  };
+  /** The execution's abort signal, held while this simulation runs; release() when it ends. */
+  const holdSignal = (executionId: string) => {
+    let entry = aborts.get(executionId);
+    if (!entry)
+      aborts.set(executionId, (entry = { controller: new AbortController(), running: 0 }));
+    entry.running++;
+    if (cancelled.has(executionId)) entry.controller.abort();
+    const held = entry;
+    return {
+      signal: held.controller.signal,
+      release: () => {
+        if (--held.running === 0 && aborts.get(executionId) === held) aborts.delete(executionId);
+      },
+    };
   };
   let started = false;
 
@@ -124,6 +145,7 @@ export function createSimulationRunner(deps: RunnerDeps) {
         agentUnderTest = chatAgent(await openAgentChat(agent, deps.secrets, deps.adapters), began);
       }
       const limits = simulationSettings(store, deps.defaults);
+      const abort = holdSignal(sim.execution_id);
       let outcome;
       try {
         outcome = await converse({
@@ -139,8 +161,10 @@ export function createSimulationRunner(deps: RunnerDeps) {
           usage,
           shouldStop: () =>
             stopping ? 'interrupt' : isCancelled(sim.execution_id) ? 'cancel' : null,
+          signal: abort.signal,
         });
       } finally {
+        abort.release();
         await agentUnderTest.close().catch(() => {});
       }
       if (outcome.cancelled)
@@ -224,9 +248,9 @@ export function createSimulationRunner(deps: RunnerDeps) {
       pump();
     },
     enqueued: pump,
-    /** An execution was cancelled: its running simulations stop at their next turn. */
+    /** An execution was cancelled: its running simulations stop now, their turns in flight aborted. */
     cancelled(executionId: string): void {
-      cancelled.add(executionId);
+      cancel(executionId);
     },
     /** Bytes of heap the model threads use. */
     modelThreadsHeapUsed: () => models.heapUsed(),
