@@ -24,7 +24,12 @@ const ExecutionSchema = z.object({
     cancelled: z.number().int(),
   }),
   avg_score: z.number().nullable(),
-  pass_rate: z.number().nullable().describe('Percent of scored simulations that passed'),
+  pass_rate: z
+    .number()
+    .nullable()
+    .describe(
+      'Percent of judged simulations that passed; failed (errored) ones count as not passed',
+    ),
 });
 const SimulationSchema = z.object({
   id: z.string(),

@@ -78,8 +78,15 @@ export const ScenarioSchema = z.object({
 });
 const ScenarioStats = z.object({
   total_simulations: z.number().int(),
+  errored_simulations: z
+    .number()
+    .int()
+    .describe('Ended in error (agent unreachable, ...): counted as not passed'),
   avg_score: z.number().nullable(),
-  success_rate: z.number().nullable().describe('Percent'),
+  success_rate: z
+    .number()
+    .nullable()
+    .describe('Percent of judged simulations that passed; errored ones count as not passed'),
   last_run: Timestamp.nullable(),
 });
 
@@ -196,6 +203,7 @@ export const scenarioOperations = [
         total_scenarios: z.number().int(),
         active_scenarios: z.number().int(),
         total_simulations: z.number().int(),
+        errored_simulations: z.number().int(),
         avg_score_last_30_days: z.number().nullable(),
         most_used_scenario: z
           .object({ id: z.string(), name: z.string(), simulation_count: z.number().int() })

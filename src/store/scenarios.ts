@@ -1,7 +1,7 @@
 import type { ScriptLine } from '../domain/scenarios.js';
 import { fromJson, patchRow, toJson, type ColumnMap, type Db } from './db.js';
 import type { User } from './personas.js';
-import { RAN } from './usage.js';
+import { ERRORED, PASS_RATE, RAN } from './usage.js';
 
 export interface PromptVariable {
   name: string;
@@ -30,6 +30,7 @@ export interface Scenario {
 
 export interface ScenarioStats {
   total_simulations: number;
+  errored_simulations: number;
   avg_score: number | null;
   success_rate: number | null;
   last_run: string | null;
@@ -48,6 +49,7 @@ export interface WorkspaceScenarioStats {
   total_scenarios: number;
   active_scenarios: number;
   total_simulations: number;
+  errored_simulations: number;
   avg_score_last_30_days: number | null;
   most_used_scenario: { id: string; name: string; simulation_count: number } | null;
 }
@@ -129,14 +131,20 @@ export function createScenarioStore(db: Db) {
     stats(id: string): ScenarioStats {
       const r = db
         .prepare(
-          `SELECT COUNT(*) AS total, AVG(score) AS avg,
-                100.0 * SUM(CASE WHEN passed = 1 THEN 1 ELSE 0 END) / NULLIF(COUNT(passed), 0) AS rate,
+          `SELECT COUNT(*) AS total, AVG(score) AS avg, ${PASS_RATE} AS rate, ${ERRORED} AS errored,
                 MAX(COALESCE(ended_at, started_at, created_at)) AS last
          FROM simulations WHERE scenario_id = ? AND ${RAN}`,
         )
-        .get(id) as { total: number; avg: number | null; rate: number | null; last: string | null };
+        .get(id) as {
+        total: number;
+        avg: number | null;
+        rate: number | null;
+        errored: number;
+        last: string | null;
+      };
       return {
         total_simulations: r.total,
+        errored_simulations: r.errored,
         avg_score: pct(r.avg),
         success_rate: pct(r.rate),
         last_run: r.last,
@@ -244,6 +252,7 @@ export function createScenarioStore(db: Db) {
                    EXISTS (SELECT 1 FROM schedules h WHERE h.scenario_id = s.id AND h.is_active = 1)
                    OR EXISTS (SELECT 1 FROM simulations m WHERE m.scenario_id = s.id AND m.created_at >= @since))) AS active_scenarios,
                 (SELECT COUNT(*) FROM simulations WHERE workspace_id = @ws AND ${RAN}) AS total_simulations,
+                (SELECT ${ERRORED} FROM simulations WHERE workspace_id = @ws) AS errored_simulations,
                 (SELECT AVG(score) FROM simulations WHERE workspace_id = @ws AND ${RAN} AND created_at >= @since) AS avg30`,
         )
         .get({ ws: workspaceId, since: since30d }) as Omit<
@@ -260,6 +269,7 @@ export function createScenarioStore(db: Db) {
         total_scenarios: totals.total_scenarios,
         active_scenarios: totals.active_scenarios,
         total_simulations: totals.total_simulations,
+        errored_simulations: totals.errored_simulations,
         avg_score_last_30_days: pct(totals.avg30),
         most_used_scenario: top ?? null,
       };

@@ -1,5 +1,6 @@
 import type { MetricResult, Turn, Usage } from '../domain/simulations.js';
 import { fromJson, prepared, toJson, type Db } from './db.js';
+import { PASS_RATE } from './usage.js';
 
 export interface Simulation {
   id: string;
@@ -136,7 +137,7 @@ export function createSimulationStore(db: Db) {
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     const agg = prepared(
       db,
-      `SELECT AVG(score) AS avg, 100.0 * SUM(passed = 1) / NULLIF(COUNT(passed), 0) AS rate FROM simulations WHERE execution_id = ? AND status IN ('completed', 'failed')`,
+      `SELECT AVG(score) AS avg, ${PASS_RATE} AS rate FROM simulations WHERE execution_id = ? AND status IN ('completed', 'failed')`,
     ).get(id) as { avg: number | null; rate: number | null };
     const ended = counts.completed + counts.failed + counts.cancelled;
     // completed once every simulation has ended (even when some failed); failed only when none could run.
@@ -372,7 +373,7 @@ export function createSimulationStore(db: Db) {
     scheduledPassRate(scenarioId: string, sinceIso: string): { rate: number | null; n: number } {
       return prepared(
         db,
-        `SELECT 100.0 * SUM(passed = 1) / NULLIF(COUNT(passed), 0) AS rate, COUNT(passed) AS n FROM simulations
+        `SELECT ${PASS_RATE} AS rate, COUNT(passed) + SUM(status = 'failed' AND passed IS NULL) AS n FROM simulations
         WHERE scenario_id = ? AND status IN ('completed', 'failed') AND COALESCE(ended_at, created_at) >= ?
           AND execution_id IN (SELECT execution_id FROM schedule_runs WHERE trig = 'schedule' AND execution_id IS NOT NULL)`,
       ).get(scenarioId, sinceIso) as { rate: number | null; n: number };

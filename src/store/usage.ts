@@ -3,6 +3,16 @@ import { placeholders, prepared, type Db } from './db.js';
 /** Simulations that "ran" count towards usage: completed or failed, not queued or cancelled. */
 export const RAN = "status IN ('completed', 'failed')";
 
+/**
+ * Percent of judged simulations that passed. A simulation that ended in error (its agent
+ * unreachable, say) counts as not passed; one that completed without any metric is not judged.
+ */
+export const PASS_RATE =
+  "100.0 * SUM(passed = 1) / NULLIF(COUNT(passed) + SUM(status = 'failed' AND passed IS NULL), 0)";
+
+/** Simulations that ended in error, their own count in every statistic. */
+export const ERRORED = "COUNT(CASE WHEN status = 'failed' THEN 1 END)";
+
 export interface UsageStats {
   total_simulations: number;
   avg_score: number | null;

@@ -235,6 +235,7 @@ describe('scenarios and scorecards', () => {
       const got = await s.ws('GET', `/scenarios/${scn.id}`);
       expect(got.body.data.scenario.stats).toEqual({
         total_simulations: 0,
+        errored_simulations: 0,
         avg_score: null,
         success_rate: null,
         last_run: null,
@@ -323,14 +324,17 @@ describe('scenarios and scorecards', () => {
         '2026-04-01T00:01:00Z',
       );
       const stats = (await s.ws('GET', `/scenarios/${a}`)).body.data.scenario.stats;
+      // s3 ended in error: counted as not passed (1 of 4 judged passed), and on its own.
       expect(stats).toEqual({
         total_simulations: 4,
+        errored_simulations: 1,
         avg_score: 50,
-        success_rate: 33.33,
+        success_rate: 25,
         last_run: '2026-06-09T00:03:00Z',
       });
       const ws = (await s.ws('GET', '/scenarios/stats')).body.data.stats;
       expect(ws.total_simulations).toBe(4);
+      expect(ws.errored_simulations).toBe(1);
       expect(ws.avg_score_last_30_days).toBe(70);
       expect(ws.most_used_scenario).toEqual({ id: a, name: 'Stats A', simulation_count: 4 });
       expect(ws.active_scenarios).toBe(1);

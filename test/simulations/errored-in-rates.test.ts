@@ -1,0 +1,75 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+/** An agent of our own that always gives the tracking number. */
+async function helpfulAgent() {
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ reply: 'Your tracking number is TRK1.' }));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stop: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+/** A port nothing listens on: connections are refused. */
+async function refusedUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return `http://127.0.0.1:${port}`;
+}
+
+describe('simulations that end in error count against the pass rate', () => {
+  let s: TestServer;
+  let agent: Awaited<ReturnType<typeof helpfulAgent>>;
+  beforeAll(async () => {
+    [s, agent] = await Promise.all([startServer(), helpfulAgent()]);
+  });
+  afterAll(async () => {
+    await s.stop();
+    await agent.stop();
+  });
+
+  it('one unreachable agent of two: 50% passed, and the errored one counted on its own', async () => {
+    const connect = async (name: string, url: string) =>
+      (
+        await s.call('POST', '/v1/agents/connect', {
+          provider: 'http',
+          agent_id: name,
+          credentials: { base_url: url },
+        })
+      ).body.id as string;
+    const good = await connect('helpful', agent.url);
+    const gone = await connect('unreachable', await refusedUrl());
+    const persona = (await s.ws('POST', '/personas', { name: 'Ann', prompt: 'Wants tracking.' }))
+      .body.data.persona.id as string;
+    const scenario = (
+      await s.ws('POST', '/scenarios', {
+        name: 'Tracking',
+        prompt: 'Ask for tracking.',
+        personas: [persona],
+        targetAgents: [good, gone],
+        script: [{ say: 'Where is my parcel?', expect: { contains: 'TRK1' } }],
+      })
+    ).body.data.scenario.id as string;
+    const exe = (await s.ws('POST', `/scenarios/${scenario}/execute`, {})).body.data.execution
+      .id as string;
+    const done = (await s.ws('GET', `/executions/${exe}?wait=20`)).body.data.execution;
+    expect(done).toMatchObject({ counts: { completed: 1, failed: 1 }, pass_rate: 50 });
+
+    const stats = (await s.ws('GET', `/scenarios/${scenario}`)).body.data.scenario.stats;
+    expect(stats).toMatchObject({
+      total_simulations: 2,
+      success_rate: 50,
+      errored_simulations: 1,
+    });
+    const workspace = (await s.ws('GET', '/scenarios/stats')).body.data.stats;
+    expect(workspace.errored_simulations).toBeGreaterThanOrEqual(1);
+  });
+});
