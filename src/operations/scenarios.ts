@@ -187,10 +187,17 @@ export const scenarioOperations = [
       sortOrder: SortOrder.default('desc'),
       ...Paging,
     },
-    output: z.object({ scenarios: z.array(ScenarioSchema), pagination: Pagination }),
+    output: z.object({
+      scenarios: z.array(ScenarioSchema.extend({ stats: ScenarioStats })),
+      pagination: Pagination,
+    }),
     handler({ workspace_id, ...q }, ctx) {
       const { items, total } = ctx.store.scenarios.list(workspace_id, q);
-      return { scenarios: items, pagination: pagination(total, q.limit, q.offset) };
+      const stats = ctx.store.scenarios.statsOf(items.map((s) => s.id));
+      return {
+        scenarios: items.map((s) => ({ ...s, stats: stats.get(s.id)! })),
+        pagination: pagination(total, q.limit, q.offset),
+      };
     },
   }),
   defineOperation({

@@ -1,5 +1,5 @@
 import type { ScriptLine } from '../domain/scenarios.js';
-import { fromJson, patchRow, toJson, type ColumnMap, type Db } from './db.js';
+import { fromJson, patchRow, placeholders, toJson, type ColumnMap, type Db } from './db.js';
 import type { User } from './personas.js';
 import { ERRORED, PASS_RATE, RAN } from './usage.js';
 
@@ -123,33 +123,49 @@ export function createScenarioStore(db: Db) {
     const row = getRow.get(workspaceId, id) as Row | undefined;
     return row && fromRow(row);
   };
+  function statsOf(ids: string[]): Map<string, ScenarioStats> {
+    const rows = db
+      .prepare(
+        `SELECT scenario_id AS id, COUNT(*) AS total, AVG(score) AS avg, ${PASS_RATE} AS rate,
+                ${ERRORED} AS errored, MAX(COALESCE(ended_at, started_at, created_at)) AS last
+         FROM simulations WHERE scenario_id IN (${placeholders(ids.length)}) AND ${RAN}
+         GROUP BY scenario_id`,
+      )
+      .all(...ids) as {
+      id: string;
+      total: number;
+      avg: number | null;
+      rate: number | null;
+      errored: number;
+      last: string | null;
+    }[];
+    const found = new Map(rows.map((r) => [r.id, r]));
+    return new Map(
+      ids.map((id) => {
+        const r = found.get(id);
+        return [
+          id,
+          {
+            total_simulations: r?.total ?? 0,
+            errored_simulations: r?.errored ?? 0,
+            avg_score: pct(r?.avg ?? null),
+            success_rate: pct(r?.rate ?? null),
+            last_run: r?.last ?? null,
+          },
+        ];
+      }),
+    );
+  }
   return {
     get,
     existsAnywhere(id: string): boolean {
       return db.prepare('SELECT 1 FROM scenarios WHERE id = ?').get(id) !== undefined;
     },
     stats(id: string): ScenarioStats {
-      const r = db
-        .prepare(
-          `SELECT COUNT(*) AS total, AVG(score) AS avg, ${PASS_RATE} AS rate, ${ERRORED} AS errored,
-                MAX(COALESCE(ended_at, started_at, created_at)) AS last
-         FROM simulations WHERE scenario_id = ? AND ${RAN}`,
-        )
-        .get(id) as {
-        total: number;
-        avg: number | null;
-        rate: number | null;
-        errored: number;
-        last: string | null;
-      };
-      return {
-        total_simulations: r.total,
-        errored_simulations: r.errored,
-        avg_score: pct(r.avg),
-        success_rate: pct(r.rate),
-        last_run: r.last,
-      };
+      return statsOf([id]).get(id)!;
     },
+    /** The statistics of several scenarios in one query (a page of the list). */
+    statsOf,
     insert(workspaceId: string, s: Scenario): Scenario {
       db.prepare(
         `INSERT INTO scenarios (id, workspace_id, name, prompt, prompt_variables, personas, target_agents, scorecard_id,

@@ -69,6 +69,9 @@ describe('simulations that end in error count against the pass rate', () => {
       success_rate: 50,
       errored_simulations: 1,
     });
+    // The list carries each scenario's statistics too (the Scenarios screen shows them).
+    const listed = (await s.ws('GET', '/scenarios?name=Tracking')).body.data.scenarios;
+    expect(listed[0].stats).toEqual(stats);
     const workspace = (await s.ws('GET', '/scenarios/stats')).body.data.stats;
     expect(workspace.errored_simulations).toBeGreaterThanOrEqual(1);
   });
