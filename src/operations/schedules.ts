@@ -42,6 +42,15 @@ const RunSchema = z.object({
   outcome: z.enum(['started', 'skipped', 'failed_to_start']),
   reason: z.string().nullable(),
   late: z.boolean(),
+  result: z
+    .object({
+      status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
+      counts: z.record(z.string(), z.number().int()),
+      avg_score: z.number().nullable(),
+      pass_rate: z.number().nullable(),
+    })
+    .nullable()
+    .describe("The started execution's status and result; null when none started"),
 });
 
 const fields = {
@@ -208,7 +217,17 @@ export const scheduleOperations = [
     handler({ workspace_id, schedule_id }, ctx) {
       if (!ctx.store.schedules.get(workspace_id, schedule_id))
         throw notFound('schedule', schedule_id);
-      return { runs: ctx.store.schedules.runs(schedule_id) };
+      return {
+        runs: ctx.store.schedules.runs(schedule_id).map((run) => {
+          const e = run.executionId
+            ? ctx.store.simulations.execution(workspace_id, run.executionId)
+            : undefined;
+          const result = e
+            ? { status: e.status, counts: e.counts, avg_score: e.avg_score, pass_rate: e.pass_rate }
+            : null;
+          return { ...run, result };
+        }),
+      };
     },
   }),
   defineOperation({

@@ -258,6 +258,10 @@ test.describe('the interface, end to end', () => {
     await expect(page.getByRole('table', { name: 'Schedules' })).toContainText(
       'Nightly late order',
     );
+    // Run it now: its Runs row shows the execution's state, not a placeholder.
+    await page.getByRole('button', { name: 'Run now' }).click();
+    await page.getByRole('button', { name: 'Runs' }).click();
+    await expect(page.getByLabel('Runs')).toContainText(/manual · (queued|running|completed)/);
     await shot(page, '11-schedules');
 
     // SMTP in settings, then an alert whose test notification arrives by e-mail.

@@ -106,6 +106,13 @@ describe('schedules run scenarios on a moved clock', () => {
     expect(
       (await s.ws('GET', `/executions/${run.executionId}?wait=20`)).body.data.execution.status,
     ).toBe('completed');
+    // Each run answers its execution's result (the Runs rows of the Schedules screen show it).
+    const [ran] = await runs(sch.id);
+    expect(ran.result).toMatchObject({
+      status: 'completed',
+      counts: expect.objectContaining({ completed: expect.any(Number) }),
+    });
+    expect(ran.result).toHaveProperty('pass_rate');
     await s.ws('DELETE', `/schedules/${sch.id}`);
   });
 

@@ -95,10 +95,12 @@ function Runs({ id }: { id: string }) {
       {(runs.data?.runs ?? []).length === 0 && (
         <Typography variant="body2">No runs yet.</Typography>
       )}
-      {(runs.data?.runs ?? []).map((r: Json) => (
-        <Typography key={r.id ?? r.at} variant="body2">
-          {fmtDate(r.scheduledFor ?? r.at ?? r.started_at)} · {r.late ? 'late · ' : ''}
-          {r.status ?? ''}{' '}
+      {(runs.data?.runs ?? []).map((r) => (
+        <Typography key={r.id} variant="body2">
+          {fmtDate(r.scheduledFor ?? r.startedAt)} · {r.trigger} · {r.late ? 'late · ' : ''}
+          {r.result
+            ? `${r.result.status}${r.result.pass_rate === null ? '' : ` · ${r.result.pass_rate}% passed`}${r.result.counts.failed ? ` · ${r.result.counts.failed} errored` : ''}`
+            : `${r.outcome.replace(/_/g, ' ')}${r.reason ? `: ${r.reason}` : ''}`}{' '}
           {r.executionId && (
             <Button size="small" onClick={() => navigate(`executions/${r.executionId}`)}>
               results
