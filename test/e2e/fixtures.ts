@@ -69,7 +69,12 @@ export async function shot(page: Page, name: string): Promise<void> {
   // Menus that are closing, and a scrolled window, would make a misleading picture.
   await expect(page.getByRole('listbox')).toHaveCount(0);
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  // Transitions finished (a progress bar mid-animation would show the wrong amount).
+  await page.screenshot({
+    path: join(SHOTS, `${name}.png`),
+    fullPage: true,
+    animations: 'disabled',
+  });
 }
 
 /** Opens a section from the navigation. */

@@ -181,6 +181,13 @@ test.describe('the interface, end to end', () => {
       '100',
     );
     await expect(run).toContainText('Pass rate 100%');
+    // The list behind follows live: the scenario's simulations and pass rate.
+    await expect(
+      page.getByRole('table', { name: 'Scenarios', includeHidden: true }).getByRole('row', {
+        name: /Late order/,
+        includeHidden: true,
+      }),
+    ).toContainText(/3\s*100\s*100%/);
     await shot(page, '07-execution-done');
     await run.getByRole('button', { name: 'Open results' }).click();
 

@@ -313,6 +313,12 @@ export function Scenarios() {
   const [editing, setEditing] = useState<Json | null | undefined>(undefined);
   const [executing, setExecuting] = useState<Json | null>(null);
   useEffect(() => void load({ limit: 100 }), [load]);
+  // Each finished simulation changes its scenario's counts and pass rate: the list follows, live.
+  useEngineRefresh(
+    (e) => e.type === 'simulation.finished',
+    () => void load({ limit: 100 }),
+    1_000,
+  );
   const remove = useAction(async (id: string) => {
     await client().invoke('scenarios.delete', wsInput({ scenario_id: id }));
     await load({ limit: 100 });
