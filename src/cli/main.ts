@@ -68,7 +68,19 @@ async function serve(args: string[], out: Out): Promise<number> {
     if (e.type === 'notification') out(`[notification] ${String(e.data.title)}`);
   });
   // The same interface as the desktop app, in a browser, opened by a one-time login link.
-  const url = await engine.listen(port, host, { rendererDir: rendererDir() });
+  let url: string;
+  try {
+    url = await engine.listen(port, host, { rendererDir: rendererDir() });
+  } catch (err) {
+    await engine.stop();
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new AppError(
+        'port_busy',
+        1,
+        `Port ${port} on ${host} is already in use (another Callbench, or another program); start with --port N, or --port 0 for any free port`,
+      );
+    throw err;
+  }
   if (firstApiKey) {
     out(`Created your first API key (shown only now, keep it): ${firstApiKey}`);
   }

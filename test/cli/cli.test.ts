@@ -122,6 +122,28 @@ describe('callbench command line', () => {
     // Eight CLI processes, each starting tsx and an engine: slow on a busy two-core machine.
   }, 60_000);
 
+  it('a busy port and a damaged store are one clear line each, never a stack', async () => {
+    const { createServer } = await import('node:net');
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    const { port } = taken.address() as { port: number };
+    const busy = cli(['serve', '--port', String(port), '--data-dir', tempDir()]);
+    taken.close();
+    expect(busy.code).toBe(1);
+    expect(busy.err.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`port ${port} .*in use.*--port`, 'i')),
+    ]);
+
+    const dir = tempDir();
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(`${dir}/callbench.db`, 'not a database');
+    const damaged = cli(['serve', '--port', '0', '--data-dir', dir]);
+    expect(damaged.code).toBe(1);
+    expect(damaged.err.trim().split('\n')).toEqual([
+      expect.stringContaining('is not a Callbench store'),
+    ]);
+  });
+
   it('explains usage for unknown commands and bad options', () => {
     expect(cli(['frobnicate'])).toMatchObject({
       code: 2,
