@@ -73,3 +73,10 @@ export interface NormalizedCall {
   /** The call ended in a provider-side error. */
   providerError: string | null;
 }
+
+/** What a connection test answers: whether the other side works for us now, and how fast. */
+export interface ConnectionTest {
+  ok: boolean;
+  latencyMs: number;
+  message: string;
+}

@@ -1,14 +1,23 @@
 import { z } from 'zod';
 import { isoNow } from '../clock.js';
 import { AppError, conflict, invalidField, notFound } from '../errors.js';
-import { connectHttpAgent } from '../providers/http-agent.js';
+import { openCredentials } from '../providers/credentials.js';
+import { connectHttpAgent, probeHttpAgent } from '../providers/http-agent.js';
 import { channelProblem } from '../simulations/start.js';
 import { deepMerge } from '../providers/diff.js';
 import { PROVIDERS } from '../providers/registry.js';
 import { agentTools, agentView } from '../providers/view.js';
 import { agentAnalytics } from '../simulations/agent-analytics.js';
 import type { AgentRecord } from '../store/agents.js';
-import { CommaList, Deleted, Id, Paging, QueryBoolean, deleted } from './common.js';
+import {
+  CommaList,
+  ConnectionTestSchema,
+  Deleted,
+  Id,
+  Paging,
+  QueryBoolean,
+  deleted,
+} from './common.js';
 import {
   AgentErrorSchema,
   AgentSchema,
@@ -258,6 +267,22 @@ export const agentOperations = [
     output: z.object({ tools: z.array(AgentToolEntry) }),
     handler({ agent_id }, ctx) {
       return { tools: agentTools(ctx.store, getAgent(ctx, agent_id)) };
+    },
+  }),
+  defineOperation({
+    name: 'agents.testConnection',
+    summary:
+      "Test the agent's connection now: its provider's API with the stored key, or its own URL",
+    http: { method: 'POST', path: '/v1/agents/:agent_id/test-connection' },
+    params: AgentParams,
+    output: ConnectionTestSchema,
+    async handler({ agent_id }, ctx) {
+      const agent = getAgent(ctx, agent_id);
+      if (agent.provider !== 'http') return ctx.sync.testProvider(agent);
+      const creds = openCredentials(ctx.secrets, agent);
+      if (!creds?.baseUrl)
+        return { ok: false, latencyMs: 0, message: 'the agent has no URL: connect it again' };
+      return probeHttpAgent(creds);
     },
   }),
   defineOperation({

@@ -56,3 +56,10 @@ export const Deleted = z.object({ deleted: z.literal(true), id: z.string() });
 export const deleted = (id: string) => ({ deleted: true as const, id });
 
 export const Timestamp = z.string().describe('ISO 8601 UTC timestamp');
+
+/** What a connection test answers (agents and models). */
+export const ConnectionTestSchema = z.object({
+  ok: z.boolean(),
+  latencyMs: z.number().int(),
+  message: z.string().describe('What answered, or why not'),
+});

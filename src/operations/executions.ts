@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoNow } from '../clock.js';
 import { notFound } from '../errors.js';
-import { startExecution } from '../simulations/start.js';
+import { startCheckedExecution } from '../simulations/start.js';
 import type { Execution } from '../store/simulations.js';
 import { Id, pagination, Pagination, Paging, Timestamp, WorkspaceParams } from './common.js';
 import { defineOperation, withStatus, type OperationContext } from './types.js';
@@ -124,8 +124,8 @@ export const executionOperations = [
         estimated_completion: true,
       }),
     }),
-    handler({ workspace_id, scenario_id, variables, runs, channel }, ctx) {
-      const execution = startExecution(ctx, workspace_id, scenario_id, {
+    async handler({ workspace_id, scenario_id, variables, runs, channel }, ctx) {
+      const execution = await startCheckedExecution(ctx, workspace_id, scenario_id, {
         variables: variables ?? {},
         runs: runs ?? 1,
         channel,

@@ -4,7 +4,9 @@ import { isoNow } from '../clock.js';
 import { validationError } from '../errors.js';
 import { isSealed, mask } from '../secrets.js';
 import { defineOperation, type OperationContext } from './types.js';
-import { patchRoles, presentRoles } from '../llm/settings.js';
+import { connectionFor, patchRoles, presentRoles } from '../llm/settings.js';
+import { ROLES } from '../llm/types.js';
+import { ConnectionTestSchema } from './common.js';
 import { SIMULATION_LIMITS, simulationSettings } from '../simulations/settings.js';
 
 const RoleSchema = z
@@ -212,6 +214,23 @@ export const settingsOperations = [
         ctx.store.settings.set('smtp', merged, isoNow(ctx.clock));
       }
       return present(ctx);
+    },
+  }),
+  defineOperation({
+    name: 'settings.testModel',
+    summary: "Test a role's language model now: one short call, no retries",
+    http: { method: 'POST', path: '/v1/settings/llm/:role/test-connection' },
+    params: { role: z.enum(ROLES) },
+    output: ConnectionTestSchema,
+    async handler({ role }, ctx) {
+      const connection = connectionFor(ctx.store, ctx.secrets, role, ctx.llmDefault);
+      if (!connection)
+        return {
+          ok: false,
+          latencyMs: 0,
+          message: `no language model is configured for the ${role} role`,
+        };
+      return ctx.runner.testModel(connection);
     },
   }),
 ];

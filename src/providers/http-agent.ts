@@ -1,4 +1,6 @@
 import { isTooLarge, outbound } from '../net/outbound.js';
+import { refusesConnections } from '../net/reachability.js';
+import type { ConnectionTest } from '../domain/providers.js';
 import type { Clock } from '../clock.js';
 import { isoNow } from '../clock.js';
 import { newId } from '../ids.js';
@@ -177,4 +179,40 @@ export function httpAgentChat(creds: AgentCredentials, timeoutMs: number): ChatS
     },
     async close() {},
   };
+}
+
+/**
+ * Tests an agent at its own URL without a conversation (which would cost the agent a model
+ * call): the port must accept connections and the URL answer HTTP; 401 and 403 say the
+ * credentials were refused. Any other answer (a 405 to GET, say) means it is there.
+ */
+export async function probeHttpAgent(creds: AgentCredentials): Promise<ConnectionTest> {
+  const url = endpointOf(creds);
+  const began = Date.now();
+  const took = () => Date.now() - began;
+  if (await refusesConnections(url))
+    return { ok: false, latencyMs: took(), message: `${url} refuses connections` };
+  try {
+    const res = await outbound.get(url, {
+      headers: creds.apiKey ? { authorization: `Bearer ${creds.apiKey}` } : {},
+      timeout: 5_000,
+      validateStatus: () => true,
+      maxRedirects: 0,
+    });
+    if (res.status === 401 || res.status === 403)
+      return {
+        ok: false,
+        latencyMs: took(),
+        message: `${url} refused the credentials (${res.status})`,
+      };
+    if (res.status >= 500)
+      return { ok: false, latencyMs: took(), message: `${url} answered ${res.status}` };
+    return { ok: true, latencyMs: took(), message: `${url} answered ${res.status}` };
+  } catch (err) {
+    return {
+      ok: false,
+      latencyMs: took(),
+      message: `${url} could not be reached: ${(err as Error).message}`,
+    };
+  }
 }

@@ -10,6 +10,7 @@ import { connectError, ProviderError } from './client.js';
 import { changedPaths } from './diff.js';
 import { CredentialsUnreadable, openCredentials, sealCredentials } from './credentials.js';
 import type { ProviderName } from './registry.js';
+import type { ConnectionTest } from '../domain/providers.js';
 import type { AgentSnapshot, NormalizedCall, ProviderAdapter, ProviderContext } from './types.js';
 
 export const FIRST_IMPORT_DAYS = 30;
@@ -285,6 +286,18 @@ export function createSyncService(deps: SyncDeps) {
     sync,
     /** How to reach the agent's provider, or null (disconnected, or an agent of our own). */
     contextOf,
+    /** Asks the provider for the agent once: are the key and the agent id good right now? */
+    async testProvider(agent: AgentRecord): Promise<ConnectionTest> {
+      const began = Date.now();
+      const ctx = contextOf(agent);
+      if (!ctx) return { ok: false, latencyMs: 0, message: 'the agent has no stored credentials' };
+      try {
+        await adapters[agent.provider as ProviderName].fetchAgent(ctx, agent.providerAgentId);
+        return { ok: true, latencyMs: Date.now() - began, message: `${agent.provider} answered` };
+      } catch (err) {
+        return { ok: false, latencyMs: Date.now() - began, message: (err as Error).message };
+      }
+    },
     /** Fetches the agent (so that a bad key or id is answered at once), stores it, imports in the background. */
     async connect(input: ConnectInput): Promise<{ agent: AgentRecord; created: boolean }> {
       const adapter = adapters[input.provider];

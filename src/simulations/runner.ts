@@ -1,3 +1,4 @@
+import type { ConnectionTest } from '../domain/providers.js';
 import type { Clock } from '../clock.js';
 import { isoNow } from '../clock.js';
 import type { EventBus } from '../events.js';
@@ -251,6 +252,28 @@ export function createSimulationRunner(deps: RunnerDeps) {
     /** An execution was cancelled: its running simulations stop now, their turns in flight aborted. */
     cancelled(executionId: string): void {
       cancel(executionId);
+    },
+    /** One short model call, no retries: does this connection answer now? */
+    async testModel(connection: ModelConnection): Promise<ConnectionTest> {
+      const began = Date.now();
+      try {
+        const client = models.client(connection, {
+          attempts: 1,
+          baseDelayMs: 0,
+          timeoutMs: 15_000,
+        });
+        const out = await client(
+          { messages: [{ role: 'user', content: 'Reply with the single word OK.' }], maxTokens: 5 },
+          emptyUsage(),
+        );
+        return {
+          ok: true,
+          latencyMs: Date.now() - began,
+          message: `${connection.model} answered "${out.text.trim().slice(0, 40)}"`,
+        };
+      } catch (err) {
+        return { ok: false, latencyMs: Date.now() - began, message: (err as Error).message };
+      }
     },
     /** Bytes of heap the model threads use. */
     modelThreadsHeapUsed: () => models.heapUsed(),

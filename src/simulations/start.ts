@@ -3,7 +3,11 @@ import { AppError, notFound, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
 import { connectionFor } from '../llm/settings.js';
 import type { Clock } from '../clock.js';
-import type { ModelConnection } from '../llm/types.js';
+import type { ModelConnection, Role } from '../llm/types.js';
+import { refusesConnections } from '../net/reachability.js';
+import { openCredentials } from '../providers/credentials.js';
+import type { Scenario } from '../store/scenarios.js';
+import { metricsFor } from './scoring.js';
 import type { SecretBox } from '../secrets.js';
 import type { Store } from '../store/index.js';
 import type { SimulationRunner } from './runner.js';
@@ -19,11 +23,6 @@ export interface ExecutionRequest {
   channel?: Channel;
 }
 
-/**
- * Starts an execution: one simulation per persona, target agent and run, queued for the runner.
- * The execute endpoint and schedules both come here, so a scheduled run is exactly a manual one.
- * Refuses (400) whatever would keep every simulation from running.
- */
 /** Why `agent` cannot be reached on `channel`, or null when it can. */
 export function channelProblem(
   agent: AgentRecord,
@@ -52,12 +51,47 @@ export interface ExecutionDeps {
   simulationDefaults: SimulationSettings;
 }
 
-export function startExecution(
+/** What an execution would run, and every problem found without touching the network. */
+interface ExecutionPlan {
+  workspaceId: string;
+  scenario: Scenario;
+  variables: Record<string, string>;
+  channels: Map<string, Channel>;
+  problems: ErrorDetail[];
+  /** Models the execution needs, by role (for the reachability check). */
+  models: Partial<Record<Role, ModelConnection>>;
+}
+
+/** `{{names}}` a text uses. */
+const placeholdersIn = (text: string): string[] =>
+  [...text.matchAll(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g)].map((m) => m[1]!);
+
+function variableProblems(scenario: Scenario): ErrorDetail[] {
+  const declared = new Set(scenario.promptVariables.map((v) => v.name));
+  const texts: [string, string][] = [
+    ['prompt', scenario.prompt],
+    ...(scenario.script ?? []).map((l, i): [string, string] => [`script[${i}].say`, l.say]),
+  ];
+  return texts.flatMap(([path, text]) =>
+    [...new Set(placeholdersIn(text))]
+      .filter((name) => !declared.has(name))
+      .map((name) => ({
+        path,
+        message: `{{${name}}} is used but not declared in promptVariables`,
+      })),
+  );
+}
+
+/**
+ * Looks at a scenario as an execution would run it: personas and agents to pair, variables that
+ * are declared, each agent on a channel it has, and a model for every role that needs one.
+ */
+function planExecution(
   ctx: ExecutionDeps,
   workspaceId: string,
   scenarioId: string,
   req: ExecutionRequest,
-) {
+): ExecutionPlan {
   const scenario = ctx.store.scenarios.get(workspaceId, scenarioId);
   if (!scenario) throw notFound('scenario', scenarioId);
   const problems: ErrorDetail[] = [];
@@ -65,16 +99,37 @@ export function startExecution(
     problems.push({ path: 'personas', message: 'the scenario has no personas to play the caller' });
   if (!scenario.targetAgents.length)
     problems.push({ path: 'targetAgents', message: 'the scenario has no target agents' });
+  problems.push(...variableProblems(scenario));
   const variables = resolveVariables(scenario.promptVariables, req.variables);
-  const model = (role: 'caller' | 'replica') =>
-    connectionFor(ctx.store, ctx.secrets, role, ctx.llmDefault);
-  if (!scenario.script && !model('caller'))
-    problems.push({
-      path: 'settings.llm.caller',
-      message:
-        'the scenario has no script, and no language model is configured for the caller role',
-    });
-  const channels = new Map<string, string>();
+  const model = (role: Role) => connectionFor(ctx.store, ctx.secrets, role, ctx.llmDefault);
+  const models: ExecutionPlan['models'] = {};
+  if (!scenario.script) {
+    const caller = model('caller');
+    if (caller) models.caller = caller;
+    else
+      problems.push({
+        path: 'settings.llm.caller',
+        message:
+          'the scenario has no script, and no language model is configured for the caller role',
+      });
+  }
+  const scorecard = scenario.scorecard
+    ? (ctx.store.scorecards.get(workspaceId, scenario.scorecard) ?? null)
+    : null;
+  const judged = metricsFor(scorecard, scenario.expectedBehavior, scenario.expectedOutcome).some(
+    (m) => m.type === 'llm_judge',
+  );
+  if (judged) {
+    const judge = model('judge');
+    if (judge) models.judge = judge;
+    else
+      problems.push({
+        path: 'settings.llm.judge',
+        message:
+          'an llm_judge metric (or the expectedOutcome) needs a language model for the judge role',
+      });
+  }
+  const channels = new Map<string, Channel>();
   for (const agentId of scenario.targetAgents) {
     const agent = ctx.store.agents.get(agentId);
     if (!agent) {
@@ -88,15 +143,52 @@ export function startExecution(
         path: req.channel ? 'channel' : `agents.${agentId}.channel`,
         message: `agent ${agent.name} (${agentId}): ${problem}`,
       });
+    if (channel === 'replica' && model('replica')) models.replica = model('replica')!;
     channels.set(agentId, channel);
   }
-  if (problems.length)
-    throw new AppError(
-      'validation_error',
-      400,
-      `Nothing can run: ${problems.map((p) => p.message).join('; ')}`,
-      problems,
-    );
+  return { workspaceId, scenario, variables, channels, problems, models };
+}
+
+const refuse = (problems: ErrorDetail[]): AppError =>
+  new AppError(
+    'validation_error',
+    400,
+    `Nothing can run: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
+    problems,
+  );
+
+/**
+ * The URLs an execution will call that refuse connections: agents at their own URL or a
+ * provider base URL, and the models of each role it needs. Only a refused connection counts (a
+ * slow or far host is left to the simulation's own timeouts).
+ */
+async function unreachable(ctx: ExecutionDeps, plan: ExecutionPlan): Promise<ErrorDetail[]> {
+  const targets: { path: string; what: string; url: string }[] = [];
+  for (const [agentId, channel] of plan.channels) {
+    if (channel === 'replica') continue;
+    const agent = ctx.store.agents.get(agentId);
+    const url = agent && baseUrlOf(ctx, agent);
+    if (agent && url) targets.push({ path: `agents.${agentId}`, what: `agent ${agent.name}`, url });
+  }
+  for (const [role, conn] of Object.entries(plan.models))
+    if (conn.baseUrl)
+      targets.push({ path: `settings.llm.${role}`, what: `the ${role} model`, url: conn.baseUrl });
+  const refused = await Promise.all(targets.map((t) => refusesConnections(t.url)));
+  return targets
+    .filter((_t, i) => refused[i])
+    .map((t) => ({ path: t.path, message: `${t.what} at ${t.url} refuses connections` }));
+}
+
+function baseUrlOf(ctx: ExecutionDeps, agent: AgentRecord): string | null {
+  try {
+    return openCredentials(ctx.secrets, agent)?.baseUrl ?? null;
+  } catch {
+    return null; // unreadable credentials are reported by the channel check and the sync
+  }
+}
+
+function createExecution(ctx: ExecutionDeps, plan: ExecutionPlan, req: ExecutionRequest) {
+  const { scenario, channels } = plan;
   const now = ctx.clock.now();
   const sims = scenario.personas.flatMap((persona_id) =>
     scenario.targetAgents.flatMap((agent_id) =>
@@ -114,9 +206,9 @@ export function startExecution(
   ctx.store.simulations.createExecution(
     {
       id,
-      workspaceId,
-      scenarioId,
-      variables,
+      workspaceId: plan.workspaceId,
+      scenarioId: scenario.id,
+      variables: plan.variables,
       runs: req.runs,
       channel: req.channel ?? null,
       created_at: isoNow(ctx.clock),
@@ -127,9 +219,39 @@ export function startExecution(
   ctx.runner.enqueued();
   return {
     id,
-    scenario_id: scenarioId,
+    scenario_id: scenario.id,
     status: 'queued' as const,
     simulations_created: sims.length,
     estimated_completion: estimate,
   };
+}
+
+/**
+ * Starts an execution: one simulation per persona, target agent and run, queued for the runner.
+ * Schedules come here: a scheduled run is exactly a manual one, minus the reachability check (a
+ * monitor must record an unreachable agent as failed simulations, not skip the run).
+ * Refuses (400, every problem listed) whatever would keep the simulations from running.
+ */
+export function startExecution(
+  ctx: ExecutionDeps,
+  workspaceId: string,
+  scenarioId: string,
+  req: ExecutionRequest,
+) {
+  const plan = planExecution(ctx, workspaceId, scenarioId, req);
+  if (plan.problems.length) throw refuse(plan.problems);
+  return createExecution(ctx, plan, req);
+}
+
+/** The execute operation: every check, the URLs that refuse connections included. */
+export async function startCheckedExecution(
+  ctx: ExecutionDeps,
+  workspaceId: string,
+  scenarioId: string,
+  req: ExecutionRequest,
+) {
+  const plan = planExecution(ctx, workspaceId, scenarioId, req);
+  const problems = [...plan.problems, ...(await unreachable(ctx, plan))];
+  if (problems.length) throw refuse(problems);
+  return createExecution(ctx, plan, req);
 }

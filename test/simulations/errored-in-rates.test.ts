@@ -16,27 +16,29 @@ async function helpfulAgent() {
   };
 }
 
-/** A port nothing listens on: connections are refused. */
-async function refusedUrl(): Promise<string> {
-  const server = createServer();
+/** An agent that is up but broken: every turn is a 503, so its simulation ends in error. */
+async function brokenAgent() {
+  const server: Server = createServer((_req, res) => res.writeHead(503).end('down'));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return `http://127.0.0.1:${port}`;
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stop: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 describe('simulations that end in error count against the pass rate', () => {
   let s: TestServer;
   let agent: Awaited<ReturnType<typeof helpfulAgent>>;
+  let broken: Awaited<ReturnType<typeof brokenAgent>>;
   beforeAll(async () => {
-    [s, agent] = await Promise.all([startServer(), helpfulAgent()]);
+    [s, agent, broken] = await Promise.all([startServer(), helpfulAgent(), brokenAgent()]);
   });
   afterAll(async () => {
     await s.stop();
-    await agent.stop();
+    await Promise.all([agent.stop(), broken.stop()]);
   });
 
-  it('one unreachable agent of two: 50% passed, and the errored one counted on its own', async () => {
+  it('one failing agent of two: 50% passed, and the errored one counted on its own', async () => {
     const connect = async (name: string, url: string) =>
       (
         await s.call('POST', '/v1/agents/connect', {
@@ -46,7 +48,7 @@ describe('simulations that end in error count against the pass rate', () => {
         })
       ).body.id as string;
     const good = await connect('helpful', agent.url);
-    const gone = await connect('unreachable', await refusedUrl());
+    const gone = await connect('broken', broken.url);
     const persona = (await s.ws('POST', '/personas', { name: 'Ann', prompt: 'Wants tracking.' }))
       .body.data.persona.id as string;
     const scenario = (

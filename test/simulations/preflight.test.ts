@@ -1,0 +1,186 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeModels } from '../helpers/fake-models.js';
+import { GOOD_KEY, startFakeProviders, type FakeProviders } from '../helpers/fake-providers.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+/** An agent at its own URL: 401 without the right key, 405 to GET like most chat endpoints. */
+async function ownAgent() {
+  const server: Server = createServer((req, res) => {
+    if (req.headers.authorization !== 'Bearer agent-key-1234') res.writeHead(401).end();
+    else if (req.method === 'GET') res.writeHead(405).end();
+    else {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ reply: 'Hello.' }));
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stop: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+async function refusedUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return `http://127.0.0.1:${port}`;
+}
+
+describe('checks before an execution, and connection tests', () => {
+  let s: TestServer;
+  let agent: Awaited<ReturnType<typeof ownAgent>>;
+  let providers: FakeProviders;
+  let models: Awaited<ReturnType<typeof startFakeModels>>;
+  let refused: string;
+  const connectHttp = async (name: string, url: string, key = 'agent-key-1234') =>
+    (
+      await s.call('POST', '/v1/agents/connect', {
+        provider: 'http',
+        agent_id: name,
+        credentials: { base_url: url, api_key: key },
+      })
+    ).body.id as string;
+
+  beforeAll(async () => {
+    [s, agent, providers, models, refused] = await Promise.all([
+      startServer(),
+      ownAgent(),
+      startFakeProviders(),
+      startFakeModels(),
+      refusedUrl(),
+    ]);
+  });
+  afterAll(async () => {
+    await s.stop();
+    await Promise.all([agent.stop(), providers.stop(), models.stop()]);
+  });
+
+  it('execute answers one 400 listing every problem', async () => {
+    const gone = await connectHttp('gone', refused);
+    const persona = (await s.ws('POST', '/personas', { name: 'Ann', prompt: 'Calm.' })).body.data
+      .persona.id as string;
+    const scorecard = (
+      await s.ws('POST', '/scorecards', {
+        name: 'Judged',
+        metrics: [
+          {
+            name: 'Helpful',
+            category: 'quality',
+            type: 'llm_judge',
+            config: { criterion: 'The agent helps' },
+          },
+        ],
+      })
+    ).body.data.scorecard.id as string;
+    const scenario = (
+      await s.ws('POST', '/scenarios', {
+        name: 'Many problems',
+        prompt: 'Order {{order_id}} is late.',
+        promptVariables: [{ name: 'customer' }],
+        personas: [persona],
+        targetAgents: [gone],
+        scorecard,
+        script: [{ say: 'Hi, I am {{customer}} about {{parcel}}.' }],
+      })
+    ).body.data.scenario.id as string;
+    const res = await s.ws('POST', `/scenarios/${scenario}/execute`, {});
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual(
+      expect.arrayContaining([
+        { path: 'prompt', message: '{{order_id}} is used but not declared in promptVariables' },
+        {
+          path: 'script[0].say',
+          message: '{{parcel}} is used but not declared in promptVariables',
+        },
+        { path: 'settings.llm.judge', message: expect.stringContaining('judge role') },
+        { path: `agents.${gone}`, message: `agent gone at ${refused} refuses connections` },
+      ]),
+    );
+    expect(res.body.error.details).toHaveLength(4);
+    // Nothing was started.
+    expect((await s.ws('GET', '/executions')).body.data.executions).toEqual([]);
+  });
+
+  it("a model URL that refuses connections is named too (the caller's, here)", async () => {
+    await s.call('PATCH', '/v1/settings', {
+      llm: { caller: { kind: 'openai', baseUrl: refused, apiKey: 'k-0123456789', model: 'm' } },
+    });
+    try {
+      const good = await connectHttp('good', agent.url);
+      const persona = (await s.ws('POST', '/personas', { name: 'Bo', prompt: 'Calm.' })).body.data
+        .persona.id as string;
+      const scenario = (
+        await s.ws('POST', '/scenarios', {
+          name: 'Model-played',
+          prompt: 'Ask about an order.',
+          personas: [persona],
+          targetAgents: [good],
+        })
+      ).body.data.scenario.id as string;
+      const res = await s.ws('POST', `/scenarios/${scenario}/execute`, {});
+      expect(res.status).toBe(400);
+      expect(res.body.error.details).toEqual([
+        {
+          path: 'settings.llm.caller',
+          message: `the caller model at ${refused} refuses connections`,
+        },
+      ]);
+    } finally {
+      await s.call('PATCH', '/v1/settings', { llm: { caller: null } });
+    }
+  });
+
+  it('tests an agent at its own URL: reachable, credentials refused, or refusing connections', async () => {
+    const test = async (id: string) =>
+      (await s.call('POST', `/v1/agents/${id}/test-connection`)).body;
+    expect(await test(await connectHttp('own-ok', agent.url))).toMatchObject({
+      ok: true,
+      message: expect.stringContaining('answered 405'),
+    });
+    expect(await test(await connectHttp('own-badkey', agent.url, 'wrong-key-0000'))).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('refused the credentials (401)'),
+    });
+    expect(await test(await connectHttp('own-gone', refused))).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('refuses connections'),
+    });
+  });
+
+  it("tests a provider agent with its stored key against the provider's API", async () => {
+    const res = await s.call('POST', '/v1/agents/connect', {
+      provider: 'vapi',
+      agent_id: 'asst_1',
+      credentials: { api_key: GOOD_KEY, base_url: providers.url },
+    });
+    const id = res.body.id as string;
+    const tested = await s.call('POST', `/v1/agents/${id}/test-connection`);
+    expect(tested.status).toBe(200);
+    expect(tested.body).toMatchObject({ ok: true, latencyMs: expect.any(Number) });
+  });
+
+  it("tests a role's model with one short call; a role without a model says so", async () => {
+    await s.call('PATCH', '/v1/settings', {
+      llm: { judge: { kind: 'openai', baseUrl: models.url, apiKey: 'k-0123456789', model: 'm1' } },
+    });
+    try {
+      models.openai('OK');
+      const judged = await s.call('POST', '/v1/settings/llm/judge/test-connection');
+      expect(judged.body).toMatchObject({ ok: true, message: 'm1 answered "OK"' });
+      expect(models.requests.at(-1)!.body).toMatchObject({ model: 'm1', max_tokens: 5 });
+    } finally {
+      // The first test counts on having no judge model: leave none, whatever the order.
+      await s.call('PATCH', '/v1/settings', { llm: { judge: null } });
+    }
+    expect((await s.call('POST', '/v1/settings/llm/replica/test-connection')).body).toEqual({
+      ok: false,
+      latencyMs: 0,
+      message: 'no language model is configured for the replica role',
+    });
+    expect((await s.call('POST', '/v1/settings/llm/nobody/test-connection')).status).toBe(400);
+  });
+});
