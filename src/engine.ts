@@ -166,6 +166,7 @@ export function createEngine(options: EngineOptions): Engine {
           secrets,
           clock,
           retryBaseMs: options.toolRetryBaseMs,
+          events,
         });
         const adapters = createAdapters(options.providerRetry);
         const sync = createSyncService({

@@ -5,6 +5,8 @@ export interface EngineEventMap {
   'simulation.progress': { simulationId: string; executionId: string; status: string };
   'simulation.finished': { simulationId: string; executionId: string; status: string };
   'execution.cancelled': { executionId: string };
+  /** Tools called in the last quarter second (one event for many calls: analytics screens reload). */
+  'tools.called': { toolIds: string[] };
   'schedule.ran': { scheduleId: string; outcome: string; executionId: string | null };
   'sync.started': { agentId: string };
   'sync.finished': { agentId: string; ok: boolean; error?: string };

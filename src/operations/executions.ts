@@ -6,9 +6,11 @@ import type { Execution } from '../store/simulations.js';
 import { Id, pagination, Pagination, Paging, Timestamp, WorkspaceParams } from './common.js';
 import { defineOperation, withStatus, type OperationContext } from './types.js';
 
+const NameNow = z.string().nullable().describe('Its name now; null once it is deleted');
 const ExecutionSchema = z.object({
   id: z.string(),
   scenario_id: z.string(),
+  scenario_name: NameNow,
   status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
   simulations_created: z.number().int(),
   estimated_completion: Timestamp.nullable(),
@@ -37,6 +39,9 @@ const SimulationSchema = z.object({
   scenario_id: z.string(),
   persona_id: z.string().nullable(),
   agent_id: z.string().nullable(),
+  scenario_name: NameNow,
+  persona_name: NameNow,
+  agent_name: NameNow,
   channel: z.string(),
   status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
   created_at: Timestamp,
@@ -219,6 +224,9 @@ export const executionOperations = [
           scenario_id: true,
           persona_id: true,
           agent_id: true,
+          scenario_name: true,
+          persona_name: true,
+          agent_name: true,
           channel: true,
           status: true,
           created_at: true,
@@ -227,7 +235,10 @@ export const executionOperations = [
           end_reason: true,
           score: true,
           passed: true,
-        }).extend({ turn_count: z.number().int(), error: z.string().nullable() }),
+        }).extend({
+          turn_count: z.number().int(),
+          error: z.string().nullable(),
+        }),
       ),
       pagination: Pagination,
     }),

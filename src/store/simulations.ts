@@ -26,6 +26,8 @@ export interface Simulation {
 export interface Execution {
   id: string;
   scenario_id: string;
+  /** The scenario's name now; null once it is deleted. */
+  scenario_name: string | null;
   status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
   simulations_created: number;
   estimated_completion: string | null;
@@ -38,7 +40,24 @@ export interface Execution {
   pass_rate: number | null;
 }
 
-export interface SimulationSummary {
+/** The names, now, of what a simulation ran (screens show names, not ids); null once deleted. */
+export interface RunNames {
+  scenario_name: string | null;
+  persona_name: string | null;
+  agent_name: string | null;
+}
+
+const RUN_NAMES_SQL = `(SELECT name FROM scenarios WHERE id = s.scenario_id) AS scenario_name,
+  (SELECT name FROM personas WHERE id = s.persona_id) AS persona_name,
+  (SELECT name FROM agents WHERE id = s.agent_id) AS agent_name`;
+
+const namesOf = (r: RunNames): RunNames => ({
+  scenario_name: r.scenario_name,
+  persona_name: r.persona_name,
+  agent_name: r.agent_name,
+});
+
+export interface SimulationSummary extends RunNames {
   id: string;
   execution_id: string;
   scenario_id: string;
@@ -106,6 +125,7 @@ const round = (n: number | null) => (n === null ? null : Math.round(n * 100) / 1
 interface ExecutionRow {
   id: string;
   scenario_id: string;
+  scenario_name: string | null;
   estimated_completion: string | null;
   created_at: string;
   variables: string;
@@ -117,10 +137,11 @@ interface ExecutionRow {
 /** Executions and their simulations; queued simulations are the persistent work queue. */
 export function createSimulationStore(db: Db) {
   function execution(workspaceId: string, id: string): Execution | undefined {
-    const e = prepared(db, 'SELECT * FROM executions WHERE workspace_id = ? AND id = ?').get(
-      workspaceId,
-      id,
-    ) as ExecutionRow | undefined;
+    const e = prepared(
+      db,
+      `SELECT e.*, (SELECT name FROM scenarios WHERE id = e.scenario_id) AS scenario_name
+       FROM executions e WHERE e.workspace_id = ? AND e.id = ?`,
+    ).get(workspaceId, id) as ExecutionRow | undefined;
     if (!e) return undefined;
     const rows = prepared(
       db,
@@ -153,6 +174,7 @@ export function createSimulationStore(db: Db) {
     return {
       id: e.id,
       scenario_id: e.scenario_id,
+      scenario_name: e.scenario_name,
       status,
       simulations_created: total,
       estimated_completion: e.estimated_completion,
@@ -233,12 +255,13 @@ export function createSimulationStore(db: Db) {
         .all(workspaceId, limit, offset) as string[];
       return { items: ids.map((id) => execution(workspaceId, id)!), total };
     },
-    simulationsOf(executionId: string): Simulation[] {
+    simulationsOf(executionId: string): (Simulation & RunNames)[] {
       return (
-        prepared(db, 'SELECT * FROM simulations WHERE execution_id = ? ORDER BY seq').all(
-          executionId,
-        ) as SimRow[]
-      ).map(simFromRow);
+        prepared(
+          db,
+          `SELECT s.*, ${RUN_NAMES_SQL} FROM simulations s WHERE execution_id = ? ORDER BY seq`,
+        ).all(executionId) as (SimRow & RunNames)[]
+      ).map((r) => ({ ...simFromRow(r), ...namesOf(r) }));
     },
     /** A page of simulations without their turns and results (long lists); newest first. */
     listSummaries(
@@ -252,8 +275,9 @@ export function createSimulationStore(db: Db) {
         .get(...args) as number;
       const rows = prepared(
         db,
-        `SELECT id, execution_id, scenario_id, persona_id, agent_id, channel, status, created_at, ended_at, duration_ms, end_reason, score, passed,
-        json_array_length(turns) AS turn_count, error FROM simulations WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`,
+        `SELECT id, execution_id, scenario_id, persona_id, agent_id, ${RUN_NAMES_SQL},
+        channel, status, created_at, ended_at, duration_ms, end_reason, score, passed,
+        json_array_length(turns) AS turn_count, error FROM simulations s WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`,
       ).all(...args, q.limit, q.offset) as (Omit<SimulationSummary, 'passed' | 'error'> & {
         passed: number | null;
         error: string | null;
@@ -274,12 +298,12 @@ export function createSimulationStore(db: Db) {
         .get(executionId) as string | undefined;
       return text === undefined ? undefined : fromJson(text);
     },
-    simulation(workspaceId: string, id: string): Simulation | undefined {
-      const row = prepared(db, 'SELECT * FROM simulations WHERE workspace_id = ? AND id = ?').get(
-        workspaceId,
-        id,
-      ) as SimRow | undefined;
-      return row && simFromRow(row);
+    simulation(workspaceId: string, id: string): (Simulation & RunNames) | undefined {
+      const row = prepared(
+        db,
+        `SELECT s.*, ${RUN_NAMES_SQL} FROM simulations s WHERE workspace_id = ? AND id = ?`,
+      ).get(workspaceId, id) as (SimRow & RunNames) | undefined;
+      return row && { ...simFromRow(row), ...namesOf(row) };
     },
     /** Takes the oldest queued simulation and marks it running (one transaction: never twice). */
     claim(at: string): (Simulation & { workspace_id: string; attempts: number }) | undefined {

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { EventBus } from '../events.js';
 import type { SecretBox } from '../secrets.js';
 import type { Store } from '../store/index.js';
 import type { StoredTool } from '../store/tools.js';
@@ -12,6 +13,26 @@ export interface ToolRuntimeOptions {
   clock: Clock;
   /** First retry delay; later ones double (plus jitter). */
   retryBaseMs?: number;
+  /** Told which tools were called, a quarter second at a time. */
+  events?: EventBus;
+}
+
+const CALLED_EVENT_MS = 250;
+
+/** Collects the ids of tools called and emits them at most once per interval. */
+function calledTools(events: EventBus | undefined): (toolId: string) => void {
+  const called = new Set<string>();
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  return (toolId) => {
+    if (!events) return;
+    called.add(toolId);
+    timer ??= setTimeout(() => {
+      timer = null;
+      events.emit('tools.called', { toolIds: [...called] });
+      called.clear();
+    }, CALLED_EVENT_MS);
+    timer.unref?.();
+  };
 }
 
 /** What the tool runtime needs from the engine: tools by name, secrets, a clock, the call log. */
@@ -20,7 +41,9 @@ export function createToolRuntime({
   secrets,
   clock,
   retryBaseMs = 250,
+  events,
 }: ToolRuntimeOptions): RuntimeDeps {
+  const called = calledTools(events);
   const config = (tool: StoredTool, transform: typeof openConfig): ToolDef['config'] =>
     transform((tool.definition as unknown as ToolDef).config, secrets);
   // Opening secrets is an AES decryption: do it once per tool version, not once per call.
@@ -55,6 +78,9 @@ export function createToolRuntime({
     now: () => clock.now(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     retryBaseMs,
-    record: (call) => store.toolCalls.insert(call),
+    record: (call) => {
+      store.toolCalls.insert(call);
+      called(call.toolId);
+    },
   };
 }

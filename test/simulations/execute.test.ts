@@ -209,7 +209,25 @@ describe('executing scenarios: whole simulated conversations, scored', () => {
     // The tool call is logged as simulation traffic of this agent.
     const analytics = (await s.call('GET', '/v1/tools/order_status/analytics')).body;
     expect(analytics.usage).toMatchObject({ totalCalls: 1, uniqueAgents: 1 });
-    expect((await s.ws('GET', `/simulations/${sim.id}`)).body.data.simulation.id).toBe(sim.id);
+    // Lists and screens show names: the scenario's, the persona's and the agent's, as they are now.
+    const names = {
+      scenario_name: 'Late order (scripted)',
+      persona_name: 'Frank',
+      agent_name: 'Support Sam',
+    };
+    expect(sim).toMatchObject(names);
+    expect((await s.ws('GET', `/simulations/${sim.id}`)).body.data.simulation).toMatchObject({
+      id: sim.id,
+      ...names,
+    });
+    const [summary] = (await s.ws('GET', `/simulations?execution_id=${done.id}`)).body.data
+      .simulations;
+    expect(summary).toMatchObject({ id: sim.id, ...names });
+    expect(done.scenario_name).toBe('Late order (scripted)');
+    await s.ws('PUT', `/personas/${ids.persona}`, { name: 'Franklin' });
+    expect((await s.ws('GET', `/simulations/${sim.id}`)).body.data.simulation.persona_name).toBe(
+      'Franklin',
+    );
   });
 
   it('a failed script expectation fails the simulation and is recorded on its turn', async () => {
