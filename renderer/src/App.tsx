@@ -18,6 +18,7 @@ import { Suspense, lazy, useEffect, useMemo } from 'react';
 import { useSession } from './stores/session';
 import { useEngineEventStream } from './stores/events';
 import { Overview } from './screens/Overview';
+import { WorkspaceSwitcher } from './ui/WorkspaceSwitcher';
 
 // Screens other than the first one load when first opened: the initial bundle carries the shell,
 // the client and the overview only.
@@ -91,7 +92,7 @@ function Screen({ route }: { route: string[] }) {
 }
 
 export function App() {
-  const { theme: mode, setTheme, route, navigate } = useSession();
+  const { theme: mode, setTheme, route, navigate, workspaceId } = useSession();
   const theme = useMemo(() => createTheme({ palette: { mode } }), [mode]);
   useEngineEventStream();
   useEffect(() => {
@@ -106,6 +107,7 @@ export function App() {
             <Typography variant="h6" component="div" sx={{ flex: 1 }}>
               Callbench
             </Typography>
+            <WorkspaceSwitcher />
             <Tooltip title={`Switch to ${mode === 'light' ? 'dark' : 'light'} theme`}>
               <IconButton
                 color="inherit"
@@ -142,7 +144,8 @@ export function App() {
         <Box sx={{ flex: 1, minWidth: 0 }}>
           <Toolbar variant="dense" />
           <Suspense fallback={<LinearProgress aria-label="Loading the screen" />}>
-            <Screen route={route} />
+            {/* Another workspace: every screen starts over with its data. */}
+            <Screen key={workspaceId} route={route} />
           </Suspense>
         </Box>
       </Box>

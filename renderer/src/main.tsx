@@ -3,7 +3,7 @@ import { StrictMode, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { ApiError, httpClient, ipcClient, type Client } from './client';
-import { useSession } from './stores/session';
+import { WORKSPACE_STORAGE, useSession } from './stores/session';
 
 const KEY_STORAGE = 'callbench.apiKey';
 
@@ -20,7 +20,10 @@ async function connect(client: Client): Promise<void> {
           : theme,
     });
   }
-  useSession.getState().setClient(client, workspaces[0].id);
+  // The workspace shown last time, while it still exists; the first one otherwise.
+  const remembered = localStorage.getItem(WORKSPACE_STORAGE);
+  const shown = workspaces.find((w) => w.id === remembered) ?? workspaces[0];
+  useSession.getState().setClient(client, shown.id);
 }
 
 function browserClient(key: string | null): Client {

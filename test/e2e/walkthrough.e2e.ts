@@ -209,15 +209,25 @@ test.describe('the interface, end to end', () => {
     for (const role of ['caller', 'judge', 'replica']) {
       const row = models.getByRole('group', { name: role });
       await row.getByLabel('Base URL').fill(brain.url);
-      await row.getByLabel('Model').fill('fake');
+      await row.getByLabel('Model', { exact: true }).fill('fake');
       await row.getByLabel('API key').fill('sk-fake-123456');
       await row.getByRole('button', { name: `Save ${role}` }).click();
       await expect(models.getByRole('group', { name: role }).getByLabel('API key')).toHaveValue(
         /^\*+3456$|3456$/,
       );
     }
+    // The saved judge answers a one-word call: Test connection says so.
+    await models.getByRole('button', { name: 'Test the judge model' }).click();
+    await expect(models.getByRole('group', { name: 'judge' }).getByRole('status')).toContainText(
+      'fake answered',
+    );
     await section(page, 'Agents');
     await page.getByRole('cell', { name: 'Support Sam' }).click();
+    await page.getByRole('button', { name: 'Test the connection to Support Sam' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'answered' })).toContainText(
+      /vapi answered \(\d+ ms\)/,
+    );
+    await shot(page, '10a-agent-connection');
     await page.getByRole('combobox', { name: 'Simulations reach it by' }).click();
     await page.getByRole('option', { name: /^replica/ }).click();
     await expect(page.getByRole('combobox', { name: 'Simulations reach it by' })).toContainText(
@@ -295,6 +305,30 @@ test.describe('the interface, end to end', () => {
     );
     expect(smtp.mails.length).toBe(1);
     await shot(page, '13-alert-test');
+
+    // Deleting asks first, naming what goes; "Keep it" keeps it.
+    const alertRow = page.getByRole('row', { name: /Order tool failing/ });
+    await alertRow.getByRole('button', { name: 'Delete' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete the alert "Order tool failing"?' });
+    await expect(confirm).toContainText('its history of events goes with it');
+    await shot(page, '13a-confirm-delete');
+    await confirm.getByRole('button', { name: 'Keep it' }).click();
+    await expect(confirm).toBeHidden();
+    await expect(page.getByRole('table', { name: 'Alerts' })).toContainText('Order tool failing');
+
+    // A second workspace from the app bar starts empty; switching back shows the first again.
+    await page.getByRole('combobox', { name: 'Workspace' }).click();
+    await page.getByRole('option', { name: 'New workspace…' }).click();
+    const newWs = page.getByRole('dialog', { name: 'New workspace' });
+    await newWs.getByLabel('Name').fill('Staging');
+    await newWs.getByRole('button', { name: 'Create workspace' }).click();
+    await expect(page.getByRole('combobox', { name: 'Workspace' })).toContainText('Staging');
+    await section(page, 'Personas');
+    await expect(page.getByRole('table', { name: 'Personas' })).not.toContainText('Frank');
+    await shot(page, '13b-new-workspace');
+    await page.getByRole('combobox', { name: 'Workspace' }).click();
+    await page.getByRole('option', { name: 'Default workspace' }).click();
+    await expect(page.getByRole('table', { name: 'Personas' })).toContainText('Frank');
 
     // Dark theme, and no error logged by the page on the way.
     await page.getByRole('button', { name: 'Switch theme' }).click();

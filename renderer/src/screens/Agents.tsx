@@ -25,6 +25,8 @@ import { useAgents, type Json } from '../stores/resources';
 import { client, useSession } from '../stores/session';
 import {
   ActionButton,
+  ConfirmButton,
+  ConnectionTestButton,
   ErrorNote,
   JsonField,
   Page,
@@ -291,9 +293,16 @@ function Configuration({ agent, onSaved }: { agent: any; onSaved: () => void }) 
         <ActionButton busy={save.busy} onClick={() => void save.run()}>
           Save overrides
         </ActionButton>
-        <Button onClick={() => void reset.run()} disabled={!agent.overrides.length}>
+        <ConfirmButton
+          color="warning"
+          disabled={!agent.overrides.length}
+          question={`Reset the overrides of ${agent.name}?`}
+          consequence={`Your ${agent.overrides.length} local edit(s) go; simulations use the provider's configuration again.`}
+          confirmLabel="Reset overrides"
+          onConfirm={() => reset.run()}
+        >
           Reset overrides
-        </Button>
+        </ConfirmButton>
       </Stack>
     </Box>
   );
@@ -355,6 +364,10 @@ export function AgentDetail({ id }: { id: string }) {
               <MenuItem value="replica">replica: its configuration on our model</MenuItem>
               <MenuItem value="http">http: its own URL</MenuItem>
             </TextField>
+            <ConnectionTestButton
+              label={`Test the connection to ${a.name}`}
+              test={() => client().invoke('agents.testConnection', { agent_id: id })}
+            />
           </Stack>
           <Tabs value={tab} onChange={(_e, v) => setTab(v)} aria-label="Agent sections">
             <Tab label="Configuration" />

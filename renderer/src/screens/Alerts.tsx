@@ -22,6 +22,7 @@ import { client } from '../stores/session';
 import { useEngineRefresh } from '../stores/events';
 import {
   ActionButton,
+  ConfirmButton,
   ErrorNote,
   JsonField,
   Page,
@@ -264,9 +265,15 @@ export function Alerts({ focus }: { focus?: string }) {
                 <Button size="small" onClick={() => void test.run(a.id)}>
                   Send test
                 </Button>
-                <Button size="small" color="error" onClick={() => void remove.run(a.id)}>
+                <ConfirmButton
+                  size="small"
+                  question={`Delete the alert "${a.name}"?`}
+                  consequence="It stops watching, and its history of events goes with it."
+                  confirmLabel="Delete alert"
+                  onConfirm={() => remove.run(a.id)}
+                >
                   Delete
-                </Button>
+                </ConfirmButton>
               </TableCell>
             </TableRow>,
             open === a.id ? (

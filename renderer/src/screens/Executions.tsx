@@ -27,6 +27,7 @@ import {
   fmtNum,
   useAction,
   useLoad,
+  ConfirmButton,
 } from '../ui/common';
 
 export function Executions() {
@@ -47,7 +48,7 @@ export function Executions() {
       <Table size="small" aria-label="Executions">
         <TableHead>
           <TableRow>
-            <TableCell>Execution</TableCell>
+            <TableCell>Scenario</TableCell>
             <TableCell>Created</TableCell>
             <TableCell>Status</TableCell>
             <TableCell>Simulations</TableCell>
@@ -65,7 +66,7 @@ export function Executions() {
               onClick={() => navigate(`executions/${e.id}`)}
               onKeyDown={(k) => k.key === 'Enter' && navigate(`executions/${e.id}`)}
             >
-              <TableCell>{e.id}</TableCell>
+              <TableCell title={`execution ${e.id}`}>{e.scenario_name ?? '(deleted)'}</TableCell>
               <TableCell>{fmtDate(e.created_at)}</TableCell>
               <TableCell>
                 <StatusChip value={e.status} />
@@ -91,9 +92,18 @@ export function Executions() {
 
 export function AllSimulations() {
   const navigate = useSession((s) => s.navigate);
+  const [tick, setTick] = useState(0);
+  useEngineRefresh(
+    (e) =>
+      e.type === 'simulation.progress' ||
+      e.type === 'simulation.finished' ||
+      e.type === 'execution.cancelled',
+    () => setTick((t) => t + 1),
+    1000,
+  );
   return (
     <Page title="All simulations">
-      <SimulationList onOpen={(id) => navigate(`simulations/${id}`)} />
+      <SimulationList refreshKey={tick} onOpen={(id) => navigate(`simulations/${id}`)} />
     </Page>
   );
 }
@@ -119,13 +129,19 @@ export function ExecutionDetail({ id }: { id: string }) {
   const e = execution.data?.execution;
   return (
     <Page
-      title={`Execution ${id}`}
+      title={e ? `Execution: ${e.scenario_name ?? '(deleted scenario)'}` : 'Execution'}
       actions={
         e &&
         !['completed', 'failed', 'cancelled'].includes(e.status) && (
-          <Button color="warning" onClick={() => void cancel.run()}>
+          <ConfirmButton
+            color="warning"
+            question="Cancel this execution?"
+            consequence="Simulations under way stop now and those queued never start; finished ones keep their results."
+            confirmLabel="Cancel execution"
+            onConfirm={() => cancel.run()}
+          >
             Cancel
-          </Button>
+          </ConfirmButton>
         )
       }
     >
@@ -133,6 +149,7 @@ export function ExecutionDetail({ id }: { id: string }) {
       {e && (
         <Stack direction="row" spacing={2} sx={{ mb: 2 }}>
           <StatusChip value={e.status} />
+          <Typography>Started {fmtDate(e.created_at)}</Typography>
           <Typography>
             {e.counts.completed} completed · {e.counts.failed} failed · {e.counts.running} running ·{' '}
             {e.counts.queued} queued
@@ -169,9 +186,22 @@ export function SimulationDetail({ id }: { id: string }) {
     () => client().invoke('simulations.get', wsInput({ simulation_id: id })),
     [id],
   );
+  // Queued, running, then its transcript and scores: the page follows it as it happens.
+  useEngineRefresh(
+    (e) =>
+      (e.type === 'simulation.progress' || e.type === 'simulation.finished') &&
+      e.data.simulationId === id,
+    () => void sim.reload(),
+  );
   const s = sim.data?.simulation;
   return (
-    <Page title={`Simulation ${id}`}>
+    <Page
+      title={
+        s
+          ? `Simulation: ${s.persona_name ?? 'a deleted persona'} calls ${s.agent_name ?? 'a deleted agent'}`
+          : 'Simulation'
+      }
+    >
       <ErrorNote error={sim.error} />
       {s && (
         <Stack direction={{ xs: 'column', lg: 'row' }} spacing={3}>

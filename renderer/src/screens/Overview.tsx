@@ -56,7 +56,8 @@ export function Overview() {
                       <ListItemText
                         primary={
                           <>
-                            {e.id} <StatusChip value={e.status} />
+                            {e.scenario_name ?? '(deleted scenario)'}{' '}
+                            <StatusChip value={e.status} />
                           </>
                         }
                         secondary={`${fmtDate(e.created_at)} · pass rate ${fmtNum(e.pass_rate, '%')} · avg ${fmtNum(e.avg_score)}`}

@@ -20,6 +20,7 @@ import { usePersonas, type Json } from '../stores/resources';
 import { client, wsInput } from '../stores/session';
 import {
   ActionButton,
+  ConfirmButton,
   ErrorNote,
   Page,
   fieldError,
@@ -305,9 +306,15 @@ export function Personas() {
                 >
                   Edit
                 </Button>
-                <Button size="small" color="error" onClick={() => void remove.run(p.id)}>
+                <ConfirmButton
+                  size="small"
+                  question={`Delete the persona "${p.name}"?`}
+                  consequence="It is gone for good; past simulations keep their transcripts."
+                  confirmLabel="Delete persona"
+                  onConfirm={() => remove.run(p.id)}
+                >
                   Delete
-                </Button>
+                </ConfirmButton>
               </TableCell>
             </TableRow>
           ))}

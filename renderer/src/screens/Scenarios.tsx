@@ -28,6 +28,7 @@ import { client, useSession, wsInput } from '../stores/session';
 import { changesExecution, useEngineRefresh } from '../stores/events';
 import {
   ActionButton,
+  ConfirmButton,
   ErrorNote,
   JsonField,
   Page,
@@ -268,7 +269,7 @@ function ExecuteDialog({ scenario, onClose }: { scenario: Json; onClose: () => v
         {execution && (
           <Box aria-label="Execution progress">
             <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
-              <Typography>{execution.id}</Typography>
+              <Typography>Execution of {scenario.name}</Typography>
               <StatusChip value={execution.status} />
             </Stack>
             <LinearProgress
@@ -361,9 +362,15 @@ export function Scenarios() {
                 <Button size="small" onClick={() => setEditing(s)}>
                   Edit
                 </Button>
-                <Button size="small" color="error" onClick={() => void remove.run(s.id)}>
+                <ConfirmButton
+                  size="small"
+                  question={`Delete the scenario "${s.name}"?`}
+                  consequence="Its executions and their simulations, transcripts and scores are deleted with it."
+                  confirmLabel="Delete scenario"
+                  onConfirm={() => remove.run(s.id)}
+                >
                   Delete
-                </Button>
+                </ConfirmButton>
               </TableCell>
             </TableRow>
           ))}

@@ -22,6 +22,7 @@ import { useScenarios, useSchedules, type Json } from '../stores/resources';
 import { client, useSession, wsInput } from '../stores/session';
 import {
   ActionButton,
+  ConfirmButton,
   ErrorNote,
   Page,
   fieldError,
@@ -171,13 +172,15 @@ export function Schedules() {
                 >
                   Run now
                 </Button>
-                <Button
+                <ConfirmButton
                   size="small"
-                  color="error"
-                  onClick={() => void act.run('schedules.delete', { schedule_id: s.id })}
+                  question={`Delete the schedule "${s.name}"?`}
+                  consequence="It stops running, and its list of runs goes with it; the executions stay."
+                  confirmLabel="Delete schedule"
+                  onConfirm={() => act.run('schedules.delete', { schedule_id: s.id })}
                 >
                   Delete
-                </Button>
+                </ConfirmButton>
               </TableCell>
             </TableRow>,
             open === s.id ? (

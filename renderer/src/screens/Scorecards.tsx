@@ -15,7 +15,15 @@ import {
 import { useEffect, useState } from 'react';
 import { useScorecards, type Json } from '../stores/resources';
 import { client, wsInput } from '../stores/session';
-import { ActionButton, ErrorNote, JsonField, Page, fieldError, useAction } from '../ui/common';
+import {
+  ActionButton,
+  ErrorNote,
+  JsonField,
+  Page,
+  fieldError,
+  useAction,
+  ConfirmButton,
+} from '../ui/common';
 
 const EXAMPLE = [
   {
@@ -132,9 +140,15 @@ export function Scorecards() {
                 <Button size="small" onClick={() => setEditing(s)}>
                   Edit
                 </Button>
-                <Button size="small" color="error" onClick={() => void remove.run(s.id)}>
+                <ConfirmButton
+                  size="small"
+                  question={`Delete the scorecard "${s.name}"?`}
+                  consequence="Its metrics are gone for good; past simulations keep their scores."
+                  confirmLabel="Delete scorecard"
+                  onConfirm={() => remove.run(s.id)}
+                >
                   Delete
-                </Button>
+                </ConfirmButton>
               </TableCell>
             </TableRow>
           ))}

@@ -1,7 +1,6 @@
 import {
   Alert,
   Box,
-  Button,
   Card,
   CardContent,
   FormControlLabel,
@@ -21,6 +20,8 @@ import type { Json } from '../stores/resources';
 import { client, useSession } from '../stores/session';
 import {
   ActionButton,
+  ConfirmButton,
+  ConnectionTestButton,
   ErrorNote,
   Page,
   fieldError,
@@ -90,9 +91,15 @@ function Keys() {
               <TableCell>{fmtDate(k.created_at)}</TableCell>
               <TableCell>{fmtDate(k.last_used_at)}</TableCell>
               <TableCell>
-                <Button size="small" color="error" onClick={() => void revoke.run(k.id)}>
+                <ConfirmButton
+                  size="small"
+                  question={`Revoke the key "${k.label}"?`}
+                  consequence="Every script and CI job using it is refused from now on."
+                  confirmLabel="Revoke key"
+                  onConfirm={() => revoke.run(k.id)}
+                >
                   Revoke
-                </Button>
+                </ConfirmButton>
               </TableCell>
             </TableRow>
           ))}
@@ -107,7 +114,7 @@ function ModelRole({
   current,
   onSaved,
 }: {
-  role: string;
+  role: 'caller' | 'judge' | 'replica';
   current: Json | null;
   onSaved: () => void;
 }) {
@@ -181,8 +188,20 @@ function ModelRole({
           Save {role}
         </ActionButton>
         {current?.source === 'settings' && (
-          <Button onClick={() => void remove.run()}>Remove</Button>
+          <ConfirmButton
+            color="warning"
+            question={`Remove the ${role} model?`}
+            consequence={`Its URL and key are forgotten; simulations needing a ${role} model cannot start until one is set.`}
+            confirmLabel="Remove"
+            onConfirm={() => remove.run()}
+          >
+            Remove
+          </ConfirmButton>
         )}
+        <ConnectionTestButton
+          label={`Test the ${role} model`}
+          test={() => client().invoke('settings.testModel', { role })}
+        />
       </Stack>
       <ErrorNote error={save.error ?? remove.error} />
     </Box>

@@ -1,5 +1,7 @@
-import type { InputOf } from '../client';
+import type { InputOf, OutputOf } from '../client';
 import {
+  Alert,
+  AlertTitle,
   Box,
   Button,
   Checkbox,
@@ -22,6 +24,7 @@ import {
 } from '@mui/material';
 import { BarChart } from '@mui/x-charts/BarChart';
 import { useEffect, useState } from 'react';
+import { useEngineRefresh } from '../stores/events';
 import { useTools, type Json } from '../stores/resources';
 import { client, useSession } from '../stores/session';
 import {
@@ -196,7 +199,7 @@ function TestConsole({ tool }: { tool: Json }) {
   const params: Json[] = tool.parameters ?? [];
   const [values, setValues] = useState<Record<string, string>>({});
   const [dryRun, setDryRun] = useState(false);
-  const [answer, setAnswer] = useState<Json | null>(null);
+  const [answer, setAnswer] = useState<OutputOf<'tools.test'> | null>(null);
   const test = useAction(async () => {
     const parameters: Json = {};
     for (const p of params) {
@@ -262,10 +265,26 @@ function TestConsole({ tool }: { tool: Json }) {
             {answer.success ? 'Success' : 'Failed'} · {answer.responseTime} ms · status{' '}
             {answer.statusCode ?? '—'} · attempts {answer.attempts}
           </Typography>
+          {answer.dryRun && (
+            <Typography variant="body2">Dry run: nothing was sent; the request below.</Typography>
+          )}
+          {answer.approvalRequired && (
+            <Alert severity="info" sx={{ my: 1 }}>
+              <AlertTitle>Approval required: not called</AlertTitle>
+              {answer.message}
+            </Alert>
+          )}
           {answer.error && (
             <Typography color="error">
               {answer.error.type}: {answer.error.message}
+              {answer.error.step && ` (step ${answer.error.step})`}
             </Typography>
+          )}
+          {answer.fallback && (
+            <Alert severity="warning" sx={{ my: 1 }}>
+              <AlertTitle>Fallback: {answer.fallback.action}</AlertTitle>
+              {answer.fallback.message ?? 'The agent is told the tool failed, without a message.'}
+            </Alert>
           )}
           {answer.warnings?.map((w: string) => (
             <Typography key={w} color="warning.main" variant="body2">
@@ -292,6 +311,12 @@ export function ToolDetail({ id }: { id: string }) {
     [id, tool.data?.version],
   );
   const analytics = useLoad(() => client().invoke('tools.analytics', { tool: id, days: 7 }), [id]);
+  // Calls from tests, simulations and call history: the figures follow them.
+  useEngineRefresh(
+    (e) => e.type === 'tools.called' && e.data.toolIds.includes(id),
+    () => void analytics.reload(),
+    1000,
+  );
   const save = useAction(async (t: Json) => {
     await client().invoke('tools.update', { ...(t as InputOf<'tools.create'>), tool: id });
     await tool.reload();

@@ -10,10 +10,15 @@ interface SessionState {
   /** Set when the page has no key (browser mode) or the key was refused. */
   needsKey: boolean;
   setClient: (client: Client, workspaceId: string) => void;
+  /** Shows another workspace (remembered for the next start); detail pages go back to their list. */
+  setWorkspace: (workspaceId: string) => void;
   setTheme: (theme: 'light' | 'dark') => void;
   navigate: (path: string) => void;
   askForKey: () => void;
 }
+
+/** Where the workspace last shown is remembered. */
+export const WORKSPACE_STORAGE = 'callbench.workspace';
 
 const routeOf = (hash: string): string[] => hash.replace(/^#\/?/, '').split('/').filter(Boolean);
 
@@ -24,6 +29,12 @@ export const useSession = create<SessionState>((set) => ({
   route: routeOf(location.hash),
   needsKey: false,
   setClient: (client, workspaceId) => set({ client, workspaceId, needsKey: false }),
+  setWorkspace(workspaceId) {
+    localStorage.setItem(WORKSPACE_STORAGE, workspaceId);
+    set({ workspaceId });
+    const [section] = useSession.getState().route;
+    useSession.getState().navigate(section ?? '');
+  },
   setTheme(theme) {
     localStorage.setItem('callbench.theme', theme);
     set({ theme });

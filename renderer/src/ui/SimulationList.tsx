@@ -7,6 +7,8 @@ import { ErrorNote, PassChip, StatusChip, fmtNum } from './common';
 
 const PAGE = 100;
 const ROW = 40;
+const DELETED = '(deleted)';
+const fmtTime = (iso: string) => new Date(iso).toLocaleTimeString();
 const COLUMNS = '1.6fr 0.9fr 0.9fr 0.7fr 0.7fr 0.8fr 0.6fr 0.9fr';
 
 /**
@@ -106,7 +108,7 @@ export function SimulationList({
           borderColor: 'divider',
         }}
       >
-        {['Simulation', 'Persona', 'Agent', 'Channel', 'Score', 'Result', 'Turns', 'Status'].map(
+        {['Scenario', 'Persona', 'Agent', 'Channel', 'Score', 'Result', 'Turns', 'Status'].map(
           (h) => (
             <div key={h} role="columnheader">
               {h}
@@ -153,9 +155,15 @@ export function SimulationList({
               >
                 {s ? (
                   <>
-                    <div>{s.id}</div>
-                    <div>{s.persona_id}</div>
-                    <div>{s.agent_id}</div>
+                    <Typography variant="body2" noWrap title={`simulation ${s.id}`}>
+                      {s.scenario_name ?? DELETED} · {fmtTime(s.created_at)}
+                    </Typography>
+                    <Typography variant="body2" noWrap>
+                      {s.persona_name ?? (s.persona_id ? DELETED : '—')}
+                    </Typography>
+                    <Typography variant="body2" noWrap>
+                      {s.agent_name ?? (s.agent_id ? DELETED : '—')}
+                    </Typography>
                     <div>{s.channel}</div>
                     <div>{fmtNum(s.score)}</div>
                     <div>

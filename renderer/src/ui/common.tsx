@@ -4,6 +4,11 @@ import {
   Box,
   Button,
   Chip,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogContentText,
+  DialogTitle,
   Stack,
   TextField,
   Typography,
@@ -201,3 +206,95 @@ export const fmtDate = (iso: string | null | undefined) =>
   iso ? new Date(iso).toLocaleString() : '—';
 export const fmtNum = (n: number | null | undefined, unit = '') =>
   n === null || n === undefined ? '—' : `${Math.round(n * 100) / 100}${unit}`;
+
+/** What a connection test answers (agents.testConnection, settings.testModel). */
+interface ConnectionTestResult {
+  ok: boolean;
+  latencyMs: number;
+  message: string;
+}
+
+/** "Test connection": runs `test` once and says what happened, in words, beside the button. */
+export function ConnectionTestButton({
+  label,
+  test,
+}: {
+  label: string;
+  test: () => Promise<ConnectionTestResult>;
+}) {
+  const action = useAction(test);
+  const [result, setResult] = useState<ConnectionTestResult | null>(null);
+  return (
+    <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+      <Button
+        variant="outlined"
+        disabled={action.busy}
+        aria-label={label}
+        onClick={() => void action.run().then((r) => setResult(r ?? null))}
+      >
+        {action.busy ? 'Testing…' : 'Test connection'}
+      </Button>
+      {result && !action.busy && (
+        <Alert severity={result.ok ? 'success' : 'warning'} sx={{ py: 0 }} role="status">
+          {result.message}
+          {result.ok && ` (${result.latencyMs} ms)`}
+        </Alert>
+      )}
+      <ErrorNote error={action.error} />
+    </Stack>
+  );
+}
+
+/**
+ * A button for something that cannot be undone: it asks first, naming what will be lost, and
+ * acts only on the second, deliberate click.
+ */
+export function ConfirmButton({
+  children,
+  question,
+  consequence,
+  confirmLabel,
+  onConfirm,
+  color = 'error',
+  size,
+  disabled,
+}: {
+  children: ReactNode;
+  /** The dialog's title, e.g. `Delete the persona "Frank"?` */
+  question: string;
+  /** What happens, in a sentence. */
+  consequence: string;
+  confirmLabel: string;
+  onConfirm: () => unknown;
+  color?: 'error' | 'warning' | 'inherit' | 'primary';
+  size?: 'small' | 'medium';
+  disabled?: boolean;
+}) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <Button size={size} color={color} disabled={disabled} onClick={() => setOpen(true)}>
+        {children}
+      </Button>
+      <Dialog open={open} onClose={() => setOpen(false)}>
+        <DialogTitle>{question}</DialogTitle>
+        <DialogContent>
+          <DialogContentText>{consequence}</DialogContentText>
+        </DialogContent>
+        <DialogActions>
+          <Button onClick={() => setOpen(false)}>Keep it</Button>
+          <Button
+            color={color}
+            variant="contained"
+            onClick={() => {
+              setOpen(false);
+              void onConfirm();
+            }}
+          >
+            {confirmLabel}
+          </Button>
+        </DialogActions>
+      </Dialog>
+    </>
+  );
+}

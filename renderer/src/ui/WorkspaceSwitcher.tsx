@@ -1,0 +1,87 @@
+import {
+  Button,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  Divider,
+  MenuItem,
+  Select,
+  TextField,
+} from '@mui/material';
+import { useState } from 'react';
+import { client, useSession } from '../stores/session';
+import { ActionButton, ErrorNote, fieldError, useAction, useLoad } from './common';
+
+const NEW = '__new__';
+
+/** The workspace every screen shows, in the app bar: switch between them, or start a new one. */
+export function WorkspaceSwitcher() {
+  const { workspaceId, setWorkspace } = useSession();
+  const workspaces = useLoad(() => client().invoke('workspaces.list'), []);
+  const [creating, setCreating] = useState(false);
+  const [name, setName] = useState('');
+  const create = useAction(async () => {
+    const { workspace } = await client().invoke('workspaces.create', { name });
+    await workspaces.reload();
+    setCreating(false);
+    setName('');
+    setWorkspace(workspace.id);
+  });
+  const list = workspaces.data?.workspaces ?? [];
+  const current = list.find((w) => w.id === workspaceId)?.id ?? '';
+  return (
+    <>
+      <Select
+        variant="standard"
+        value={current}
+        onChange={(e) =>
+          e.target.value === NEW ? setCreating(true) : setWorkspace(e.target.value)
+        }
+        inputProps={{ 'aria-label': 'Workspace' }}
+        sx={{
+          color: 'inherit',
+          minWidth: 160,
+          mr: 1,
+          '& .MuiSvgIcon-root': { color: 'inherit' },
+          '&:before, &:hover:not(.Mui-disabled):before': { borderColor: 'rgba(255,255,255,0.4)' },
+        }}
+      >
+        {list.map((w) => (
+          <MenuItem key={w.id} value={w.id}>
+            {w.name}
+          </MenuItem>
+        ))}
+        <Divider />
+        <MenuItem value={NEW}>New workspace…</MenuItem>
+      </Select>
+      <Dialog open={creating} onClose={() => setCreating(false)}>
+        <DialogTitle>New workspace</DialogTitle>
+        <DialogContent>
+          <TextField
+            autoFocus
+            fullWidth
+            sx={{ mt: 1 }}
+            label="Name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            error={Boolean(fieldError(create.error, 'name'))}
+            helperText={
+              fieldError(create.error, 'name') ??
+              'Personas, scenarios, scorecards, executions and schedules are kept per workspace'
+            }
+          />
+          <ErrorNote
+            error={create.error && !fieldError(create.error, 'name') ? create.error : null}
+          />
+        </DialogContent>
+        <DialogActions>
+          <Button onClick={() => setCreating(false)}>Cancel</Button>
+          <ActionButton busy={create.busy} onClick={() => void create.run()}>
+            Create workspace
+          </ActionButton>
+        </DialogActions>
+      </Dialog>
+    </>
+  );
+}
