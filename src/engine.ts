@@ -55,6 +55,8 @@ export interface EngineOptions {
   maxTurns?: number;
   maxDurationMs?: number;
   modelPolicy?: ModelPolicy;
+  /** Check every answer against its operation's response schema (tests: undocumented fields fail). */
+  checkOutputs?: boolean;
 }
 
 export interface StartResult {
@@ -229,7 +231,7 @@ export function createEngine(options: EngineOptions): Engine {
         }
         if (exclusive) stopEvaluator = evaluator.start();
         if (exclusive) sync.schedule(options.syncIntervalMinutes ?? 15);
-        invoke = createInvoker(catalogue, services);
+        invoke = createInvoker(catalogue, services, { checkOutputs: options.checkOutputs });
         return bootstrap(store, exclusive);
       } catch (err) {
         db?.close();

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { assertShallow } from '../json-depth.js';
+import { outputProblems } from './output-check.js';
 import { AppError, forbidden, notFound, validationError, type ErrorDetail } from '../errors.js';
 import {
   isWorkspaceOperation,
@@ -87,7 +88,11 @@ export interface InvokeResult {
  * only on workspace operations), validates the input against the operation's schema, checks the
  * workspace exists, then calls the handler.
  */
-export function createInvoker(catalogue: Operation[], services: EngineServices) {
+export function createInvoker(
+  catalogue: Operation[],
+  services: EngineServices,
+  options: { checkOutputs?: boolean } = {},
+) {
   const byName = new Map(catalogue.map((op) => [op.name, op]));
 
   return async function invoke(name: string, raw: unknown, caller: Caller): Promise<InvokeResult> {
@@ -111,9 +116,24 @@ export function createInvoker(catalogue: Operation[], services: EngineServices) 
       throw notFound('workspace', parsed.workspace_id as string);
     }
     const out = await op.handler(parsed, { ...services, caller });
-    if (out instanceof WithStatus) return { status: out.status, data: out.data };
-    return { status: op.http?.status ?? 200, data: out };
+    const result: InvokeResult =
+      out instanceof WithStatus
+        ? { status: out.status, data: out.data }
+        : { status: op.http?.status ?? 200, data: out };
+    if (options.checkOutputs && op.output) assertDocumented(op, result.data);
+    return result;
   };
+}
+
+/** Tests run with this on: an answer its OpenAPI schema does not describe is a 500, named. */
+function assertDocumented(op: Operation, data: unknown): void {
+  const problems = outputProblems(op.output!, data);
+  if (problems.length)
+    throw new AppError(
+      'undocumented_output',
+      500,
+      `${op.name} answered outside its response schema: ${problems.slice(0, 10).join('; ')}`,
+    );
 }
 
 export type Invoke = ReturnType<typeof createInvoker>;

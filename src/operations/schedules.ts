@@ -3,7 +3,7 @@ import { isoNow } from '../clock.js';
 import { invalidField, notFound, validationError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
 import { cronFor, isTimeZone, nextSlot, parseEndCondition } from '../schedules/periodicity.js';
-import type { Schedule } from '../store/schedules.js';
+import type { Schedule, ScheduleRun } from '../store/schedules.js';
 import {
   Deleted,
   Id,
@@ -52,6 +52,17 @@ const RunSchema = z.object({
     .nullable()
     .describe("The started execution's status and result; null when none started"),
 });
+
+/** A run with its execution's status and result, as the runs list and a run by hand answer it. */
+function withResult(ctx: OperationContext, workspaceId: string, run: ScheduleRun) {
+  const e = run.executionId
+    ? ctx.store.simulations.execution(workspaceId, run.executionId)
+    : undefined;
+  const result = e
+    ? { status: e.status, counts: e.counts, avg_score: e.avg_score, pass_rate: e.pass_rate }
+    : null;
+  return { ...run, result };
+}
 
 const fields = {
   name: z.string().trim().min(1).max(200),
@@ -218,15 +229,9 @@ export const scheduleOperations = [
       if (!ctx.store.schedules.get(workspace_id, schedule_id))
         throw notFound('schedule', schedule_id);
       return {
-        runs: ctx.store.schedules.runs(schedule_id).map((run) => {
-          const e = run.executionId
-            ? ctx.store.simulations.execution(workspace_id, run.executionId)
-            : undefined;
-          const result = e
-            ? { status: e.status, counts: e.counts, avg_score: e.avg_score, pass_rate: e.pass_rate }
-            : null;
-          return { ...run, result };
-        }),
+        runs: ctx.store.schedules
+          .runs(schedule_id)
+          .map((run) => withResult(ctx, workspace_id, run)),
       };
     },
   }),
@@ -239,7 +244,8 @@ export const scheduleOperations = [
     handler({ workspace_id, schedule_id }, ctx) {
       const schedule = ctx.store.schedules.get(workspace_id, schedule_id);
       if (!schedule) throw notFound('schedule', schedule_id);
-      return { run: ctx.scheduler.runNow(workspace_id, schedule_id, schedule.scenarioId) };
+      const run = ctx.scheduler.runNow(workspace_id, schedule_id, schedule.scenarioId);
+      return { run: withResult(ctx, workspace_id, run) };
     },
   }),
   defineOperation({

@@ -30,6 +30,10 @@ const ToolSchema = z
     steps: z.array(z.record(z.string(), z.unknown())).optional(),
     aggregateResults: z.boolean().optional(),
     errorHandling: z.record(z.string(), z.unknown()).optional(),
+    logPayloads: z
+      .boolean()
+      .optional()
+      .describe('Full parameters and results are kept in the call log (secrets never)'),
     version: z.number().int(),
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -59,7 +59,8 @@ export async function startServer(
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir();
   const { ui, ...engineOptions } = options;
-  const engine = createEngine({ dataDir, ...engineOptions });
+  // Every answer in every test is checked against its published response schema.
+  const engine = createEngine({ dataDir, checkOutputs: true, ...engineOptions });
   const { firstApiKey } = engine.start();
   const url = await engine.listen(0, '127.0.0.1', ui);
   const port = Number(new URL(url).port);
