@@ -11,6 +11,7 @@ import { changedPaths } from './diff.js';
 import { CredentialsUnreadable, openCredentials, sealCredentials } from './credentials.js';
 import type { ProviderName } from './registry.js';
 import type { ConnectionTest } from '../domain/providers.js';
+import { reportedCalls } from '../tools/reported.js';
 import type { AgentSnapshot, NormalizedCall, ProviderAdapter, ProviderContext } from './types.js';
 
 export const FIRST_IMPORT_DAYS = 30;
@@ -86,13 +87,7 @@ function storeCallPage(
 ): void {
   const fresh = store.calls.upsert(agentId, page, clock.now());
   const at = isoNow(clock);
-  const toolIds = new Map<string, string>();
-  const toolIdOf = (name: string): string => {
-    let id = toolIds.get(name);
-    if (id === undefined)
-      toolIds.set(name, (id = store.tools.findByName(name)?.id ?? `ext_${name}`));
-    return id;
-  };
+  const logRow = reportedCalls(store, 'production');
   for (const { id, call } of fresh) {
     if (call.providerError)
       store.calls.addError(
@@ -104,21 +99,7 @@ function storeCallPage(
       );
     for (const tc of call.toolCalls) {
       const started = call.startedAt ? Date.parse(call.startedAt) : clock.now();
-      store.toolCalls.insert({
-        toolId: toolIdOf(tc.name),
-        toolName: tc.name,
-        agentId: agentId,
-        source: 'production',
-        startedMs: started,
-        durationMs: tc.latencyMs ?? 0,
-        outcome: tc.success === false ? 'http_error' : 'success',
-        statusCode: null,
-        attempts: 1,
-        errorMessage:
-          tc.success === false ? String(JSON.stringify(tc.result) ?? '').slice(0, 500) : null,
-        parameters: null,
-        result: null,
-      });
+      store.toolCalls.insert(logRow(tc, agentId, started));
       if (tc.success === false)
         store.calls.addError(agentId, at, 'tool_error', `Tool ${tc.name} failed during a call`, id);
     }

@@ -1,4 +1,4 @@
-import type { ChatSession } from '../providers/types.js';
+import type { CallToolCall, ChatSession } from '../providers/types.js';
 import { stripEnd } from './caller.js';
 import type { Turn } from './scoring.js';
 
@@ -20,14 +20,20 @@ export interface AgentUnderTest {
 
 /**
  * A deployed agent (provider chat API, or its own URL): the tools it reports calling become tool
- * turns. It ends the conversation when its channel says so, or with the end marker.
+ * turns, and are handed to `onToolCall` (the call log). It ends the conversation when its channel
+ * says so, or with the end marker.
  */
-export function chatAgent(session: ChatSession, startedAt: number): AgentUnderTest {
+export function chatAgent(
+  session: ChatSession,
+  startedAt: number,
+  onToolCall: (call: CallToolCall) => void = () => {},
+): AgentUnderTest {
   return {
     firstMessage: session.firstMessage,
     async reply(callerText, signal) {
       const answer = await session.send(callerText, signal);
       const said = stripEnd(answer.text);
+      answer.toolCalls.forEach(onToolCall);
       const toolTurns: Turn[] = answer.toolCalls.map((tc) => ({
         role: 'tool',
         text: '',

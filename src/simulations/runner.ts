@@ -15,6 +15,7 @@ import { effectiveConfiguration } from '../providers/view.js';
 import type { SecretBox } from '../secrets.js';
 import type { Store } from '../store/index.js';
 import type { Simulation } from '../store/simulations.js';
+import { reportedCalls } from '../tools/reported.js';
 import type { RuntimeDeps } from '../tools/types.js';
 import { resolveVariables } from './caller.js';
 import { converse, Interrupted } from './conversation.js';
@@ -143,7 +144,13 @@ export function createSimulationRunner(deps: RunnerDeps) {
           began,
         );
       } else {
-        agentUnderTest = chatAgent(await openAgentChat(agent, deps.secrets, deps.adapters), began);
+        // Tools the deployed agent reports calling go to the call log, like the replica's own.
+        const logRow = reportedCalls(store, 'simulation');
+        agentUnderTest = chatAgent(
+          await openAgentChat(agent, deps.secrets, deps.adapters),
+          began,
+          (call) => deps.tools.record(logRow(call, agent.id, Date.now() - (call.latencyMs ?? 0))),
+        );
       }
       const limits = simulationSettings(store, deps.defaults);
       const abort = holdSignal(sim.execution_id);
