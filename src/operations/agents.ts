@@ -365,6 +365,18 @@ export const agentOperations = [
       agent: z.string(),
       timeRange: z.string(),
       overallScore: z.number().nullable(),
+      simulations: z
+        .object({
+          total: z.number().int(),
+          passed: z.number().int(),
+          errored: z.number().int().describe('Ended in error: their own count'),
+          judged: z.number().int().describe('With a pass verdict, or errored'),
+        })
+        .describe("The window's ended simulations of this agent"),
+      passRate: z
+        .number()
+        .nullable()
+        .describe('Percent of judged simulations that passed; errored ones count as not passed'),
       categoryBreakdown: z.array(
         z.object({
           category: z.string(),

@@ -1,4 +1,5 @@
 import type { Store } from '../store/index.js';
+import type { EndedForAgent } from '../store/simulations.js';
 import type { MetricResult } from './scoring.js';
 
 /** A category's score must move by more than this many points to be a trend. */
@@ -31,7 +32,22 @@ function byCategory(
   return out;
 }
 
-/** The specification's Agent analytics record, from the agent's scored simulations. */
+/**
+ * How the window's simulations ended: passed, and errored (the agent could not be reached or
+ * answered in error) on their own. Judged ones (a pass verdict, or an error) make the pass rate,
+ * as everywhere else: an errored simulation counts as not passed.
+ */
+function simulationCounts(rows: EndedForAgent[]) {
+  const errored = rows.filter((r) => r.status === 'failed').length;
+  return {
+    total: rows.length,
+    passed: rows.filter((r) => r.passed === true).length,
+    errored,
+    judged: rows.filter((r) => r.passed !== null || r.status === 'failed').length,
+  };
+}
+
+/** The specification's Agent analytics record, from the agent's ended simulations. */
 export function agentAnalytics(store: Store, agentId: string, days: number, now: number) {
   const from = now - days * 86_400_000;
   const before = from - days * 86_400_000;
@@ -72,12 +88,22 @@ export function agentAnalytics(store: Store, agentId: string, days: number, now:
     })
     .sort((a, b) => a.category.localeCompare(b.category));
   const overallScore = mean(current.map((r) => r.score).filter((s): s is number => s !== null));
+  const simulations = simulationCounts(current);
+  const advice = recommend(categoryBreakdown, current.length);
+  if (simulations.errored)
+    advice.unshift(
+      `${simulations.errored} of ${simulations.total} simulations ended in error before they could be scored: test the agent's connection.`,
+    );
   return {
     agent: agentId,
     timeRange: `${days}d`,
     overallScore,
+    simulations,
+    passRate: simulations.judged
+      ? Math.round((10_000 * simulations.passed) / simulations.judged) / 100
+      : null,
     categoryBreakdown: categoryBreakdown.map(({ previous: _p, ...c }) => c),
-    recommendations: recommend(categoryBreakdown, current.length),
+    recommendations: advice,
   };
 }
 

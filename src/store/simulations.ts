@@ -75,6 +75,15 @@ export interface SimulationSummary extends RunNames {
   error: string | null;
 }
 
+/** A simulation of an agent that ended (scored, or in error): what its analytics read. */
+export interface EndedForAgent {
+  score: number | null;
+  results: MetricResult[];
+  status: 'completed' | 'failed';
+  passed: boolean | null;
+  at: string;
+}
+
 interface SimRow {
   id: string;
   execution_id: string;
@@ -403,18 +412,21 @@ export function createSimulationStore(db: Db) {
       ).get(scenarioId, sinceIso) as { rate: number | null; n: number };
     },
     /** Scores and metric results of an agent's simulations that ran between two times. */
-    scoredForAgent(
-      agentId: string,
-      fromIso: string,
-      toIso: string,
-    ): { score: number | null; results: MetricResult[]; at: string }[] {
+    scoredForAgent(agentId: string, fromIso: string, toIso: string): EndedForAgent[] {
       return (
         prepared(
           db,
-          `SELECT score, results, COALESCE(ended_at, created_at) AS at FROM simulations
+          `SELECT score, results, status, passed, COALESCE(ended_at, created_at) AS at FROM simulations
         WHERE agent_id = ? AND status IN ('completed', 'failed') AND COALESCE(ended_at, created_at) >= ? AND COALESCE(ended_at, created_at) <= ?`,
-        ).all(agentId, fromIso, toIso) as { score: number | null; results: string; at: string }[]
-      ).map((r) => ({ ...r, results: fromJson<MetricResult[]>(r.results) }));
+        ).all(agentId, fromIso, toIso) as (Omit<EndedForAgent, 'results' | 'passed'> & {
+          results: string;
+          passed: number | null;
+        })[]
+      ).map((r) => ({
+        ...r,
+        passed: r.passed === null ? null : r.passed === 1,
+        results: fromJson<MetricResult[]>(r.results),
+      }));
     },
     isCancelled(executionId: string): boolean {
       return (

@@ -88,6 +88,8 @@ describe('agent analytics: GET /v1/agents/{id}/analytics', () => {
       agent: 'agt_a',
       timeRange: '7d',
       overallScore: 65, // (90 + 70 + 35) / 3
+      simulations: { total: 3, passed: 2, errored: 0, judged: 3 },
+      passRate: 66.67,
       categoryBreakdown: [
         {
           category: 'accuracy',

@@ -76,5 +76,17 @@ describe('simulations that end in error count against the pass rate', () => {
     expect(listed[0].stats).toEqual(stats);
     const workspace = (await s.ws('GET', '/scenarios/stats')).body.data.stats;
     expect(workspace.errored_simulations).toBeGreaterThanOrEqual(1);
+    // Each agent's analytics: the broken one's simulation is errored, and not passed.
+    const analytics = async (id: string) =>
+      (await s.call('GET', `/v1/agents/${id}/analytics`)).body;
+    expect(await analytics(gone)).toMatchObject({
+      simulations: { total: 1, passed: 0, errored: 1, judged: 1 },
+      passRate: 0,
+      recommendations: [expect.stringContaining('1 of 1 simulations ended in error')],
+    });
+    expect(await analytics(good)).toMatchObject({
+      simulations: { total: 1, passed: 1, errored: 0 },
+      passRate: 100,
+    });
   });
 });

@@ -463,7 +463,12 @@ export function AgentDetail({ id }: { id: string }) {
             )}
             {tab === 4 && analytics.data && (
               <Box>
-                <Typography>Overall score: {fmtNum(analytics.data.overallScore)}</Typography>
+                <Typography>
+                  Overall score {fmtNum(analytics.data.overallScore)} · pass rate{' '}
+                  {fmtNum(analytics.data.passRate, '%')} · {analytics.data.simulations.total}{' '}
+                  simulations: {analytics.data.simulations.passed} passed,{' '}
+                  {analytics.data.simulations.errored} errored
+                </Typography>
                 {analytics.data.categoryBreakdown.length > 0 && (
                   <BarChart
                     height={260}
