@@ -1,8 +1,9 @@
-import { BrowserWindow, Notification, app, ipcMain, shell } from 'electron';
+import { BrowserWindow, Notification, app, dialog, ipcMain, shell } from 'electron';
 import Store from 'electron-store';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rendererPaths, startDesktop } from './app.js';
+import { AppError } from '../src/errors.js';
 import { installProcessGuards } from '../src/process-guards.js';
 import { DEFAULT_PREFS, type DesktopPrefs } from './prefs.js';
 
@@ -21,7 +22,12 @@ void startDesktop({
   prefs,
   ...rendererPaths(root),
   log,
-}).catch((err) => {
-  console.error('Callbench could not start:', err);
+}).catch((err: unknown) => {
+  // Known failures (data dir locked by another instance, damaged store, secret key) are one clear
+  // line, and a dialog for who started the app from a launcher; only the unexpected get a stack.
+  const message = err instanceof Error ? err.message : String(err);
+  console.error(`Callbench could not start: ${message}`);
+  if (!(err instanceof AppError)) console.error(err);
+  dialog.showErrorBox('Callbench could not start', message);
   app.exit(1);
 });

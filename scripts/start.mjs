@@ -19,14 +19,14 @@ const binaryPath = () => {
 if (!binaryPath() || !existsSync(binaryPath())) {
   console.error('Fetching the Electron binary (once)…');
   try {
+    // Its own output (a stack when offline) is kept back: the line below says what to do.
     execFileSync(process.execPath, [join(electronDir, 'install.js')], {
-      stdio: 'inherit',
+      stdio: 'pipe',
       env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '' },
     });
   } catch {
     console.error(
-      '\nThe Electron binary could not be downloaded (offline, or its host is unreachable).\n' +
-        'The same app runs in a browser: `npm run serve`, then open the address it prints.',
+      'callbench: the Electron binary could not be downloaded (offline, or its host is unreachable); the same app runs in a browser: `npm run serve`, then open the link it prints.',
     );
     process.exit(1);
   }

@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -37,6 +37,34 @@ describe('the built desktop bundle', () => {
       expect(lines.slice(-2)).toEqual(['quit-deferred true', 'exit 0']);
       expect(existsSync(join(userData, 'callbench.db'))).toBe(true);
       expect(existsSync(join(userData, 'desktop-preferences.json'))).toBe(true);
+    } finally {
+      rmSync(userData, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('a damaged store: one clear line and a dialog, exit 1, no stack', async () => {
+    execFileSync(process.execPath, ['scripts/build.mjs', 'desktop'], { stdio: 'ignore' });
+    const userData = tempDir();
+    writeFileSync(join(userData, 'callbench.db'), 'not a database');
+    try {
+      const run = promisify(execFile)(
+        process.execPath,
+        ['--import', './test/main/fake-electron/register.mjs', 'dist/main/index.mjs'],
+        { env: { ...process.env, FAKE_ELECTRON_USER_DATA: userData }, timeout: 30_000 },
+      );
+      const failed = (await run.then(
+        () => null,
+        (err: unknown) => err,
+      )) as { code: number; stdout: string; stderr: string } | null;
+      expect(failed).not.toBeNull();
+      expect(failed!.code).toBe(1);
+      const errors = failed!.stderr.trim().split('\n');
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(/^Callbench could not start: .*callbench\.db/);
+      expect(failed!.stdout).toContain('[dialog] Callbench could not start:');
+      expect(failed!.stdout).toContain('exit 1');
+      // Refused, never replaced.
+      expect(readFileSync(join(userData, 'callbench.db'), 'utf8')).toBe('not a database');
     } finally {
       rmSync(userData, { recursive: true, force: true });
     }

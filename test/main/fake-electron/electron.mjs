@@ -72,4 +72,8 @@ export class Notification {
   show() {}
 }
 export const shell = { openExternal: async () => {} };
-export default { app, BrowserWindow, ipcMain, Notification, shell };
+// A startup failure shows a box: here it is a line the test can read.
+export const dialog = {
+  showErrorBox: (title, content) => console.log(`[dialog] ${title}: ${content}`),
+};
+export default { app, BrowserWindow, dialog, ipcMain, Notification, shell };
