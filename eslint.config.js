@@ -52,21 +52,6 @@ export default tseslint.config(
     },
   },
   {
-    // Not yet done: the screens still read answers as the loose Json type rather than each
-    // operation's OperationOutput (the client itself is typed). Until they are converted, the
-    // no-unsafe-* family and no-explicit-any are off for screens and ui only; every other rule,
-    // and all of them everywhere else, hold. Remove this block when the screens are typed.
-    files: ['renderer/src/screens/**/*.tsx', 'renderer/src/ui/**/*.tsx'],
-    rules: {
-      '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unsafe-member-access': 'off',
-      '@typescript-eslint/no-unsafe-assignment': 'off',
-      '@typescript-eslint/no-unsafe-argument': 'off',
-      '@typescript-eslint/no-unsafe-call': 'off',
-      '@typescript-eslint/no-unsafe-return': 'off',
-    },
-  },
-  {
     files: ['renderer/**/*.{ts,tsx}'],
     plugins: { 'react-hooks': reactHooks },
     rules: reactHooks.configs.recommended.rules,

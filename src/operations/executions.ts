@@ -57,8 +57,18 @@ const SimulationSchema = z.object({
       text: z.string(),
       at_ms: z.number(),
       latency_ms: z.number().nullable(),
-      tool: z.unknown().optional(),
-      expectation: z.unknown().optional(),
+      tool: z
+        .object({
+          name: z.string(),
+          arguments: z.unknown(),
+          result: z.unknown(),
+          success: z.boolean().nullable().describe('null when the agent did not say'),
+        })
+        .optional(),
+      expectation: z
+        .object({ passed: z.boolean(), problems: z.array(z.string()) })
+        .optional()
+        .describe('Scripted lines: the expectation on this agent reply, when the line had one'),
     }),
   ),
   score: z.number().nullable(),

@@ -5,6 +5,7 @@ import { newId } from '../ids.js';
 import type { StoredTool, ToolDefinition } from '../store/tools.js';
 import {
   checkToolDefinition,
+  Parameter,
   TOOL_TYPES,
   ToolInput,
   type ToolInputValue,
@@ -23,7 +24,7 @@ const ToolSchema = z
     description: z.string(),
     type: z.enum(TOOL_TYPES),
     config: z.record(z.string(), z.unknown()).optional(),
-    parameters: z.array(z.record(z.string(), z.unknown())),
+    parameters: z.array(Parameter),
     responseMapping: z.record(z.string(), z.string()).optional(),
     rules: z.array(z.record(z.string(), z.unknown())).optional(),
     conditions: z.array(z.record(z.string(), z.unknown())).optional(),

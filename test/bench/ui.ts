@@ -103,9 +103,11 @@ async function timeToInteractive(page: Page, url: string): Promise<number> {
   await page.locator('[data-testid="simulation-list"][data-total]:not([data-total=""])').waitFor();
   await page.waitForFunction(() => {
     const list = document.querySelector('[data-testid="simulation-list"]')!;
+    // The first data row holds a simulation, not the placeholder of a page still loading.
+    const row = list.querySelector('[role="row"][aria-rowindex]');
     return (
       list.getAttribute('data-total') === '0' ||
-      list.querySelector('[role="row"] div')?.textContent?.startsWith('sim_')
+      (row !== null && !row.textContent?.includes('Loading'))
     );
   });
   return page.evaluate(

@@ -21,7 +21,7 @@ import {
 } from '@mui/material';
 import { BarChart } from '@mui/x-charts/BarChart';
 import { useEffect, useState } from 'react';
-import { useAgents, type Json } from '../stores/resources';
+import { useAgents } from '../stores/resources';
 import { client, useSession } from '../stores/session';
 import {
   ActionButton,
@@ -38,7 +38,12 @@ import {
   useLoad,
 } from '../ui/common';
 
-type AgentConfiguration = OperationOutput<'agents.get'>['configuration'];
+type Agent = OperationOutput<'agents.get'>;
+type AgentConfiguration = Agent['configuration'];
+type AgentCall = OperationOutput<'agents.calls'>['calls'][number];
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A configuration value in a table cell: objects as JSON, nothing as a dash. */
 const shown = (v: unknown): string => {
@@ -212,21 +217,24 @@ export function Agents() {
 }
 
 /** The overrides as an object: the value in force at each overridden path. */
-function overridesOf(agent: any): Json {
-  const out: Json = {};
-  for (const path of agent.overrides as string[]) {
+function overridesOf(agent: Agent): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const path of agent.overrides) {
     const keys = path.replace(/^configuration\./, '').split('.');
-    let value: any = agent.configuration;
-    for (const k of keys) value = value?.[k];
+    let value: unknown = agent.configuration;
+    for (const k of keys) value = isRecord(value) ? value[k] : undefined;
     let target = out;
-    keys.slice(0, -1).forEach((k) => (target = target[k] ??= {}));
+    for (const k of keys.slice(0, -1)) {
+      const next = target[k];
+      target = isRecord(next) ? next : (target[k] = {});
+    }
     target[keys.at(-1)!] = value;
   }
   return out;
 }
 
 /** Synced value and value in force side by side; the overrides themselves are edited as JSON. */
-function Configuration({ agent, onSaved }: { agent: any; onSaved: () => void }) {
+function Configuration({ agent, onSaved }: { agent: Agent; onSaved: () => void }) {
   const [overrides, setOverrides] = useState<unknown>(() => overridesOf(agent));
   const save = useAction(async () => {
     // The editor holds every override: what it no longer has goes back to the synced value.
@@ -327,7 +335,7 @@ export function AgentDetail({ id }: { id: string }) {
     await agent.reload();
   });
   const a = agent.data;
-  const [call, setCall] = useState<any>(null);
+  const [call, setCall] = useState<AgentCall | null>(null);
   return (
     <Page
       title={a ? `Agent: ${a.name}` : 'Agent'}
@@ -369,7 +377,7 @@ export function AgentDetail({ id }: { id: string }) {
               test={() => client().invoke('agents.testConnection', { agent_id: id })}
             />
           </Stack>
-          <Tabs value={tab} onChange={(_e, v) => setTab(v)} aria-label="Agent sections">
+          <Tabs value={tab} onChange={(_e, v: number) => setTab(v)} aria-label="Agent sections">
             <Tab label="Configuration" />
             <Tab label="Tools" />
             <Tab label="Calls" />
@@ -391,7 +399,7 @@ export function AgentDetail({ id }: { id: string }) {
                   </TableRow>
                 </TableHead>
                 <TableBody>
-                  {(tools.data?.tools ?? []).map((t: any) => (
+                  {(tools.data?.tools ?? []).map((t) => (
                     <TableRow key={t.name}>
                       <TableCell>{t.name}</TableCell>
                       <TableCell>{t.endpoint ?? '—'}</TableCell>
@@ -414,7 +422,7 @@ export function AgentDetail({ id }: { id: string }) {
                     </TableRow>
                   </TableHead>
                   <TableBody>
-                    {(calls.data?.calls ?? []).map((c: any) => (
+                    {(calls.data?.calls ?? []).map((c) => (
                       <TableRow
                         key={c.id}
                         hover
@@ -432,7 +440,7 @@ export function AgentDetail({ id }: { id: string }) {
                 </Table>
                 {call && (
                   <Box sx={{ flex: 1 }} aria-label="Call transcript">
-                    {(call.transcript ?? []).map((t: any, i: number) => (
+                    {(call.transcript ?? []).map((t, i) => (
                       <Typography key={i} variant="body2">
                         <b>{t.role}:</b> {t.text}
                       </Typography>
@@ -451,7 +459,7 @@ export function AgentDetail({ id }: { id: string }) {
                   </TableRow>
                 </TableHead>
                 <TableBody>
-                  {(versions.data?.versions ?? []).map((v: any) => (
+                  {(versions.data?.versions ?? []).map((v) => (
                     <TableRow key={v.version}>
                       <TableCell>{v.version}</TableCell>
                       <TableCell>{fmtDate(v.syncedAt)}</TableCell>
@@ -475,18 +483,18 @@ export function AgentDetail({ id }: { id: string }) {
                     xAxis={[
                       {
                         scaleType: 'band',
-                        data: analytics.data.categoryBreakdown.map((c: any) => c.category),
+                        data: analytics.data.categoryBreakdown.map((c) => c.category),
                       },
                     ]}
                     series={[
                       {
-                        data: analytics.data.categoryBreakdown.map((c: any) => c.score),
+                        data: analytics.data.categoryBreakdown.map((c) => c.score),
                         label: 'Score',
                       },
                     ]}
                   />
                 )}
-                {analytics.data.categoryBreakdown.map((c: any) => (
+                {analytics.data.categoryBreakdown.map((c) => (
                   <Typography key={c.category} variant="body2">
                     {c.category}: {c.score} ({c.trend}, {c.status.replace('_', ' ')})
                   </Typography>

@@ -1,4 +1,4 @@
-import type { InputOf } from '../client';
+import type { InputOf, OutputOf } from '../client';
 import {
   Box,
   Button,
@@ -14,10 +14,11 @@ import {
   TableHead,
   TableRow,
   TextField,
+  type TextFieldProps,
   Typography,
 } from '@mui/material';
 import { useEffect, useState } from 'react';
-import { useAlerts, type Json } from '../stores/resources';
+import { useAlerts } from '../stores/resources';
 import { client } from '../stores/session';
 import { useEngineRefresh } from '../stores/events';
 import {
@@ -42,8 +43,21 @@ const OPERATORS = [
   'equals',
 ];
 
+/** The new-alert form, as typed: the condition and notifications are built from it on save. */
+interface AlertForm {
+  name: string;
+  severity: string;
+  type: string;
+  target: string;
+  metric: string;
+  operator: string;
+  threshold: string;
+  timeWindow: string;
+  email: string;
+}
+
 function AlertEditor({ onClose }: { onClose: (saved: boolean) => void }) {
-  const [form, setForm] = useState<Json>({
+  const [form, setForm] = useState<AlertForm>({
     name: '',
     severity: 'medium',
     type: 'tool_performance',
@@ -62,7 +76,7 @@ function AlertEditor({ onClose }: { onClose: (saved: boolean) => void }) {
         : form.type === 'scenario_failure'
           ? 'scenarioId'
           : 'agentId';
-    const condition: Json = {
+    const condition: Record<string, unknown> = {
       type: form.type,
       [targetKey]: form.target || undefined,
       timeWindow: form.timeWindow || undefined,
@@ -74,27 +88,29 @@ function AlertEditor({ onClose }: { onClose: (saved: boolean) => void }) {
         threshold: Number(form.threshold),
       });
     const notifications = {
-      ...(extra as Json),
-      ...(form.email ? { email: form.email.split(',').map((e: string) => e.trim()) } : {}),
+      ...(extra as Record<string, unknown>),
+      ...(form.email ? { email: form.email.split(',').map((e) => e.trim()) } : {}),
     };
     await client().invoke('alerts.create', {
       name: form.name,
-      severity: form.severity,
+      severity: form.severity as InputOf<'alerts.create'>['severity'],
       // Built from the form's fields; the engine validates it and names any bad one.
       condition: condition as InputOf<'alerts.create'>['condition'],
       notifications,
     });
     onClose(true);
   });
-  const f = (k: string, label: string, extra2: Json = {}) => (
+  const f = (
+    k: keyof AlertForm,
+    label: string,
+    { hint, ...extra2 }: TextFieldProps & { hint?: string } = {},
+  ) => (
     <TextField
       label={label}
       value={form[k]}
       onChange={(e) => setForm({ ...form, [k]: e.target.value })}
       error={Boolean(fieldError(save.error, k) ?? fieldError(save.error, `condition.${k}`))}
-      helperText={
-        fieldError(save.error, k) ?? fieldError(save.error, `condition.${k}`) ?? extra2.hint
-      }
+      helperText={fieldError(save.error, k) ?? fieldError(save.error, `condition.${k}`) ?? hint}
       {...extra2}
     />
   );
@@ -177,11 +193,11 @@ function AlertEvents({ id }: { id: string }) {
       {(events.data?.events ?? []).length === 0 && (
         <Typography variant="body2">No events yet.</Typography>
       )}
-      {(events.data?.events ?? []).map((e: Json) => (
+      {(events.data?.events ?? []).map((e) => (
         <Typography key={e.id} variant="body2">
           {fmtDate(e.at)} · {e.state} · value {e.value} ·{' '}
           {(e.deliveries ?? [])
-            .map((d: Json) => `${d.channel}: ${d.delivered ? 'sent' : `failed (${d.error})`}`)
+            .map((d) => `${d.channel}: ${d.delivered ? 'sent' : `failed (${d.error})`}`)
             .join(', ')}
         </Typography>
       ))}
@@ -193,7 +209,7 @@ export function Alerts({ focus }: { focus?: string }) {
   const { items, error, load } = useAlerts();
   const [creating, setCreating] = useState(false);
   const [open, setOpen] = useState<string | null>(focus ?? null);
-  const [testResult, setTestResult] = useState<Json | null>(null);
+  const [testResult, setTestResult] = useState<OutputOf<'alerts.test'> | null>(null);
   useEffect(() => void load(), [load]);
   // A new focus (a notification clicked) opens that alert: state adjusted while rendering.
   const [focused, setFocused] = useState(focus);
@@ -206,7 +222,7 @@ export function Alerts({ focus }: { focus?: string }) {
     () => void load(),
   );
   const test = useAction(async (id: string) =>
-    setTestResult({ id, ...(await client().invoke('alerts.test', { alert_id: id })) }),
+    setTestResult(await client().invoke('alerts.test', { alert_id: id })),
   );
   const remove = useAction(async (id: string) => {
     await client().invoke('alerts.delete', { alert_id: id });
@@ -225,7 +241,7 @@ export function Alerts({ focus }: { focus?: string }) {
       {testResult && (
         <Box role="status" aria-label="Test notification result" sx={{ mb: 2 }}>
           <Typography>Test notification sent:</Typography>
-          {testResult.results.map((r: Json) => (
+          {testResult.results.map((r) => (
             <Typography
               key={r.channel}
               variant="body2"

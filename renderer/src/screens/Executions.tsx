@@ -14,7 +14,7 @@ import {
   Typography,
 } from '@mui/material';
 import { useEffect, useState } from 'react';
-import { useExecutions, type Json } from '../stores/resources';
+import { useExecutions } from '../stores/resources';
 import { client, useSession, wsInput } from '../stores/session';
 import { changesExecution, useEngineRefresh } from '../stores/events';
 import { SimulationList } from '../ui/SimulationList';
@@ -168,7 +168,7 @@ export function ExecutionDetail({ id }: { id: string }) {
   );
 }
 
-const ROLE_STYLE: Record<string, Json> = {
+const ROLE_STYLE = {
   caller: { alignSelf: 'flex-start', bgcolor: 'action.selected' },
   agent: { alignSelf: 'flex-end', bgcolor: 'primary.main', color: 'primary.contrastText' },
   tool: {
@@ -218,7 +218,7 @@ export function SimulationDetail({ id }: { id: string }) {
             </Stack>
             {s.error && <Typography color="error">{s.error}</Typography>}
             <Stack spacing={1} aria-label="Transcript" role="log">
-              {s.turns.map((t: Json, i: number) => (
+              {s.turns.map((t, i) => (
                 <Box
                   key={i}
                   sx={{ maxWidth: '75%', p: 1.2, borderRadius: 2, ...ROLE_STYLE[t.role] }}
@@ -228,7 +228,7 @@ export function SimulationDetail({ id }: { id: string }) {
                     {t.role} · {(t.at_ms / 1000).toFixed(1)} s
                     {t.latency_ms !== null ? ` · ${t.latency_ms} ms` : ''}
                   </Typography>
-                  {t.role === 'tool' ? (
+                  {t.role === 'tool' && t.tool ? (
                     <span>
                       {t.tool.name}({JSON.stringify(t.tool.arguments)}) →{' '}
                       {JSON.stringify(t.tool.result)}
@@ -251,7 +251,7 @@ export function SimulationDetail({ id }: { id: string }) {
               Metrics
             </Typography>
             {s.results.length === 0 && <Typography>No metric applied.</Typography>}
-            {s.results.map((r: Json) => (
+            {s.results.map((r) => (
               <Card key={r.metric_id} variant="outlined" sx={{ mb: 1 }}>
                 <CardContent>
                   <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>

@@ -14,9 +14,11 @@ import {
   TablePagination,
   TableRow,
   TextField,
+  type TextFieldProps,
 } from '@mui/material';
 import { useEffect, useState } from 'react';
-import { usePersonas, type Json } from '../stores/resources';
+import type { InputOf, OutputOf } from '../client';
+import { usePersonas } from '../stores/resources';
 import { client, wsInput } from '../stores/session';
 import {
   ActionButton,
@@ -29,19 +31,33 @@ import {
   useAction,
 } from '../ui/common';
 
-const EMOTIONS = [
-  'neutral',
-  'happy',
-  'calm',
-  'confused',
-  'frustrated',
-  'angry',
-  'anxious',
-  'impatient',
-  'sad',
-  'skeptical',
-];
-const DIFFICULTIES = ['easy', 'medium', 'hard', 'very_hard'];
+/** What the editor edits: the whole persona, as personas.get answers it. */
+type Persona = OutputOf<'personas.get'>['persona'];
+type PersonaForm = Omit<InputOf<'personas.create'>, 'workspace_id'>;
+type Emotion = NonNullable<PersonaForm['emotion']>;
+type Difficulty = NonNullable<PersonaForm['difficulty']>;
+
+// Keys of a record over the catalogue's own enums: adding a value there fails to compile here.
+const EMOTION_SET: Record<Emotion, true> = {
+  neutral: true,
+  happy: true,
+  calm: true,
+  confused: true,
+  frustrated: true,
+  angry: true,
+  anxious: true,
+  impatient: true,
+  sad: true,
+  skeptical: true,
+};
+const DIFFICULTY_SET: Record<Difficulty, true> = {
+  easy: true,
+  medium: true,
+  hard: true,
+  very_hard: true,
+};
+const EMOTIONS = Object.keys(EMOTION_SET) as Emotion[];
+const DIFFICULTIES = Object.keys(DIFFICULTY_SET) as Difficulty[];
 const SORTS = [
   ['createdAt', 'Created'],
   ['updatedAt', 'Updated'],
@@ -53,18 +69,27 @@ function PersonaEditor({
   persona,
   onClose,
 }: {
-  persona: Json | null;
+  persona: Persona | null;
   onClose: (saved: boolean) => void;
 }) {
-  const [form, setForm] = useState<Json>(
-    persona ?? {
-      name: '',
-      prompt: '',
-      language: 'en',
-      emotion: 'neutral',
-      difficulty: 'medium',
-      tags: [],
-    },
+  const [form, setForm] = useState<PersonaForm>(() =>
+    persona
+      ? {
+          name: persona.name,
+          prompt: persona.prompt,
+          language: persona.language,
+          emotion: persona.emotion,
+          difficulty: persona.difficulty,
+          tags: persona.tags,
+        }
+      : {
+          name: '',
+          prompt: '',
+          language: 'en',
+          emotion: 'neutral',
+          difficulty: 'medium',
+          tags: [],
+        },
   );
   const save = useAction(async () => {
     const body = {
@@ -75,12 +100,16 @@ function PersonaEditor({
       difficulty: form.difficulty,
       tags: form.tags,
     };
-    if (persona?.id)
+    if (persona)
       await client().invoke('personas.update', wsInput({ persona_id: persona.id, ...body }));
     else await client().invoke('personas.create', wsInput(body));
     onClose(true);
   });
-  const text = (k: string, label: string, extra: Json = {}) => (
+  const text = (
+    k: 'name' | 'prompt' | 'language' | 'emotion' | 'difficulty',
+    label: string,
+    extra: TextFieldProps = {},
+  ) => (
     <TextField
       label={label}
       value={form[k] ?? ''}
@@ -92,7 +121,7 @@ function PersonaEditor({
   );
   return (
     <Dialog open onClose={() => onClose(false)} fullWidth>
-      <DialogTitle>{persona?.id ? 'Edit persona' : 'New persona'}</DialogTitle>
+      <DialogTitle>{persona ? 'Edit persona' : 'New persona'}</DialogTitle>
       <DialogContent>
         <Stack spacing={2} sx={{ mt: 1 }}>
           {text('name', 'Name')}
@@ -154,7 +183,7 @@ export function Personas() {
   });
   const [page, setPage] = useState(0);
   const [rowsPerPage, setRowsPerPage] = useState(25);
-  const [editing, setEditing] = useState<Json | null | undefined>(undefined);
+  const [editing, setEditing] = useState<Persona | null | undefined>(undefined);
   const query = () => ({
     ...Object.fromEntries(Object.entries(q).filter(([, v]) => v)),
     limit: rowsPerPage,

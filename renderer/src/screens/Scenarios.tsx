@@ -1,3 +1,4 @@
+import type { InputOf, OutputOf } from '../client';
 import {
   Box,
   Button,
@@ -17,13 +18,7 @@ import {
   Typography,
 } from '@mui/material';
 import { useEffect, useState } from 'react';
-import {
-  useAgents,
-  usePersonas,
-  useScenarios,
-  useScorecards,
-  type Json,
-} from '../stores/resources';
+import { useAgents, usePersonas, useScenarios, useScorecards } from '../stores/resources';
 import { client, useSession, wsInput } from '../stores/session';
 import { changesExecution, useEngineRefresh } from '../stores/events';
 import {
@@ -38,11 +33,45 @@ import {
   useAction,
 } from '../ui/common';
 
+type Scenario = OutputOf<'scenarios.list'>['scenarios'][number];
+type ScenarioInput = InputOf<'scenarios.create'>;
+type Execution = OutputOf<'executions.get'>['execution'];
+
+/**
+ * The editor's form. Variables and script are JSON the tester writes: kept as typed, and the
+ * engine validates them on save and names any bad field.
+ */
+interface ScenarioForm {
+  name: string;
+  prompt: string;
+  personas: string[];
+  targetAgents: string[];
+  scorecard: string;
+  expectedOutcome: string;
+  promptVariables: unknown;
+  script: unknown;
+}
+
+const formOf = (s: Scenario | null): ScenarioForm => ({
+  name: s?.name ?? '',
+  prompt: s?.prompt ?? '',
+  personas: s?.personas ?? [],
+  targetAgents: s?.targetAgents ?? [],
+  scorecard: s?.scorecard ?? '',
+  expectedOutcome: s?.expectedOutcome ?? '',
+  promptVariables: s?.promptVariables ?? [],
+  script: s?.script ?? null,
+});
+
+/** A multiple select answers a list (or, typed in by autofill, one comma-separated string). */
+const listOf = (v: unknown): string[] =>
+  Array.isArray(v) ? v.map(String) : String(v).split(',').filter(Boolean);
+
 function ScenarioEditor({
   scenario,
   onClose,
 }: {
-  scenario: Json | null;
+  scenario: Scenario | null;
   onClose: (saved: boolean) => void;
 }) {
   const personas = usePersonas();
@@ -53,18 +82,7 @@ function ScenarioEditor({
     void agents.load();
     void scorecards.load({ limit: 100 });
   }, []);
-  const [form, setForm] = useState<Json>(
-    scenario ?? {
-      name: '',
-      prompt: '',
-      personas: [],
-      targetAgents: [],
-      scorecard: null,
-      promptVariables: [],
-      script: null,
-      expectedOutcome: '',
-    },
-  );
+  const [form, setForm] = useState<ScenarioForm>(() => formOf(scenario));
   const save = useAction(async () => {
     const body = {
       name: form.name,
@@ -72,11 +90,13 @@ function ScenarioEditor({
       personas: form.personas,
       targetAgents: form.targetAgents,
       scorecard: form.scorecard || null,
-      promptVariables: form.promptVariables ?? [],
-      script: form.script?.length ? form.script : null,
+      promptVariables: (form.promptVariables ?? []) as ScenarioInput['promptVariables'],
+      script: (Array.isArray(form.script) && form.script.length
+        ? form.script
+        : null) as ScenarioInput['script'],
       expectedOutcome: form.expectedOutcome || null,
     };
-    if (scenario?.id)
+    if (scenario)
       await client().invoke('scenarios.update', wsInput({ scenario_id: scenario.id, ...body }));
     else await client().invoke('scenarios.create', wsInput(body));
     onClose(true);
@@ -87,7 +107,7 @@ function ScenarioEditor({
   });
   return (
     <Dialog open onClose={() => onClose(false)} fullWidth maxWidth="md">
-      <DialogTitle>{scenario?.id ? 'Edit scenario' : 'New scenario'}</DialogTitle>
+      <DialogTitle>{scenario ? 'Edit scenario' : 'New scenario'}</DialogTitle>
       <DialogContent>
         <Stack spacing={2} sx={{ mt: 1 }}>
           <TextField
@@ -109,7 +129,7 @@ function ScenarioEditor({
             label="Personas"
             slotProps={{ select: { multiple: true } }}
             value={form.personas}
-            onChange={(e) => setForm({ ...form, personas: e.target.value })}
+            onChange={(e) => setForm({ ...form, personas: listOf(e.target.value) })}
             {...err('personas')}
           >
             {personas.items.map((p) => (
@@ -123,7 +143,7 @@ function ScenarioEditor({
             label="Target agents"
             slotProps={{ select: { multiple: true } }}
             value={form.targetAgents}
-            onChange={(e) => setForm({ ...form, targetAgents: e.target.value })}
+            onChange={(e) => setForm({ ...form, targetAgents: listOf(e.target.value) })}
             {...err('targetAgents')}
           >
             {agents.items.map((a) => (
@@ -135,7 +155,7 @@ function ScenarioEditor({
           <TextField
             select
             label="Scorecard"
-            value={form.scorecard ?? ''}
+            value={form.scorecard}
             onChange={(e) => setForm({ ...form, scorecard: e.target.value })}
             {...err('scorecard')}
           >
@@ -148,7 +168,7 @@ function ScenarioEditor({
           </TextField>
           <TextField
             label="Expected outcome (judged)"
-            value={form.expectedOutcome ?? ''}
+            value={form.expectedOutcome}
             onChange={(e) => setForm({ ...form, expectedOutcome: e.target.value })}
             {...err('expectedOutcome')}
           />
@@ -178,18 +198,23 @@ function ScenarioEditor({
 }
 
 /** Asks for the variables, starts the execution, then follows it to the end with a progress bar. */
-function ExecuteDialog({ scenario, onClose }: { scenario: Json; onClose: () => void }) {
+function ExecuteDialog({ scenario, onClose }: { scenario: Scenario; onClose: () => void }) {
   const [values, setValues] = useState<Record<string, string>>({});
   const [runs, setRuns] = useState('1');
   const [channel, setChannel] = useState('');
-  const [execution, setExecution] = useState<Json | null>(null);
+  // What execute answered, completed with counts, until executions.get answers the whole record.
+  const [execution, setExecution] = useState<
+    | (Pick<Execution, 'id' | 'status' | 'simulations_created' | 'counts'> &
+        Partial<Pick<Execution, 'pass_rate' | 'avg_score'>>)
+    | null
+  >(null);
   const navigate = useSession((s) => s.navigate);
   const start = useAction(async () => {
     const variables = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== ''));
     const { execution: e } = await client().invoke(
       'scenarios.execute',
       wsInput({
-        scenario_id: String(scenario.id),
+        scenario_id: scenario.id,
         variables,
         runs: Number(runs),
         ...(channel ? { channel: channel as 'provider' | 'http' | 'replica' } : {}),
@@ -225,7 +250,7 @@ function ExecuteDialog({ scenario, onClose }: { scenario: Json; onClose: () => v
       <DialogContent>
         {!execution && (
           <Stack spacing={2} sx={{ mt: 1 }}>
-            {scenario.promptVariables.map((v: Json) => (
+            {scenario.promptVariables.map((v) => (
               <TextField
                 key={v.name}
                 label={v.name}
@@ -280,8 +305,8 @@ function ExecuteDialog({ scenario, onClose }: { scenario: Json; onClose: () => v
               aria-valuetext={`${ended} of ${total}`}
             />
             <Typography variant="body2" data-testid="execution-progress">
-              {ended} of {total} ended · {c.running} running · {c.completed} completed · {c.failed}{' '}
-              failed
+              {ended} of {total} ended · {execution.counts.running} running ·{' '}
+              {execution.counts.completed} completed · {execution.counts.failed} failed
             </Typography>
             {ended === total && (
               <Typography sx={{ mt: 1 }}>
@@ -311,8 +336,8 @@ function ExecuteDialog({ scenario, onClose }: { scenario: Json; onClose: () => v
 
 export function Scenarios() {
   const { items, error, load } = useScenarios();
-  const [editing, setEditing] = useState<Json | null | undefined>(undefined);
-  const [executing, setExecuting] = useState<Json | null>(null);
+  const [editing, setEditing] = useState<Scenario | null | undefined>(undefined);
+  const [executing, setExecuting] = useState<Scenario | null>(null);
   useEffect(() => void load({ limit: 100 }), [load]);
   // Each finished simulation changes its scenario's counts and pass rate: the list follows, live.
   useEngineRefresh(

@@ -1,4 +1,3 @@
-import type { OperationName } from '../../../preload/operations';
 import {
   Box,
   Button,
@@ -16,9 +15,10 @@ import {
   TableRow,
   TextField,
   Typography,
+  type TextFieldProps,
 } from '@mui/material';
 import { useEffect, useState } from 'react';
-import { useScenarios, useSchedules, type Json } from '../stores/resources';
+import { useScenarios, useSchedules } from '../stores/resources';
 import { client, useSession, wsInput } from '../stores/session';
 import {
   ActionButton,
@@ -45,13 +45,17 @@ function ScheduleEditor({ onClose }: { onClose: (saved: boolean) => void }) {
     await client().invoke('schedules.create', wsInput(form));
     onClose(true);
   });
-  const field = (k: keyof typeof form, label: string, extra: Json = {}) => (
+  const field = (
+    k: keyof typeof form,
+    label: string,
+    { hint, ...extra }: TextFieldProps & { hint?: string } = {},
+  ) => (
     <TextField
       label={label}
       value={form[k]}
       onChange={(e) => setForm({ ...form, [k]: e.target.value })}
       error={Boolean(fieldError(save.error, k))}
-      helperText={fieldError(save.error, k) ?? extra.hint}
+      helperText={fieldError(save.error, k) ?? hint}
       {...extra}
     />
   );
@@ -118,8 +122,9 @@ export function Schedules() {
   const [creating, setCreating] = useState(false);
   const [open, setOpen] = useState<string | null>(null);
   useEffect(() => void load({ limit: 100 }), [load]);
-  const act = useAction(async (op: OperationName, input: Json) => {
-    await client().invoke(op, wsInput(input));
+  // Pause, run now, delete: each its own operation, then the list again.
+  const act = useAction(async (change: () => Promise<unknown>) => {
+    await change();
     await load({ limit: 100 });
   });
   return (
@@ -155,10 +160,12 @@ export function Schedules() {
                   checked={s.isActive}
                   slotProps={{ input: { 'aria-label': `Active: ${s.name}` } }}
                   onChange={(e) =>
-                    void act.run('schedules.update', {
-                      schedule_id: s.id,
-                      isActive: e.target.checked,
-                    })
+                    void act.run(() =>
+                      client().invoke(
+                        'schedules.update',
+                        wsInput({ schedule_id: s.id, isActive: e.target.checked }),
+                      ),
+                    )
                   }
                 />
               </TableCell>
@@ -168,7 +175,11 @@ export function Schedules() {
                 </Button>
                 <Button
                   size="small"
-                  onClick={() => void act.run('schedules.run', { schedule_id: s.id })}
+                  onClick={() =>
+                    void act.run(() =>
+                      client().invoke('schedules.run', wsInput({ schedule_id: s.id })),
+                    )
+                  }
                 >
                   Run now
                 </Button>
@@ -177,7 +188,11 @@ export function Schedules() {
                   question={`Delete the schedule "${s.name}"?`}
                   consequence="It stops running, and its list of runs goes with it; the executions stay."
                   confirmLabel="Delete schedule"
-                  onConfirm={() => act.run('schedules.delete', { schedule_id: s.id })}
+                  onConfirm={() =>
+                    act.run(() =>
+                      client().invoke('schedules.delete', wsInput({ schedule_id: s.id })),
+                    )
+                  }
                 >
                   Delete
                 </ConfirmButton>

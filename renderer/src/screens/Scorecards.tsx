@@ -13,7 +13,8 @@ import {
   TextField,
 } from '@mui/material';
 import { useEffect, useState } from 'react';
-import { useScorecards, type Json } from '../stores/resources';
+import type { OutputOf } from '../client';
+import { useScorecards } from '../stores/resources';
 import { client, wsInput } from '../stores/session';
 import {
   ActionButton,
@@ -24,6 +25,8 @@ import {
   useAction,
   ConfirmButton,
 } from '../ui/common';
+
+type Scorecard = OutputOf<'scorecards.list'>['scorecards'][number];
 
 const EXAMPLE = [
   {
@@ -40,13 +43,14 @@ function ScorecardEditor({
   scorecard,
   onClose,
 }: {
-  scorecard: Json | null;
+  scorecard: Scorecard | null;
   onClose: (saved: boolean) => void;
 }) {
   const [name, setName] = useState(scorecard?.name ?? '');
   const [threshold, setThreshold] = useState(String(scorecard?.passThreshold ?? 70));
+  // Edited as JSON: each metric as the tester wrote it, without the id the engine gave it.
   const [metrics, setMetrics] = useState<unknown>(
-    scorecard?.metrics?.map(({ id: _id, ...m }: Json) => m) ?? EXAMPLE,
+    scorecard?.metrics.map(({ id: _id, ...m }) => m) ?? EXAMPLE,
   );
   const save = useAction(async () => {
     // The metrics are JSON the tester wrote: the engine validates each and names any bad one.
@@ -55,17 +59,14 @@ function ScorecardEditor({
       passThreshold: Number(threshold),
       metrics: metrics as unknown[],
     };
-    if (scorecard?.id)
-      await client().invoke(
-        'scorecards.update',
-        wsInput({ scorecard_id: String(scorecard.id), ...body }),
-      );
+    if (scorecard)
+      await client().invoke('scorecards.update', wsInput({ scorecard_id: scorecard.id, ...body }));
     else await client().invoke('scorecards.create', wsInput(body));
     onClose(true);
   });
   return (
     <Dialog open onClose={() => onClose(false)} fullWidth maxWidth="md">
-      <DialogTitle>{scorecard?.id ? 'Edit scorecard' : 'New scorecard'}</DialogTitle>
+      <DialogTitle>{scorecard ? 'Edit scorecard' : 'New scorecard'}</DialogTitle>
       <DialogContent>
         <Stack spacing={2} sx={{ mt: 1 }}>
           <TextField
@@ -105,7 +106,7 @@ function ScorecardEditor({
 
 export function Scorecards() {
   const { items, error, load } = useScorecards();
-  const [editing, setEditing] = useState<Json | null | undefined>(undefined);
+  const [editing, setEditing] = useState<Scorecard | null | undefined>(undefined);
   useEffect(() => void load({ limit: 100 }), [load]);
   const remove = useAction(async (id: string) => {
     await client().invoke('scorecards.delete', wsInput({ scorecard_id: id }));
@@ -134,7 +135,7 @@ export function Scorecards() {
           {items.map((s) => (
             <TableRow key={s.id} hover>
               <TableCell>{s.name}</TableCell>
-              <TableCell>{s.metrics.map((m: Json) => m.name).join(', ')}</TableCell>
+              <TableCell>{s.metrics.map((m) => m.name).join(', ')}</TableCell>
               <TableCell>{s.passThreshold}</TableCell>
               <TableCell>
                 <Button size="small" onClick={() => setEditing(s)}>

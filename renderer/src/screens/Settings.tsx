@@ -16,7 +16,7 @@ import {
   Typography,
 } from '@mui/material';
 import { useState, type ReactNode } from 'react';
-import type { Json } from '../stores/resources';
+import type { InputOf, OutputOf } from '../client';
 import { client, useSession } from '../stores/session';
 import {
   ActionButton,
@@ -84,16 +84,16 @@ function Keys() {
           </TableRow>
         </TableHead>
         <TableBody>
-          {(keys.data?.keys ?? []).map((k: Json) => (
+          {(keys.data?.keys ?? []).map((k) => (
             <TableRow key={k.id}>
               <TableCell>{k.label}</TableCell>
-              <TableCell>{k.masked ?? k.prefix ?? k.id}</TableCell>
+              <TableCell>{k.prefix}…</TableCell>
               <TableCell>{fmtDate(k.created_at)}</TableCell>
               <TableCell>{fmtDate(k.last_used_at)}</TableCell>
               <TableCell>
                 <ConfirmButton
                   size="small"
-                  question={`Revoke the key "${k.label}"?`}
+                  question={`Revoke the key ${k.label ? `"${k.label}"` : `${k.prefix}…`}?`}
                   consequence="Every script and CI job using it is refused from now on."
                   confirmLabel="Revoke key"
                   onConfirm={() => revoke.run(k.id)}
@@ -109,13 +109,48 @@ function Keys() {
   );
 }
 
+type SettingsAnswer = OutputOf<'settings.get'>;
+type ModelRoleAnswer = NonNullable<SettingsAnswer['llm']['caller']>;
+
+/** The SMTP form: text fields as typed (the port too), the two switches as booleans. */
+interface SmtpForm {
+  host: string;
+  port: string;
+  user: string;
+  password: string;
+  from: string;
+  secure: boolean;
+  allowInsecure: boolean;
+}
+
+/** The engine's numeric settings, as typed into their fields. */
+type EngineForm = Partial<
+  Record<
+    'concurrency' | 'maxTurns' | 'maxDurationMs' | 'intervalMinutes' | 'maxResponseMiB',
+    string
+  >
+>;
+
+/** The form for what the engine answered; the masked password is never sent back. */
+function smtpForm(smtp: SettingsAnswer['smtp']): SmtpForm {
+  return {
+    host: smtp?.host ?? '',
+    port: String(smtp?.port ?? 587),
+    user: smtp?.user ?? '',
+    password: '',
+    from: smtp?.from ?? '',
+    secure: smtp?.secure ?? false,
+    allowInsecure: smtp?.allowInsecure ?? false,
+  };
+}
+
 function ModelRole({
   role,
   current,
   onSaved,
 }: {
   role: 'caller' | 'judge' | 'replica';
-  current: Json | null;
+  current: ModelRoleAnswer | null;
   onSaved: () => void;
 }) {
   const [form, setForm] = useState({
@@ -214,7 +249,7 @@ function DesktopServer() {
     async () => (transport === 'ipc' ? client().invoke('desktop.preferences.get') : null),
     [transport],
   );
-  const save = useAction(async (patch: Json) => {
+  const save = useAction(async (patch: InputOf<'desktop.preferences.update'>) => {
     await client().invoke('desktop.preferences.update', patch);
     await prefs.reload();
   });
@@ -257,17 +292,19 @@ export function Settings() {
   const settings = useLoad(() => client().invoke('settings.get'), []);
   const llm = settings.data?.llm;
   const { theme, setTheme } = useSession();
-  const [smtp, setSmtp] = useState<Json>({});
-  const [engine, setEngine] = useState<Json>({});
+  const [smtp, setSmtp] = useState<SmtpForm>(smtpForm(null));
+  const [engine, setEngine] = useState<EngineForm>({});
   // The forms start from what the engine answered, each time it answers: adjusted while rendering.
   const [shownSettings, setShownSettings] = useState<typeof settings.data>(null);
   if (settings.data && settings.data !== shownSettings) {
     setShownSettings(settings.data);
-    setSmtp(settings.data.smtp ?? { host: '', port: 587, from: '' });
+    setSmtp(smtpForm(settings.data.smtp));
     setEngine({
-      ...settings.data.simulations,
-      intervalMinutes: settings.data.sync.intervalMinutes,
-      maxResponseMiB: settings.data.network.maxResponseMiB,
+      concurrency: String(settings.data.simulations.concurrency),
+      maxTurns: String(settings.data.simulations.maxTurns),
+      maxDurationMs: String(settings.data.simulations.maxDurationMs),
+      intervalMinutes: String(settings.data.sync.intervalMinutes),
+      maxResponseMiB: String(settings.data.network.maxResponseMiB),
     });
   }
   const saveSmtp = useAction(async () => {
@@ -296,7 +333,7 @@ export function Settings() {
     });
     await settings.reload();
   });
-  const num = (k: string, label: string, path: string) => (
+  const num = (k: keyof EngineForm, label: string, path: string) => (
     <TextField
       size="small"
       type="number"
@@ -361,7 +398,12 @@ export function Settings() {
               value={smtp[k] ?? ''}
               onChange={(e) => setSmtp({ ...smtp, [k]: e.target.value })}
               error={Boolean(fieldError(saveSmtp.error, `smtp.${k}`))}
-              helperText={fieldError(saveSmtp.error, `smtp.${k}`)}
+              helperText={
+                fieldError(saveSmtp.error, `smtp.${k}`) ??
+                (k === 'password' && settings.data?.smtp?.password
+                  ? `set (${settings.data.smtp.password}); empty keeps it`
+                  : undefined)
+              }
             />
           ))}
           <ActionButton busy={saveSmtp.busy} onClick={() => void saveSmtp.run()}>

@@ -25,7 +25,7 @@ import {
 import { BarChart } from '@mui/x-charts/BarChart';
 import { useEffect, useState } from 'react';
 import { useEngineRefresh } from '../stores/events';
-import { useTools, type Json } from '../stores/resources';
+import { useTools } from '../stores/resources';
 import { client, useSession } from '../stores/session';
 import {
   ActionButton,
@@ -43,12 +43,18 @@ const TYPES = ['api', 'database', 'action', 'routing', 'composite'];
 const VOLATILE = new Set(['id', 'version', 'created_at', 'updated_at']);
 
 /** The fields of a past version that differ from the tool in force (what a rollback would change). */
-function changedFields(past: Json, current: Json): string[] {
+function changedFields(past: object, current: object): string[] {
+  const before = past as Record<string, unknown>;
+  const now = current as Record<string, unknown>;
   const keys = new Set(
-    [...Object.keys(past ?? {}), ...Object.keys(current ?? {})].filter((k) => !VOLATILE.has(k)),
+    [...Object.keys(before), ...Object.keys(now)].filter((k) => !VOLATILE.has(k)),
   );
-  return [...keys].filter((k) => JSON.stringify(past?.[k]) !== JSON.stringify(current?.[k]));
+  return [...keys].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(now[k]));
 }
+
+type Tool = OutputOf<'tools.get'>;
+/** A definition as the tester wrote it: the engine validates it on save and names any bad field. */
+type ToolDraft = Record<string, unknown>;
 
 /** Common fields as a form; the rest (parameters, mapping, rules, steps, ...) as JSON. */
 function ToolEditor({
@@ -57,14 +63,14 @@ function ToolEditor({
   busy,
   error,
 }: {
-  initial: Json;
-  onSave: (tool: Json) => void;
+  initial: Partial<Tool>;
+  onSave: (tool: ToolDraft) => void;
   busy: boolean;
   error: unknown;
 }) {
   const [name, setName] = useState(initial.name ?? '');
   const [description, setDescription] = useState(initial.description ?? '');
-  const [type, setType] = useState(initial.type ?? 'api');
+  const [type, setType] = useState<string>(initial.type ?? 'api');
   const {
     id: _i,
     name: _n,
@@ -75,7 +81,7 @@ function ToolEditor({
     updated_at: _u,
     ...restInitial
   } = initial;
-  const [rest, setRest] = useState<Json>(
+  const [rest, setRest] = useState<unknown>(
     Object.keys(restInitial).length
       ? restInitial
       : { config: { url: 'https://', method: 'GET' }, parameters: [] },
@@ -117,7 +123,10 @@ function ToolEditor({
       />
       <ErrorNote error={error} />
       <Box>
-        <ActionButton busy={busy} onClick={() => onSave({ ...rest, name, description, type })}>
+        <ActionButton
+          busy={busy}
+          onClick={() => onSave({ ...(rest as ToolDraft), name, description, type })}
+        >
           Save tool
         </ActionButton>
       </Box>
@@ -130,7 +139,7 @@ export function Tools() {
   const navigate = useSession((s) => s.navigate);
   const [creating, setCreating] = useState(false);
   useEffect(() => void load(), [load]);
-  const create = useAction(async (tool: Json) => {
+  const create = useAction(async (tool: ToolDraft) => {
     // A definition the tester wrote as JSON: the engine validates it and names any bad field.
     const created = await client().invoke('tools.create', tool as InputOf<'tools.create'>);
     setCreating(false);
@@ -195,24 +204,18 @@ export function Tools() {
 }
 
 /** A form generated from the tool's parameter definitions; dry run shows the request without sending it. */
-function TestConsole({ tool }: { tool: Json }) {
-  const params: Json[] = tool.parameters ?? [];
+function TestConsole({ tool }: { tool: Tool }) {
+  const params = tool.parameters;
   const [values, setValues] = useState<Record<string, string>>({});
   const [dryRun, setDryRun] = useState(false);
   const [answer, setAnswer] = useState<OutputOf<'tools.test'> | null>(null);
   const test = useAction(async () => {
-    const parameters: Json = {};
+    const parameters: Record<string, unknown> = {};
     for (const p of params) {
       const v = values[p.name];
       if (v === undefined || v === '') continue;
       parameters[p.name] =
-        p.type === 'number'
-          ? Number(v)
-          : p.type === 'boolean'
-            ? v === 'true'
-            : p.type === 'object' || p.type === 'array'
-              ? JSON.parse(v)
-              : v;
+        p.type === 'number' ? Number(v) : p.type === 'boolean' ? v === 'true' : v;
     }
     setAnswer(await client().invoke('tools.test', { tool: tool.id, parameters, dryRun }));
   });
@@ -242,8 +245,8 @@ function TestConsole({ tool }: { tool: Json }) {
           value={values[p.name] ?? ''}
           onChange={(e) => setValues({ ...values, [p.name]: e.target.value })}
         >
-          {p.enum?.map((v: string) => (
-            <MenuItem key={v} value={v}>
+          {p.enum?.map((v) => (
+            <MenuItem key={v} value={String(v)}>
               {v}
             </MenuItem>
           ))}
@@ -317,7 +320,7 @@ export function ToolDetail({ id }: { id: string }) {
     () => void analytics.reload(),
     1000,
   );
-  const save = useAction(async (t: Json) => {
+  const save = useAction(async (t: ToolDraft) => {
     await client().invoke('tools.update', { ...(t as InputOf<'tools.create'>), tool: id });
     await tool.reload();
   });
@@ -332,7 +335,7 @@ export function ToolDetail({ id }: { id: string }) {
       <ErrorNote error={tool.error ?? rollback.error} />
       {t && (
         <>
-          <Tabs value={tab} onChange={(_e, v) => setTab(v)} aria-label="Tool sections">
+          <Tabs value={tab} onChange={(_e, v: number) => setTab(v)} aria-label="Tool sections">
             <Tab label="Test" />
             <Tab label="Edit" />
             <Tab label="Versions" />
@@ -361,7 +364,7 @@ export function ToolDetail({ id }: { id: string }) {
                   </TableRow>
                 </TableHead>
                 <TableBody>
-                  {(versions.data?.versions ?? []).map((v: Json) => (
+                  {(versions.data?.versions ?? []).map((v) => (
                     <TableRow key={v.version}>
                       <TableCell>{v.version}</TableCell>
                       <TableCell>{fmtDate(v.created_at)}</TableCell>

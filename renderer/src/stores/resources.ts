@@ -1,10 +1,18 @@
-import type { OperationName } from '../client';
+import type { InputOf, OperationName, OutputOf } from '../client';
 import { create } from 'zustand';
 import type { ApiError } from '../client';
 import { client, wsInput } from './session';
 
-/** What a list operation answers: its items under a key, and a total. */
-type ListAnswer = Record<string, unknown> & { pagination?: { total: number }; total?: number };
+/** The items a list operation answers under `key`. */
+type ItemOf<
+  N extends OperationName,
+  K extends keyof OutputOf<N>,
+> = OutputOf<N>[K] extends readonly (infer T)[] ? T : never;
+/** List answers carry a total one way or another (paged lists, or the items themselves). */
+interface Totals {
+  pagination?: { total: number };
+  total?: number;
+}
 
 interface ResourceState<T> {
   items: T[];
@@ -16,11 +24,15 @@ interface ResourceState<T> {
 }
 
 /**
- * A store for one domain's list: the operation that lists it, where the items are in its answer,
- * and whether it is a workspace resource. Each domain gets its own store from this.
+ * A store for one domain's list: the operation that lists it, the key its items are under in the
+ * answer (typed from the catalogue), and whether it is a workspace resource.
  */
-function resourceStore<T>(operation: OperationName, key: string, workspaceScoped: boolean) {
-  return create<ResourceState<T>>((set) => ({
+function resourceStore<N extends OperationName, K extends keyof OutputOf<N> & string>(
+  operation: N,
+  key: K,
+  workspaceScoped: boolean,
+) {
+  return create<ResourceState<ItemOf<N, K>>>((set) => ({
     items: [],
     total: 0,
     loading: false,
@@ -29,15 +41,17 @@ function resourceStore<T>(operation: OperationName, key: string, workspaceScoped
     async load(query = {}) {
       set({ loading: true });
       try {
-        // One store serves many list operations: their answers are read by the key they list under.
-        const data = (await client().invoke(
+        // The query is the list's paging and filters: each screen passes what its list takes.
+        const input = (workspaceScoped ? wsInput(query) : query) as InputOf<N>;
+        const data = await (client().invoke as (n: N, i: InputOf<N>) => Promise<OutputOf<N>>)(
           operation,
-          workspaceScoped ? wsInput(query) : query,
-        )) as unknown as ListAnswer;
-        const items = (data[key] ?? []) as T[];
+          input,
+        );
+        const items = (data[key] ?? []) as ItemOf<N, K>[];
+        const totals = data as Totals;
         set({
           items,
-          total: data.pagination?.total ?? data.total ?? items.length,
+          total: totals.pagination?.total ?? totals.total ?? items.length,
           loading: false,
           error: null,
           loaded: true,
@@ -49,18 +63,11 @@ function resourceStore<T>(operation: OperationName, key: string, workspaceScoped
   }));
 }
 
-/**
- * The loose shape screens still read answers as (see eslint.config.js: typing each screen from
- * OperationOutput is the remaining step; the client itself is typed).
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Json = Record<string, any>;
-
-export const useAgents = resourceStore<Json>('agents.list', 'agents', false);
-export const useTools = resourceStore<Json>('tools.list', 'tools', false);
-export const usePersonas = resourceStore<Json>('personas.list', 'personas', true);
-export const useScenarios = resourceStore<Json>('scenarios.list', 'scenarios', true);
-export const useScorecards = resourceStore<Json>('scorecards.list', 'scorecards', true);
-export const useSchedules = resourceStore<Json>('schedules.list', 'schedules', true);
-export const useExecutions = resourceStore<Json>('executions.list', 'executions', true);
-export const useAlerts = resourceStore<Json>('alerts.list', 'alerts', false);
+export const useAgents = resourceStore('agents.list', 'agents', false);
+export const useTools = resourceStore('tools.list', 'tools', false);
+export const usePersonas = resourceStore('personas.list', 'personas', true);
+export const useScenarios = resourceStore('scenarios.list', 'scenarios', true);
+export const useScorecards = resourceStore('scorecards.list', 'scorecards', true);
+export const useSchedules = resourceStore('schedules.list', 'schedules', true);
+export const useExecutions = resourceStore('executions.list', 'executions', true);
+export const useAlerts = resourceStore('alerts.list', 'alerts', false);

@@ -1,9 +1,11 @@
 import { Box, Typography } from '@mui/material';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { Json } from '../stores/resources';
+import type { OutputOf } from '../client';
 import { client, wsInput } from '../stores/session';
 import { ErrorNote, PassChip, StatusChip, fmtNum } from './common';
+
+type SimulationRow = OutputOf<'simulations.list'>['simulations'][number];
 
 const PAGE = 100;
 const ROW = 40;
@@ -25,7 +27,7 @@ export function SimulationList({
   refreshKey?: number;
 }) {
   const [total, setTotal] = useState<number | null>(null);
-  const [rows, setRows] = useState<Map<number, Json>>(new Map());
+  const [rows, setRows] = useState<Map<number, SimulationRow>>(new Map());
   const [error, setError] = useState<unknown>(null);
   // Pages being fetched; `true` when asked again meanwhile (the answer under way may be older).
   const pending = useRef(new Map<number, boolean>());
@@ -50,7 +52,7 @@ export function SimulationList({
         setTotal(data.pagination.total);
         setRows((before) => {
           const next = new Map(before);
-          data.simulations.forEach((s: Json, i: number) => next.set(page * PAGE + i, s));
+          data.simulations.forEach((s, i) => next.set(page * PAGE + i, s));
           return next;
         });
       } catch (err) {
@@ -92,7 +94,7 @@ export function SimulationList({
         void fetchPage(p, true);
   }, [refreshKey, fetchPage]);
 
-  const open = (s: Json | undefined) => s && onOpen(s.id);
+  const open = (s: SimulationRow | undefined) => s && onOpen(s.id);
   return (
     <Box>
       <ErrorNote error={error} />
