@@ -28,18 +28,22 @@ function schemaOf(params: ParameterDefinition[] = []): Record<string, unknown> {
   };
 }
 
-/**
- * The agent under test run from its effective configuration (synced snapshot plus local
- * overrides) on the replica model. Its tools are ours of the same name, called for real.
- */
-export function replicaAgent(
-  config: AgentConfiguration,
-  model: ModelClient,
-  tools: RuntimeDeps,
-  agentId: string,
-  usage: Usage,
-  startedAt: number,
-): AgentUnderTest {
+/** What a replica runs on: the agent's effective configuration, the replica model, our tools. */
+export interface ReplicaOptions {
+  config: AgentConfiguration;
+  model: ModelClient;
+  tools: RuntimeDeps;
+  agentId: string;
+  /** Model calls and tokens are added here. */
+  usage: Usage;
+  /** When the conversation began (tool turns are timed from it). */
+  startedAt: number;
+}
+
+type OfferedTool = NonNullable<ReturnType<RuntimeDeps['findTool']>>;
+
+/** The agent's tools that we define (by name), and how the model is told of them. */
+function offeredTools(config: AgentConfiguration, tools: RuntimeDeps) {
   const offered = config.tools.map((t) => tools.findTool(t.name)).filter((t) => t !== undefined);
   const specs: ToolSpec[] = offered.map((t) => {
     const def = t.definition as unknown as ToolDef & { description?: string };
@@ -49,6 +53,44 @@ export function replicaAgent(
       parameters: schemaOf(def.parameters),
     };
   });
+  return { offered, specs };
+}
+
+/** Calls the tool the model asked for, for real; what the model is told back, and whether it worked. */
+async function callTool(
+  tool: OfferedTool | undefined,
+  call: { name: string; arguments: Record<string, unknown> },
+  opts: ReplicaOptions,
+): Promise<{ result: unknown; success: boolean }> {
+  if (!tool) return { result: { error: `no tool named ${call.name}` }, success: false };
+  try {
+    const answer = await executeTool(tool, call.arguments, {
+      deps: opts.tools,
+      source: 'simulation',
+      agentId: opts.agentId,
+    });
+    if (answer.success) return { result: answer.result, success: true };
+    return {
+      result: {
+        error: answer.error,
+        fallback: answer.fallback,
+        approvalRequired: answer.approvalRequired,
+        message: answer.message,
+      },
+      success: false,
+    };
+  } catch (err) {
+    return { result: { error: (err as Error).message }, success: false };
+  }
+}
+
+/**
+ * The agent under test run from its effective configuration (synced snapshot plus local
+ * overrides) on the replica model. Its tools are ours of the same name, called for real.
+ */
+export function replicaAgent(opts: ReplicaOptions): AgentUnderTest {
+  const { config, model, usage, startedAt } = opts;
+  const { offered, specs } = offeredTools(config, opts.tools);
   const system = `${config.prompt ?? 'You are a helpful voice agent.'}\n\nYou are on a phone call: answer in short spoken sentences. When the conversation is finished, say goodbye and end your message with ${END_MARKER}.`;
   const messages: ChatMessage[] = [];
   if (config.firstMessage) messages.push({ role: 'assistant', content: config.firstMessage });
@@ -76,37 +118,14 @@ export function replicaAgent(
         }
         messages.push({ role: 'assistant', content: out.text, toolCalls: out.toolCalls });
         for (const call of out.toolCalls) {
-          const tool = offered.find((t) => t.name === call.name);
           const began = performance.now();
-          let result: unknown;
-          let success = false;
-          if (!tool) result = { error: `no tool named ${call.name}` };
-          else {
-            try {
-              const answer = await executeTool(tool, call.arguments, {
-                deps: tools,
-                source: 'simulation',
-                agentId,
-              });
-              success = answer.success;
-              result = answer.success
-                ? answer.result
-                : {
-                    error: answer.error,
-                    fallback: answer.fallback,
-                    approvalRequired: answer.approvalRequired,
-                    message: answer.message,
-                  };
-            } catch (err) {
-              result = { error: (err as Error).message };
-            }
-          }
-          const latency = Math.round(performance.now() - began);
+          const tool = offered.find((t) => t.name === call.name);
+          const { result, success } = await callTool(tool, call, opts);
           toolTurns.push({
             role: 'tool',
             text: '',
             at_ms: Date.now() - startedAt,
-            latency_ms: latency,
+            latency_ms: Math.round(performance.now() - began),
             tool: { name: call.name, arguments: call.arguments, result, success },
           });
           messages.push({

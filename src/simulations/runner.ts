@@ -21,6 +21,7 @@ import { resolveVariables } from './caller.js';
 import { converse, Interrupted } from './conversation.js';
 import { modelJudge } from './judge.js';
 import { replicaAgent } from './replica.js';
+import { createCancellations } from './cancellations.js';
 import { chatAgent, type AgentUnderTest } from './agent-under-test.js';
 import { simulationSettings, type SimulationSettings } from './settings.js';
 import { openAgentChat } from '../providers/agent-chat.js';
@@ -42,6 +43,225 @@ export interface RunnerDeps {
   log(message: string): void;
 }
 
+/** What a simulation runs with, as stored now; an error when one of them was deleted since. */
+function inputsOf(store: Store, sim: Simulation & { workspace_id: string }) {
+  const scenario = store.scenarios.get(sim.workspace_id, sim.scenario_id);
+  const persona = store.personas.profile(sim.workspace_id, sim.persona_id ?? '');
+  const agent = store.agents.get(sim.agent_id ?? '');
+  if (!scenario || !persona || !agent)
+    throw new Error('its scenario, persona or agent was deleted');
+  const variables = resolveVariables(
+    scenario.promptVariables,
+    store.simulations.variablesOf(sim.execution_id) ?? {},
+  );
+  return { scenario, persona, agent, variables };
+}
+
+type Finished = Parameters<Store['simulations']['finish']>[1];
+/** How a simulation ended: its status and whatever it got to (turns, scores, an error). */
+type Ending = Partial<Finished> & { status: Simulation['status'] };
+
+/** An ending with nothing in it yet but its time and what it spent. */
+const blankEnding = (endedAt: string, durationMs: number, usage: Finished['usage']) => ({
+  ended_at: endedAt,
+  duration_ms: durationMs,
+  end_reason: null,
+  turns: [],
+  score: null,
+  passed: null,
+  results: [],
+  usage,
+});
+
+/** How the agent under test is reached on its channel: its replica, or its deployed self. */
+async function agentFor(
+  channel: string,
+  agent: NonNullable<ReturnType<Store['agents']['get']>>,
+  ctx: {
+    deps: RunnerDeps;
+    model: (role: 'replica') => ModelClient;
+    usage: ReturnType<typeof emptyUsage>;
+    began: number;
+  },
+): Promise<AgentUnderTest> {
+  const { deps, usage, began } = ctx;
+  if (channel === 'replica')
+    return replicaAgent({
+      config: effectiveConfiguration(agent),
+      model: ctx.model('replica'),
+      tools: deps.tools,
+      agentId: agent.id,
+      usage,
+      startedAt: began,
+    });
+  // Tools the deployed agent reports calling go to the call log, like the replica's own.
+  const logRow = reportedCalls(deps.store, 'simulation');
+  return chatAgent(await openAgentChat(agent, deps.secrets, deps.adapters), began, (call) =>
+    deps.tools.record(logRow(call, agent.id, Date.now() - (call.latencyMs ?? 0))),
+  );
+}
+
+type Outcome = Awaited<ReturnType<typeof converse>>;
+type StoredScenario = NonNullable<ReturnType<Store['scenarios']['get']>>;
+
+/** Scores a finished conversation: the scorecard's metrics, then the script's expectations. */
+async function scoreOutcome(
+  outcome: Outcome,
+  scenario: StoredScenario,
+  ctx: { store: Store; workspaceId: string; judge: () => ReturnType<typeof modelJudge> | null },
+): Promise<{ score: number | null; passed: boolean | null; results: MetricResult[] }> {
+  const scorecard = scenario.scorecard
+    ? (ctx.store.scorecards.get(ctx.workspaceId, scenario.scorecard) ?? null)
+    : null;
+  const metrics = metricsFor(scorecard, scenario.expectedBehavior, scenario.expectedOutcome);
+  const judge = metrics.some((m) => m.type === 'llm_judge') ? ctx.judge() : null;
+  const scored = await scoreConversation(
+    metrics,
+    { turns: outcome.turns, endReason: outcome.endReason },
+    scorecard?.passThreshold ?? 70,
+    judge,
+  );
+  const results: MetricResult[] = [...scored.results];
+  let passed = scored.passed;
+  if (scenario.script && scenario.script.some((l) => l.expect)) {
+    const ok = outcome.failedExpectations.length === 0;
+    results.push({
+      metric_id: 'script',
+      name: 'Script expectations',
+      category: 'script',
+      type: 'script',
+      score: ok ? 100 : 0,
+      passed: ok,
+      reasoning: ok
+        ? 'Every expectation of the script held.'
+        : outcome.failedExpectations.join(' '),
+    });
+    if (!ok) passed = false;
+    else if (passed === null) passed = true;
+  }
+  return { score: scored.score, passed, results };
+}
+
+/** One short model call, no retries: does this connection answer now? */
+async function testModelConnection(
+  models: ReturnType<typeof createModelThreads>,
+  connection: ModelConnection,
+): Promise<ConnectionTest> {
+  const began = Date.now();
+  try {
+    const client = models.client(connection, { attempts: 1, baseDelayMs: 0, timeoutMs: 15_000 });
+    const out = await client(
+      { messages: [{ role: 'user', content: 'Reply with the single word OK.' }], maxTokens: 5 },
+      emptyUsage(),
+    );
+    return {
+      ok: true,
+      latencyMs: Date.now() - began,
+      message: `${connection.model} answered "${out.text.trim().slice(0, 40)}"`,
+    };
+  } catch (err) {
+    return { ok: false, latencyMs: Date.now() - began, message: (err as Error).message };
+  }
+}
+
+/** What running one simulation needs from the runner that claimed it. */
+interface RunContext {
+  deps: RunnerDeps;
+  clientFor: (connection: ModelConnection) => ModelClient;
+  cancellations: ReturnType<typeof createCancellations>;
+  /** The engine is stopping: the simulation is left running, to run again at the next start. */
+  stopping: () => boolean;
+}
+
+/** Runs one claimed simulation to its end: converses, scores, stores, and tells who listens. */
+async function runSimulation(
+  ctx: RunContext,
+  sim: Simulation & { workspace_id: string },
+): Promise<void> {
+  const { deps, clientFor, cancellations } = ctx;
+  const { store, clock, events } = deps;
+  const began = Date.now();
+  const usage = emptyUsage();
+  const finish = (r: Ending) => {
+    store.simulations.finish(sim.id, {
+      ...blankEnding(isoNow(clock), Date.now() - began, usage),
+      ...r,
+    });
+    events.emit('simulation.finished', {
+      simulationId: sim.id,
+      executionId: sim.execution_id,
+      status: r.status,
+    });
+  };
+  try {
+    const { scenario, persona, agent, variables } = inputsOf(store, sim);
+    const connection = (role: 'caller' | 'judge' | 'replica') =>
+      connectionFor(store, deps.secrets, role, deps.llmDefault);
+    const callerConnection = scenario.script ? null : connection('caller');
+    if (!scenario.script && !callerConnection)
+      throw new Error('no language model is configured for the caller role');
+    const agentUnderTest = await agentFor(sim.channel, agent, {
+      deps,
+      model: (role) => {
+        const found = connection(role);
+        if (!found) throw new Error(`no language model is configured for the ${role} role`);
+        return clientFor(found);
+      },
+      usage,
+      began,
+    });
+    const limits = simulationSettings(store, deps.defaults);
+    const abort = cancellations.holdSignal(sim.execution_id);
+    let outcome;
+    try {
+      outcome = await converse({
+        scenario,
+        persona,
+        variables,
+        agent: agentUnderTest,
+        callerModel: callerConnection && clientFor(callerConnection),
+        limits: {
+          maxTurns: scenario.maxTurns ?? limits.maxTurns,
+          maxDurationMs: scenario.maxDurationMs ?? limits.maxDurationMs,
+        },
+        usage,
+        shouldStop: () =>
+          ctx.stopping()
+            ? 'interrupt'
+            : cancellations.isCancelled(sim.execution_id)
+              ? 'cancel'
+              : null,
+        signal: abort.signal,
+      });
+    } finally {
+      abort.release();
+      await agentUnderTest.close().catch(() => {});
+    }
+    if (outcome.cancelled)
+      return finish({ status: 'cancelled', turns: outcome.turns, end_reason: null });
+    const { score, passed, results } = await scoreOutcome(outcome, scenario, {
+      store,
+      workspaceId: sim.workspace_id,
+      // The judge model is looked up only when a metric asks for it.
+      judge: () => {
+        const found = connection('judge');
+        return found ? modelJudge(clientFor(found), usage) : null;
+      },
+    });
+    finish({
+      status: 'completed',
+      turns: outcome.turns,
+      end_reason: outcome.endReason,
+      score,
+      passed,
+      results,
+    });
+  } catch (err) {
+    if (err instanceof Interrupted) return; // stays running: the next start runs it again
+    finish({ status: 'failed', end_reason: 'error', error: (err as Error).message });
+  }
+}
+
 /**
  * Works the simulation queue (queued rows in SQLite) with a pool of `concurrency` workers.
  * A simulation interrupted by a stop or a crash is still `running` in the store; the next start
@@ -56,173 +276,9 @@ export function createSimulationRunner(deps: RunnerDeps) {
   const clientFor = (connection: ModelConnection): ModelClient =>
     models.client(connection, deps.modelPolicy ?? DEFAULT_MODEL_POLICY);
   let stopping = false;
-  // Cancels made through this engine are seen at once; the store is read at most every second
-  // per execution (another process may have cancelled), not at every turn of every simulation.
-  const cancelled = new Set<string>();
-  const checkedAt = new Map<string, number>();
-  // One abort signal per execution with simulations running: a cancel ends their turns in flight.
-  const aborts = new Map<string, { controller: AbortController; running: number }>();
-  const cancel = (executionId: string): void => {
-    cancelled.add(executionId);
-    aborts.get(executionId)?.controller.abort();
-  };
-  const isCancelled = (executionId: string): boolean => {
-    if (cancelled.has(executionId)) return true;
-    const now = Date.now();
-    if (now - (checkedAt.get(executionId) ?? 0) < 1_000) return false;
-    checkedAt.set(executionId, now);
-    if (checkedAt.size > 1_000) checkedAt.clear();
-    if (!store.simulations.isCancelled(executionId)) return false;
-    cancel(executionId);
-    return true;
-  };
-  /** The execution's abort signal, held while this simulation runs; release() when it ends. */
-  const holdSignal = (executionId: string) => {
-    let entry = aborts.get(executionId);
-    if (!entry)
-      aborts.set(executionId, (entry = { controller: new AbortController(), running: 0 }));
-    entry.running++;
-    if (cancelled.has(executionId)) entry.controller.abort();
-    const held = entry;
-    return {
-      signal: held.controller.signal,
-      release: () => {
-        if (--held.running === 0 && aborts.get(executionId) === held) aborts.delete(executionId);
-      },
-    };
-  };
+  const cancellations = createCancellations(store);
   let started = false;
-
-  async function run(sim: Simulation & { workspace_id: string }): Promise<void> {
-    const began = Date.now();
-    const usage = emptyUsage();
-    const finish = (
-      r: Partial<Parameters<typeof store.simulations.finish>[1]> & { status: Simulation['status'] },
-    ) => {
-      store.simulations.finish(sim.id, {
-        ended_at: isoNow(clock),
-        duration_ms: Date.now() - began,
-        end_reason: null,
-        turns: [],
-        score: null,
-        passed: null,
-        results: [],
-        usage,
-        ...r,
-      });
-      events.emit('simulation.finished', {
-        simulationId: sim.id,
-        executionId: sim.execution_id,
-        status: r.status,
-      });
-    };
-    try {
-      const scenario = store.scenarios.get(sim.workspace_id, sim.scenario_id);
-      const persona = store.personas.profile(sim.workspace_id, sim.persona_id ?? '');
-      const agent = store.agents.get(sim.agent_id ?? '');
-      if (!scenario || !persona || !agent)
-        throw new Error('its scenario, persona or agent was deleted');
-      const variables = resolveVariables(
-        scenario.promptVariables,
-        store.simulations.variablesOf(sim.execution_id) ?? {},
-      );
-      const connection = (role: 'caller' | 'judge' | 'replica') =>
-        connectionFor(store, deps.secrets, role, deps.llmDefault);
-      const callerConnection = scenario.script ? null : connection('caller');
-      if (!scenario.script && !callerConnection)
-        throw new Error('no language model is configured for the caller role');
-      let agentUnderTest: AgentUnderTest;
-      if (sim.channel === 'replica') {
-        const replica = connection('replica');
-        if (!replica) throw new Error('no language model is configured for the replica role');
-        agentUnderTest = replicaAgent(
-          effectiveConfiguration(agent),
-          clientFor(replica),
-          deps.tools,
-          agent.id,
-          usage,
-          began,
-        );
-      } else {
-        // Tools the deployed agent reports calling go to the call log, like the replica's own.
-        const logRow = reportedCalls(store, 'simulation');
-        agentUnderTest = chatAgent(
-          await openAgentChat(agent, deps.secrets, deps.adapters),
-          began,
-          (call) => deps.tools.record(logRow(call, agent.id, Date.now() - (call.latencyMs ?? 0))),
-        );
-      }
-      const limits = simulationSettings(store, deps.defaults);
-      const abort = holdSignal(sim.execution_id);
-      let outcome;
-      try {
-        outcome = await converse({
-          scenario,
-          persona,
-          variables,
-          agent: agentUnderTest,
-          callerModel: callerConnection && clientFor(callerConnection),
-          limits: {
-            maxTurns: scenario.maxTurns ?? limits.maxTurns,
-            maxDurationMs: scenario.maxDurationMs ?? limits.maxDurationMs,
-          },
-          usage,
-          shouldStop: () =>
-            stopping ? 'interrupt' : isCancelled(sim.execution_id) ? 'cancel' : null,
-          signal: abort.signal,
-        });
-      } finally {
-        abort.release();
-        await agentUnderTest.close().catch(() => {});
-      }
-      if (outcome.cancelled)
-        return finish({ status: 'cancelled', turns: outcome.turns, end_reason: null });
-      const scorecard = scenario.scorecard
-        ? (store.scorecards.get(sim.workspace_id, scenario.scorecard) ?? null)
-        : null;
-      const metrics = metricsFor(scorecard, scenario.expectedBehavior, scenario.expectedOutcome);
-      // The judge model is looked up only when a metric asks for it.
-      const judgeConnection = metrics.some((m) => m.type === 'llm_judge')
-        ? connection('judge')
-        : null;
-      const judge = judgeConnection ? modelJudge(clientFor(judgeConnection), usage) : null;
-      const scored = await scoreConversation(
-        metrics,
-        { turns: outcome.turns, endReason: outcome.endReason },
-        scorecard?.passThreshold ?? 70,
-        judge,
-      );
-      const results: MetricResult[] = [...scored.results];
-      let passed = scored.passed;
-      if (scenario.script && scenario.script.some((l) => l.expect)) {
-        const ok = outcome.failedExpectations.length === 0;
-        results.push({
-          metric_id: 'script',
-          name: 'Script expectations',
-          category: 'script',
-          type: 'script',
-          score: ok ? 100 : 0,
-          passed: ok,
-          reasoning: ok
-            ? 'Every expectation of the script held.'
-            : outcome.failedExpectations.join(' '),
-        });
-        if (!ok) passed = false;
-        else if (passed === null) passed = true;
-      }
-      finish({
-        status: 'completed',
-        turns: outcome.turns,
-        end_reason: outcome.endReason,
-        score: scored.score,
-        passed,
-        results,
-      });
-    } catch (err) {
-      if (err instanceof Interrupted) return; // stays running: the next start runs it again
-      finish({ status: 'failed', end_reason: 'error', error: (err as Error).message });
-    }
-  }
+  const ctx: RunContext = { deps, clientFor, cancellations, stopping: () => stopping };
 
   function pump(): void {
     if (!started || stopping) return;
@@ -235,7 +291,7 @@ export function createSimulationRunner(deps: RunnerDeps) {
         executionId: sim.execution_id,
         status: 'running',
       });
-      const job = run(sim)
+      const job = runSimulation(ctx, sim)
         .catch((err) =>
           deps.log(`simulation ${sim.id} failed unexpectedly: ${(err as Error).message}`),
         )
@@ -258,30 +314,11 @@ export function createSimulationRunner(deps: RunnerDeps) {
     enqueued: pump,
     /** An execution was cancelled: its running simulations stop now, their turns in flight aborted. */
     cancelled(executionId: string): void {
-      cancel(executionId);
+      cancellations.cancel(executionId);
     },
     /** One short model call, no retries: does this connection answer now? */
-    async testModel(connection: ModelConnection): Promise<ConnectionTest> {
-      const began = Date.now();
-      try {
-        const client = models.client(connection, {
-          attempts: 1,
-          baseDelayMs: 0,
-          timeoutMs: 15_000,
-        });
-        const out = await client(
-          { messages: [{ role: 'user', content: 'Reply with the single word OK.' }], maxTokens: 5 },
-          emptyUsage(),
-        );
-        return {
-          ok: true,
-          latencyMs: Date.now() - began,
-          message: `${connection.model} answered "${out.text.trim().slice(0, 40)}"`,
-        };
-      } catch (err) {
-        return { ok: false, latencyMs: Date.now() - began, message: (err as Error).message };
-      }
-    },
+    testModel: (connection: ModelConnection): Promise<ConnectionTest> =>
+      testModelConnection(models, connection),
     /** Bytes of heap the model threads use. */
     modelThreadsHeapUsed: () => models.heapUsed(),
     async idle(): Promise<void> {
