@@ -1,0 +1,34 @@
+import type { Clock } from './clock.js';
+import type { ModelConnection, ModelPolicy } from './llm/types.js';
+import type { RetryPolicy } from './providers/client.js';
+import type { Logger } from './server/app.js';
+
+export interface EngineOptions {
+  dataDir: string;
+  clock?: Clock;
+  /** CALLBENCH_API_KEY: accepted as an API key, never stored. */
+  envApiKey?: string;
+  /**
+   * The one engine on this data dir (takes the lock, bootstraps the first key, runs background
+   * work). The CLI's short commands open the store shared, beside a running app.
+   */
+  exclusive?: boolean;
+  log?: Logger;
+  /** First delay between tool call retries (doubles each time); tests shorten it. */
+  toolRetryBaseMs?: number;
+  /** How provider calls are retried (tests shorten the waits). */
+  providerRetry?: RetryPolicy;
+  /** Minutes between periodic syncs of connected agents (default 15). */
+  syncIntervalMinutes?: number;
+  /** First delay between notification delivery attempts (doubling); tests shorten it. */
+  deliveryRetryBaseMs?: number;
+  /** The default language model of every role (serve reads CALLBENCH_LLM_BASE_URL, _API_KEY, _MODEL). */
+  llmDefault?: ModelConnection | null;
+  /** Simulations run at once (default 4), and the per-simulation limits a scenario may override. */
+  simulationConcurrency?: number;
+  maxTurns?: number;
+  maxDurationMs?: number;
+  modelPolicy?: ModelPolicy;
+  /** Check every answer against its operation's response schema (tests: undocumented fields fail). */
+  checkOutputs?: boolean;
+}
