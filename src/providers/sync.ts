@@ -155,6 +155,83 @@ function saveConnection(
  * and an `agent.config_changed` event, whenever it changes) and call history, imported page by
  * page, each page in one transaction, so that a failure leaves the store as before that page.
  */
+/** Imports the agent's calls since its cursor, a page per transaction; the cursor moves at the end. */
+async function importCalls(
+  deps: SyncDeps,
+  agent: AgentRecord,
+  ctx: ProviderContext,
+  stopping: () => boolean,
+): Promise<void> {
+  const { store, clock } = deps;
+  const adapter = deps.adapters[agent.provider as ProviderName];
+  const since = agent.callsCursorMs ?? clock.now() - FIRST_IMPORT_DAYS * 86_400_000;
+  let newest = since;
+  for await (const page of prefetched(adapter.listCalls(ctx, agent.providerAgentId, since))) {
+    if (stopping()) throw new ProviderError('unavailable', 'the engine is stopping');
+    store.transaction(() => storeCallPage({ store, clock }, agent.id, page));
+    for (const c of page) if (c.startedAt) newest = Math.max(newest, Date.parse(c.startedAt));
+  }
+  // The cursor moves only once every page is in: an interrupted import starts over from the same
+  // point, and the provider call ids keep it from duplicating what already arrived.
+  store.agents.update(agent.id, { callsCursorMs: newest });
+}
+
+/** A failed sync: the agent says why (a refused key needs new credentials), and so do the errors. */
+function recordSyncFailure(deps: SyncDeps, agentId: string, err: unknown): void {
+  if (!(err instanceof ProviderError))
+    deps.log(`sync of ${agentId} failed unexpectedly: ${(err as Error).message}`);
+  const message = err instanceof Error ? err.message : String(err);
+  const status =
+    err instanceof ProviderError && err.kind === 'auth' ? 'needs_credentials' : 'failed';
+  deps.store.agents.update(agentId, { syncStatus: status, syncError: message });
+  deps.store.calls.addError(agentId, isoNow(deps.clock), 'sync_error', `Sync failed: ${message}`);
+  deps.events.emit('sync.finished', { agentId, ok: false, error: message });
+}
+
+/** Asks the provider for the agent once: are the key and the agent id good right now? */
+async function testProviderConnection(
+  adapters: SyncDeps['adapters'],
+  agent: AgentRecord,
+  ctx: ProviderContext | null,
+): Promise<ConnectionTest> {
+  const began = Date.now();
+  if (!ctx) return { ok: false, latencyMs: 0, message: 'the agent has no stored credentials' };
+  try {
+    await adapters[agent.provider as ProviderName].fetchAgent(ctx, agent.providerAgentId);
+    return { ok: true, latencyMs: Date.now() - began, message: `${agent.provider} answered` };
+  } catch (err) {
+    return { ok: false, latencyMs: Date.now() - began, message: (err as Error).message };
+  }
+}
+
+/** Fetches the agent (so that a bad key or id is answered at once) and stores the connection. */
+async function connectAgent(
+  deps: SyncDeps,
+  input: ConnectInput,
+): Promise<{ agent: AgentRecord; created: boolean }> {
+  const { store, clock } = deps;
+  const adapter = deps.adapters[input.provider];
+  const ctx: ProviderContext = {
+    apiKey: input.apiKey,
+    baseUrl: input.baseUrl ?? adapter.defaultBaseUrl,
+  };
+  let snapshot: AgentSnapshot;
+  try {
+    snapshot = await adapter.fetchAgent(ctx, input.agentId);
+  } catch (err) {
+    throw connectError(err, input.provider);
+  }
+  const credentials = sealCredentials(deps.secrets, {
+    apiKey: input.apiKey,
+    baseUrl: input.baseUrl,
+  });
+  const existing = store.agents.findByProvider(input.provider, input.agentId);
+  const agent = store.transaction(() =>
+    saveConnection({ store, clock }, input, snapshot, credentials),
+  );
+  return { agent, created: !existing };
+}
+
 export function createSyncService(deps: SyncDeps) {
   const { store, secrets, clock, events, adapters } = deps;
   const running = new Map<string, Promise<void>>();
@@ -168,20 +245,6 @@ export function createSyncService(deps: SyncDeps) {
     if (!creds?.apiKey || !adapter) return null;
     return { apiKey: creds.apiKey, baseUrl: creds.baseUrl ?? adapter.defaultBaseUrl };
   };
-
-  async function importCalls(agent: AgentRecord, ctx: ProviderContext): Promise<void> {
-    const adapter = adapters[agent.provider as ProviderName];
-    const since = agent.callsCursorMs ?? clock.now() - FIRST_IMPORT_DAYS * 86_400_000;
-    let newest = since;
-    for await (const page of prefetched(adapter.listCalls(ctx, agent.providerAgentId, since))) {
-      if (stopping) throw new ProviderError('unavailable', 'the engine is stopping');
-      store.transaction(() => storeCallPage({ store, clock }, agent.id, page));
-      for (const c of page) if (c.startedAt) newest = Math.max(newest, Date.parse(c.startedAt));
-    }
-    // The cursor moves only once every page is in: an interrupted import starts over from the same
-    // point, and the provider call ids keep it from duplicating what already arrived.
-    store.agents.update(agent.id, { callsCursorMs: newest });
-  }
 
   async function runSync(agentId: string): Promise<void> {
     const agent = store.agents.get(agentId);
@@ -206,7 +269,7 @@ export function createSyncService(deps: SyncDeps) {
       );
       const paths = store.transaction(() => recordSnapshot({ store, clock }, agent, snapshot));
       if (paths.length) events.emit('agent.config_changed', { agentId, changedPaths: paths });
-      await importCalls(store.agents.get(agentId)!, ctx);
+      await importCalls(deps, store.agents.get(agentId)!, ctx, () => stopping);
       store.agents.update(agentId, {
         syncStatus: 'idle',
         lastSyncedAt: isoNow(clock),
@@ -214,16 +277,9 @@ export function createSyncService(deps: SyncDeps) {
       });
       events.emit('sync.finished', { agentId, ok: true });
     } catch (err) {
-      if (!(err instanceof ProviderError))
+      if (!stopping) recordSyncFailure(deps, agentId, err);
+      else if (!(err instanceof ProviderError))
         deps.log(`sync of ${agentId} failed unexpectedly: ${(err as Error).message}`);
-      const message = err instanceof Error ? err.message : String(err);
-      const status =
-        err instanceof ProviderError && err.kind === 'auth' ? 'needs_credentials' : 'failed';
-      if (!stopping) {
-        store.agents.update(agentId, { syncStatus: status, syncError: message });
-        store.calls.addError(agentId, isoNow(clock), 'sync_error', `Sync failed: ${message}`);
-        events.emit('sync.finished', { agentId, ok: false, error: message });
-      }
     }
   }
 
@@ -268,40 +324,13 @@ export function createSyncService(deps: SyncDeps) {
     /** How to reach the agent's provider, or null (disconnected, or an agent of our own). */
     contextOf,
     /** Asks the provider for the agent once: are the key and the agent id good right now? */
-    async testProvider(agent: AgentRecord): Promise<ConnectionTest> {
-      const began = Date.now();
-      const ctx = contextOf(agent);
-      if (!ctx) return { ok: false, latencyMs: 0, message: 'the agent has no stored credentials' };
-      try {
-        await adapters[agent.provider as ProviderName].fetchAgent(ctx, agent.providerAgentId);
-        return { ok: true, latencyMs: Date.now() - began, message: `${agent.provider} answered` };
-      } catch (err) {
-        return { ok: false, latencyMs: Date.now() - began, message: (err as Error).message };
-      }
-    },
+    testProvider: (agent: AgentRecord): Promise<ConnectionTest> =>
+      testProviderConnection(adapters, agent, contextOf(agent)),
     /** Fetches the agent (so that a bad key or id is answered at once), stores it, imports in the background. */
     async connect(input: ConnectInput): Promise<{ agent: AgentRecord; created: boolean }> {
-      const adapter = adapters[input.provider];
-      const ctx: ProviderContext = {
-        apiKey: input.apiKey,
-        baseUrl: input.baseUrl ?? adapter.defaultBaseUrl,
-      };
-      let snapshot: AgentSnapshot;
-      try {
-        snapshot = await adapter.fetchAgent(ctx, input.agentId);
-      } catch (err) {
-        throw connectError(err, input.provider);
-      }
-      const credentials = sealCredentials(secrets, {
-        apiKey: input.apiKey,
-        baseUrl: input.baseUrl,
-      });
-      const existing = store.agents.findByProvider(input.provider, input.agentId);
-      const agent = store.transaction(() =>
-        saveConnection({ store, clock }, input, snapshot, credentials),
-      );
-      void sync(agent.id);
-      return { agent: store.agents.get(agent.id)!, created: !existing };
+      const connected = await connectAgent(deps, input);
+      void sync(connected.agent.id);
+      return { agent: store.agents.get(connected.agent.id)!, created: connected.created };
     },
     schedule,
     /** Applies a changed interval setting, when this engine runs the periodic sync at all. */
