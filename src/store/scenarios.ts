@@ -1,5 +1,13 @@
 import type { ScriptLine } from '../domain/scenarios.js';
-import { fromJson, patchRow, placeholders, toJson, type ColumnMap, type Db } from './db.js';
+import {
+  fromJson,
+  patchRow,
+  placeholders,
+  prepared,
+  toJson,
+  type ColumnMap,
+  type Db,
+} from './db.js';
 import type { User } from './personas.js';
 import { ERRORED, PASS_RATE, RAN } from './usage.js';
 
@@ -117,55 +125,53 @@ const SORT_COLUMNS: Record<ScenarioQuery['sortBy'], string> = {
 
 const pct = (n: number | null): number | null => (n === null ? null : Math.round(n * 100) / 100);
 
-export function createScenarioStore(db: Db) {
-  const getRow = db.prepare('SELECT * FROM scenarios WHERE workspace_id = ? AND id = ?');
-  const get = (workspaceId: string, id: string): Scenario | undefined => {
-    const row = getRow.get(workspaceId, id) as Row | undefined;
-    return row && fromRow(row);
-  };
-  function statsOf(ids: string[]): Map<string, ScenarioStats> {
-    const rows = db
-      .prepare(
-        `SELECT scenario_id AS id, COUNT(*) AS total, AVG(score) AS avg, ${PASS_RATE} AS rate,
-                ${ERRORED} AS errored, MAX(COALESCE(ended_at, started_at, created_at)) AS last
-         FROM simulations WHERE scenario_id IN (${placeholders(ids.length)}) AND ${RAN}
-         GROUP BY scenario_id`,
-      )
-      .all(...ids) as {
-      id: string;
-      total: number;
-      avg: number | null;
-      rate: number | null;
-      errored: number;
-      last: string | null;
-    }[];
-    const found = new Map(rows.map((r) => [r.id, r]));
-    return new Map(
-      ids.map((id) => {
-        const r = found.get(id);
-        return [
-          id,
-          {
-            total_simulations: r?.total ?? 0,
-            errored_simulations: r?.errored ?? 0,
-            avg_score: pct(r?.avg ?? null),
-            success_rate: pct(r?.rate ?? null),
-            last_run: r?.last ?? null,
-          },
-        ];
-      }),
-    );
-  }
+/** One scenario of a workspace. */
+function readScenario(db: Db, workspaceId: string, id: string): Scenario | undefined {
+  const row = prepared(db, 'SELECT * FROM scenarios WHERE workspace_id = ? AND id = ?').get(
+    workspaceId,
+    id,
+  ) as Row | undefined;
+  return row && fromRow(row);
+}
+
+/** The statistics of several scenarios in one query (a page of the list). */
+function scenarioStats(db: Db, ids: string[]): Map<string, ScenarioStats> {
+  const rows = db
+    .prepare(
+      `SELECT scenario_id AS id, COUNT(*) AS total, AVG(score) AS avg, ${PASS_RATE} AS rate,
+              ${ERRORED} AS errored, MAX(COALESCE(ended_at, started_at, created_at)) AS last
+       FROM simulations WHERE scenario_id IN (${placeholders(ids.length)}) AND ${RAN}
+       GROUP BY scenario_id`,
+    )
+    .all(...ids) as {
+    id: string;
+    total: number;
+    avg: number | null;
+    rate: number | null;
+    errored: number;
+    last: string | null;
+  }[];
+  const found = new Map(rows.map((r) => [r.id, r]));
+  return new Map(
+    ids.map((id) => {
+      const r = found.get(id);
+      return [
+        id,
+        {
+          total_simulations: r?.total ?? 0,
+          errored_simulations: r?.errored ?? 0,
+          avg_score: pct(r?.avg ?? null),
+          success_rate: pct(r?.rate ?? null),
+          last_run: r?.last ?? null,
+        },
+      ];
+    }),
+  );
+}
+
+/** Saving scenarios. */
+function scenarioWrites(db: Db) {
   return {
-    get,
-    existsAnywhere(id: string): boolean {
-      return db.prepare('SELECT 1 FROM scenarios WHERE id = ?').get(id) !== undefined;
-    },
-    stats(id: string): ScenarioStats {
-      return statsOf([id]).get(id)!;
-    },
-    /** The statistics of several scenarios in one query (a page of the list). */
-    statsOf,
     insert(workspaceId: string, s: Scenario): Scenario {
       db.prepare(
         `INSERT INTO scenarios (id, workspace_id, name, prompt, prompt_variables, personas, target_agents, scorecard_id,
@@ -207,13 +213,22 @@ export function createScenarioStore(db: Db) {
         { updated_at: updatedAt },
         { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] },
       );
-      return changed ? get(workspaceId, id) : undefined;
+      return changed ? readScenario(db, workspaceId, id) : undefined;
     },
     delete(workspaceId: string, id: string): boolean {
       return (
         db.prepare('DELETE FROM scenarios WHERE workspace_id = ? AND id = ?').run(workspaceId, id)
           .changes > 0
       );
+    },
+  };
+}
+
+/** Finding scenarios: a filtered page, and those that use a persona, agent or scorecard. */
+function scenarioReads(db: Db) {
+  return {
+    existsAnywhere(id: string): boolean {
+      return db.prepare('SELECT 1 FROM scenarios WHERE id = ?').get(id) !== undefined;
     },
     list(workspaceId: string, q: ScenarioQuery): { items: Scenario[]; total: number } {
       const where = ['s.workspace_id = ?'];
@@ -260,6 +275,15 @@ export function createScenarioStore(db: Db) {
         .prepare('SELECT id, name FROM scenarios WHERE workspace_id = ? AND scorecard_id = ?')
         .all(workspaceId, scorecardId) as { id: string; name: string }[];
     },
+  };
+}
+
+/** Statistics of a scenario, and of a whole workspace. */
+function scenarioFigures(db: Db) {
+  return {
+    stats(id: string): ScenarioStats {
+      return scenarioStats(db, [id]).get(id)!;
+    },
     workspaceStats(workspaceId: string, since30d: string): WorkspaceScenarioStats {
       const totals = db
         .prepare(
@@ -290,6 +314,19 @@ export function createScenarioStore(db: Db) {
         most_used_scenario: top ?? null,
       };
     },
+  };
+}
+
+export function createScenarioStore(db: Db) {
+  const get = (workspaceId: string, id: string) => readScenario(db, workspaceId, id);
+  const statsOf = (ids: string[]) => scenarioStats(db, ids);
+  return {
+    ...scenarioWrites(db),
+    ...scenarioReads(db),
+    ...scenarioFigures(db),
+    get,
+    /** The statistics of several scenarios in one query (a page of the list). */
+    statsOf,
   };
 }
 

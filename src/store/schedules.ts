@@ -1,4 +1,4 @@
-import { patchRow, type ColumnMap, type Db } from './db.js';
+import { patchRow, prepared, type ColumnMap, type Db } from './db.js';
 
 export interface Schedule {
   id: string;
@@ -79,14 +79,18 @@ interface RunRow {
   late: number;
 }
 
-export function createScheduleStore(db: Db) {
-  const getRow = db.prepare('SELECT * FROM schedules WHERE workspace_id = ? AND id = ?');
-  const get = (workspaceId: string, id: string): Schedule | undefined => {
-    const row = getRow.get(workspaceId, id) as Row | undefined;
-    return row && fromRow(row);
-  };
+/** One schedule of a workspace. */
+function readSchedule(db: Db, workspaceId: string, id: string): Schedule | undefined {
+  const row = prepared(db, 'SELECT * FROM schedules WHERE workspace_id = ? AND id = ?').get(
+    workspaceId,
+    id,
+  ) as Row | undefined;
+  return row && fromRow(row);
+}
+
+/** Saving schedules, and moving them along as they run. */
+function scheduleWrites(db: Db) {
   return {
-    get,
     insert(workspaceId: string, s: Schedule): Schedule {
       db.prepare(
         `INSERT INTO schedules (id, workspace_id, name, scenario_id, periodicity, timezone, period_end_condition, is_active,
@@ -122,7 +126,7 @@ export function createScheduleStore(db: Db) {
         { updated_at: updatedAt },
         { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] },
       );
-      return changed ? get(workspaceId, id) : undefined;
+      return changed ? readSchedule(db, workspaceId, id) : undefined;
     },
     delete(workspaceId: string, id: string): boolean {
       return (
@@ -130,6 +134,37 @@ export function createScheduleStore(db: Db) {
           .changes > 0
       );
     },
+    /** After a run: when it was, when the next is, how many scheduled runs so far, and whether it ended. */
+    advance(
+      id: string,
+      f: {
+        lastRun: string;
+        nextRun: string | null;
+        scheduledRuns: number;
+        isActive: boolean;
+        endedReason: string | null;
+        at: string;
+      },
+    ): void {
+      db.prepare(
+        'UPDATE schedules SET last_run = ?, next_run = ?, scheduled_runs = ?, is_active = ?, ended_reason = ?, updated_at = ? WHERE id = ?',
+      ).run(f.lastRun, f.nextRun, f.scheduledRuns, f.isActive ? 1 : 0, f.endedReason, f.at, id);
+    },
+    /** A run started by hand: it is the schedule's last run, and its timed runs stay as they were. */
+    ranAt(id: string, at: string): void {
+      db.prepare('UPDATE schedules SET last_run = ?, updated_at = ? WHERE id = ?').run(at, at, id);
+    },
+    end(id: string, reason: string, at: string): void {
+      db.prepare(
+        'UPDATE schedules SET is_active = 0, next_run = NULL, ended_reason = ?, updated_at = ? WHERE id = ?',
+      ).run(reason, at, id);
+    },
+  };
+}
+
+/** Finding schedules: a page, those due, those of a scenario. */
+function scheduleReads(db: Db) {
+  return {
     list(workspaceId: string, limit: number, offset: number): { items: Schedule[]; total: number } {
       const total = (
         db
@@ -157,31 +192,17 @@ export function createScheduleStore(db: Db) {
         scheduledRuns: r.scheduled_runs,
       }));
     },
-    /** After a run: when it was, when the next is, how many scheduled runs so far, and whether it ended. */
-    advance(
-      id: string,
-      f: {
-        lastRun: string;
-        nextRun: string | null;
-        scheduledRuns: number;
-        isActive: boolean;
-        endedReason: string | null;
-        at: string;
-      },
-    ): void {
-      db.prepare(
-        'UPDATE schedules SET last_run = ?, next_run = ?, scheduled_runs = ?, is_active = ?, ended_reason = ?, updated_at = ? WHERE id = ?',
-      ).run(f.lastRun, f.nextRun, f.scheduledRuns, f.isActive ? 1 : 0, f.endedReason, f.at, id);
+    forScenario(workspaceId: string, scenarioId: string): { id: string; name: string }[] {
+      return db
+        .prepare('SELECT id, name FROM schedules WHERE workspace_id = ? AND scenario_id = ?')
+        .all(workspaceId, scenarioId) as { id: string; name: string }[];
     },
-    /** A run started by hand: it is the schedule's last run, and its timed runs stay as they were. */
-    ranAt(id: string, at: string): void {
-      db.prepare('UPDATE schedules SET last_run = ?, updated_at = ? WHERE id = ?').run(at, at, id);
-    },
-    end(id: string, reason: string, at: string): void {
-      db.prepare(
-        'UPDATE schedules SET is_active = 0, next_run = NULL, ended_reason = ?, updated_at = ? WHERE id = ?',
-      ).run(reason, at, id);
-    },
+  };
+}
+
+/** The runs of a schedule: each one recorded, the list, the last execution. */
+function scheduleRuns(db: Db) {
+  return {
     addRun(r: ScheduleRun & { scheduleId: string }): ScheduleRun {
       db.prepare(
         'INSERT INTO schedule_runs (id, schedule_id, scheduled_for, started_at, execution_id, trig, outcome, reason, late) VALUES (?,?,?,?,?,?,?,?,?)',
@@ -227,11 +248,16 @@ export function createScheduleStore(db: Db) {
           .get(id) as string | undefined) ?? null
       );
     },
-    forScenario(workspaceId: string, scenarioId: string): { id: string; name: string }[] {
-      return db
-        .prepare('SELECT id, name FROM schedules WHERE workspace_id = ? AND scenario_id = ?')
-        .all(workspaceId, scenarioId) as { id: string; name: string }[];
-    },
+  };
+}
+
+export function createScheduleStore(db: Db) {
+  const get = (workspaceId: string, id: string) => readSchedule(db, workspaceId, id);
+  return {
+    ...scheduleWrites(db),
+    ...scheduleReads(db),
+    ...scheduleRuns(db),
+    get,
   };
 }
 

@@ -143,59 +143,61 @@ interface ExecutionRow {
   cancelled_at: string | null;
 }
 
-/** Executions and their simulations; queued simulations are the persistent work queue. */
-export function createSimulationStore(db: Db) {
-  function execution(workspaceId: string, id: string): Execution | undefined {
-    const e = prepared(
-      db,
-      `SELECT e.*, (SELECT name FROM scenarios WHERE id = e.scenario_id) AS scenario_name
-       FROM executions e WHERE e.workspace_id = ? AND e.id = ?`,
-    ).get(workspaceId, id) as ExecutionRow | undefined;
-    if (!e) return undefined;
-    const rows = prepared(
-      db,
-      'SELECT status, COUNT(*) AS n FROM simulations WHERE execution_id = ? GROUP BY status',
-    ).all(id) as { status: string; n: number }[];
-    const counts = {
-      queued: 0,
-      running: 0,
-      completed: 0,
-      failed: 0,
-      cancelled: 0,
-    } as Execution['counts'];
-    for (const r of rows) counts[r.status as keyof Execution['counts']] = r.n;
-    const total = Object.values(counts).reduce((a, b) => a + b, 0);
-    const agg = prepared(
-      db,
-      `SELECT AVG(score) AS avg, ${PASS_RATE} AS rate FROM simulations WHERE execution_id = ? AND status IN ('completed', 'failed')`,
-    ).get(id) as { avg: number | null; rate: number | null };
-    const ended = counts.completed + counts.failed + counts.cancelled;
-    // completed once every simulation has ended (even when some failed); failed only when none could run.
-    const status: Execution['status'] = e.cancelled_at
-      ? 'cancelled'
-      : ended < total
-        ? counts.running > 0 || ended > 0
-          ? 'running'
-          : 'queued'
-        : counts.completed === 0 && counts.failed > 0 && agg.avg === null && counts.failed === total
-          ? 'failed'
-          : 'completed';
-    return {
-      id: e.id,
-      scenario_id: e.scenario_id,
-      scenario_name: e.scenario_name,
-      status,
-      simulations_created: total,
-      estimated_completion: e.estimated_completion,
-      created_at: e.created_at,
-      variables: fromJson(e.variables),
-      runs: e.runs,
-      channel: e.channel,
-      counts,
-      avg_score: round(agg.avg),
-      pass_rate: round(agg.rate),
-    };
-  }
+/** An execution with its counts, average score, pass rate and status, as they are now. */
+function readExecution(db: Db, workspaceId: string, id: string): Execution | undefined {
+  const e = prepared(
+    db,
+    `SELECT e.*, (SELECT name FROM scenarios WHERE id = e.scenario_id) AS scenario_name
+     FROM executions e WHERE e.workspace_id = ? AND e.id = ?`,
+  ).get(workspaceId, id) as ExecutionRow | undefined;
+  if (!e) return undefined;
+  const rows = prepared(
+    db,
+    'SELECT status, COUNT(*) AS n FROM simulations WHERE execution_id = ? GROUP BY status',
+  ).all(id) as { status: string; n: number }[];
+  const counts = {
+    queued: 0,
+    running: 0,
+    completed: 0,
+    failed: 0,
+    cancelled: 0,
+  } as Execution['counts'];
+  for (const r of rows) counts[r.status as keyof Execution['counts']] = r.n;
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  const agg = prepared(
+    db,
+    `SELECT AVG(score) AS avg, ${PASS_RATE} AS rate FROM simulations WHERE execution_id = ? AND status IN ('completed', 'failed')`,
+  ).get(id) as { avg: number | null; rate: number | null };
+  const ended = counts.completed + counts.failed + counts.cancelled;
+  // completed once every simulation has ended (even when some failed); failed only when none could run.
+  const status: Execution['status'] = e.cancelled_at
+    ? 'cancelled'
+    : ended < total
+      ? counts.running > 0 || ended > 0
+        ? 'running'
+        : 'queued'
+      : counts.completed === 0 && counts.failed > 0 && agg.avg === null && counts.failed === total
+        ? 'failed'
+        : 'completed';
+  return {
+    id: e.id,
+    scenario_id: e.scenario_id,
+    scenario_name: e.scenario_name,
+    status,
+    simulations_created: total,
+    estimated_completion: e.estimated_completion,
+    created_at: e.created_at,
+    variables: fromJson(e.variables),
+    runs: e.runs,
+    channel: e.channel,
+    counts,
+    avg_score: round(agg.avg),
+    pass_rate: round(agg.rate),
+  };
+}
+
+/** Creating and cancelling executions. */
+function executionWrites(db: Db) {
   return {
     createExecution(
       e: {
@@ -247,7 +249,24 @@ export function createSimulationStore(db: Db) {
         );
       })();
     },
-    execution,
+    cancel(workspaceId: string, executionId: string, at: string): void {
+      db.transaction(() => {
+        prepared(
+          db,
+          'UPDATE executions SET cancelled_at = ? WHERE workspace_id = ? AND id = ? AND cancelled_at IS NULL',
+        ).run(at, workspaceId, executionId);
+        prepared(
+          db,
+          "UPDATE simulations SET status = 'cancelled', ended_at = ? WHERE execution_id = ? AND status = 'queued'",
+        ).run(at, executionId);
+      })();
+    },
+  };
+}
+
+/** Executions as they are now, a page at a time. */
+function executionReads(db: Db) {
+  return {
     listExecutions(
       workspaceId: string,
       limit: number,
@@ -262,8 +281,28 @@ export function createSimulationStore(db: Db) {
       )
         .pluck()
         .all(workspaceId, limit, offset) as string[];
-      return { items: ids.map((id) => execution(workspaceId, id)!), total };
+      return { items: ids.map((id) => readExecution(db, workspaceId, id)!), total };
     },
+    /** An execution's variables alone (what each of its simulations needs to start). */
+    variablesOf(executionId: string): Record<string, string> | undefined {
+      const text = prepared(db, 'SELECT variables FROM executions WHERE id = ?')
+        .pluck()
+        .get(executionId) as string | undefined;
+      return text === undefined ? undefined : fromJson(text);
+    },
+    isCancelled(executionId: string): boolean {
+      return (
+        prepared(db, 'SELECT cancelled_at IS NOT NULL FROM executions WHERE id = ?')
+          .pluck()
+          .get(executionId) === 1
+      );
+    },
+  };
+}
+
+/** Simulations with their names, whole or as summaries for long lists. */
+function simulationReads(db: Db) {
+  return {
     simulationsOf(executionId: string): (Simulation & RunNames)[] {
       return (
         prepared(
@@ -300,13 +339,6 @@ export function createSimulationStore(db: Db) {
         total,
       };
     },
-    /** An execution's variables alone (what each of its simulations needs to start). */
-    variablesOf(executionId: string): Record<string, string> | undefined {
-      const text = prepared(db, 'SELECT variables FROM executions WHERE id = ?')
-        .pluck()
-        .get(executionId) as string | undefined;
-      return text === undefined ? undefined : fromJson(text);
-    },
     simulation(workspaceId: string, id: string): (Simulation & RunNames) | undefined {
       const row = prepared(
         db,
@@ -314,6 +346,12 @@ export function createSimulationStore(db: Db) {
       ).get(workspaceId, id) as (SimRow & RunNames) | undefined;
       return row && { ...simFromRow(row), ...namesOf(row) };
     },
+  };
+}
+
+/** The work queue: claiming, finishing and recovering simulations. */
+function simulationQueue(db: Db) {
+  return {
     /** Takes the oldest queued simulation and marks it running (one transaction: never twice). */
     claim(at: string): (Simulation & { workspace_id: string; attempts: number }) | undefined {
       return db.transaction(() => {
@@ -383,18 +421,12 @@ export function createSimulationStore(db: Db) {
         ).run().changes;
       })();
     },
-    cancel(workspaceId: string, executionId: string, at: string): void {
-      db.transaction(() => {
-        prepared(
-          db,
-          'UPDATE executions SET cancelled_at = ? WHERE workspace_id = ? AND id = ? AND cancelled_at IS NULL',
-        ).run(at, workspaceId, executionId);
-        prepared(
-          db,
-          "UPDATE simulations SET status = 'cancelled', ended_at = ? WHERE execution_id = ? AND status = 'queued'",
-        ).run(at, executionId);
-      })();
-    },
+  };
+}
+
+/** Figures other domains read from simulations (alerts, agent analytics). */
+function simulationFigures(db: Db) {
+  return {
     /** Average score of an agent's simulations that ran (since a time, when given), and how many were scored. */
     agentScore(agentId: string, sinceIso = ''): { avg: number | null; n: number } {
       return prepared(
@@ -428,13 +460,19 @@ export function createSimulationStore(db: Db) {
         results: fromJson<MetricResult[]>(r.results),
       }));
     },
-    isCancelled(executionId: string): boolean {
-      return (
-        prepared(db, 'SELECT cancelled_at IS NOT NULL FROM executions WHERE id = ?')
-          .pluck()
-          .get(executionId) === 1
-      );
-    },
+  };
+}
+
+/** Executions and their simulations; queued simulations are the persistent work queue. */
+export function createSimulationStore(db: Db) {
+  const execution = (workspaceId: string, id: string) => readExecution(db, workspaceId, id);
+  return {
+    ...executionWrites(db),
+    ...executionReads(db),
+    ...simulationReads(db),
+    ...simulationQueue(db),
+    ...simulationFigures(db),
+    execution,
   };
 }
 
