@@ -108,18 +108,58 @@ async function stopRunning(r: Running): Promise<void> {
   r.releaseLock?.();
 }
 
+/** Who the engine acts for: the OS user, locally and for whoever followed a login link. */
+function localIdentity() {
+  const osUser = osUserName();
+  const user = { id: `usr_${osUser}`, name: osUser };
+  const localCaller: Caller = { kind: 'local', user };
+  const sessions = createBrowserSessions({ kind: 'api_key', keyId: 'browser_session', user });
+  return { osUser, localCaller, sessions };
+}
+
+const urlOf = (host: string, port: number): string =>
+  `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+/**
+ * Opens the data dir (locked when exclusive), its store and services; when exclusive, starts the
+ * background work. A failure leaves nothing open.
+ */
+function openEngine(
+  options: EngineOptions,
+  base: { clock: Clock; events: EventBus; log: Logger },
+): { running: Running; result: StartResult } {
+  const { clock, events, log } = base;
+  createDataDir(options.dataDir);
+  const exclusive = options.exclusive ?? true;
+  const releaseLock = exclusive ? acquireDataDirLock(options.dataDir) : null;
+  let db: Db | null = null;
+  try {
+    db = openDatabase(join(options.dataDir, 'callbench.db'));
+    const { store, secrets } = prepareStore(db, options.dataDir, log);
+    const { services, startBackground } = createServices(options, {
+      store,
+      secrets,
+      clock,
+      events,
+      log,
+    });
+    const invoke = createInvoker(catalogue, services, { checkOutputs: options.checkOutputs });
+    const result = bootstrap(store, exclusive, clock);
+    // Only the one engine on a data dir works the queue; the CLI's short commands never do.
+    const stopEvaluator = exclusive ? startBackground() : null;
+    return { running: { db, store, invoke, services, stopEvaluator, releaseLock }, result };
+  } catch (err) {
+    db?.close();
+    releaseLock?.();
+    throw err;
+  }
+}
+
 export function createEngine(options: EngineOptions): Engine {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? silent;
   const events = new EventBus();
-  const osUser = osUserName();
-  const localCaller: Caller = { kind: 'local', user: { id: `usr_${osUser}`, name: osUser } };
-  // Whoever followed a login link acts as the person who started the engine.
-  const sessions = createBrowserSessions({
-    kind: 'api_key',
-    keyId: 'browser_session',
-    user: { id: `usr_${osUser}`, name: osUser },
-  });
+  const { osUser, localCaller, sessions } = localIdentity();
   let baseUrl: string | null = null;
   let server: FastifyInstance | null = null;
   let running: Running | null = null;
@@ -138,30 +178,9 @@ export function createEngine(options: EngineOptions): Engine {
       return started().services.scheduler;
     },
     start() {
-      createDataDir(options.dataDir);
-      const exclusive = options.exclusive ?? true;
-      const releaseLock = exclusive ? acquireDataDirLock(options.dataDir) : null;
-      let db: Db | null = null;
-      try {
-        db = openDatabase(join(options.dataDir, 'callbench.db'));
-        const { store, secrets } = prepareStore(db, options.dataDir, log);
-        const { services, startBackground } = createServices(options, {
-          store,
-          secrets,
-          clock,
-          events,
-          log,
-        });
-        const invoke = createInvoker(catalogue, services, { checkOutputs: options.checkOutputs });
-        // Only the one engine on a data dir works the queue; the CLI's short commands never do.
-        const stopEvaluator = exclusive ? startBackground() : null;
-        running = { db, store, invoke, services, stopEvaluator, releaseLock };
-        return bootstrap(store, exclusive, clock);
-      } catch (err) {
-        db?.close();
-        releaseLock?.();
-        throw err;
-      }
+      const opened = openEngine(options, { clock, events, log });
+      running = opened.running;
+      return opened.result;
     },
     invoke(name, input, caller = localCaller) {
       return started().invoke(name, input, caller);
@@ -177,9 +196,7 @@ export function createEngine(options: EngineOptions): Engine {
         ui: ui && { ...ui, events, sessions },
       });
       await server.listen({ port, host });
-      const address = server.server.address() as { port: number };
-      baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
-      return baseUrl;
+      return (baseUrl = urlOf(host, (server.server.address() as { port: number }).port));
     },
     loginUrl() {
       if (!baseUrl) throw new Error('The HTTP server is not listening');

@@ -174,13 +174,12 @@ export const toolOperations = [
         const definition = prepare(ctx, input, current);
         return toolView(
           ctx,
-          ctx.store.tools.replace(
-            current.id,
+          ctx.store.tools.replace(current.id, {
             definition,
-            'updated',
-            isoNow(ctx.clock),
-            ctx.caller.user,
-          ),
+            change: 'updated',
+            at: isoNow(ctx.clock),
+            by: ctx.caller.user,
+          }),
         );
       });
     },
@@ -250,13 +249,12 @@ export const toolOperations = [
           throw conflict(`Version ${version} is named '${old.name}', which another tool now has`);
         return toolView(
           ctx,
-          ctx.store.tools.replace(
-            current.id,
-            old,
-            `rollback to version ${version}`,
-            isoNow(ctx.clock),
-            ctx.caller.user,
-          ),
+          ctx.store.tools.replace(current.id, {
+            definition: old,
+            change: `rollback to version ${version}`,
+            at: isoNow(ctx.clock),
+            by: ctx.caller.user,
+          }),
         );
       });
     },

@@ -90,18 +90,22 @@ function storeCallPage(
   const logRow = reportedCalls(store, 'production');
   for (const { id, call } of fresh) {
     if (call.providerError)
-      store.calls.addError(
-        agentId,
+      store.calls.addError(agentId, {
         at,
-        'call_error',
-        `Call ended in a provider error: ${call.providerError}`,
-        id,
-      );
+        kind: 'call_error',
+        message: `Call ended in a provider error: ${call.providerError}`,
+        callId: id,
+      });
     for (const tc of call.toolCalls) {
       const started = call.startedAt ? Date.parse(call.startedAt) : clock.now();
       store.toolCalls.insert(logRow(tc, agentId, started));
       if (tc.success === false)
-        store.calls.addError(agentId, at, 'tool_error', `Tool ${tc.name} failed during a call`, id);
+        store.calls.addError(agentId, {
+          at,
+          kind: 'tool_error',
+          message: `Tool ${tc.name} failed during a call`,
+          callId: id,
+        });
     }
   }
   store.toolCalls.flush();
@@ -184,7 +188,11 @@ function recordSyncFailure(deps: SyncDeps, agentId: string, err: unknown): void 
   const status =
     err instanceof ProviderError && err.kind === 'auth' ? 'needs_credentials' : 'failed';
   deps.store.agents.update(agentId, { syncStatus: status, syncError: message });
-  deps.store.calls.addError(agentId, isoNow(deps.clock), 'sync_error', `Sync failed: ${message}`);
+  deps.store.calls.addError(agentId, {
+    at: isoNow(deps.clock),
+    kind: 'sync_error',
+    message: `Sync failed: ${message}`,
+  });
   deps.events.emit('sync.finished', { agentId, ok: false, error: message });
 }
 
@@ -232,61 +240,71 @@ async function connectAgent(
   return { agent, created: !existing };
 }
 
+/** How to reach the agent's provider, or null (no key stored, or an agent of our own). */
+function providerContext(deps: SyncDeps, agent: AgentRecord): ProviderContext | null {
+  const creds = openCredentials(deps.secrets, agent);
+  const adapter = deps.adapters[agent.provider as ProviderName] as ProviderAdapter | undefined;
+  if (!creds?.apiKey || !adapter) return null;
+  return { apiKey: creds.apiKey, baseUrl: creds.baseUrl ?? adapter.defaultBaseUrl };
+}
+
+/** The context to sync with; a credential that no longer opens marks the agent instead. */
+function contextToSync(deps: SyncDeps, agent: AgentRecord): ProviderContext | null {
+  try {
+    return providerContext(deps, agent);
+  } catch (err) {
+    if (!(err instanceof CredentialsUnreadable)) throw err;
+    // One damaged secret costs this agent its sync, never the engine.
+    deps.store.agents.update(agent.id, { syncStatus: 'needs_credentials', syncError: err.message });
+    deps.events.emit('sync.finished', { agentId: agent.id, ok: false, error: err.message });
+    return null;
+  }
+}
+
+/** One sync of one agent: its configuration (a change is a new version), then its new calls. */
+async function runSync(deps: SyncDeps, agentId: string, stopping: () => boolean): Promise<void> {
+  const { store, clock, events } = deps;
+  const agent = store.agents.get(agentId);
+  if (!agent || agent.status === 'disconnected') return;
+  const ctx = contextToSync(deps, agent);
+  if (!ctx) return;
+  store.agents.update(agentId, { syncStatus: 'running', syncError: null });
+  events.emit('sync.started', { agentId });
+  try {
+    const snapshot = await deps.adapters[agent.provider as ProviderName].fetchAgent(
+      ctx,
+      agent.providerAgentId,
+    );
+    const paths = store.transaction(() => recordSnapshot({ store, clock }, agent, snapshot));
+    if (paths.length) events.emit('agent.config_changed', { agentId, changedPaths: paths });
+    await importCalls(deps, store.agents.get(agentId)!, ctx, stopping);
+    store.agents.update(agentId, {
+      syncStatus: 'idle',
+      lastSyncedAt: isoNow(clock),
+      syncError: null,
+    });
+    events.emit('sync.finished', { agentId, ok: true });
+  } catch (err) {
+    if (!stopping()) recordSyncFailure(deps, agentId, err);
+    else if (!(err instanceof ProviderError))
+      deps.log(`sync of ${agentId} failed unexpectedly: ${(err as Error).message}`);
+  }
+}
+
 export function createSyncService(deps: SyncDeps) {
-  const { store, secrets, clock, events, adapters } = deps;
+  const { store } = deps;
   const running = new Map<string, Promise<void>>();
   let task: { stop(): unknown } | null = null;
   let defaultMinutes = 15;
   let stopping = false;
 
-  const contextOf = (agent: AgentRecord): ProviderContext | null => {
-    const creds = openCredentials(secrets, agent);
-    const adapter = adapters[agent.provider as ProviderName] as ProviderAdapter | undefined;
-    if (!creds?.apiKey || !adapter) return null;
-    return { apiKey: creds.apiKey, baseUrl: creds.baseUrl ?? adapter.defaultBaseUrl };
-  };
-
-  async function runSync(agentId: string): Promise<void> {
-    const agent = store.agents.get(agentId);
-    if (!agent || agent.status === 'disconnected') return;
-    let ctx: ProviderContext | null;
-    try {
-      ctx = contextOf(agent);
-    } catch (err) {
-      if (!(err instanceof CredentialsUnreadable)) throw err;
-      // One damaged secret costs this agent its sync, never the engine.
-      store.agents.update(agentId, { syncStatus: 'needs_credentials', syncError: err.message });
-      events.emit('sync.finished', { agentId, ok: false, error: err.message });
-      return;
-    }
-    if (!ctx) return;
-    store.agents.update(agentId, { syncStatus: 'running', syncError: null });
-    events.emit('sync.started', { agentId });
-    try {
-      const snapshot = await adapters[agent.provider as ProviderName].fetchAgent(
-        ctx,
-        agent.providerAgentId,
-      );
-      const paths = store.transaction(() => recordSnapshot({ store, clock }, agent, snapshot));
-      if (paths.length) events.emit('agent.config_changed', { agentId, changedPaths: paths });
-      await importCalls(deps, store.agents.get(agentId)!, ctx, () => stopping);
-      store.agents.update(agentId, {
-        syncStatus: 'idle',
-        lastSyncedAt: isoNow(clock),
-        syncError: null,
-      });
-      events.emit('sync.finished', { agentId, ok: true });
-    } catch (err) {
-      if (!stopping) recordSyncFailure(deps, agentId, err);
-      else if (!(err instanceof ProviderError))
-        deps.log(`sync of ${agentId} failed unexpectedly: ${(err as Error).message}`);
-    }
-  }
+  const contextOf = (agent: AgentRecord) => providerContext(deps, agent);
+  const isStopping = () => stopping;
 
   function sync(agentId: string): Promise<void> {
     const current = running.get(agentId);
     if (current) return current;
-    const run = runSync(agentId)
+    const run = runSync(deps, agentId, isStopping)
       .catch((err: unknown) =>
         deps.log(`sync of ${agentId} stopped: ${err instanceof Error ? err.message : String(err)}`),
       )
@@ -325,7 +343,7 @@ export function createSyncService(deps: SyncDeps) {
     contextOf,
     /** Asks the provider for the agent once: are the key and the agent id good right now? */
     testProvider: (agent: AgentRecord): Promise<ConnectionTest> =>
-      testProviderConnection(adapters, agent, contextOf(agent)),
+      testProviderConnection(deps.adapters, agent, contextOf(agent)),
     /** Fetches the agent (so that a bad key or id is answered at once), stores it, imports in the background. */
     async connect(input: ConnectInput): Promise<{ agent: AgentRecord; created: boolean }> {
       const connected = await connectAgent(deps, input);

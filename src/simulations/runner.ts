@@ -61,10 +61,20 @@ type Finished = Parameters<Store['simulations']['finish']>[1];
 /** How a simulation ended: its status and whatever it got to (turns, scores, an error). */
 type Ending = Partial<Finished> & { status: Simulation['status'] };
 
-/** An ending with nothing in it yet but its time and what it spent. */
-const blankEnding = (endedAt: string, durationMs: number, usage: Finished['usage']) => ({
-  ended_at: endedAt,
-  duration_ms: durationMs,
+/** Stores how a simulation ended and tells who listens. */
+function finishSimulation(deps: RunnerDeps, sim: Simulation, ending: Finished & Ending): void {
+  deps.store.simulations.finish(sim.id, { ...ending, ended_at: isoNow(deps.clock) });
+  deps.events.emit('simulation.finished', {
+    simulationId: sim.id,
+    executionId: sim.execution_id,
+    status: ending.status,
+  });
+}
+
+/** An ending with nothing in it yet but how long it ran and what it spent. */
+const blankEnding = (began: number, usage: Finished['usage']) => ({
+  ended_at: '',
+  duration_ms: Date.now() - began,
   end_reason: null,
   turns: [],
   score: null,
@@ -179,20 +189,10 @@ async function runSimulation(
   sim: Simulation & { workspace_id: string },
 ): Promise<void> {
   const { deps, clientFor, cancellations } = ctx;
-  const { store, clock, events } = deps;
+  const { store } = deps;
   const began = Date.now();
   const usage = emptyUsage();
-  const finish = (r: Ending) => {
-    store.simulations.finish(sim.id, {
-      ...blankEnding(isoNow(clock), Date.now() - began, usage),
-      ...r,
-    });
-    events.emit('simulation.finished', {
-      simulationId: sim.id,
-      executionId: sim.execution_id,
-      status: r.status,
-    });
-  };
+  const finish = (r: Ending) => finishSimulation(deps, sim, { ...blankEnding(began, usage), ...r });
   try {
     const { scenario, persona, agent, variables } = inputsOf(store, sim);
     const connection = (role: 'caller' | 'judge' | 'replica') =>

@@ -49,6 +49,78 @@ export interface AgentCallFigures {
   totalCostUsd: number | null;
 }
 
+/** Something that went wrong for an agent: a call's provider error, a failed tool, a failed sync. */
+export interface AgentErrorEntry {
+  at: string;
+  kind: 'call_error' | 'tool_error' | 'sync_error';
+  /** Kept to its first 1,000 characters. */
+  message: string;
+  /** The imported call it happened in, if any. */
+  callId?: string | null;
+}
+
+/** Imported calls: a page of an agent's, one call, and the figures of a window. */
+function callReads(db: Db) {
+  return {
+    list(agentId: string, limit: number, offset: number): { calls: StoredCall[]; total: number } {
+      const total = prepared(db, 'SELECT COUNT(*) FROM calls WHERE agent_id = ?')
+        .pluck()
+        .get(agentId) as number;
+      const rows = prepared(
+        db,
+        'SELECT * FROM calls WHERE agent_id = ? ORDER BY started_ms DESC, id DESC LIMIT ? OFFSET ?',
+      ).all(agentId, limit, offset) as Row[];
+      return { calls: rows.map(fromRow), total };
+    },
+    get(id: string): StoredCall | undefined {
+      const row = prepared(db, 'SELECT * FROM calls WHERE id = ?').get(id) as Row | undefined;
+      return row && fromRow(row);
+    },
+    figures(agentId: string): AgentCallFigures {
+      return prepared(
+        db,
+        `SELECT COUNT(*) AS totalCalls, COUNT(successful) AS knownOutcome, COALESCE(SUM(successful), 0) AS successful,
+          COALESCE(SUM(duration_ms), 0) AS totalDurationMs, SUM(cost) AS totalCostUsd FROM calls WHERE agent_id = ?`,
+      ).get(agentId) as AgentCallFigures;
+    },
+  };
+}
+
+/** What went wrong for an agent, newest first. */
+function agentErrors(db: Db) {
+  return {
+    addError(agentId: string, e: AgentErrorEntry): void {
+      prepared(
+        db,
+        'INSERT INTO agent_errors (agent_id, at, kind, message, call_id) VALUES (?,?,?,?,?)',
+      ).run(agentId, e.at, e.kind, e.message.slice(0, 1000), e.callId ?? null);
+    },
+    errors(
+      agentId: string,
+      limit: number,
+      offset: number,
+    ): {
+      errors: { id: number; at: string; kind: string; message: string; callId: string | null }[];
+      total: number;
+    } {
+      const total = prepared(db, 'SELECT COUNT(*) FROM agent_errors WHERE agent_id = ?')
+        .pluck()
+        .get(agentId) as number;
+      const rows = prepared(
+        db,
+        'SELECT id, at, kind, message, call_id AS callId FROM agent_errors WHERE agent_id = ? ORDER BY at DESC, id DESC LIMIT ? OFFSET ?',
+      ).all(agentId, limit, offset) as {
+        id: number;
+        at: string;
+        kind: string;
+        message: string;
+        callId: string | null;
+      }[];
+      return { errors: rows, total };
+    },
+  };
+}
+
 /** Imported call history, keyed by the provider's call id so that a repeated import never duplicates. */
 export function createCallStore(db: Db) {
   const insert = db.prepare(
@@ -60,6 +132,8 @@ export function createCallStore(db: Db) {
        recording_url = ?, summary = ?, successful = ?, transcript = ?, tool_calls = ? WHERE id = ?`,
   );
   return {
+    ...callReads(db),
+    ...agentErrors(db),
     /** Inserts new calls and refreshes known ones; answers the calls that were new, with their ids. */
     upsert(
       agentId: string,
@@ -105,62 +179,6 @@ export function createCallStore(db: Db) {
         }
       }
       return fresh;
-    },
-    list(agentId: string, limit: number, offset: number): { calls: StoredCall[]; total: number } {
-      const total = prepared(db, 'SELECT COUNT(*) FROM calls WHERE agent_id = ?')
-        .pluck()
-        .get(agentId) as number;
-      const rows = prepared(
-        db,
-        'SELECT * FROM calls WHERE agent_id = ? ORDER BY started_ms DESC, id DESC LIMIT ? OFFSET ?',
-      ).all(agentId, limit, offset) as Row[];
-      return { calls: rows.map(fromRow), total };
-    },
-    get(id: string): StoredCall | undefined {
-      const row = prepared(db, 'SELECT * FROM calls WHERE id = ?').get(id) as Row | undefined;
-      return row && fromRow(row);
-    },
-    figures(agentId: string): AgentCallFigures {
-      return prepared(
-        db,
-        `SELECT COUNT(*) AS totalCalls, COUNT(successful) AS knownOutcome, COALESCE(SUM(successful), 0) AS successful,
-          COALESCE(SUM(duration_ms), 0) AS totalDurationMs, SUM(cost) AS totalCostUsd FROM calls WHERE agent_id = ?`,
-      ).get(agentId) as AgentCallFigures;
-    },
-    addError(
-      agentId: string,
-      at: string,
-      kind: 'call_error' | 'tool_error' | 'sync_error',
-      message: string,
-      callId: string | null = null,
-    ): void {
-      prepared(
-        db,
-        'INSERT INTO agent_errors (agent_id, at, kind, message, call_id) VALUES (?,?,?,?,?)',
-      ).run(agentId, at, kind, message.slice(0, 1000), callId);
-    },
-    errors(
-      agentId: string,
-      limit: number,
-      offset: number,
-    ): {
-      errors: { id: number; at: string; kind: string; message: string; callId: string | null }[];
-      total: number;
-    } {
-      const total = prepared(db, 'SELECT COUNT(*) FROM agent_errors WHERE agent_id = ?')
-        .pluck()
-        .get(agentId) as number;
-      const rows = prepared(
-        db,
-        'SELECT id, at, kind, message, call_id AS callId FROM agent_errors WHERE agent_id = ? ORDER BY at DESC, id DESC LIMIT ? OFFSET ?',
-      ).all(agentId, limit, offset) as {
-        id: number;
-        at: string;
-        kind: string;
-        message: string;
-        callId: string | null;
-      }[];
-      return { errors: rows, total };
     },
   };
 }

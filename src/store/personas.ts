@@ -115,6 +115,71 @@ const LIST_COLUMNS =
 /** Escapes LIKE wildcards so that a user's `%` or `_` is matched literally. */
 const likeContains = (s: string): string => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+/** The FROM and WHERE of a persona query: its filters, with the trigram index for names. */
+function personaFilter(workspaceId: string, q: PersonaQuery) {
+  const where: string[] = ['p.workspace_id = ?'];
+  const args: unknown[] = [workspaceId];
+  let from = 'personas p';
+  if (q.name) {
+    // The trigram index needs three characters; shorter searches scan with LIKE. CROSS JOIN makes
+    // SQLite start from the index's matches instead of walking every persona in date order.
+    if ([...q.name].length >= 3) {
+      from = 'personas_name_fts f CROSS JOIN personas p ON p.rowid = f.rowid';
+      where.unshift('personas_name_fts MATCH ?');
+      args.unshift(`"${q.name.replace(/"/g, '""')}"`);
+    } else {
+      where.push("p.name LIKE ? ESCAPE '\\'");
+      args.push(likeContains(q.name));
+    }
+  }
+  if (q.language) {
+    where.push('p.language = ?');
+    args.push(q.language);
+  }
+  if (q.emotion) {
+    where.push('p.emotion = ?');
+    args.push(q.emotion);
+  }
+  if (q.difficulty) {
+    where.push('p.difficulty = ?');
+    args.push(q.difficulty);
+  }
+  if (q.createdBy) {
+    where.push('p.created_by_id = ?');
+    args.push(q.createdBy);
+  }
+  for (const tag of q.tags ?? []) {
+    where.push('EXISTS (SELECT 1 FROM json_each(p.tags) t WHERE lower(t.value) = lower(?))');
+    args.push(tag);
+  }
+  return { from, filter: where.join(' AND '), args };
+}
+
+/** A page of a workspace's personas, filtered and sorted, with their usage figures. */
+function listPersonas(
+  db: Db,
+  workspaceId: string,
+  q: PersonaQuery,
+): { items: PersonaListItem[]; total: number } {
+  const { from, filter, args } = personaFilter(workspaceId, q);
+  const total = prepared(db, `SELECT COUNT(*) FROM ${from} WHERE ${filter}`)
+    .pluck()
+    .get(...args) as number;
+  const dir = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
+  const rows = prepared(
+    db,
+    `SELECT ${LIST_COLUMNS} FROM ${from} WHERE ${filter}
+                ORDER BY ${SORT_COLUMNS[q.sortBy]} ${dir}, p.id ${dir} LIMIT ? OFFSET ?`,
+  ).all(...args, q.limit, q.offset) as Row[];
+  const usage = usageByIds(
+    db,
+    'persona_id',
+    rows.map((r) => r.id),
+  );
+  const items = rows.map((r) => toListItem(r, usage.get(r.id) ?? noUsage()));
+  return { items, total };
+}
+
 export function createPersonaStore(db: Db, cache: ReadCache) {
   const getRow = db.prepare('SELECT * FROM personas WHERE workspace_id = ? AND id = ?');
 
@@ -133,63 +198,7 @@ export function createPersonaStore(db: Db, cache: ReadCache) {
     };
   }
 
-  function listUncached(
-    workspaceId: string,
-    q: PersonaQuery,
-  ): { items: PersonaListItem[]; total: number } {
-    const where: string[] = ['p.workspace_id = ?'];
-    const args: unknown[] = [workspaceId];
-    let from = 'personas p';
-    if (q.name) {
-      // The trigram index needs three characters; shorter searches scan with LIKE. CROSS JOIN makes
-      // SQLite start from the index's matches instead of walking every persona in date order.
-      if ([...q.name].length >= 3) {
-        from = 'personas_name_fts f CROSS JOIN personas p ON p.rowid = f.rowid';
-        where.unshift('personas_name_fts MATCH ?');
-        args.unshift(`"${q.name.replace(/"/g, '""')}"`);
-      } else {
-        where.push("p.name LIKE ? ESCAPE '\\'");
-        args.push(likeContains(q.name));
-      }
-    }
-    if (q.language) {
-      where.push('p.language = ?');
-      args.push(q.language);
-    }
-    if (q.emotion) {
-      where.push('p.emotion = ?');
-      args.push(q.emotion);
-    }
-    if (q.difficulty) {
-      where.push('p.difficulty = ?');
-      args.push(q.difficulty);
-    }
-    if (q.createdBy) {
-      where.push('p.created_by_id = ?');
-      args.push(q.createdBy);
-    }
-    for (const tag of q.tags ?? []) {
-      where.push('EXISTS (SELECT 1 FROM json_each(p.tags) t WHERE lower(t.value) = lower(?))');
-      args.push(tag);
-    }
-    const filter = where.join(' AND ');
-    const total = prepared(db, `SELECT COUNT(*) FROM ${from} WHERE ${filter}`)
-      .pluck()
-      .get(...args) as number;
-    const dir = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
-    const rows = prepared(
-      db,
-      `SELECT ${LIST_COLUMNS} FROM ${from} WHERE ${filter}
-                  ORDER BY ${SORT_COLUMNS[q.sortBy]} ${dir}, p.id ${dir} LIMIT ? OFFSET ?`,
-    ).all(...args, q.limit, q.offset) as Row[];
-    const usage = usageByIds(
-      db,
-      'persona_id',
-      rows.map((r) => r.id),
-    );
-    const items = rows.map((r) => toListItem(r, usage.get(r.id) ?? noUsage()));
-    return { items, total };
-  }
+  const listUncached = (workspaceId: string, q: PersonaQuery) => listPersonas(db, workspaceId, q);
 
   return {
     get,

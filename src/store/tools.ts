@@ -1,4 +1,4 @@
-import { fromJson, placeholders, toJson, type Db } from './db.js';
+import { fromJson, placeholders, prepared, toJson, type Db } from './db.js';
 import type { User } from './personas.js';
 import type { ReadCache } from './read-cache.js';
 
@@ -38,40 +38,22 @@ const fromRow = (r: Row): StoredTool => ({
   definition: fromJson<ToolDefinition>(r.definition),
 });
 
-export function createToolStore(db: Db, cache: ReadCache) {
-  const byId = db.prepare('SELECT * FROM tools WHERE id = ?');
-  const byName = db.prepare('SELECT * FROM tools WHERE name = ?');
-  const insertVersion = db.prepare(
-    `INSERT INTO tool_versions (tool_id, version, definition, change, created_at, created_by_id, created_by_name)
-     VALUES (?,?,?,?,?,?,?)`,
-  );
+const BY_ID = 'SELECT * FROM tools WHERE id = ?';
+const BY_NAME = 'SELECT * FROM tools WHERE name = ?';
+const INSERT_VERSION = `INSERT INTO tool_versions (tool_id, version, definition, change, created_at, created_by_id, created_by_name)
+     VALUES (?,?,?,?,?,?,?)`;
 
-  /** Tools are addressed by id or by name in paths; an id wins when both could match. */
-  const find = (idOrName: string): StoredTool | undefined =>
-    cache.get(`tool-ref:${idOrName}`, () => {
-      const row = (byId.get(idOrName) ?? byName.get(idOrName)) as Row | undefined;
-      return row && fromRow(row);
-    });
+/** A tool's next version: its definition, what changed (updated, rollback to N), when and by whom. */
+export interface NextVersion {
+  definition: ToolDefinition;
+  change: string;
+  at: string;
+  by: User;
+}
 
+/** Saving tools: each change is a new numbered version; history is never rewritten. */
+function toolWrites(db: Db) {
   return {
-    find,
-    /** Answered from the read cache: the runtime looks tools up by name on every call. */
-    findByName(name: string): StoredTool | undefined {
-      return cache.get(`tool:${name}`, () => {
-        const row = byName.get(name) as Row | undefined;
-        return row && fromRow(row);
-      });
-    },
-    list(): StoredTool[] {
-      return (db.prepare('SELECT * FROM tools ORDER BY name').all() as Row[]).map(fromRow);
-    },
-    existingNames(names: string[]): Set<string> {
-      if (names.length === 0) return new Set();
-      const rows = db
-        .prepare(`SELECT name FROM tools WHERE name IN (${placeholders(names.length)})`)
-        .all(...names) as { name: string }[];
-      return new Set(rows.map((r) => r.name));
-    },
     /** Creates the tool and its version 1 together. */
     insert(tool: Omit<StoredTool, 'version'>, by: User): StoredTool {
       return db.transaction(() => {
@@ -85,7 +67,7 @@ export function createToolStore(db: Db, cache: ReadCache) {
           tool.created_at,
           tool.updated_at,
         );
-        insertVersion.run(
+        prepared(db, INSERT_VERSION).run(
           tool.id,
           1,
           toJson(tool.definition),
@@ -98,26 +80,35 @@ export function createToolStore(db: Db, cache: ReadCache) {
       })();
     },
     /** Replaces the definition and appends the next numbered version; history is never rewritten. */
-    replace(
-      id: string,
-      definition: ToolDefinition,
-      change: string,
-      at: string,
-      by: User,
-    ): StoredTool {
+    replace(id: string, next: NextVersion): StoredTool {
+      const { definition, change, at, by } = next;
       return db.transaction(() => {
-        const current = byId.get(id) as Row;
+        const current = prepared(db, BY_ID).get(id) as Row;
         const version = current.version + 1;
         db.prepare(
           'UPDATE tools SET name = ?, type = ?, definition = ?, version = ?, updated_at = ? WHERE id = ?',
         ).run(definition.name, definition.type, toJson(definition), version, at, id);
-        insertVersion.run(id, version, toJson(definition), change, at, by.id, by.name);
-        return fromRow(byId.get(id) as Row);
+        prepared(db, INSERT_VERSION).run(
+          id,
+          version,
+          toJson(definition),
+          change,
+          at,
+          by.id,
+          by.name,
+        );
+        return fromRow(prepared(db, BY_ID).get(id) as Row);
       })();
     },
     delete(id: string): boolean {
       return db.prepare('DELETE FROM tools WHERE id = ?').run(id).changes > 0;
     },
+  };
+}
+
+/** A tool's versions. */
+function toolHistory(db: Db) {
+  return {
     versions(id: string): ToolVersion[] {
       const rows = db
         .prepare('SELECT * FROM tool_versions WHERE tool_id = ? ORDER BY version DESC')
@@ -143,6 +134,22 @@ export function createToolStore(db: Db, cache: ReadCache) {
         .get(id, version) as { definition: string } | undefined;
       return row && fromJson<ToolDefinition>(row.definition);
     },
+  };
+}
+
+/** All tools, names taken, and the composites that use a tool. */
+function toolReads(db: Db) {
+  return {
+    list(): StoredTool[] {
+      return (db.prepare('SELECT * FROM tools ORDER BY name').all() as Row[]).map(fromRow);
+    },
+    existingNames(names: string[]): Set<string> {
+      if (names.length === 0) return new Set();
+      const rows = db
+        .prepare(`SELECT name FROM tools WHERE name IN (${placeholders(names.length)})`)
+        .all(...names) as { name: string }[];
+      return new Set(rows.map((r) => r.name));
+    },
     /** Composite tools whose steps name this tool (a tool in use must not vanish under them). */
     compositesUsing(name: string): string[] {
       return (
@@ -153,6 +160,32 @@ export function createToolStore(db: Db, cache: ReadCache) {
           )
           .all(name) as { name: string }[]
       ).map((r) => r.name);
+    },
+  };
+}
+
+export function createToolStore(db: Db, cache: ReadCache) {
+  const byId = prepared(db, BY_ID);
+  const byName = prepared(db, BY_NAME);
+
+  /** Tools are addressed by id or by name in paths; an id wins when both could match. */
+  const find = (idOrName: string): StoredTool | undefined =>
+    cache.get(`tool-ref:${idOrName}`, () => {
+      const row = (byId.get(idOrName) ?? byName.get(idOrName)) as Row | undefined;
+      return row && fromRow(row);
+    });
+
+  return {
+    ...toolWrites(db),
+    ...toolHistory(db),
+    ...toolReads(db),
+    find,
+    /** Answered from the read cache: the runtime looks tools up by name on every call. */
+    findByName(name: string): StoredTool | undefined {
+      return cache.get(`tool:${name}`, () => {
+        const row = byName.get(name) as Row | undefined;
+        return row && fromRow(row);
+      });
     },
   };
 }
