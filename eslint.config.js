@@ -52,6 +52,33 @@ export default tseslint.config(
     },
   },
   {
+    // Functions a person can hold: past 80 lines, or 4 positional parameters, a function is split
+    // into named parts or takes an options object.
+    files: ['src/**/*.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+      'max-params': ['error', 4],
+    },
+  },
+  {
+    // Not split yet: each file leaves this list when its long function is split (nothing joins it).
+    files: [
+      'src/alerts/evaluator.ts',
+      'src/llm/model-threads.ts',
+      'src/providers/bland.ts',
+      'src/providers/elevenlabs-chat.ts',
+      'src/providers/elevenlabs.ts',
+      'src/providers/http-agent.ts',
+      'src/providers/retell.ts',
+      'src/providers/vapi.ts',
+      'src/schedules/scheduler.ts',
+      'src/server/app.ts',
+      'src/server/openapi.ts',
+      'src/simulations/scoring.ts',
+    ],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
     files: ['renderer/**/*.{ts,tsx}'],
     plugins: { 'react-hooks': reactHooks },
     rules: reactHooks.configs.recommended.rules,

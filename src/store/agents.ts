@@ -86,33 +86,15 @@ const COLUMNS: Record<string, string> = {
 };
 const JSON_FIELDS = new Set(['snapshot', 'overrides', 'credentials', 'tags']);
 
-/** Connected agents, their synced snapshots, local overrides and configuration versions. */
-export function createAgentStore(db: Db) {
-  const byId = db.prepare('SELECT * FROM agents WHERE id = ?');
-  const get = (id: string): AgentRecord | undefined => {
-    const row = byId.get(id) as Row | undefined;
-    return row && fromRow(row);
-  };
+/** One agent by its id. */
+function readAgent(db: Db, id: string): AgentRecord | undefined {
+  const row = prepared(db, 'SELECT * FROM agents WHERE id = ?').get(id) as Row | undefined;
+  return row && fromRow(row);
+}
+
+/** Saving agents: connect, update, disconnect. */
+function agentWrites(db: Db) {
   return {
-    get,
-    existing(ids: string[]): Set<string> {
-      if (ids.length === 0) return new Set();
-      const rows = db
-        .prepare(`SELECT id FROM agents WHERE id IN (${placeholders(ids.length)})`)
-        .all(...ids) as { id: string }[];
-      return new Set(rows.map((r) => r.id));
-    },
-    findByProvider(provider: string, providerAgentId: string): AgentRecord | undefined {
-      const row = db
-        .prepare('SELECT * FROM agents WHERE provider = ? AND provider_agent_id = ?')
-        .get(provider, providerAgentId) as Row | undefined;
-      return row && fromRow(row);
-    },
-    list(): AgentRecord[] {
-      return (db.prepare('SELECT * FROM agents ORDER BY created_at, id').all() as Row[]).map(
-        fromRow,
-      );
-    },
     insert(a: AgentRecord): AgentRecord {
       db.prepare(
         `INSERT INTO agents (id, provider, provider_agent_id, name, status, description, snapshot, overrides, channel, credentials, tags,
@@ -149,7 +131,7 @@ export function createAgentStore(db: Db) {
       }
       if (sets.length)
         db.prepare(`UPDATE agents SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
-      return get(id);
+      return readAgent(db, id);
     },
     delete(id: string): boolean {
       return db.transaction(() => {
@@ -157,6 +139,36 @@ export function createAgentStore(db: Db) {
         return db.prepare('DELETE FROM agents WHERE id = ?').run(id).changes > 0;
       })();
     },
+  };
+}
+
+/** Finding agents: by ids, by provider, all. */
+function agentReads(db: Db) {
+  return {
+    existing(ids: string[]): Set<string> {
+      if (ids.length === 0) return new Set();
+      const rows = db
+        .prepare(`SELECT id FROM agents WHERE id IN (${placeholders(ids.length)})`)
+        .all(...ids) as { id: string }[];
+      return new Set(rows.map((r) => r.id));
+    },
+    findByProvider(provider: string, providerAgentId: string): AgentRecord | undefined {
+      const row = db
+        .prepare('SELECT * FROM agents WHERE provider = ? AND provider_agent_id = ?')
+        .get(provider, providerAgentId) as Row | undefined;
+      return row && fromRow(row);
+    },
+    list(): AgentRecord[] {
+      return (db.prepare('SELECT * FROM agents ORDER BY created_at, id').all() as Row[]).map(
+        fromRow,
+      );
+    },
+  };
+}
+
+/** An agent's synced configurations, each a numbered version. */
+function agentVersions(db: Db) {
+  return {
     /** The newest version's number and the snapshot it recorded. */
     latestVersion(id: string): { version: number; snapshot: AgentSnapshot } | undefined {
       const row = prepared(
@@ -199,6 +211,17 @@ export function createAgentStore(db: Db) {
         };
       });
     },
+  };
+}
+
+/** Connected agents, their synced snapshots, local overrides and configuration versions. */
+export function createAgentStore(db: Db) {
+  const get = (id: string) => readAgent(db, id);
+  return {
+    ...agentWrites(db),
+    ...agentReads(db),
+    ...agentVersions(db),
+    get,
   };
 }
 

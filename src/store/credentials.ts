@@ -1,5 +1,5 @@
 import { hashCredential } from '../secrets.js';
-import type { Db } from './db.js';
+import { prepared, type Db } from './db.js';
 
 export interface ApiKeyRecord {
   id: string;
@@ -18,15 +18,13 @@ export interface TokenRecord {
   revoked_at: string | null;
 }
 
-/** API keys and workspace tokens. Only their SHA-256 is stored; the clear value is shown once. */
-export function createCredentialStore(db: Db) {
-  const keyColumns = 'id, label, prefix, created_at, last_used_at, revoked_at';
-  const byKeyHash = db.prepare(
-    `SELECT ${keyColumns} FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL`,
-  );
-  const byTokenHash = db.prepare(
-    'SELECT id, workspace_id, name, created_at, revoked_at FROM workspace_tokens WHERE token_hash = ? AND revoked_at IS NULL',
-  );
+const KEY_COLUMNS = 'id, label, prefix, created_at, last_used_at, revoked_at';
+const BY_KEY_HASH = `SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL`;
+const BY_TOKEN_HASH =
+  'SELECT id, workspace_id, name, created_at, revoked_at FROM workspace_tokens WHERE token_hash = ? AND revoked_at IS NULL';
+
+/** API keys: only their hashes are stored. */
+function apiKeys(db: Db) {
   return {
     countKeys(): number {
       return (db.prepare('SELECT COUNT(*) AS n FROM api_keys').get() as { n: number }).n;
@@ -51,7 +49,7 @@ export function createCredentialStore(db: Db) {
     },
     listKeys(): ApiKeyRecord[] {
       return db
-        .prepare(`SELECT ${keyColumns} FROM api_keys ORDER BY created_at`)
+        .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at`)
         .all() as ApiKeyRecord[];
     },
     revokeKey(id: string, at: string): boolean {
@@ -62,15 +60,21 @@ export function createCredentialStore(db: Db) {
       );
     },
     getKey(id: string): ApiKeyRecord | undefined {
-      return db.prepare(`SELECT ${keyColumns} FROM api_keys WHERE id = ?`).get(id) as
+      return db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`).get(id) as
         ApiKeyRecord | undefined;
     },
     findKeyBySecret(secret: string): ApiKeyRecord | undefined {
-      return byKeyHash.get(hashCredential(secret)) as ApiKeyRecord | undefined;
+      return prepared(db, BY_KEY_HASH).get(hashCredential(secret)) as ApiKeyRecord | undefined;
     },
     touchKey(id: string, at: string): void {
       db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at, id);
     },
+  };
+}
+
+/** Workspace access tokens: only their hashes are stored. */
+function workspaceTokens(db: Db) {
+  return {
     insertToken(rec: {
       id: string;
       workspace_id: string;
@@ -99,8 +103,16 @@ export function createCredentialStore(db: Db) {
       );
     },
     findTokenBySecret(secret: string): TokenRecord | undefined {
-      return byTokenHash.get(hashCredential(secret)) as TokenRecord | undefined;
+      return prepared(db, BY_TOKEN_HASH).get(hashCredential(secret)) as TokenRecord | undefined;
     },
+  };
+}
+
+/** API keys and workspace tokens. Only their SHA-256 is stored; the clear value is shown once. */
+export function createCredentialStore(db: Db) {
+  return {
+    ...apiKeys(db),
+    ...workspaceTokens(db),
   };
 }
 

@@ -58,18 +58,22 @@ export const fromJson = <T>(text: string | null): T =>
 /** Column name of each patchable field, and whether it is stored as JSON. */
 export type ColumnMap = Record<string, { column: string; json?: boolean }>;
 
+/** One row's partial update: which table and columns, the fields given, and which row. */
+export interface RowPatch {
+  table: string;
+  columns: ColumnMap;
+  patch: Record<string, unknown>;
+  /** Columns set whatever the patch holds, such as `updated_at`. */
+  always: Record<string, unknown>;
+  where: { sql: string; args: unknown[] };
+}
+
 /**
  * Writes the defined fields of a partial update (plus always-set columns such as `updated_at`),
  * so every resource's update is built the same way and only from known column names.
  */
-export function patchRow(
-  db: Db,
-  table: string,
-  columns: ColumnMap,
-  patch: Record<string, unknown>,
-  always: Record<string, unknown>,
-  where: { sql: string; args: unknown[] },
-): number {
+export function patchRow(db: Db, update: RowPatch): number {
+  const { table, columns, patch, always, where } = update;
   const sets: string[] = [];
   const values: unknown[] = [];
   for (const [column, value] of Object.entries(always)) {

@@ -230,14 +230,13 @@ export function createPersonaStore(db: Db, cache: ReadCache) {
       patch: PersonaPatch,
       updatedAt: string,
     ): PersonaWithUsage | undefined {
-      const changed = patchRow(
-        db,
-        'personas',
-        PATCH_COLUMNS,
+      const changed = patchRow(db, {
+        table: 'personas',
+        columns: PATCH_COLUMNS,
         patch,
-        { updated_at: updatedAt },
-        { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] },
-      );
+        always: { updated_at: updatedAt },
+        where: { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] },
+      });
       return changed ? get(workspaceId, id) : undefined;
     },
     delete(workspaceId: string, id: string): boolean {

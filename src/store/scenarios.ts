@@ -205,14 +205,13 @@ function scenarioWrites(db: Db) {
       patch: Partial<Scenario>,
       updatedAt: string,
     ): Scenario | undefined {
-      const changed = patchRow(
-        db,
-        'scenarios',
-        PATCH_COLUMNS,
+      const changed = patchRow(db, {
+        table: 'scenarios',
+        columns: PATCH_COLUMNS,
         patch,
-        { updated_at: updatedAt },
-        { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] },
-      );
+        always: { updated_at: updatedAt },
+        where: { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] },
+      });
       return changed ? readScenario(db, workspaceId, id) : undefined;
     },
     delete(workspaceId: string, id: string): boolean {

@@ -118,14 +118,13 @@ function scheduleWrites(db: Db) {
       patch: Partial<Schedule>,
       updatedAt: string,
     ): Schedule | undefined {
-      const changed = patchRow(
-        db,
-        'schedules',
-        PATCH_COLUMNS,
+      const changed = patchRow(db, {
+        table: 'schedules',
+        columns: PATCH_COLUMNS,
         patch,
-        { updated_at: updatedAt },
-        { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] },
-      );
+        always: { updated_at: updatedAt },
+        where: { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] },
+      });
       return changed ? readSchedule(db, workspaceId, id) : undefined;
     },
     delete(workspaceId: string, id: string): boolean {

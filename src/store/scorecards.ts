@@ -78,14 +78,13 @@ export function createScorecardStore(db: Db) {
       patch: Partial<Scorecard>,
       updatedAt: string,
     ): Scorecard | undefined {
-      const changed = patchRow(
-        db,
-        'scorecards',
-        PATCH_COLUMNS,
+      const changed = patchRow(db, {
+        table: 'scorecards',
+        columns: PATCH_COLUMNS,
         patch,
-        { updated_at: updatedAt },
-        { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] },
-      );
+        always: { updated_at: updatedAt },
+        where: { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] },
+      });
       return changed ? get(workspaceId, id) : undefined;
     },
     delete(workspaceId: string, id: string): boolean {

@@ -17,54 +17,12 @@ export interface ErrorFigure {
   message: string;
 }
 
-/**
- * The call log: one row per tool call, from tests, simulations and production call history.
- * Writes are buffered and land together in one transaction within 50 ms (a call should not wait
- * for its own log line, and one transaction per call would cost more than the call's own work);
- * every read, and the engine's stop, flushes first.
- */
-export function createToolCallStore(db: Db) {
-  let buffer: ToolCallRecord[] = [];
-  let scheduled = false;
-  const insert = db.prepare(
-    `INSERT INTO tool_calls (tool_id, tool_name, agent_id, source, started_ms, duration_ms, outcome, status_code, attempts, error_message, parameters, result)
-     VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
-  );
-  const WINDOW = 'tool_id = ? AND started_ms >= ? AND started_ms <= ?';
-  const writeAll = db.transaction((calls: ToolCallRecord[]) => {
-    for (const c of calls) {
-      insert.run(
-        c.toolId,
-        c.toolName,
-        c.agentId,
-        c.source,
-        c.startedMs,
-        c.durationMs,
-        c.outcome,
-        c.statusCode,
-        c.attempts,
-        c.errorMessage,
-        c.parameters === null ? null : toJson(c.parameters),
-        c.result === null ? null : toJson(c.result),
-      );
-    }
-  });
-  function flush(): void {
-    scheduled = false;
-    if (buffer.length === 0 || !db.open) return;
-    const calls = buffer;
-    buffer = [];
-    writeAll(calls);
-  }
+/** One tool's calls in a window of time. */
+const WINDOW = 'tool_id = ? AND started_ms >= ? AND started_ms <= ?';
+
+/** Figures of the call log; each read first writes what is buffered. */
+function toolCallFigures(db: Db, flush: () => void) {
   return {
-    insert(c: ToolCallRecord): void {
-      buffer.push(c);
-      if (!scheduled) {
-        scheduled = true;
-        setTimeout(flush, 50).unref();
-      }
-    },
-    flush,
     figures(toolId: string, from: number, to: number): WindowFigures {
       flush();
       return prepared(
@@ -143,6 +101,57 @@ export function createToolCallStore(db: Db) {
         FROM tool_calls t WHERE ${WINDOW} AND outcome != 'success' GROUP BY outcome ORDER BY count DESC, type`,
       ).all(from, to, toolId, from, to) as ErrorFigure[];
     },
+  };
+}
+
+/**
+ * The call log: one row per tool call, from tests, simulations and production call history.
+ * Writes are buffered and land together in one transaction within 50 ms (a call should not wait
+ * for its own log line, and one transaction per call would cost more than the call's own work);
+ * every read, and the engine's stop, flushes first.
+ */
+export function createToolCallStore(db: Db) {
+  let buffer: ToolCallRecord[] = [];
+  let scheduled = false;
+  const insert = db.prepare(
+    `INSERT INTO tool_calls (tool_id, tool_name, agent_id, source, started_ms, duration_ms, outcome, status_code, attempts, error_message, parameters, result)
+     VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+  );
+  const writeAll = db.transaction((calls: ToolCallRecord[]) => {
+    for (const c of calls) {
+      insert.run(
+        c.toolId,
+        c.toolName,
+        c.agentId,
+        c.source,
+        c.startedMs,
+        c.durationMs,
+        c.outcome,
+        c.statusCode,
+        c.attempts,
+        c.errorMessage,
+        c.parameters === null ? null : toJson(c.parameters),
+        c.result === null ? null : toJson(c.result),
+      );
+    }
+  });
+  function flush(): void {
+    scheduled = false;
+    if (buffer.length === 0 || !db.open) return;
+    const calls = buffer;
+    buffer = [];
+    writeAll(calls);
+  }
+  return {
+    ...toolCallFigures(db, flush),
+    insert(c: ToolCallRecord): void {
+      buffer.push(c);
+      if (!scheduled) {
+        scheduled = true;
+        setTimeout(flush, 50).unref();
+      }
+    },
+    flush,
   };
 }
 
