@@ -74,7 +74,6 @@ export default tseslint.config(
       'src/schedules/scheduler.ts',
       'src/server/app.ts',
       'src/server/openapi.ts',
-      'src/simulations/scoring.ts',
     ],
     rules: { 'max-lines-per-function': 'off' },
   },

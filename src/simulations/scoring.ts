@@ -1,6 +1,6 @@
 export type { MetricResult, Turn } from '../domain/simulations.js';
 import { compileUserPattern, patternProblem } from '../domain/patterns.js';
-import type { MetricConfigOf, MetricType } from '../domain/metrics.js';
+import type { MetricConfigOf } from '../domain/metrics.js';
 import type { MetricResult, Turn } from '../domain/simulations.js';
 import type { Metric } from '../store/scorecards.js';
 
@@ -41,122 +41,129 @@ const verdict = (m: Metric, passed: boolean, reasoning: string): MetricResult =>
   reasoning,
 });
 
-/** The deterministic metric types score 100 or 0; llm_judge asks the judge. */
+/** Did the agent say (or never say) the text. */
+function textMetric(m: Metric, c: Conversation): MetricResult {
+  const cfg = m.config as MetricConfigOf<'contains'>;
+  const norm = (s: string) => (cfg.caseSensitive ? s : s.toLowerCase());
+  const found = agentText(c).some((t) => norm(t).includes(norm(cfg.text)));
+  const passed = m.type === 'contains' ? found : !found;
+  return verdict(m, passed, `The agent ${found ? 'said' : 'never said'} "${cfg.text}".`);
+}
+
+/** Does an agent reply match the pattern (RE2: linear time). */
+function regexMetric(m: Metric, c: Conversation): MetricResult {
+  const cfg = m.config as MetricConfigOf<'regex'>;
+  // Saved before patterns were checked at save, a pattern may not compile: a failed metric.
+  const problem = patternProblem(cfg.pattern, cfg.flags);
+  if (problem) return verdict(m, false, `The pattern ${problem}.`);
+  const re = compileUserPattern(cfg.pattern, cfg.flags);
+  const hit = agentText(c).find((t) => re.test(t));
+  return verdict(
+    m,
+    hit !== undefined,
+    hit !== undefined
+      ? `Matched in: "${hit.slice(0, 120)}"`
+      : `No agent turn matches /${cfg.pattern}/${cfg.flags ?? ''}.`,
+  );
+}
+
+/** Was the tool called (with the expected arguments), or never called. */
+function toolMetric(m: Metric, c: Conversation): MetricResult {
+  const cfg = m.config as MetricConfigOf<'tool_called'>;
+  const calls = c.turns.filter((t) => t.tool?.name === cfg.tool);
+  if (m.type === 'tool_not_called')
+    return verdict(
+      m,
+      calls.length === 0,
+      calls.length
+        ? `${cfg.tool} was called ${calls.length} time(s).`
+        : `${cfg.tool} was not called.`,
+    );
+  const matching = cfg.arguments
+    ? calls.filter((t) => includes(t.tool!.arguments, cfg.arguments))
+    : calls;
+  const why = matching.length
+    ? `${cfg.tool} was called${cfg.arguments ? ' with the expected arguments' : ''}.`
+    : calls.length
+      ? `${cfg.tool} was called, but never with ${JSON.stringify(cfg.arguments)}.`
+      : `${cfg.tool} was never called.`;
+  return verdict(m, matching.length > 0, why);
+}
+
+/** Limits on the conversation: agent replies, the slowest reply, who ended the call. */
+function limitMetric(m: Metric, c: Conversation): MetricResult {
+  const replies = c.turns.filter((t) => t.role === 'agent');
+  if (m.type === 'max_turns') {
+    const { max } = m.config as MetricConfigOf<'max_turns'>;
+    return verdict(m, replies.length <= max, `${replies.length} agent replies (at most ${max}).`);
+  }
+  if (m.type === 'max_latency_ms') {
+    const { max } = m.config as MetricConfigOf<'max_latency_ms'>;
+    const slowest = Math.max(0, ...replies.map((t) => t.latency_ms ?? 0));
+    return verdict(
+      m,
+      slowest <= max,
+      `The slowest agent reply took ${slowest} ms (at most ${max}).`,
+    );
+  }
+  const cfg = m.config as MetricConfigOf<'ended_by'>;
+  const who =
+    c.endReason === 'agent_ended' ? 'agent' : c.endReason === 'caller_ended' ? 'caller' : null;
+  return verdict(
+    m,
+    who === cfg.who,
+    `The call ended by ${who ?? c.endReason.replace('_', ' ')}; expected the ${cfg.who}.`,
+  );
+}
+
+/** A metric that could not be evaluated: an error, never a silent pass. */
+const unevaluated = (m: Metric, reasoning: string, error: string): MetricResult => ({
+  ...verdict(m, false, reasoning),
+  score: null,
+  error,
+});
+
+/** The judge model scores the criterion (passes at 50). */
+async function judgedMetric(
+  m: Metric,
+  c: Conversation,
+  judge: Judge | null,
+): Promise<MetricResult> {
+  const cfg = m.config as MetricConfigOf<'llm_judge'>;
+  if (!judge) return unevaluated(m, 'No judge model is configured.', 'no judge model configured');
+  try {
+    const { score, reasoning } = await judge(cfg.criterion, c);
+    return { ...verdict(m, score >= 50, reasoning), score };
+  } catch (err) {
+    return unevaluated(m, 'The judge could not score this criterion.', (err as Error).message);
+  }
+}
+
+const DETERMINISTIC: Record<string, (m: Metric, c: Conversation) => MetricResult> = {
+  contains: textMetric,
+  not_contains: textMetric,
+  regex: regexMetric,
+  tool_called: toolMetric,
+  tool_not_called: toolMetric,
+  max_turns: limitMetric,
+  max_latency_ms: limitMetric,
+  ended_by: limitMetric,
+};
+
+/**
+ * The deterministic metric types score 100 or 0; llm_judge asks the judge. Configs were validated
+ * against METRIC_CONFIGS when the scorecard was saved.
+ */
 export async function evaluateMetric(
   m: Metric,
   c: Conversation,
   judge: Judge | null,
 ): Promise<MetricResult> {
-  // Configs were validated against METRIC_CONFIGS when the scorecard was saved.
-  const configOf = <T extends MetricType>(_type: T) => m.config as MetricConfigOf<T>;
-  switch (m.type) {
-    case 'contains':
-    case 'not_contains': {
-      const cfg = configOf('contains');
-      const norm = (s: string) => (cfg.caseSensitive ? s : s.toLowerCase());
-      const found = agentText(c).some((t) => norm(t).includes(norm(cfg.text)));
-      const passed = m.type === 'contains' ? found : !found;
-      return verdict(m, passed, `The agent ${found ? 'said' : 'never said'} "${cfg.text}".`);
-    }
-    case 'regex': {
-      const cfg = configOf('regex');
-      // Saved before patterns were checked at save, a pattern may not compile: a failed metric.
-      const problem = patternProblem(cfg.pattern, cfg.flags);
-      if (problem) return verdict(m, false, `The pattern ${problem}.`);
-      const re = compileUserPattern(cfg.pattern, cfg.flags);
-      const hit = agentText(c).find((t) => re.test(t));
-      return verdict(
-        m,
-        hit !== undefined,
-        hit !== undefined
-          ? `Matched in: "${hit.slice(0, 120)}"`
-          : `No agent turn matches /${cfg.pattern}/${cfg.flags ?? ''}.`,
-      );
-    }
-    case 'tool_called':
-    case 'tool_not_called': {
-      const cfg = configOf('tool_called');
-      const calls = c.turns.filter((t) => t.tool?.name === cfg.tool);
-      const matching = cfg.arguments
-        ? calls.filter((t) => includes(t.tool!.arguments, cfg.arguments))
-        : calls;
-      if (m.type === 'tool_not_called')
-        return verdict(
-          m,
-          calls.length === 0,
-          calls.length
-            ? `${cfg.tool} was called ${calls.length} time(s).`
-            : `${cfg.tool} was not called.`,
-        );
-      const why = matching.length
-        ? `${cfg.tool} was called${cfg.arguments ? ' with the expected arguments' : ''}.`
-        : calls.length
-          ? `${cfg.tool} was called, but never with ${JSON.stringify(cfg.arguments)}.`
-          : `${cfg.tool} was never called.`;
-      return verdict(m, matching.length > 0, why);
-    }
-    case 'max_turns': {
-      const cfg = configOf('max_turns');
-      const replies = c.turns.filter((t) => t.role === 'agent').length;
-      return verdict(m, replies <= cfg.max, `${replies} agent replies (at most ${cfg.max}).`);
-    }
-    case 'max_latency_ms': {
-      const cfg = configOf('max_latency_ms');
-      const slowest = Math.max(
-        0,
-        ...c.turns.filter((t) => t.role === 'agent').map((t) => t.latency_ms ?? 0),
-      );
-      return verdict(
-        m,
-        slowest <= cfg.max,
-        `The slowest agent reply took ${slowest} ms (at most ${cfg.max}).`,
-      );
-    }
-    case 'ended_by': {
-      const cfg = configOf('ended_by');
-      const who =
-        c.endReason === 'agent_ended' ? 'agent' : c.endReason === 'caller_ended' ? 'caller' : null;
-      return verdict(
-        m,
-        who === cfg.who,
-        `The call ended by ${who ?? c.endReason.replace('_', ' ')}; expected the ${cfg.who}.`,
-      );
-    }
-    case 'llm_judge': {
-      const cfg = configOf('llm_judge');
-      if (!judge)
-        return {
-          ...verdict(m, false, 'No judge model is configured.'),
-          score: null,
-          error: 'no judge model configured',
-        };
-      try {
-        const { score, reasoning } = await judge(cfg.criterion, c);
-        return {
-          metric_id: m.id,
-          name: m.name,
-          category: m.category,
-          type: m.type,
-          score,
-          passed: score >= 50,
-          reasoning,
-        };
-      } catch (err) {
-        // A judge that cannot answer is an error, never a silent pass.
-        return {
-          ...verdict(m, false, 'The judge could not score this criterion.'),
-          score: null,
-          error: (err as Error).message,
-        };
-      }
-    }
-    default:
-      return {
-        ...verdict(m, false, `Unknown metric type ${m.type}.`),
-        score: null,
-        error: `unknown metric type ${m.type}`,
-      };
-  }
+  if (m.type === 'llm_judge') return judgedMetric(m, c, judge);
+  const evaluate = DETERMINISTIC[m.type];
+  return evaluate
+    ? evaluate(m, c)
+    : unevaluated(m, `Unknown metric type ${m.type}.`, `unknown metric type ${m.type}`);
 }
 
 /**
