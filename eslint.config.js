@@ -71,7 +71,6 @@ export default tseslint.config(
       'src/providers/http-agent.ts',
       'src/providers/retell.ts',
       'src/providers/vapi.ts',
-      'src/schedules/scheduler.ts',
       'src/server/app.ts',
       'src/server/openapi.ts',
     ],

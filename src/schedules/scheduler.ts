@@ -19,88 +19,98 @@ const LATE_AFTER_MS = 60_000;
  * stopped or asleep runs once to catch up, marked late; a slot whose previous execution is still
  * running is skipped.
  */
+type Due = ReturnType<Services['store']['schedules']['due']>[number];
+type EndCondition = ReturnType<typeof parseEndCondition>;
+
+/** Starts the schedule's scenario; an execution refused to start is a run that says why. */
+function startScheduled(
+  services: Services,
+  workspaceId: string,
+  scenarioId: string,
+): { executionId: string | null; outcome: ScheduleRun['outcome']; reason: string | null } {
+  try {
+    const execution = startExecution(services, workspaceId, scenarioId, { variables: {}, runs: 1 });
+    return { executionId: execution.id, outcome: 'started', reason: null };
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return { executionId: null, outcome: 'failed_to_start', reason: err.message };
+  }
+}
+
+/** The schedule's next slot after a run, or why it ends (after:N reached, no slot before until). */
+function nextAfterRun(
+  s: Due,
+  end: EndCondition,
+  progress: { now: number; scheduledRuns: number },
+): { next: string | null; endedReason: string | null } {
+  if (!('error' in end) && end.kind === 'after' && progress.scheduledRuns >= end.runs)
+    return { next: null, endedReason: `ended after ${end.runs} scheduled run(s)` };
+  const rule = cronFor(s.periodicity);
+  const next = 'cron' in rule ? nextSlot(rule.cron, s.timezone, new Date(progress.now)) : null;
+  if (next && !('error' in end) && end.kind === 'until' && Date.parse(next) > end.at.getTime())
+    return {
+      next: null,
+      endedReason: `ended: no slot before the until date ${end.at.toISOString()}`,
+    };
+  return { next, endedReason: null };
+}
+
+/** Runs one due schedule (skipped while its previous execution runs) and moves it on. */
+function runDue(services: Services, s: Due, now: number): ScheduleRun | null {
+  const { store, clock } = services;
+  const at = isoNow(clock);
+  const end = parseEndCondition(s.periodEndCondition);
+  if (!('error' in end) && end.kind === 'until' && end.at.getTime() < Date.parse(s.nextRun!)) {
+    store.schedules.end(s.id, `ended: the until date ${end.at.toISOString()} has passed`, at);
+    return null;
+  }
+  const previous = store.schedules.lastExecution(s.id);
+  const running = previous ? store.simulations.execution(s.workspaceId, previous) : undefined;
+  const result =
+    running && !TERMINAL.has(running.status)
+      ? {
+          executionId: null,
+          outcome: 'skipped' as const,
+          reason: `the previous execution ${previous} is still running`,
+        }
+      : startScheduled(services, s.workspaceId, s.scenarioId);
+  const run = store.schedules.addRun({
+    id: newId('run', now),
+    scheduleId: s.id,
+    scheduledFor: s.nextRun,
+    startedAt: at,
+    trigger: 'schedule',
+    late: now - Date.parse(s.nextRun!) > LATE_AFTER_MS,
+    ...result,
+  });
+  const scheduledRuns = s.scheduledRuns + (run.outcome === 'started' ? 1 : 0);
+  const { next, endedReason } = nextAfterRun(s, end, { now, scheduledRuns });
+  store.schedules.advance(s.id, {
+    lastRun: at,
+    nextRun: next,
+    scheduledRuns,
+    isActive: endedReason === null,
+    endedReason,
+    at,
+  });
+  services.events.emit('schedule.ran', {
+    scheduleId: s.id,
+    outcome: run.outcome,
+    executionId: run.executionId,
+  });
+  return run;
+}
+
 export function createScheduler(services: Services) {
   const { store, clock } = services;
   let task: { stop(): unknown } | null = null;
 
-  function start(
-    workspaceId: string,
-    scenarioId: string,
-  ): { executionId: string | null; outcome: ScheduleRun['outcome']; reason: string | null } {
-    try {
-      const execution = startExecution(services, workspaceId, scenarioId, {
-        variables: {},
-        runs: 1,
-      });
-      return { executionId: execution.id, outcome: 'started', reason: null };
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      return { executionId: null, outcome: 'failed_to_start', reason: err.message };
-    }
-  }
-
   function tick(): ScheduleRun[] {
     const now = clock.now();
-    const at = isoNow(clock);
     const runs: ScheduleRun[] = [];
-    for (const s of store.schedules.due(at)) {
-      const end = parseEndCondition(s.periodEndCondition);
-      if (!('error' in end) && end.kind === 'until' && end.at.getTime() < Date.parse(s.nextRun!)) {
-        store.schedules.end(s.id, `ended: the until date ${end.at.toISOString()} has passed`, at);
-        continue;
-      }
-      const late = now - Date.parse(s.nextRun!) > LATE_AFTER_MS;
-      const previous = store.schedules.lastExecution(s.id);
-      const running = previous ? store.simulations.execution(s.workspaceId, previous) : undefined;
-      const result =
-        running && !TERMINAL.has(running.status)
-          ? {
-              executionId: null,
-              outcome: 'skipped' as const,
-              reason: `the previous execution ${previous} is still running`,
-            }
-          : start(s.workspaceId, s.scenarioId);
-      const run = store.schedules.addRun({
-        id: newId('run', now),
-        scheduleId: s.id,
-        scheduledFor: s.nextRun,
-        startedAt: at,
-        trigger: 'schedule',
-        late,
-        ...result,
-      });
-      runs.push(run);
-      const scheduledRuns = s.scheduledRuns + (run.outcome === 'started' ? 1 : 0);
-      let next: string | null = null;
-      let endedReason: string | null = null;
-      if (!('error' in end) && end.kind === 'after' && scheduledRuns >= end.runs)
-        endedReason = `ended after ${end.runs} scheduled run(s)`;
-      else {
-        const rule = cronFor(s.periodicity);
-        next = 'cron' in rule ? nextSlot(rule.cron, s.timezone, new Date(now)) : null;
-        if (
-          next &&
-          !('error' in end) &&
-          end.kind === 'until' &&
-          Date.parse(next) > end.at.getTime()
-        ) {
-          endedReason = `ended: no slot before the until date ${end.at.toISOString()}`;
-          next = null;
-        }
-      }
-      store.schedules.advance(s.id, {
-        lastRun: at,
-        nextRun: next,
-        scheduledRuns,
-        isActive: endedReason === null,
-        endedReason,
-        at,
-      });
-      services.events.emit('schedule.ran', {
-        scheduleId: s.id,
-        outcome: run.outcome,
-        executionId: run.executionId,
-      });
+    for (const s of store.schedules.due(isoNow(clock))) {
+      const run = runDue(services, s, now);
+      if (run) runs.push(run);
     }
     return runs;
   }
@@ -109,7 +119,7 @@ export function createScheduler(services: Services) {
     tick,
     /** A run by hand: not counted towards after:N, and it leaves nextRun alone. */
     runNow(workspaceId: string, scheduleId: string, scenarioId: string): ScheduleRun {
-      const result = start(workspaceId, scenarioId);
+      const result = startScheduled(services, workspaceId, scenarioId);
       const at = isoNow(clock);
       return store.transaction(() => {
         store.schedules.ranAt(scheduleId, at);
