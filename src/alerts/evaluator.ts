@@ -26,85 +26,90 @@ export interface Change {
   value: number | null;
 }
 
-/**
- * Evaluates active alerts: ok -> firing -> resolved. A notification goes out on each change only,
- * never once per evaluation; a window with fewer than minSamples (default 5) samples changes
- * nothing; `cooldown` bounds how soon an alert may fire again.
- */
 /** How long a round triggered by engine events waits, gathering the events that follow. */
 const EVENT_ROUND_DELAY_MS = 100;
 
-export function createAlertEvaluator(deps: {
+export interface EvaluatorDeps {
   store: Store;
   clock: Clock;
   events: EventBus;
   alerts: AlertService;
   log(m: string): void;
-}) {
-  const { store, clock, alerts } = deps;
+}
+
+/** Records an alert's change of state, tells who listens, and notifies on its channels. */
+async function change(
+  deps: EvaluatorDeps,
+  alert: StoredAlert,
+  to: { state: Change['state']; m: Measurement; now: number },
+): Promise<Change> {
+  const { store } = deps;
+  const { state, m, now } = to;
+  const c = alert.definition.condition;
+  const at = new Date(now).toISOString();
+  const eventId = store.transaction(() => {
+    store.alerts.setState(alert.id, state, state === 'firing' ? at : undefined);
+    return store.alertEvents.add(
+      alert.id,
+      {
+        state,
+        value: m.value,
+        threshold: c.threshold ?? null,
+        timeWindow: c.timeWindow ?? null,
+        at,
+      },
+      now,
+    );
+  });
+  deps.events.emit(`alert.${state}`, {
+    alertId: alert.id,
+    name: alert.definition.name,
+    value: m.value,
+  });
+  const deliveries = await deps.alerts.notify(alert, state, m.value);
+  store.alertEvents.setDeliveries(eventId, deliveries);
+  return { alertId: alert.id, state, value: m.value };
+}
+
+/** One round: every active alert measured together, each change recorded and notified. */
+async function round(deps: EvaluatorDeps): Promise<Change[]> {
+  const { store } = deps;
+  const now = deps.clock.now();
+  const active = store.alerts.list().filter((a) => a.isActive);
+  const measured = measureAll(store, active, now);
+  const changes: Promise<Change>[] = [];
+  for (const alert of active) {
+    const c = alert.definition.condition;
+    const m = measured.get(alert.id);
+    if (!m || m.samples < (c.minSamples ?? 5)) continue;
+    if (holds(c, m)) {
+      if (alert.state === 'firing') continue;
+      const last = store.alerts.lastFiredAt(alert.id);
+      const cooldown = alert.definition.cooldown;
+      if (cooldown && last && Date.parse(last) + durationMs(cooldown) > now) continue;
+      changes.push(change(deps, alert, { state: 'firing', m, now }));
+    } else if (alert.state === 'firing') {
+      changes.push(change(deps, alert, { state: 'resolved', m, now }));
+    }
+  }
+  // Channels are slow and independent: one failing never holds up the others, nor the round.
+  return Promise.all(changes);
+}
+
+/**
+ * Evaluates active alerts: ok -> firing -> resolved. A notification goes out on each change only,
+ * never once per evaluation; a window with fewer than minSamples (default 5) samples changes
+ * nothing; `cooldown` bounds how soon an alert may fire again.
+ */
+export function createAlertEvaluator(deps: EvaluatorDeps) {
   let running: Promise<Change[]> | null = null;
   let task: { stop(): unknown } | null = null;
   let soon: NodeJS.Timeout | null = null;
 
-  async function change(
-    alert: StoredAlert,
-    state: Change['state'],
-    m: Measurement,
-    now: number,
-  ): Promise<Change> {
-    const c = alert.definition.condition;
-    const at = new Date(now).toISOString();
-    const eventId = store.transaction(() => {
-      store.alerts.setState(alert.id, state, state === 'firing' ? at : undefined);
-      return store.alertEvents.add(
-        alert.id,
-        {
-          state,
-          value: m.value,
-          threshold: c.threshold ?? null,
-          timeWindow: c.timeWindow ?? null,
-          at,
-        },
-        now,
-      );
-    });
-    deps.events.emit(`alert.${state}`, {
-      alertId: alert.id,
-      name: alert.definition.name,
-      value: m.value,
-    });
-    const deliveries = await alerts.notify(alert, state, m.value);
-    store.alertEvents.setDeliveries(eventId, deliveries);
-    return { alertId: alert.id, state, value: m.value };
-  }
-
-  async function round(): Promise<Change[]> {
-    const now = clock.now();
-    const active = store.alerts.list().filter((a) => a.isActive);
-    const measured = measureAll(store, active, now);
-    const changes: Promise<Change>[] = [];
-    for (const alert of active) {
-      const c = alert.definition.condition;
-      const m = measured.get(alert.id);
-      if (!m || m.samples < (c.minSamples ?? 5)) continue;
-      if (holds(c, m)) {
-        if (alert.state === 'firing') continue;
-        const last = store.alerts.lastFiredAt(alert.id);
-        const cooldown = alert.definition.cooldown;
-        if (cooldown && last && Date.parse(last) + durationMs(cooldown) > now) continue;
-        changes.push(change(alert, 'firing', m, now));
-      } else if (alert.state === 'firing') {
-        changes.push(change(alert, 'resolved', m, now));
-      }
-    }
-    // Channels are slow and independent: one failing never holds up the others, nor the round.
-    return Promise.all(changes);
-  }
-
   /** A fresh round, after the one under way if any: an answer never describes an older state. */
   async function evaluate(): Promise<Change[]> {
     while (running) await running.catch(() => {});
-    running = round().finally(() => {
+    running = round(deps).finally(() => {
       running = null;
     });
     return running;
