@@ -45,6 +45,45 @@ const workerScript = (): URL =>
     import.meta.url,
   );
 
+/** Every call waiting on the thread fails with the reason (it stopped, or failed). */
+function failAll(thread: Thread, reason: string): void {
+  const waiting = [...thread.pending.values()];
+  thread.pending.clear();
+  for (const settle of waiting)
+    settle({ id: 0, usage: emptyUsage(), error: { message: reason, status: null } });
+}
+
+/** A new model thread in `slot`; when it exits, the slot empties and its calls fail. */
+function startThread(threads: (Thread | null)[], slot: number): Thread {
+  // The parent's command line flags are about its own entry (--input-type, --eval, loaders) and
+  // some are refused in a worker; V8's (--expose-gc) are the process's and reach the thread anyway.
+  const thread: Thread = {
+    worker: new Worker(workerScript(), { execArgv: [] }),
+    pending: new Map(),
+  };
+  thread.worker.on('message', (reply: ModelThreadReply) => {
+    const settle = thread.pending.get(reply.id);
+    if (!settle) return;
+    thread.pending.delete(reply.id);
+    if (!thread.pending.size) thread.worker.unref();
+    settle(reply);
+  });
+  thread.worker.on('error', (err) => failAll(thread, `the model thread failed: ${err.message}`));
+  thread.worker.on('exit', (code) => {
+    if (threads[slot] === thread) threads[slot] = null;
+    failAll(thread, `the model thread stopped (exit code ${code})`);
+  });
+  return (threads[slot] = thread);
+}
+
+/** Sends the request; the reply settles it (the thread is kept referenced while calls wait). */
+const ask = (thread: Thread, request: ModelThreadRequest) =>
+  new Promise<ModelThreadReply>((resolve) => {
+    thread.pending.set(request.id, resolve);
+    thread.worker.ref();
+    thread.worker.postMessage(request);
+  });
+
 /**
  * Model calls made on threads of their own. The SDKs' and HTTP work of model calls is most of a
  * simulation's CPU time: off the engine's thread it runs beside the conversations, scoring and
@@ -56,42 +95,7 @@ const workerScript = (): URL =>
 export function createModelThreads(size: number) {
   const threads: (Thread | null)[] = Array.from({ length: Math.max(1, size) }, () => null);
   let nextId = 1;
-
-  const failAll = (thread: Thread, reason: string) => {
-    const waiting = [...thread.pending.values()];
-    thread.pending.clear();
-    for (const settle of waiting)
-      settle({ id: 0, usage: emptyUsage(), error: { message: reason, status: null } });
-  };
-
-  const start = (slot: number): Thread => {
-    // The parent's command line flags are about its own entry (--input-type, --eval, loaders) and
-    // some are refused in a worker; V8's (--expose-gc) are the process's and reach the thread anyway.
-    const thread: Thread = {
-      worker: new Worker(workerScript(), { execArgv: [] }),
-      pending: new Map(),
-    };
-    thread.worker.on('message', (reply: ModelThreadReply) => {
-      const settle = thread.pending.get(reply.id);
-      if (!settle) return;
-      thread.pending.delete(reply.id);
-      if (!thread.pending.size) thread.worker.unref();
-      settle(reply);
-    });
-    thread.worker.on('error', (err) => failAll(thread, `the model thread failed: ${err.message}`));
-    thread.worker.on('exit', (code) => {
-      if (threads[slot] === thread) threads[slot] = null;
-      failAll(thread, `the model thread stopped (exit code ${code})`);
-    });
-    return (threads[slot] = thread);
-  };
-
-  const ask = (thread: Thread, request: ModelThreadRequest) =>
-    new Promise<ModelThreadReply>((resolve) => {
-      thread.pending.set(request.id, resolve);
-      thread.worker.ref();
-      thread.worker.postMessage(request);
-    });
+  const start = (slot: number): Thread => startThread(threads, slot);
 
   const leastBusy = (): Thread => {
     let best: Thread | null = null;

@@ -154,11 +154,6 @@ function saveConnection(
   return store.agents.get(created.id)!;
 }
 
-/**
- * Keeps connected agents in step with their providers: configuration snapshots (a new version,
- * and an `agent.config_changed` event, whenever it changes) and call history, imported page by
- * page, each page in one transaction, so that a failure leaves the store as before that page.
- */
 /** Imports the agent's calls since its cursor, a page per transaction; the cursor moves at the end. */
 async function importCalls(
   deps: SyncDeps,
@@ -291,6 +286,11 @@ async function runSync(deps: SyncDeps, agentId: string, stopping: () => boolean)
   }
 }
 
+/**
+ * Keeps connected agents in step with their providers: configuration snapshots (a new version,
+ * and an `agent.config_changed` event, whenever it changes) and call history, imported page by
+ * page, each page in one transaction, so that a failure leaves the store as before that page.
+ */
 export function createSyncService(deps: SyncDeps) {
   const { store } = deps;
   const running = new Map<string, Promise<void>>();
