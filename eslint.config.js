@@ -68,7 +68,6 @@ export default tseslint.config(
       'src/providers/elevenlabs.ts',
       'src/providers/http-agent.ts',
       'src/providers/retell.ts',
-      'src/providers/vapi.ts',
       'src/server/app.ts',
       'src/server/openapi.ts',
     ],

@@ -114,6 +114,63 @@ function normalizeCall(c: Json): NormalizedCall {
   };
 }
 
+/** What Vapi answered about an assistant, with its tools, numbers and knowledge bases, as a snapshot. */
+function snapshotOf(found: {
+  assistant: Record<string, unknown>;
+  agentId: string;
+  tools: Record<string, unknown>[];
+  numbers: Record<string, unknown>[];
+  knowledgeBases: Record<string, unknown>[];
+}): AgentSnapshot {
+  const { assistant: a, agentId, tools: allTools, numbers, knowledgeBases: kbs } = found;
+  const model = obj(a.model);
+  const voice = obj(a.voice);
+  return {
+    name: str(a.name) ?? agentId,
+    description: null,
+    configuration: {
+      model: {
+        provider: str(model.provider),
+        name: str(model.model),
+        temperature: num(model.temperature),
+        maxTokens: num(model.maxTokens),
+      },
+      voice: {
+        provider: str(voice.provider),
+        voiceId: str(voice.voiceId),
+        stability: num(voice.stability),
+        similarityBoost: num(voice.similarityBoost),
+      },
+      prompt: str(
+        arr(model.messages)
+          .map(obj)
+          .find((m) => m.role === 'system')?.content,
+      ),
+      firstMessage: str(a.firstMessage),
+      tools: allTools
+        .filter((t) => t.type !== 'transferCall')
+        .map(toolOf)
+        .filter((t): t is AgentTool => t !== null),
+    },
+    phoneNumbers: numbers.map((p) => ({
+      number: text(p.number),
+      provider: str(p.provider),
+      name: str(p.name),
+    })),
+    knowledgeBases: kbs.map((k) => ({ id: String(k.id), name: str(k.name) })),
+    routingRules: allTools
+      .filter((t) => t.type === 'transferCall')
+      .map((t) => ({
+        name: str(obj(t.function).name) ?? 'transferCall',
+        destinations: arr(t.destinations)
+          .map((d) => text(obj(d).number ?? obj(d).assistantName ?? obj(d).sipUri))
+          .filter(Boolean),
+      })),
+    tags: [],
+    textChat: true,
+  };
+}
+
 export function vapiAdapter(policy?: RetryPolicy): ProviderAdapter {
   const client = (ctx: ProviderContext) =>
     providerClient(ctx.baseUrl, { authorization: `Bearer ${ctx.apiKey}` }, policy);
@@ -124,7 +181,6 @@ export function vapiAdapter(policy?: RetryPolicy): ProviderAdapter {
       const call = client(ctx);
       const a = obj(await call({ path: `/assistant/${encodeURIComponent(agentId)}` }));
       const model = obj(a.model);
-      const voice = obj(a.voice);
       const referenced = await Promise.all(
         arr(model.toolIds).map((id) =>
           call({ path: `/tool/${encodeURIComponent(String(id))}` }).then(obj),
@@ -144,51 +200,7 @@ export function vapiAdapter(policy?: RetryPolicy): ProviderAdapter {
             .map(obj)
             .filter((k) => kbIds.has(String(k.id)) || kbIds.has(String(k.name)))
         : [];
-      const snapshot: AgentSnapshot = {
-        name: str(a.name) ?? agentId,
-        description: null,
-        configuration: {
-          model: {
-            provider: str(model.provider),
-            name: str(model.model),
-            temperature: num(model.temperature),
-            maxTokens: num(model.maxTokens),
-          },
-          voice: {
-            provider: str(voice.provider),
-            voiceId: str(voice.voiceId),
-            stability: num(voice.stability),
-            similarityBoost: num(voice.similarityBoost),
-          },
-          prompt: str(
-            arr(model.messages)
-              .map(obj)
-              .find((m) => m.role === 'system')?.content,
-          ),
-          firstMessage: str(a.firstMessage),
-          tools: allTools
-            .filter((t) => t.type !== 'transferCall')
-            .map(toolOf)
-            .filter((t): t is AgentTool => t !== null),
-        },
-        phoneNumbers: numbers.map((p) => ({
-          number: text(p.number),
-          provider: str(p.provider),
-          name: str(p.name),
-        })),
-        knowledgeBases: kbs.map((k) => ({ id: String(k.id), name: str(k.name) })),
-        routingRules: allTools
-          .filter((t) => t.type === 'transferCall')
-          .map((t) => ({
-            name: str(obj(t.function).name) ?? 'transferCall',
-            destinations: arr(t.destinations)
-              .map((d) => text(obj(d).number ?? obj(d).assistantName ?? obj(d).sipUri))
-              .filter(Boolean),
-          })),
-        tags: [],
-        textChat: true,
-      };
-      return snapshot;
+      return snapshotOf({ assistant: a, agentId, tools: allTools, numbers, knowledgeBases: kbs });
     },
     async *listCalls(ctx, agentId, sinceMs) {
       const call = client(ctx);
