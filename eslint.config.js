@@ -67,7 +67,6 @@ export default tseslint.config(
       'src/providers/elevenlabs-chat.ts',
       'src/providers/elevenlabs.ts',
       'src/providers/http-agent.ts',
-      'src/providers/retell.ts',
       'src/server/app.ts',
       'src/server/openapi.ts',
     ],

@@ -2,6 +2,7 @@ import { retellChat } from './chat.js';
 import { providerClient, type RetryPolicy } from './client.js';
 import { arr, bool, iso, num, obj, parsedWhenJson, str, text, type Json } from './read.js';
 import type {
+  AgentSnapshot,
   AgentTool,
   CallToolCall,
   NormalizedCall,
@@ -99,6 +100,68 @@ async function* cursorPages(
   }
 }
 
+/** What Retell answered about an agent and its LLM, with numbers and knowledge bases, as a snapshot. */
+function snapshotOf(found: {
+  agent: Json;
+  llm: Json;
+  agentId: string;
+  numbers: Json[];
+  knowledgeBases: Json[];
+}): AgentSnapshot {
+  const { agent: a, llm, agentId, numbers, knowledgeBases: kbs } = found;
+  const tools = arr(llm.general_tools).map(obj);
+  return {
+    name: str(a.agent_name) ?? agentId,
+    description: null,
+    configuration: {
+      // Retell names the model but not its vendor, and has no max-tokens or voice-stability settings.
+      model: {
+        provider: null,
+        name: str(llm.model),
+        temperature: num(llm.model_temperature),
+        maxTokens: null,
+      },
+      voice: {
+        provider: null,
+        voiceId: str(a.voice_id),
+        stability: null,
+        similarityBoost: null,
+      },
+      prompt: str(llm.general_prompt),
+      firstMessage: str(llm.begin_message),
+      tools: tools
+        .filter((t) => t.type !== 'transfer_call' && t.type !== 'end_call')
+        .map(toolOf)
+        .filter((t): t is AgentTool => t !== null),
+    },
+    phoneNumbers: numbers
+      .filter(
+        (p) =>
+          arr(p.inbound_agents).some((x) => obj(x).agent_id === agentId) ||
+          p.inbound_agent_id === agentId,
+      )
+      .map((p) => ({
+        number: text(p.phone_number),
+        provider: 'retell',
+        name: str(p.nickname),
+      })),
+    knowledgeBases: kbs.map((k) => ({
+      id: String(k.knowledge_base_id),
+      name: str(k.knowledge_base_name),
+    })),
+    routingRules: tools
+      .filter((t) => t.type === 'transfer_call')
+      .map((t) => ({
+        name: str(t.name) ?? 'transfer_call',
+        destinations: [str(obj(t.transfer_destination).number) ?? str(t.number)].filter(
+          (d): d is string => d !== null,
+        ),
+      })),
+    tags: [],
+    textChat: obj(a.response_engine).type === 'retell-llm',
+  };
+}
+
 export function retellAdapter(policy?: RetryPolicy): ProviderAdapter {
   const client = (ctx: ProviderContext) =>
     providerClient(ctx.baseUrl, { authorization: `Bearer ${ctx.apiKey}` }, policy);
@@ -127,57 +190,7 @@ export function retellAdapter(policy?: RetryPolicy): ProviderAdapter {
             .map(obj)
             .filter((k) => kbIds.has(String(k.knowledge_base_id)))
         : [];
-      const tools = arr(llm.general_tools).map(obj);
-      return {
-        name: str(a.agent_name) ?? agentId,
-        description: null,
-        configuration: {
-          // Retell names the model but not its vendor, and has no max-tokens or voice-stability settings.
-          model: {
-            provider: null,
-            name: str(llm.model),
-            temperature: num(llm.model_temperature),
-            maxTokens: null,
-          },
-          voice: {
-            provider: null,
-            voiceId: str(a.voice_id),
-            stability: null,
-            similarityBoost: null,
-          },
-          prompt: str(llm.general_prompt),
-          firstMessage: str(llm.begin_message),
-          tools: tools
-            .filter((t) => t.type !== 'transfer_call' && t.type !== 'end_call')
-            .map(toolOf)
-            .filter((t): t is AgentTool => t !== null),
-        },
-        phoneNumbers: numbers
-          .filter(
-            (p) =>
-              arr(p.inbound_agents).some((x) => obj(x).agent_id === agentId) ||
-              p.inbound_agent_id === agentId,
-          )
-          .map((p) => ({
-            number: text(p.phone_number),
-            provider: 'retell',
-            name: str(p.nickname),
-          })),
-        knowledgeBases: kbs.map((k) => ({
-          id: String(k.knowledge_base_id),
-          name: str(k.knowledge_base_name),
-        })),
-        routingRules: tools
-          .filter((t) => t.type === 'transfer_call')
-          .map((t) => ({
-            name: str(t.name) ?? 'transfer_call',
-            destinations: [str(obj(t.transfer_destination).number) ?? str(t.number)].filter(
-              (d): d is string => d !== null,
-            ),
-          })),
-        tags: [],
-        textChat: engine.type === 'retell-llm',
-      };
+      return snapshotOf({ agent: a, llm, agentId, numbers, knowledgeBases: kbs });
     },
     async *listCalls(ctx, agentId, sinceMs) {
       const call = client(ctx);
