@@ -1,7 +1,13 @@
 import { blandChat } from './chat.js';
 import { providerClient, type RetryPolicy } from './client.js';
 import { arr, iso, num, obj, str, text, type Json } from './read.js';
-import type { NormalizedCall, ProviderAdapter, ProviderContext, TranscriptTurn } from './types.js';
+import type {
+  AgentSnapshot,
+  NormalizedCall,
+  ProviderAdapter,
+  ProviderContext,
+  TranscriptTurn,
+} from './types.js';
 
 const PAGE = 100;
 
@@ -45,6 +51,56 @@ function normalizeCall(c: Json): NormalizedCall {
   };
 }
 
+/** What Bland answered about an agent, as a snapshot. */
+function snapshotOf(a: Json, agentId: string): AgentSnapshot {
+  const kbIds = new Set(
+    arr(a.knowledge_bases ?? a.tools)
+      .map((k) => (typeof k === 'string' ? k : text(obj(k).id)))
+      .filter((k) => k.startsWith('KB-') || k.startsWith('kb')),
+  );
+  return {
+    name: str(a.name) ?? agentId,
+    description: str(a.description),
+    configuration: {
+      model: {
+        provider: null,
+        name: str(a.model),
+        temperature: num(a.temperature),
+        maxTokens: num(a.max_tokens),
+      },
+      voice: {
+        provider: null,
+        voiceId: str(a.voice) ?? str(a.voice_id),
+        stability: null,
+        similarityBoost: null,
+      },
+      prompt: str(a.prompt) ?? str(a.task),
+      firstMessage: str(a.first_sentence),
+      tools: arr(a.tools)
+        .map(obj)
+        .filter((t) => str(t.name))
+        .map((t) => ({
+          name: String(t.name),
+          description: str(t.description),
+          type: 'webhook',
+          endpoint: str(t.url),
+          method: str(t.method),
+          auth:
+            obj(t.headers).Authorization || obj(t.headers).authorization ? 'bearer_token' : 'none',
+        })),
+    },
+    phoneNumbers: str(a.phone_number)
+      ? [{ number: text(a.phone_number), provider: 'bland', name: null }]
+      : [],
+    knowledgeBases: [...kbIds].map((id) => ({ id, name: null })),
+    routingRules: str(a.transfer_phone_number)
+      ? [{ name: 'transfer', destinations: [text(a.transfer_phone_number)] }]
+      : [],
+    tags: [],
+    textChat: str(a.pathway_id) !== null,
+  };
+}
+
 /** Bland is documented least precisely: agents are read as web agents, the adapter is tolerant. */
 export function blandAdapter(policy?: RetryPolicy): ProviderAdapter {
   const client = (ctx: ProviderContext) =>
@@ -56,54 +112,7 @@ export function blandAdapter(policy?: RetryPolicy): ProviderAdapter {
       const call = client(ctx);
       const raw = obj(await call({ path: `/v1/agents/${encodeURIComponent(agentId)}` }));
       const a = obj(raw.agent ?? raw);
-      const kbIds = new Set(
-        arr(a.knowledge_bases ?? a.tools)
-          .map((k) => (typeof k === 'string' ? k : text(obj(k).id)))
-          .filter((k) => k.startsWith('KB-') || k.startsWith('kb')),
-      );
-      return {
-        name: str(a.name) ?? agentId,
-        description: str(a.description),
-        configuration: {
-          model: {
-            provider: null,
-            name: str(a.model),
-            temperature: num(a.temperature),
-            maxTokens: num(a.max_tokens),
-          },
-          voice: {
-            provider: null,
-            voiceId: str(a.voice) ?? str(a.voice_id),
-            stability: null,
-            similarityBoost: null,
-          },
-          prompt: str(a.prompt) ?? str(a.task),
-          firstMessage: str(a.first_sentence),
-          tools: arr(a.tools)
-            .map(obj)
-            .filter((t) => str(t.name))
-            .map((t) => ({
-              name: String(t.name),
-              description: str(t.description),
-              type: 'webhook',
-              endpoint: str(t.url),
-              method: str(t.method),
-              auth:
-                obj(t.headers).Authorization || obj(t.headers).authorization
-                  ? 'bearer_token'
-                  : 'none',
-            })),
-        },
-        phoneNumbers: str(a.phone_number)
-          ? [{ number: text(a.phone_number), provider: 'bland', name: null }]
-          : [],
-        knowledgeBases: [...kbIds].map((id) => ({ id, name: null })),
-        routingRules: str(a.transfer_phone_number)
-          ? [{ name: 'transfer', destinations: [text(a.transfer_phone_number)] }]
-          : [],
-        tags: [],
-        textChat: str(a.pathway_id) !== null,
-      };
+      return snapshotOf(a, agentId);
     },
     async *listCalls(ctx, agentId, sinceMs) {
       const call = client(ctx);
