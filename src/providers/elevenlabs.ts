@@ -2,6 +2,7 @@ import { elevenLabsChat } from './elevenlabs-chat.js';
 import { DEFAULT_RETRY, providerClient, type RetryPolicy } from './client.js';
 import { arr, bool, iso, num, obj, parsedWhenJson, str, text, type Json } from './read.js';
 import type {
+  AgentSnapshot,
   AgentTool,
   CallToolCall,
   NormalizedCall,
@@ -78,6 +79,79 @@ function normalizeConversation(c: Json): NormalizedCall {
   };
 }
 
+/** A tool of the agent as the snapshot lists it; the auth kind is read from its request headers. */
+function agentToolOf(t: Json): AgentTool {
+  const api = obj(t.api_schema);
+  const headers = obj(api.request_headers);
+  return {
+    name: String(t.name),
+    description: str(t.description),
+    type: str(t.type),
+    endpoint: str(api.url),
+    method: str(api.method),
+    auth:
+      headers.Authorization || headers.authorization
+        ? 'bearer_token'
+        : headers['xi-api-key'] || headers['X-API-Key']
+          ? 'api_key'
+          : 'none',
+  };
+}
+
+/** What ElevenLabs answered about an agent, with its tools, as a snapshot. */
+function snapshotOf(found: { agent: Json; agentId: string; tools: Json[] }): AgentSnapshot {
+  const { agent: a, agentId, tools } = found;
+  const conv = obj(a.conversation_config);
+  const agent = obj(conv.agent);
+  const prompt = obj(agent.prompt);
+  const tts = obj(conv.tts);
+  const maxTokens = num(prompt.max_tokens);
+  return {
+    name: str(a.name) ?? agentId,
+    description: str(obj(a.metadata).description) ?? str(a.description),
+    configuration: {
+      model: {
+        provider: null,
+        name: str(prompt.llm),
+        temperature: num(prompt.temperature),
+        maxTokens: maxTokens === null || maxTokens < 0 ? null : maxTokens,
+      },
+      voice: {
+        provider: 'elevenlabs',
+        voiceId: str(tts.voice_id),
+        stability: num(tts.stability),
+        similarityBoost: num(tts.similarity_boost),
+      },
+      prompt: str(prompt.prompt),
+      firstMessage: str(agent.first_message),
+      tools: tools.filter((t) => str(t.name) && t.type !== 'system').map(agentToolOf),
+    },
+    phoneNumbers: arr(a.phone_numbers)
+      .map(obj)
+      .map((p) => ({
+        number: text(p.phone_number),
+        provider: str(p.provider),
+        name: str(p.label),
+      })),
+    knowledgeBases: arr(prompt.knowledge_base)
+      .map(obj)
+      .map((k) => ({ id: String(k.id), name: str(k.name) })),
+    routingRules: tools
+      .filter(
+        (t) =>
+          t.type === 'system' && /transfer/.test(String(obj(t.params).system_tool_type ?? t.name)),
+      )
+      .map((t) => ({
+        name: String(t.name),
+        destinations: arr(obj(t.params).transfers)
+          .map((x) => text(obj(x).phone_number ?? obj(x).agent_id))
+          .filter(Boolean),
+      })),
+    tags: arr(a.tags).filter((t): t is string => typeof t === 'string'),
+    textChat: true,
+  };
+}
+
 export function elevenLabsAdapter(policy?: RetryPolicy): ProviderAdapter {
   const client = (ctx: ProviderContext) =>
     providerClient(ctx.baseUrl, { 'xi-api-key': ctx.apiKey }, policy);
@@ -90,7 +164,6 @@ export function elevenLabsAdapter(policy?: RetryPolicy): ProviderAdapter {
       const conv = obj(a.conversation_config);
       const agent = obj(conv.agent);
       const prompt = obj(agent.prompt);
-      const tts = obj(conv.tts);
       const referenced = await Promise.all(
         arr(prompt.tool_ids).map((id) =>
           call({ path: `/v1/convai/tools/${encodeURIComponent(String(id))}` }).then(obj),
@@ -100,70 +173,7 @@ export function elevenLabsAdapter(policy?: RetryPolicy): ProviderAdapter {
         ...referenced.map((t) => obj(t.tool_config ?? t)),
         ...arr(prompt.tools).map(obj),
       ];
-      const maxTokens = num(prompt.max_tokens);
-      return {
-        name: str(a.name) ?? agentId,
-        description: str(obj(a.metadata).description) ?? str(a.description),
-        configuration: {
-          model: {
-            provider: null,
-            name: str(prompt.llm),
-            temperature: num(prompt.temperature),
-            maxTokens: maxTokens === null || maxTokens < 0 ? null : maxTokens,
-          },
-          voice: {
-            provider: 'elevenlabs',
-            voiceId: str(tts.voice_id),
-            stability: num(tts.stability),
-            similarityBoost: num(tts.similarity_boost),
-          },
-          prompt: str(prompt.prompt),
-          firstMessage: str(agent.first_message),
-          tools: tools
-            .filter((t) => str(t.name) && t.type !== 'system')
-            .map((t): AgentTool => {
-              const api = obj(t.api_schema);
-              const headers = obj(api.request_headers);
-              return {
-                name: String(t.name),
-                description: str(t.description),
-                type: str(t.type),
-                endpoint: str(api.url),
-                method: str(api.method),
-                auth:
-                  headers.Authorization || headers.authorization
-                    ? 'bearer_token'
-                    : headers['xi-api-key'] || headers['X-API-Key']
-                      ? 'api_key'
-                      : 'none',
-              };
-            }),
-        },
-        phoneNumbers: arr(a.phone_numbers)
-          .map(obj)
-          .map((p) => ({
-            number: text(p.phone_number),
-            provider: str(p.provider),
-            name: str(p.label),
-          })),
-        knowledgeBases: arr(prompt.knowledge_base)
-          .map(obj)
-          .map((k) => ({ id: String(k.id), name: str(k.name) })),
-        routingRules: tools
-          .filter(
-            (t) =>
-              t.type === 'system' &&
-              /transfer/.test(String(obj(t.params).system_tool_type ?? t.name)),
-          )
-          .map((t) => ({
-            name: String(t.name),
-            destinations: arr(obj(t.params).transfers)
-              .map((x) => text(obj(x).phone_number ?? obj(x).agent_id))
-              .filter(Boolean),
-          })),
-        tags: arr(a.tags).filter((t): t is string => typeof t === 'string'),
-        textChat: true,
-      };
+      return snapshotOf({ agent: a, agentId, tools });
     },
     async *listCalls(ctx, agentId, sinceMs) {
       const call = client(ctx);
