@@ -9,7 +9,7 @@ import type { AgentRecord } from '../store/agents.js';
 import type { Store } from '../store/index.js';
 import { sealCredentials, type AgentCredentials } from './credentials.js';
 import { ProviderError } from './client.js';
-import { arr, obj, parsedWhenJson, str } from './read.js';
+import { arr, obj, parsedWhenJson, str, type Json } from './read.js';
 import type { AgentSnapshot, CallToolCall, ChatSession } from './types.js';
 
 /** An agent built in-house has nothing to sync: its configuration lives where it runs. */
@@ -91,6 +91,42 @@ function endpointOf(creds: AgentCredentials): string {
   return `${base.replace(/\/+$/, '')}/chat/completions`;
 }
 
+/** What the agent answered, in either format: its words, whether it ended, the tools it called. */
+function readReply(
+  format: AgentCredentials['format'],
+  data: Json,
+): { reply: string | null; ended: boolean; toolCalls: CallToolCall[] } {
+  if (format === 'openai') {
+    const message = obj(obj(arr(data.choices)[0]).message);
+    return {
+      reply: typeof message.content === 'string' ? message.content : null,
+      ended: false,
+      toolCalls: arr(message.tool_calls)
+        .map(obj)
+        .map((tc) => ({
+          name: str(obj(tc.function).name) ?? 'unknown',
+          arguments: parsedWhenJson(obj(tc.function).arguments),
+          result: null,
+          success: null,
+          latencyMs: null,
+        })),
+    };
+  }
+  return {
+    reply: typeof data.reply === 'string' ? data.reply : null,
+    ended: data.ended === true,
+    toolCalls: arr(data.toolCalls)
+      .map(obj)
+      .map((tc) => ({
+        name: str(tc.name) ?? 'unknown',
+        arguments: tc.arguments ?? null,
+        result: tc.result ?? null,
+        success: typeof tc.success === 'boolean' ? tc.success : null,
+        latencyMs: null,
+      })),
+  };
+}
+
 /**
  * A conversation with an agent at a URL: an OpenAI-compatible chat completions endpoint, or a
  * plain JSON one (`{messages}` in, `{reply, ended?, toolCalls?}` out). The whole history is sent
@@ -136,36 +172,7 @@ export function httpAgentChat(creds: AgentCredentials, timeoutMs: number): ChatS
           `The agent at ${url} answered ${res.status}`,
           res.status,
         );
-      const data = obj(res.data);
-      let reply: string | null;
-      let ended = false;
-      let toolCalls: CallToolCall[];
-      if (creds.format === 'openai') {
-        const choice = obj(arr(data.choices)[0]);
-        const message = obj(choice.message);
-        reply = typeof message.content === 'string' ? message.content : null;
-        toolCalls = arr(message.tool_calls)
-          .map(obj)
-          .map((tc) => ({
-            name: str(obj(tc.function).name) ?? 'unknown',
-            arguments: parsedWhenJson(obj(tc.function).arguments),
-            result: null,
-            success: null,
-            latencyMs: null,
-          }));
-      } else {
-        reply = typeof data.reply === 'string' ? data.reply : null;
-        ended = data.ended === true;
-        toolCalls = arr(data.toolCalls)
-          .map(obj)
-          .map((tc) => ({
-            name: str(tc.name) ?? 'unknown',
-            arguments: tc.arguments ?? null,
-            result: tc.result ?? null,
-            success: typeof tc.success === 'boolean' ? tc.success : null,
-            latencyMs: null,
-          }));
-      }
+      const { reply, ended, toolCalls } = readReply(creds.format, obj(res.data));
       if (reply === null && toolCalls.length === 0) {
         throw new ProviderError(
           'bad_response',
