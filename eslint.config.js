@@ -65,7 +65,6 @@ export default tseslint.config(
     files: [
       'src/providers/elevenlabs-chat.ts',
       'src/server/app.ts',
-      'src/server/openapi.ts',
     ],
     rules: { 'max-lines-per-function': 'off' },
   },

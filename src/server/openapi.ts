@@ -48,69 +48,67 @@ const errorResponses = (envelope: boolean): Record<string, unknown> => {
   };
 };
 
-/** The OpenAPI 3.1 document, generated from the catalogue so it cannot drift from the routes. */
-export function buildOpenApi(catalogue: Operation[]): JsonSchema {
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of catalogue) {
-    if (!op.http) continue;
-    const path = op.http.path.replace(/:([A-Za-z_]+)/g, '{$1}');
-    const envelope = usesEnvelope(path);
-    const parameters = [
-      ...Object.entries(op.params).map(([name, s]) => ({
+/** One operation's entry in the document: its parameters, request body and responses. */
+function operationEntry(op: Operation, http: NonNullable<Operation['http']>, path: string) {
+  const envelope = usesEnvelope(path);
+  const parameters = [
+    ...Object.entries(op.params).map(([name, s]) => ({
+      name,
+      in: 'path',
+      required: true,
+      schema: toSchema(s as z.ZodType, 'input'),
+    })),
+    ...Object.entries(op.query).map(([name, s]) => {
+      const schema = toSchema(s as z.ZodType, 'input');
+      return {
         name,
-        in: 'path',
-        required: true,
-        schema: toSchema(s as z.ZodType, 'input'),
-      })),
-      ...Object.entries(op.query).map(([name, s]) => {
-        const schema = toSchema(s as z.ZodType, 'input');
-        return {
-          name,
-          in: 'query',
-          required: !(s as z.ZodType).safeParse(undefined).success,
-          description: schema.description,
-          schema,
-        };
-      }),
-    ];
-    const data = op.output ? toSchema(op.output, 'output') : { type: 'object' };
-    const status = String(op.http.status ?? 200);
-    paths[path] ??= {};
-    paths[path][op.http.method.toLowerCase()] = {
-      operationId: op.name,
-      summary: op.summary,
-      security: [{ bearer: [] }],
-      parameters,
-      ...(op.body
-        ? {
-            requestBody: {
-              required: true,
-              content: {
-                'application/json': { schema: toSchema(z.strictObject(op.body), 'input') },
-              },
-            },
-          }
-        : {}),
-      responses: {
-        [status]: {
-          description: 'Success',
-          content: {
-            'application/json': {
-              schema: envelope
-                ? {
-                    type: 'object',
-                    required: ['success', 'data'],
-                    properties: { success: { const: true }, data },
-                  }
-                : data,
+        in: 'query',
+        required: !(s as z.ZodType).safeParse(undefined).success,
+        description: schema.description,
+        schema,
+      };
+    }),
+  ];
+  const data = op.output ? toSchema(op.output, 'output') : { type: 'object' };
+  const status = String(http.status ?? 200);
+  return {
+    operationId: op.name,
+    summary: op.summary,
+    security: [{ bearer: [] }],
+    parameters,
+    ...(op.body
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: toSchema(z.strictObject(op.body), 'input') },
             },
           },
+        }
+      : {}),
+    responses: {
+      [status]: {
+        description: 'Success',
+        content: {
+          'application/json': {
+            schema: envelope
+              ? {
+                  type: 'object',
+                  required: ['success', 'data'],
+                  properties: { success: { const: true }, data },
+                }
+              : data,
+          },
         },
-        ...errorResponses(envelope),
       },
-    };
-  }
-  // The interface's own routes (browser mode): any operation by name, and the engine's events.
+      ...errorResponses(envelope),
+    },
+  };
+}
+
+/** The interface's own routes (browser mode): any operation by name, and the engine's events. */
+function interfaceRoutes(): Record<string, Record<string, unknown>> {
+  const paths: Record<string, Record<string, unknown>> = {};
   paths['/v1/operations/{name}'] = {
     post: {
       operationId: 'operations.invoke',
@@ -143,6 +141,19 @@ export function buildOpenApi(catalogue: Operation[]): JsonSchema {
       },
     },
   };
+  return paths;
+}
+
+/** The OpenAPI 3.1 document, generated from the catalogue so it cannot drift from the routes. */
+export function buildOpenApi(catalogue: Operation[]): JsonSchema {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of catalogue) {
+    if (!op.http) continue;
+    const path = op.http.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+    paths[path] ??= {};
+    paths[path][op.http.method.toLowerCase()] = operationEntry(op, op.http, path);
+  }
+  Object.assign(paths, interfaceRoutes());
   return {
     openapi: '3.1.0',
     info: {
