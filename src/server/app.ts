@@ -56,6 +56,81 @@ function allowedHosts(host: string, port: number): Set<string> {
   return hosts;
 }
 
+/** A JSON body: empty is "no body"; malformed JSON, or nesting past the limit, is a 400. */
+function parseJsonBody(text: string, done: (err: Error | null, body?: unknown) => void): void {
+  if (text.trim() === '') return done(null, undefined);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    return done(
+      new AppError(
+        'invalid_json',
+        400,
+        `The request body is not valid JSON: ${(err as Error).message}`,
+      ),
+      undefined,
+    );
+  }
+  try {
+    assertShallow(parsed);
+  } catch (err) {
+    return done(err as AppError, undefined);
+  }
+  done(null, parsed);
+}
+
+/** Host and origin allowlist, then the bearer credential (or a login session); throws the error to answer. */
+function admit(req: FastifyRequest, opts: ServerOptions, hosts: Set<string>): void {
+  const host = req.headers.host ?? '';
+  if (!hosts.has(host))
+    throw forbidden(
+      `Host '${host}' is not accepted; address the API as http://127.0.0.1:PORT or http://localhost:PORT`,
+    );
+  const origin = req.headers.origin;
+  if (origin && origin !== 'null' && !hosts.has(origin.replace(/^https?:\/\//, ''))) {
+    throw forbidden('Cross-origin requests are not accepted');
+  }
+  const path = req.url.split('?')[0]!;
+  if (PUBLIC_PATHS.has(path) || (opts.ui && isUiAssetPath(path))) return;
+  const header = req.headers.authorization;
+  // Browser mode: a session cookie from a login link, bound to the Host it was opened on.
+  const session = !header && opts.ui?.sessions.callerOf(req.headers.cookie, host);
+  if (session) {
+    req.caller = session;
+    return;
+  }
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  if (!match) throw unauthorized('Send Authorization: Bearer <API key or workspace access token>');
+  const caller = opts.authenticate(match[1]!);
+  if (!caller)
+    throw unauthorized(
+      'The credential is not a valid API key or workspace access token (revoked, or mistyped?)',
+    );
+  req.caller = caller;
+}
+
+/** An operation's input from a request: its query, body fields and path parameters in one object. */
+function inputOf(op: Operation, req: FastifyRequest): Record<string, unknown> {
+  const params = req.params as Record<string, string>;
+  const query = req.query as Record<string, unknown>;
+  const body = req.body;
+  if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+    throw validationError('The request body must be a JSON object', [
+      { path: '', message: 'must be a JSON object' },
+    ]);
+  }
+  const bodyFields = (op.body ? body : undefined) as Record<string, unknown> | undefined;
+  const clash = Object.keys(bodyFields ?? {}).filter((k) => k in op.params || k in op.query);
+  if (clash.length) {
+    throw validationError(
+      `Not a body field: ${clash.join(', ')}`,
+      clash.map((path) => ({ path, message: 'is not a field of this resource' })),
+    );
+  }
+  return { ...query, ...bodyFields, ...params };
+}
+
 export function buildServer(opts: ServerOptions): FastifyInstance {
   const app = Fastify({
     bodyLimit: 1024 * 1024,
@@ -68,65 +143,16 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   // JSON is the only body we take: anything else is a 415.
   app.removeAllContentTypeParsers();
   // An empty body is "no body" (curl -X POST without -d); malformed JSON is a 400 that says where.
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = body as string;
-    if (text.trim() === '') return done(null, undefined);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (err) {
-      return done(
-        new AppError(
-          'invalid_json',
-          400,
-          `The request body is not valid JSON: ${(err as Error).message}`,
-        ),
-        undefined,
-      );
-    }
-    try {
-      assertShallow(parsed);
-    } catch (err) {
-      return done(err as AppError, undefined);
-    }
-    done(null, parsed);
-  });
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) =>
+    parseJsonBody(body as string, done),
+  );
 
-  /** Host and origin allowlist, then the bearer credential; throws the error to answer. */
-  function admit(req: FastifyRequest): void {
-    if (!hosts) hosts = allowedHosts(opts.host, (app.server.address() as { port: number }).port);
-    const host = req.headers.host ?? '';
-    if (!hosts.has(host))
-      throw forbidden(
-        `Host '${host}' is not accepted; address the API as http://127.0.0.1:PORT or http://localhost:PORT`,
-      );
-    const origin = req.headers.origin;
-    if (origin && origin !== 'null' && !hosts.has(origin.replace(/^https?:\/\//, ''))) {
-      throw forbidden('Cross-origin requests are not accepted');
-    }
-    const path = req.url.split('?')[0]!;
-    if (PUBLIC_PATHS.has(path) || (opts.ui && isUiAssetPath(path))) return;
-    const header = req.headers.authorization;
-    // Browser mode: a session cookie from a login link, bound to the Host it was opened on.
-    const session = !header && opts.ui?.sessions.callerOf(req.headers.cookie, host);
-    if (session) {
-      req.caller = session;
-      return;
-    }
-    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (!match)
-      throw unauthorized('Send Authorization: Bearer <API key or workspace access token>');
-    const caller = opts.authenticate(match[1]!);
-    if (!caller)
-      throw unauthorized(
-        'The credential is not a valid API key or workspace access token (revoked, or mistyped?)',
-      );
-    req.caller = caller;
-  }
+  const hostsAllowed = (): Set<string> =>
+    (hosts ??= allowedHosts(opts.host, (app.server.address() as { port: number }).port));
   // A callback hook, not an async one: no promise per request for work that never waits.
   app.addHook('onRequest', (req, _reply, done) => {
     try {
-      admit(req);
+      admit(req, opts, hostsAllowed());
     } catch (err) {
       return done(err as Error);
     }
@@ -149,30 +175,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
       method: op.http.method,
       url: op.http.path,
       handler: async (req, reply) => {
-        const params = req.params as Record<string, string>;
-        const query = req.query as Record<string, unknown>;
-        const body = req.body;
-        if (
-          body !== undefined &&
-          (typeof body !== 'object' || body === null || Array.isArray(body))
-        ) {
-          throw validationError('The request body must be a JSON object', [
-            { path: '', message: 'must be a JSON object' },
-          ]);
-        }
-        const bodyFields = (op.body ? body : undefined) as Record<string, unknown> | undefined;
-        const clash = Object.keys(bodyFields ?? {}).filter((k) => k in op.params || k in op.query);
-        if (clash.length) {
-          throw validationError(
-            `Not a body field: ${clash.join(', ')}`,
-            clash.map((path) => ({ path, message: 'is not a field of this resource' })),
-          );
-        }
-        const { status, data } = await opts.invoke(
-          op.name,
-          { ...query, ...bodyFields, ...params },
-          req.caller!,
-        );
+        const { status, data } = await opts.invoke(op.name, inputOf(op, req), req.caller!);
         reply.code(status).send(success(req.url, data));
       },
     });
