@@ -12,26 +12,10 @@ const rawText = (data: RawData): string =>
       : Buffer.from(data).toString('utf8');
 
 /**
- * ElevenLabs text conversation: the agent's WebSocket with `text_only` set at initiation.
- * Always through a signed URL, which works for private and public agents alike.
+ * The conversation socket's events as a queue: pings answered at once, the rest kept until asked
+ * for; a close or a socket error ends every wait.
  */
-export async function elevenLabsChat(
-  call: ProviderCall,
-  agentId: string,
-  expectsFirstMessage: boolean,
-  timeoutMs: number,
-): Promise<ChatSession> {
-  const signed = obj(
-    await call({ path: '/v1/convai/conversation/get-signed-url', query: { agent_id: agentId } }),
-  );
-  const url = str(signed.signed_url);
-  if (!url)
-    throw new ProviderError(
-      'bad_response',
-      'ElevenLabs answered no signed_url for the conversation',
-    );
-
-  const socket = new WebSocket(url);
+function socketInbox(socket: WebSocket, timeoutMs: number) {
   const inbox: Json[] = [];
   let waiter: (() => void) | null = null;
   let closed = false;
@@ -97,6 +81,32 @@ export async function elevenLabsChat(
       });
     }
   }
+  return { until, closed: () => closed };
+}
+
+/**
+ * ElevenLabs text conversation: the agent's WebSocket with `text_only` set at initiation.
+ * Always through a signed URL, which works for private and public agents alike.
+ */
+export async function elevenLabsChat(
+  call: ProviderCall,
+  agentId: string,
+  expectsFirstMessage: boolean,
+  timeoutMs: number,
+): Promise<ChatSession> {
+  const signed = obj(
+    await call({ path: '/v1/convai/conversation/get-signed-url', query: { agent_id: agentId } }),
+  );
+  const url = str(signed.signed_url);
+  if (!url)
+    throw new ProviderError(
+      'bad_response',
+      'ElevenLabs answered no signed_url for the conversation',
+    );
+
+  const socket = new WebSocket(url);
+  const events = socketInbox(socket, timeoutMs);
+  const until = events.until;
 
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
@@ -120,7 +130,7 @@ export async function elevenLabsChat(
   return {
     firstMessage: first?.event ? str(obj(first.event.agent_response_event).agent_response) : null,
     async send(text) {
-      if (closed) return { text: '', ended: true, toolCalls: [] };
+      if (events.closed()) return { text: '', ended: true, toolCalls: [] };
       socket.send(JSON.stringify({ type: 'user_message', text }));
       const { event, skipped } = await until(['agent_response']);
       const toolCalls: CallToolCall[] = skipped
@@ -137,12 +147,12 @@ export async function elevenLabsChat(
         });
       return {
         text: event ? (str(obj(event.agent_response_event).agent_response) ?? '') : '',
-        ended: !event || closed,
+        ended: !event || events.closed(),
         toolCalls,
       };
     },
     async close() {
-      if (closed) return;
+      if (events.closed()) return;
       await new Promise<void>((resolve) => {
         socket.once('close', () => resolve());
         socket.close(1000);
