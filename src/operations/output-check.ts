@@ -1,7 +1,5 @@
 import type { z } from 'zod';
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isRecord } from '../domain/records.js';
 
 /** Paths present in what was answered but dropped by parsing it: fields the schema lacks. */
 function droppedPaths(answered: unknown, parsed: unknown, path: string, out: string[]): void {

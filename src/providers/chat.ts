@@ -1,6 +1,6 @@
 import type { ProviderCall } from './client.js';
 import { ProviderError } from './client.js';
-import { arr, obj, parsedWhenJson, str, type Json } from './read.js';
+import { arr, functionToolCall, obj, parsedWhenJson, str, type Json } from './read.js';
 import type { CallToolCall, ChatSession } from './types.js';
 
 /**
@@ -30,13 +30,7 @@ export function vapiChat(call: ProviderCall, assistantId: string): ChatSession {
         .filter((m) => m.role === 'assistant');
       const toolCalls: CallToolCall[] = said
         .flatMap((m) => arr(m.tool_calls).map(obj))
-        .map((tc) => ({
-          name: str(obj(tc.function).name) ?? 'unknown',
-          arguments: parsedWhenJson(obj(tc.function).arguments),
-          result: null,
-          success: null,
-          latencyMs: null,
-        }));
+        .map(functionToolCall);
       return {
         text: said
           .map((m) => str(m.content))

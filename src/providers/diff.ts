@@ -1,8 +1,8 @@
+import { isRecord } from '../domain/records.js';
+
 /** Dotted paths of the leaves that differ between two values (arrays compare whole). */
 export function changedPaths(before: unknown, after: unknown, prefix = ''): string[] {
-  const isObject = (v: unknown): v is Record<string, unknown> =>
-    typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (isObject(before) && isObject(after)) {
+  if (isRecord(before) && isRecord(after)) {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
     return keys.flatMap((k) => changedPaths(before[k], after[k], prefix ? `${prefix}.${k}` : k));
   }
@@ -11,9 +11,7 @@ export function changedPaths(before: unknown, after: unknown, prefix = ''): stri
 
 /** Deep merge of plain objects; arrays and scalars in `over` replace. */
 export function deepMerge<T>(base: T, over: unknown): T {
-  const isObject = (v: unknown): v is Record<string, unknown> =>
-    typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (!isObject(base) || !isObject(over)) return (over === undefined ? base : over) as T;
+  if (!isRecord(base) || !isRecord(over)) return (over === undefined ? base : over) as T;
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) out[k] = deepMerge(out[k], v);
   return out as T;

@@ -1,5 +1,4 @@
 import { isTooLarge, outbound } from '../net/outbound.js';
-import { refusesConnections } from '../net/reachability.js';
 import type { ConnectionTest } from '../domain/providers.js';
 import type { Clock } from '../clock.js';
 import { isoNow } from '../clock.js';
@@ -9,7 +8,7 @@ import type { AgentRecord } from '../store/agents.js';
 import type { Store } from '../store/index.js';
 import { sealCredentials, type AgentCredentials } from './credentials.js';
 import { ProviderError } from './client.js';
-import { arr, obj, parsedWhenJson, str, type Json } from './read.js';
+import { arr, functionToolCall, obj, str, type Json } from './read.js';
 import type { AgentSnapshot, CallToolCall, ChatSession } from './types.js';
 
 /** An agent built in-house has nothing to sync: its configuration lives where it runs. */
@@ -101,15 +100,7 @@ function readReply(
     return {
       reply: typeof message.content === 'string' ? message.content : null,
       ended: false,
-      toolCalls: arr(message.tool_calls)
-        .map(obj)
-        .map((tc) => ({
-          name: str(obj(tc.function).name) ?? 'unknown',
-          arguments: parsedWhenJson(obj(tc.function).arguments),
-          result: null,
-          success: null,
-          latencyMs: null,
-        })),
+      toolCalls: arr(message.tool_calls).map(obj).map(functionToolCall),
     };
   }
   return {
@@ -197,8 +188,6 @@ export async function probeHttpAgent(creds: AgentCredentials): Promise<Connectio
   const url = endpointOf(creds);
   const began = Date.now();
   const took = () => Date.now() - began;
-  if (await refusesConnections(url))
-    return { ok: false, latencyMs: took(), message: `${url} refuses connections` };
   try {
     const res = await outbound.get(url, {
       headers: creds.apiKey ? { authorization: `Bearer ${creds.apiKey}` } : {},
@@ -216,10 +205,13 @@ export async function probeHttpAgent(creds: AgentCredentials): Promise<Connectio
       return { ok: false, latencyMs: took(), message: `${url} answered ${res.status}` };
     return { ok: true, latencyMs: took(), message: `${url} answered ${res.status}` };
   } catch (err) {
+    const refused = (err as { code?: string }).code === 'ECONNREFUSED';
     return {
       ok: false,
       latencyMs: took(),
-      message: `${url} could not be reached: ${(err as Error).message}`,
+      message: refused
+        ? `${url} refuses connections`
+        : `${url} could not be reached: ${(err as Error).message}`,
     };
   }
 }

@@ -1,4 +1,6 @@
 /** Tolerant readers for provider payloads: a missing or mistyped field is null, never invented. */
+import type { CallToolCall } from '../domain/providers.js';
+
 export type Json = Record<string, unknown>;
 
 export const obj = (v: unknown): Json =>
@@ -44,3 +46,12 @@ export function bool(v: unknown): boolean | null {
 
 export const durationBetween = (start: string | null, end: string | null): number | null =>
   start && end ? Math.max(0, Date.parse(end) - Date.parse(start)) : null;
+
+/** An OpenAI-style tool call (`{function: {name, arguments}}`) as an agent reports it: no result yet. */
+export const functionToolCall = (tc: Json): CallToolCall => ({
+  name: str(obj(tc.function).name) ?? 'unknown',
+  arguments: parsedWhenJson(obj(tc.function).arguments),
+  result: null,
+  success: null,
+  latencyMs: null,
+});

@@ -4,6 +4,7 @@ import {
   arr,
   bool,
   durationBetween,
+  functionToolCall,
   iso,
   num,
   obj,
@@ -76,14 +77,7 @@ function normalizeCall(c: Json): NormalizedCall {
         });
     } else if (m.role === 'tool_calls') {
       for (const tc of arr(m.toolCalls).map(obj)) {
-        calls.set(String(tc.id), {
-          name: str(obj(tc.function).name) ?? 'unknown',
-          arguments: parsedWhenJson(obj(tc.function).arguments),
-          result: null,
-          success: null,
-          latencyMs: null,
-          at: num(m.time),
-        });
+        calls.set(String(tc.id), { ...functionToolCall(tc), at: num(m.time) });
       }
     } else if (m.role === 'tool_call_result') {
       const call = calls.get(String(m.toolCallId));

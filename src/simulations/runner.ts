@@ -61,27 +61,32 @@ type Finished = Parameters<Store['simulations']['finish']>[1];
 /** How a simulation ended: its status and whatever it got to (turns, scores, an error). */
 type Ending = Partial<Finished> & { status: Simulation['status'] };
 
-/** Stores how a simulation ended and tells who listens. */
-function finishSimulation(deps: RunnerDeps, sim: Simulation, ending: Finished & Ending): void {
-  deps.store.simulations.finish(sim.id, { ...ending, ended_at: isoNow(deps.clock) });
+/**
+ * Stores how a simulation ended (what it did not get to stays empty) and tells who listens.
+ * `began` times it; `usage` is what it spent on models, even when it ended in error.
+ */
+function finishSimulation(
+  deps: RunnerDeps,
+  sim: Simulation,
+  ran: { began: number; usage: Finished['usage']; ending: Ending },
+): void {
+  deps.store.simulations.finish(sim.id, {
+    end_reason: null,
+    turns: [],
+    score: null,
+    passed: null,
+    results: [],
+    ...ran.ending,
+    usage: ran.usage,
+    ended_at: isoNow(deps.clock),
+    duration_ms: Date.now() - ran.began,
+  });
   deps.events.emit('simulation.finished', {
     simulationId: sim.id,
     executionId: sim.execution_id,
-    status: ending.status,
+    status: ran.ending.status,
   });
 }
-
-/** An ending with nothing in it yet but how long it ran and what it spent. */
-const blankEnding = (began: number, usage: Finished['usage']) => ({
-  ended_at: '',
-  duration_ms: Date.now() - began,
-  end_reason: null,
-  turns: [],
-  score: null,
-  passed: null,
-  results: [],
-  usage,
-});
 
 /** How the agent under test is reached on its channel: its replica, or its deployed self. */
 async function agentFor(
@@ -192,7 +197,7 @@ async function runSimulation(
   const { store } = deps;
   const began = Date.now();
   const usage = emptyUsage();
-  const finish = (r: Ending) => finishSimulation(deps, sim, { ...blankEnding(began, usage), ...r });
+  const finish = (ending: Ending) => finishSimulation(deps, sim, { began, usage, ending });
   try {
     const { scenario, persona, agent, variables } = inputsOf(store, sim);
     const connection = (role: 'caller' | 'judge' | 'replica') =>

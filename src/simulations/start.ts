@@ -101,34 +101,36 @@ function planExecution(
     problems.push({ path: 'targetAgents', message: 'the scenario has no target agents' });
   problems.push(...variableProblems(scenario));
   const variables = resolveVariables(scenario.promptVariables, req.variables);
-  const model = (role: Role) => connectionFor(ctx.store, ctx.secrets, role, ctx.llmDefault);
+  // Each role's connection is read (and its key opened) once, however many agents ask for it.
+  const connections = new Map<Role, ModelConnection | null>();
+  const model = (role: Role): ModelConnection | null => {
+    if (!connections.has(role))
+      connections.set(role, connectionFor(ctx.store, ctx.secrets, role, ctx.llmDefault));
+    return connections.get(role)!;
+  };
   const models: ExecutionPlan['models'] = {};
-  if (!scenario.script) {
-    const caller = model('caller');
-    if (caller) models.caller = caller;
-    else
-      problems.push({
-        path: 'settings.llm.caller',
-        message:
-          'the scenario has no script, and no language model is configured for the caller role',
-      });
-  }
+  /** A role the execution cannot run without: its model, or the problem saying why it is needed. */
+  const need = (role: Role, why: string): void => {
+    const found = model(role);
+    if (found) models[role] = found;
+    else problems.push({ path: `settings.llm.${role}`, message: why });
+  };
+  if (!scenario.script)
+    need(
+      'caller',
+      'the scenario has no script, and no language model is configured for the caller role',
+    );
   const scorecard = scenario.scorecard
     ? (ctx.store.scorecards.get(workspaceId, scenario.scorecard) ?? null)
     : null;
   const judged = metricsFor(scorecard, scenario.expectedBehavior, scenario.expectedOutcome).some(
     (m) => m.type === 'llm_judge',
   );
-  if (judged) {
-    const judge = model('judge');
-    if (judge) models.judge = judge;
-    else
-      problems.push({
-        path: 'settings.llm.judge',
-        message:
-          'an llm_judge metric (or the expectedOutcome) needs a language model for the judge role',
-      });
-  }
+  if (judged)
+    need(
+      'judge',
+      'an llm_judge metric (or the expectedOutcome) needs a language model for the judge role',
+    );
   const channels = new Map<string, Channel>();
   for (const agentId of scenario.targetAgents) {
     const agent = ctx.store.agents.get(agentId);
@@ -143,7 +145,8 @@ function planExecution(
         path: req.channel ? 'channel' : `agents.${agentId}.channel`,
         message: `agent ${agent.name} (${agentId}): ${problem}`,
       });
-    if (channel === 'replica' && model('replica')) models.replica = model('replica')!;
+    const replica = channel === 'replica' ? model('replica') : null;
+    if (replica) models.replica = replica;
     channels.set(agentId, channel);
   }
   return { workspaceId, scenario, variables, channels, problems, models };

@@ -1,6 +1,7 @@
 import { AppError, validationError } from '../errors.js';
 import { CallFailed, ToolFailure } from './outcome.js';
 import type { ExecuteTool, ToolAnswer, ToolCall, ToolDef } from './types.js';
+import { isRecord } from '../domain/records.js';
 
 /** A step that did not succeed, with its answer: ends the composite. */
 class StepFailed extends Error {
@@ -104,9 +105,6 @@ export async function runComposite({
     warnings: answers.flatMap((a, i) => a.warnings.map((w) => `${steps[i]!.tool}: ${w}`)),
   };
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const missing = (name: string): ToolAnswer => ({
   success: false,

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
+import { createInvoker } from '../../src/operations/invoke.js';
 import { outputProblems } from '../../src/operations/output-check.js';
+import { defineOperation, type EngineServices } from '../../src/operations/types.js';
 import { startServer } from '../helpers/server.js';
 
 describe('answers are checked against their published response schemas', () => {
@@ -28,10 +30,31 @@ describe('answers are checked against their published response schemas', () => {
     ).toEqual([]);
   });
 
-  it('tests run the engine with the check on: an answer outside its schema is a 500 naming it', async () => {
+  it('the invoker, with the check on, answers a 500 naming an undocumented field; off, it answers', async () => {
+    // An operation that answers one field more than its schema publishes.
+    const leaky = defineOperation({
+      name: 'test.leaky',
+      summary: 'Answers a field its schema lacks',
+      output: z.object({ id: z.string() }),
+      handler: () => ({ id: 'x1', secretNote: 'not in the schema' }),
+    });
+    // A non-workspace operation never reaches the engine's services: none are needed here.
+    const services = {} as EngineServices;
+    const caller = { kind: 'local', user: { id: 'usr_t', name: 't' } } as const;
+    const checked = createInvoker([leaky], services, { checkOutputs: true });
+    await expect(checked('test.leaky', {}, caller)).rejects.toMatchObject({
+      status: 500,
+      code: 'undocumented_output',
+      message: expect.stringContaining('secretNote: not in the response schema'),
+    });
+    const unchecked = createInvoker([leaky], services);
+    expect((await unchecked('test.leaky', {}, caller)).data).toMatchObject({ id: 'x1' });
+  });
+
+  it('test engines run with the check on: every answer of this suite is checked', async () => {
     const s = await startServer();
     try {
-      // Every operation answers through the one invoker; the check sits there, for all transports.
+      // logPayloads was answered without being documented: it is now, so this answers 201.
       const res = await s.call('POST', '/v1/tools', {
         name: 'logged',
         type: 'api',

@@ -1,12 +1,11 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectHttpAgent, createPersona, startLocalServer } from '../helpers/http-agents.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 /** An agent of our own that takes 10 s to answer, and tells when a request was abandoned. */
 async function slowAgent() {
   const state = { requests: 0, aborted: 0 };
-  const server: Server = createServer((_req, res) => {
+  const server = await startLocalServer((_req, res) => {
     state.requests++;
     const timer = setTimeout(() => {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -17,12 +16,7 @@ async function slowAgent() {
       clearTimeout(timer);
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    state,
-    stop: () => new Promise<void>((r) => server.close(() => r())),
-  };
+  return { ...server, state };
 }
 
 const waitFor = async (check: () => boolean | Promise<boolean>, ms: number) => {
@@ -45,15 +39,8 @@ describe('cancelling an execution', () => {
   });
 
   it('aborts the turns in flight: every simulation cancelled within 2 s, no request after', async () => {
-    const agentId = (
-      await s.call('POST', '/v1/agents/connect', {
-        provider: 'http',
-        agent_id: 'slow-one',
-        credentials: { base_url: agent.url },
-      })
-    ).body.id as string;
-    const persona = (await s.ws('POST', '/personas', { name: 'Pat', prompt: 'Patient.' })).body.data
-      .persona.id as string;
+    const agentId = await connectHttpAgent(s, 'slow-one', agent.url);
+    const persona = await createPersona(s, 'Pat', 'Patient.');
     const scenario = (
       await s.ws('POST', '/scenarios', {
         name: 'Slow answers',

@@ -1,37 +1,27 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  connectHttpAgent,
+  createPersona,
+  startLocalServer,
+  type LocalServer,
+} from '../helpers/http-agents.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-
-/** An agent of our own that always gives the tracking number. */
-async function helpfulAgent() {
-  const server: Server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ reply: 'Your tracking number is TRK1.' }));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    stop: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
-/** An agent that is up but broken: every turn is a 503, so its simulation ends in error. */
-async function brokenAgent() {
-  const server: Server = createServer((_req, res) => res.writeHead(503).end('down'));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    stop: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
 
 describe('simulations that end in error count against the pass rate', () => {
   let s: TestServer;
-  let agent: Awaited<ReturnType<typeof helpfulAgent>>;
-  let broken: Awaited<ReturnType<typeof brokenAgent>>;
+  let agent: LocalServer;
+  let broken: LocalServer;
   beforeAll(async () => {
-    [s, agent, broken] = await Promise.all([startServer(), helpfulAgent(), brokenAgent()]);
+    [s, agent, broken] = await Promise.all([
+      startServer(),
+      // An agent of our own that always gives the tracking number.
+      startLocalServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ reply: 'Your tracking number is TRK1.' }));
+      }),
+      // Up but broken: every turn is a 503, so its simulation ends in error.
+      startLocalServer((_req, res) => res.writeHead(503).end('down')),
+    ]);
   });
   afterAll(async () => {
     await s.stop();
@@ -39,18 +29,9 @@ describe('simulations that end in error count against the pass rate', () => {
   });
 
   it('one failing agent of two: 50% passed, and the errored one counted on its own', async () => {
-    const connect = async (name: string, url: string) =>
-      (
-        await s.call('POST', '/v1/agents/connect', {
-          provider: 'http',
-          agent_id: name,
-          credentials: { base_url: url },
-        })
-      ).body.id as string;
-    const good = await connect('helpful', agent.url);
-    const gone = await connect('broken', broken.url);
-    const persona = (await s.ws('POST', '/personas', { name: 'Ann', prompt: 'Wants tracking.' }))
-      .body.data.persona.id as string;
+    const good = await connectHttpAgent(s, 'helpful', agent.url);
+    const gone = await connectHttpAgent(s, 'broken', broken.url);
+    const persona = await createPersona(s, 'Ann', 'Wants tracking.');
     const scenario = (
       await s.ws('POST', '/scenarios', {
         name: 'Tracking',

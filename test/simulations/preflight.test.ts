@@ -1,13 +1,18 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModels } from '../helpers/fake-models.js';
 import { GOOD_KEY, startFakeProviders, type FakeProviders } from '../helpers/fake-providers.js';
+import {
+  connectHttpAgent,
+  createPersona,
+  refusedUrl,
+  startLocalServer,
+  type LocalServer,
+} from '../helpers/http-agents.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 /** An agent at its own URL: 401 without the right key, 405 to GET like most chat endpoints. */
-async function ownAgent() {
-  const server: Server = createServer((req, res) => {
+const ownAgent = () =>
+  startLocalServer((req, res) => {
     if (req.headers.authorization !== 'Bearer agent-key-1234') res.writeHead(401).end();
     else if (req.method === 'GET') res.writeHead(405).end();
     else {
@@ -15,35 +20,15 @@ async function ownAgent() {
       res.end(JSON.stringify({ reply: 'Hello.' }));
     }
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    stop: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
-async function refusedUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return `http://127.0.0.1:${port}`;
-}
 
 describe('checks before an execution, and connection tests', () => {
   let s: TestServer;
-  let agent: Awaited<ReturnType<typeof ownAgent>>;
+  let agent: LocalServer;
   let providers: FakeProviders;
   let models: Awaited<ReturnType<typeof startFakeModels>>;
   let refused: string;
-  const connectHttp = async (name: string, url: string, key = 'agent-key-1234') =>
-    (
-      await s.call('POST', '/v1/agents/connect', {
-        provider: 'http',
-        agent_id: name,
-        credentials: { base_url: url, api_key: key },
-      })
-    ).body.id as string;
+  const connectHttp = (name: string, url: string, key = 'agent-key-1234') =>
+    connectHttpAgent(s, name, url, key);
 
   beforeAll(async () => {
     [s, agent, providers, models, refused] = await Promise.all([
@@ -61,8 +46,7 @@ describe('checks before an execution, and connection tests', () => {
 
   it('execute answers one 400 listing every problem', async () => {
     const gone = await connectHttp('gone', refused);
-    const persona = (await s.ws('POST', '/personas', { name: 'Ann', prompt: 'Calm.' })).body.data
-      .persona.id as string;
+    const persona = await createPersona(s, 'Ann');
     const scorecard = (
       await s.ws('POST', '/scorecards', {
         name: 'Judged',
@@ -111,8 +95,7 @@ describe('checks before an execution, and connection tests', () => {
     });
     try {
       const good = await connectHttp('good', agent.url);
-      const persona = (await s.ws('POST', '/personas', { name: 'Bo', prompt: 'Calm.' })).body.data
-        .persona.id as string;
+      const persona = await createPersona(s, 'Bo');
       const scenario = (
         await s.ws('POST', '/scenarios', {
           name: 'Model-played',

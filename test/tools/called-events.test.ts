@@ -1,32 +1,33 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../src/events.js';
+import { startLocalServer, type LocalServer } from '../helpers/http-agents.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 describe('tools.called: analytics screens hear of calls, a few events for many calls', () => {
   let s: TestServer;
-  let target: Server;
-  let url: string;
+  let target: LocalServer;
 
   beforeAll(async () => {
-    target = createServer((_req, res) => {
+    target = await startLocalServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"ok":true}');
     });
-    await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
-    url = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
     s = await startServer();
   });
   afterAll(async () => {
     await s.stop();
-    await new Promise((r) => target.close(r));
+    await target.stop();
   });
 
   it('names each tool called, coalescing a burst into one or two events', async () => {
     const create = async (name: string) =>
-      (await s.call('POST', '/v1/tools', { name, type: 'api', config: { url: `${url}/${name}` } }))
-        .body.id as string;
+      (
+        await s.call('POST', '/v1/tools', {
+          name,
+          type: 'api',
+          config: { url: `${target.url}/${name}` },
+        })
+      ).body.id as string;
     const [first, second, idle] = [
       await create('first'),
       await create('second'),
