@@ -1,6 +1,6 @@
 import { newId } from '../ids.js';
 import type { NormalizedCall } from '../domain/providers.js';
-import { fromJson, placeholders, prepared, toJson, type Db } from './db.js';
+import { fromJson, pageOf, placeholders, prepared, toJson, type Db } from './db.js';
 
 export interface StoredCall extends Omit<NormalizedCall, 'providerError'> {
   id: string;
@@ -49,6 +49,15 @@ export interface AgentCallFigures {
   totalCostUsd: number | null;
 }
 
+/** An agent error as stored, newest first in lists. */
+interface StoredAgentError {
+  id: number;
+  at: string;
+  kind: string;
+  message: string;
+  callId: string | null;
+}
+
 /** Something that went wrong for an agent: a call's provider error, a failed tool, a failed sync. */
 export interface AgentErrorEntry {
   at: string;
@@ -63,13 +72,16 @@ export interface AgentErrorEntry {
 function callReads(db: Db) {
   return {
     list(agentId: string, limit: number, offset: number): { calls: StoredCall[]; total: number } {
-      const total = prepared(db, 'SELECT COUNT(*) FROM calls WHERE agent_id = ?')
-        .pluck()
-        .get(agentId) as number;
-      const rows = prepared(
+      const { rows, total } = pageOf<Row>(
         db,
-        'SELECT * FROM calls WHERE agent_id = ? ORDER BY started_ms DESC, id DESC LIMIT ? OFFSET ?',
-      ).all(agentId, limit, offset) as Row[];
+        {
+          select: '*',
+          from: 'calls WHERE agent_id = ?',
+          order: 'started_ms DESC, id DESC',
+          args: [agentId],
+        },
+        { limit, offset },
+      );
       return { calls: rows.map(fromRow), total };
     },
     get(id: string): StoredCall | undefined {
@@ -99,23 +111,17 @@ function agentErrors(db: Db) {
       agentId: string,
       limit: number,
       offset: number,
-    ): {
-      errors: { id: number; at: string; kind: string; message: string; callId: string | null }[];
-      total: number;
-    } {
-      const total = prepared(db, 'SELECT COUNT(*) FROM agent_errors WHERE agent_id = ?')
-        .pluck()
-        .get(agentId) as number;
-      const rows = prepared(
+    ): { errors: StoredAgentError[]; total: number } {
+      const { rows, total } = pageOf<StoredAgentError>(
         db,
-        'SELECT id, at, kind, message, call_id AS callId FROM agent_errors WHERE agent_id = ? ORDER BY at DESC, id DESC LIMIT ? OFFSET ?',
-      ).all(agentId, limit, offset) as {
-        id: number;
-        at: string;
-        kind: string;
-        message: string;
-        callId: string | null;
-      }[];
+        {
+          select: 'id, at, kind, message, call_id AS callId',
+          from: 'agent_errors WHERE agent_id = ?',
+          order: 'at DESC, id DESC',
+          args: [agentId],
+        },
+        { limit, offset },
+      );
       return { errors: rows, total };
     },
   };

@@ -106,3 +106,22 @@ export function prepared(db: Db, sql: string): Database.Statement {
   }
   return stmt;
 }
+
+/**
+ * A page of rows and the total they are a page of: `FROM ... WHERE ...` (with `args`) counted once
+ * and selected once, `SELECT cols` then the order, limit and offset.
+ */
+export function pageOf<R>(
+  db: Db,
+  q: { select: string; from: string; order: string; args: unknown[] },
+  page: { limit: number; offset: number },
+): { rows: R[]; total: number } {
+  const total = prepared(db, `SELECT COUNT(*) FROM ${q.from}`)
+    .pluck()
+    .get(...q.args) as number;
+  const rows = prepared(
+    db,
+    `SELECT ${q.select} FROM ${q.from} ORDER BY ${q.order} LIMIT ? OFFSET ?`,
+  ).all(...q.args, page.limit, page.offset) as R[];
+  return { rows, total };
+}

@@ -1,5 +1,4 @@
-import type { Db } from './db.js';
-import { fromJson, patchRow, placeholders, prepared, toJson, type ColumnMap } from './db.js';
+import { fromJson, pageOf, patchRow, placeholders, toJson, type ColumnMap, type Db } from './db.js';
 import type { ReadCache } from './read-cache.js';
 import { RAN, noUsage, usageByIds, type UsageStats } from './usage.js';
 
@@ -162,15 +161,17 @@ function listPersonas(
   q: PersonaQuery,
 ): { items: PersonaListItem[]; total: number } {
   const { from, filter, args } = personaFilter(workspaceId, q);
-  const total = prepared(db, `SELECT COUNT(*) FROM ${from} WHERE ${filter}`)
-    .pluck()
-    .get(...args) as number;
   const dir = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
-  const rows = prepared(
+  const { rows, total } = pageOf<Row>(
     db,
-    `SELECT ${LIST_COLUMNS} FROM ${from} WHERE ${filter}
-                ORDER BY ${SORT_COLUMNS[q.sortBy]} ${dir}, p.id ${dir} LIMIT ? OFFSET ?`,
-  ).all(...args, q.limit, q.offset) as Row[];
+    {
+      select: LIST_COLUMNS,
+      from: `${from} WHERE ${filter}`,
+      order: `${SORT_COLUMNS[q.sortBy]} ${dir}, p.id ${dir}`,
+      args,
+    },
+    q,
+  );
   const usage = usageByIds(
     db,
     'persona_id',

@@ -1,5 +1,5 @@
 import type { MetricResult, Turn, Usage } from '../domain/simulations.js';
-import { fromJson, prepared, toJson, type Db } from './db.js';
+import { fromJson, pageOf, prepared, toJson, type Db } from './db.js';
 import { PASS_RATE } from './usage.js';
 
 export interface Simulation {
@@ -272,16 +272,17 @@ function executionReads(db: Db) {
       limit: number,
       offset: number,
     ): { items: Execution[]; total: number } {
-      const total = prepared(db, 'SELECT COUNT(*) FROM executions WHERE workspace_id = ?')
-        .pluck()
-        .get(workspaceId) as number;
-      const ids = prepared(
+      const { rows, total } = pageOf<{ id: string }>(
         db,
-        'SELECT id FROM executions WHERE workspace_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?',
-      )
-        .pluck()
-        .all(workspaceId, limit, offset) as string[];
-      return { items: ids.map((id) => readExecution(db, workspaceId, id)!), total };
+        {
+          select: 'id',
+          from: 'executions WHERE workspace_id = ?',
+          order: 'created_at DESC, rowid DESC',
+          args: [workspaceId],
+        },
+        { limit, offset },
+      );
+      return { items: rows.map((r) => readExecution(db, workspaceId, r.id)!), total };
     },
     /** An execution's variables alone (what each of its simulations needs to start). */
     variablesOf(executionId: string): Record<string, string> | undefined {
@@ -318,18 +319,23 @@ function simulationReads(db: Db) {
     ): { items: SimulationSummary[]; total: number } {
       const where = q.executionId ? 'workspace_id = ? AND execution_id = ?' : 'workspace_id = ?';
       const args = q.executionId ? [workspaceId, q.executionId] : [workspaceId];
-      const total = prepared(db, `SELECT COUNT(*) FROM simulations WHERE ${where}`)
-        .pluck()
-        .get(...args) as number;
-      const rows = prepared(
+      const { rows, total } = pageOf<
+        Omit<SimulationSummary, 'passed' | 'error'> & {
+          passed: number | null;
+          error: string | null;
+        }
+      >(
         db,
-        `SELECT id, execution_id, scenario_id, persona_id, agent_id, ${RUN_NAMES_SQL},
+        {
+          select: `id, execution_id, scenario_id, persona_id, agent_id, ${RUN_NAMES_SQL},
         channel, status, created_at, ended_at, duration_ms, end_reason, score, passed,
-        json_array_length(turns) AS turn_count, error FROM simulations s WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`,
-      ).all(...args, q.limit, q.offset) as (Omit<SimulationSummary, 'passed' | 'error'> & {
-        passed: number | null;
-        error: string | null;
-      })[];
+        json_array_length(turns) AS turn_count, error`,
+          from: `simulations s WHERE ${where}`,
+          order: 'seq DESC',
+          args,
+        },
+        q,
+      );
       return {
         items: rows.map((r) => ({
           ...r,
