@@ -57,17 +57,22 @@ export const isTooLarge = (err: unknown): boolean =>
 
 /** The engine's axios: every request capped and stripped of credentials on a cross-origin redirect. */
 export const outbound = axios.create({ proxy: false });
-outbound.interceptors.request.use((config) => {
-  const limit = config.maxContentLength ?? -1;
-  config.maxContentLength = limit > 0 ? Math.min(limit, responseCap()) : responseCap();
-  const own = config.beforeRedirect;
-  config.beforeRedirect = (options, response, request) => {
-    // The hop's own URL when axios passes it, else the first request's.
-    dropCredentials(options, (request as typeof request | undefined)?.url ?? String(config.url));
-    own?.(options, response, request);
-  };
-  return config;
-});
+outbound.interceptors.request.use(
+  (config) => {
+    const limit = config.maxContentLength ?? -1;
+    config.maxContentLength = limit > 0 ? Math.min(limit, responseCap()) : responseCap();
+    const own = config.beforeRedirect;
+    config.beforeRedirect = (options, response, request) => {
+      // The hop's own URL when axios passes it, else the first request's.
+      dropCredentials(options, (request as typeof request | undefined)?.url ?? String(config.url));
+      own?.(options, response, request);
+    };
+    return config;
+    // Synchronous: axios then sends without first going through a chain of promises.
+  },
+  null,
+  { synchronous: true },
+);
 
 export type OutboundConfig = AxiosRequestConfig;
 
@@ -105,11 +110,14 @@ export const guardedFetch =
       const location = res.headers.get('location');
       if (res.status < 300 || res.status >= 400 || !location || hop === MAX_REDIRECTS) {
         const limit = cap ?? responseCap();
-        if (Number(res.headers.get('content-length') ?? 0) > limit)
-          throw new ResponseTooLarge(limit);
-        return res.body
-          ? new Response(capped(res.body, limit), { status: res.status, headers: res.headers })
-          : res;
+        const declared = res.headers.get('content-length');
+        if (Number(declared ?? 0) > limit) throw new ResponseTooLarge(limit);
+        // A declared length of an uncompressed body is all fetch will read: it needs no counting
+        // stream (which costs more than a small answer's own parsing). A compressed or chunked
+        // body can grow past any header, so it is counted as it arrives.
+        const encoding = res.headers.get('content-encoding');
+        if (!res.body || (declared !== null && (!encoding || encoding === 'identity'))) return res;
+        return new Response(capped(res.body, limit), { status: res.status, headers: res.headers });
       }
       const next = new URL(location, url).toString();
       const headers = new Headers(request.headers);

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createModelClient } from '../../src/llm/client.js';
 import { emptyUsage } from '../../src/llm/types.js';
@@ -57,7 +58,22 @@ describe('requests to the outside', () => {
         res.writeHead(307, { location: `${away.url}${req.url.slice('/to-away'.length) || '/'}` });
       else if (req.url?.startsWith('/to-home'))
         res.writeHead(307, { location: req.url.slice('/to-home'.length) || '/' });
-      else if (req.url?.startsWith('/big')) {
+      else if (req.url?.startsWith('/big-gzip')) {
+        // Small on the wire, with a true content-length; 3 MiB once fetch has inflated it.
+        const body = gzipSync(JSON.stringify({ reply: 'x'.repeat(3 * 1024 * 1024) }));
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'content-encoding': 'gzip',
+          'content-length': body.length,
+        });
+        return res.end(body);
+      } else if (req.url?.startsWith('/big-chunked')) {
+        // No length announced: the size is only known as the chunks arrive.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"reply":"');
+        for (let i = 0; i < 48; i++) res.write('x'.repeat(64 * 1024));
+        return res.end('"}');
+      } else if (req.url?.startsWith('/big')) {
         res.writeHead(200, { 'content-type': 'application/json' });
         return res.end(JSON.stringify({ reply: 'x'.repeat(3 * 1024 * 1024) }));
       } else return json(res, { reached: 'home', headers: req.headers });
@@ -175,6 +191,19 @@ describe('requests to the outside', () => {
       await expect(call({ path: '/big' })).rejects.toThrow(/response_too_large/);
       expect(home.seen.length - before).toBe(1);
     });
+
+    it.each(['/big-gzip', '/big-chunked'])(
+      'a model answer past the cap fails response_too_large even when %s',
+      async (path) => {
+        const client = createModelClient(
+          { kind: 'openai', baseUrl: `${home.url}${path}`, apiKey: 'k', model: 'm' },
+          { attempts: 1, baseDelayMs: 1, timeoutMs: 5_000, maxResponseBytes: 1024 * 1024 },
+        );
+        await expect(
+          client({ system: 's', messages: [{ role: 'user', content: 'hi' }] }, emptyUsage()),
+        ).rejects.toThrow(/response_too_large/);
+      },
+    );
 
     it('a model answer past the cap fails response_too_large', async () => {
       const client = createModelClient(
