@@ -96,15 +96,28 @@ export function secretValues(config: Config | undefined, box: SecretBox): string
   return values.filter((v) => v.length >= 6);
 }
 
-/** A copy of a value with every occurrence of these secrets replaced by a mask. */
+/**
+ * The value with every occurrence of these secrets replaced by a mask. Only what holds a secret is
+ * copied: an answer without one (nearly every answer) comes back as it was, at the cost of a scan.
+ */
 export function redact<T>(value: T, secrets: string[]): T {
   if (!secrets.length) return value;
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string')
-      return secrets.reduce((text, secret) => text.split(secret).join('****'), v);
-    if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === 'object')
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+      return secrets.some((secret) => v.includes(secret))
+        ? secrets.reduce((text, secret) => text.split(secret).join('****'), v)
+        : v;
+    if (Array.isArray(v)) {
+      const items = v.map(walk);
+      return items.some((item, i) => item !== v[i]) ? items : v;
+    }
+    if (v && typeof v === 'object') {
+      const entries = Object.entries(v);
+      const walked = entries.map(([, x]) => walk(x));
+      return walked.some((x, i) => x !== entries[i]![1])
+        ? Object.fromEntries(entries.map(([k], i) => [k, walked[i]]))
+        : v;
+    }
     return v;
   };
   return walk(value) as T;

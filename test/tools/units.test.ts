@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compileCondition, ExpressionError } from '../../src/tools/expressions.js';
 import { applyMapping } from '../../src/tools/mapping.js';
 import { recommend, type RecommendationInput } from '../../src/tools/recommendations.js';
+import { redact } from '../../src/tools/secrets.js';
 import { countStatements, scanNamedParameters } from '../../src/tools/sql-params.js';
 
 describe('expressions', () => {
@@ -83,6 +84,33 @@ describe('expressions', () => {
     expect(ok('list[1] == 20 and list["len" + "gth"] == 2', values)).toBe(true);
     expect(ok('s["len" + "gth"] == 3 and s.length == 3', values)).toBe(true);
     expect(ok('{a: {b: 2}}.a.b == 2', values)).toBe(true);
+  });
+});
+
+describe('redacting secrets from an answer', () => {
+  const secret = 'sk-live-123456';
+
+  it('masks every occurrence, deep in arrays and objects, leaving the original as it was', () => {
+    const answer = {
+      ok: true,
+      result: { echoed: [`Bearer ${secret}`, 'plain'], n: 1 },
+      error: { message: `bad key ${secret} (${secret})` },
+    };
+    const copy = structuredClone(answer);
+    const out = redact(answer, [secret]);
+    expect(out).toEqual({
+      ok: true,
+      result: { echoed: ['Bearer ****', 'plain'], n: 1 },
+      error: { message: 'bad key **** (****)' },
+    });
+    expect(answer).toEqual(copy);
+    // Only the branches that held a secret are new objects.
+    expect(out.result.echoed[1]).toBe('plain');
+  });
+
+  it('answers an answer without a secret as it was, without copying it', () => {
+    const answer = { result: { items: [{ id: 'x' }] }, warnings: [] };
+    expect(redact(answer, [secret])).toBe(answer);
   });
 });
 
