@@ -28,6 +28,9 @@ async function* prefetched<T>(pages: AsyncGenerator<T>): AsyncGenerator<T> {
     next = pages.next();
     // A failure of the prefetch surfaces when it is awaited, not as an unhandled rejection.
     next.catch(() => {});
+    // One turn of the event loop lets the request leave before the caller's synchronous writes
+    // hold the thread; without it the provider only starts on the next page after they end.
+    await new Promise((resolve) => setImmediate(resolve));
     yield current.value;
   }
 }
