@@ -1,4 +1,4 @@
-import type { AxiosError } from 'axios';
+import type { AxiosError, GenericAbortSignal } from 'axios';
 import { outbound } from '../net/outbound.js';
 import axios from 'axios';
 import { failureForStatus, ToolFailure } from './outcome.js';
@@ -75,13 +75,36 @@ export interface HttpAnswer {
   text: string;
 }
 
+/**
+ * The deadline of one exchange, as the abort signal axios accepts (its GenericAbortSignal): a
+ * timer and one listener. An AbortController (an EventTarget) cost more than the rest of the
+ * tool runtime's own work per call; AbortSignal.timeout also kept its timer until the deadline.
+ */
+class Deadline implements GenericAbortSignal {
+  aborted = false;
+  private listener: (() => void) | null = null;
+  private readonly timer: NodeJS.Timeout;
+  constructor(ms: number) {
+    this.timer = setTimeout(() => {
+      this.aborted = true;
+      this.listener?.();
+    }, ms);
+  }
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.listener = listener;
+  }
+  removeEventListener(): void {
+    this.listener = null;
+  }
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+}
+
 /** Sends the request; a non-2xx status or a transport failure becomes a classified ToolFailure. */
 export async function send(request: PreparedRequest, timeoutMs: number): Promise<HttpAnswer> {
   let res;
-  // A timer cleared on the answer costs less than AbortSignal.timeout, whose signal and timer
-  // live on until the deadline passes (one per call, on a path called thousands of times).
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  const deadline = new Deadline(timeoutMs);
   try {
     res = await outbound.request<string>({
       method: request.method,
@@ -89,7 +112,7 @@ export async function send(request: PreparedRequest, timeoutMs: number): Promise
       headers: request.headers,
       data: request.body === undefined ? undefined : JSON.stringify(request.body),
       // The deadline covers the whole exchange, also a body that trickles in slowly.
-      signal: deadline.signal,
+      signal: deadline,
       maxRedirects: MAX_REDIRECTS,
       maxContentLength: MAX_RESPONSE_BYTES,
       responseType: 'text',
@@ -100,7 +123,7 @@ export async function send(request: PreparedRequest, timeoutMs: number): Promise
   } catch (err) {
     throw classifyTransportError(err, timeoutMs);
   } finally {
-    clearTimeout(timer);
+    deadline.clear();
   }
   if (res.status >= 400) throw failureForStatus(res.status, res.data ?? '');
   return { status: res.status, text: res.data ?? '' };

@@ -143,6 +143,17 @@ export async function startTarget(): Promise<Target> {
           req.socket.on('close', () => res.destroy());
           return pump();
         }
+        case path === '/trickle': {
+          // Headers at once, then a byte every 50 ms: never idle long enough for a socket timeout.
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write('{"padding":"');
+          const drip = setInterval(
+            () => (res.destroyed ? clearInterval(drip) : res.write('x')),
+            50,
+          );
+          req.socket.on('close', () => clearInterval(drip));
+          return;
+        }
         case path === '/redirect-loop':
           res.writeHead(302, { location: '/redirect-loop' });
           return res.end();

@@ -299,6 +299,13 @@ describe('tool runtime: real calls through POST /v1/tools/{name}/test', () => {
       expect(slow.body.responseTime).toBeLessThan(1_000);
     });
 
+    it('a body that trickles in past the timeout is a timeout: the deadline covers the exchange', async () => {
+      await api('trickle', '/trickle', {}, { timeoutMs: 300 });
+      const res = await test('trickle');
+      expect(res.body).toMatchObject({ success: false, error: { type: 'timeout' } });
+      expect(res.body.responseTime).toBeLessThan(1_500);
+    });
+
     it('retries on the target as errorHandling says, with backoff, and answers the fallback when they run out', async () => {
       await api('flaky', '/flaky', {
         errorHandling: {
