@@ -17,6 +17,7 @@ import {
   Paging,
   QueryBoolean,
   deleted,
+  nameList,
 } from './common.js';
 import {
   AgentErrorSchema,
@@ -239,13 +240,14 @@ export const agentOperations = [
     query: { purge: QueryBoolean.optional() },
     output: Deleted,
     handler({ agent_id, purge }, ctx) {
-      getAgent(ctx, agent_id);
+      const agent = getAgent(ctx, agent_id);
       if (purge) {
         const users = ctx.store.scenarios.referencing(null, 'target_agents', agent_id);
         if (users.length)
-          throw conflict(`Agent '${agent_id}' is a target of ${users.length} scenario(s)`, {
-            scenarios: users,
-          });
+          throw conflict(
+            `Agent '${agent.name}' is a target of ${users.length} scenario(s): ${nameList(users)}; remove it from them first`,
+            { scenarios: users },
+          );
         ctx.store.agents.delete(agent_id);
       } else {
         ctx.store.agents.update(agent_id, {

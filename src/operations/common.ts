@@ -52,6 +52,15 @@ export const pagination = (
 
 export const UserRef = z.object({ id: z.string(), name: z.string() });
 
+/** Names for a message a person reads: the first few, quoted, and how many more there are. */
+export function nameList(items: { name: string }[], max = 3): string {
+  const shown = items
+    .slice(0, max)
+    .map((i) => `'${i.name}'`)
+    .join(', ');
+  return items.length > max ? `${shown} and ${items.length - max} more` : shown;
+}
+
 export const Deleted = z.object({ deleted: z.literal(true), id: z.string() });
 export const deleted = (id: string) => ({ deleted: true as const, id });
 

@@ -15,6 +15,7 @@ import {
   UserRef,
   WorkspaceParams,
   deleted,
+  nameList,
 } from './common.js';
 import { defineOperation } from './types.js';
 
@@ -222,15 +223,16 @@ export const personaOperations = [
     output: Deleted,
     handler({ workspace_id, persona_id }, ctx) {
       return ctx.store.transaction(() => {
+        const persona = ctx.store.personas.get(workspace_id, persona_id);
+        if (!persona) throw notFound('persona', persona_id);
         const users = ctx.store.scenarios.referencing(workspace_id, 'personas', persona_id);
         if (users.length) {
           throw conflict(
-            `Persona '${persona_id}' is used by ${users.length} scenario(s); remove it from them first`,
+            `Persona '${persona.name}' is used by ${users.length} scenario(s): ${nameList(users)}; remove it from them first`,
             { scenarios: users },
           );
         }
-        if (!ctx.store.personas.delete(workspace_id, persona_id))
-          throw notFound('persona', persona_id);
+        ctx.store.personas.delete(workspace_id, persona_id);
         return deleted(persona_id);
       });
     },

@@ -19,6 +19,7 @@ import {
   UserRef,
   WorkspaceParams,
   deleted,
+  nameList,
 } from './common.js';
 import { defineOperation } from './types.js';
 
@@ -272,14 +273,15 @@ export const scenarioOperations = [
     output: Deleted,
     handler({ workspace_id, scenario_id }, ctx) {
       return ctx.store.transaction(() => {
+        const scenario = ctx.store.scenarios.get(workspace_id, scenario_id);
+        if (!scenario) throw notFound('scenario', scenario_id);
         const schedules = ctx.store.schedules.forScenario(workspace_id, scenario_id);
         if (schedules.length)
           throw conflict(
-            `Scenario '${scenario_id}' is run by ${schedules.length} schedule(s); delete them first`,
+            `Scenario '${scenario.name}' is run by ${schedules.length} schedule(s): ${nameList(schedules)}; delete them first`,
             { schedules },
           );
-        if (!ctx.store.scenarios.delete(workspace_id, scenario_id))
-          throw notFound('scenario', scenario_id);
+        ctx.store.scenarios.delete(workspace_id, scenario_id);
         return deleted(scenario_id);
       });
     },

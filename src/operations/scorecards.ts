@@ -12,6 +12,7 @@ import {
   Timestamp,
   WorkspaceParams,
   deleted,
+  nameList,
 } from './common.js';
 import { defineOperation } from './types.js';
 
@@ -176,13 +177,15 @@ export const scorecardOperations = [
     output: Deleted,
     handler({ workspace_id, scorecard_id }, ctx) {
       return ctx.store.transaction(() => {
+        const scorecard = ctx.store.scorecards.get(workspace_id, scorecard_id);
+        if (!scorecard) throw notFound('scorecard', scorecard_id);
         const users = ctx.store.scenarios.usingScorecard(workspace_id, scorecard_id);
         if (users.length)
-          throw conflict(`Scorecard '${scorecard_id}' is used by ${users.length} scenario(s)`, {
-            scenarios: users,
-          });
-        if (!ctx.store.scorecards.delete(workspace_id, scorecard_id))
-          throw notFound('scorecard', scorecard_id);
+          throw conflict(
+            `Scorecard '${scorecard.name}' is used by ${users.length} scenario(s): ${nameList(users)}; give them another scorecard first`,
+            { scenarios: users },
+          );
+        ctx.store.scorecards.delete(workspace_id, scorecard_id);
         return deleted(scorecard_id);
       });
     },

@@ -14,7 +14,7 @@ import { maskConfig, sealConfig } from '../tools/secrets.js';
 import { executeTool } from '../tools/runtime.js';
 import { toolAnalytics } from '../tools/analytics.js';
 import { FAILURE_TYPES } from '../tools/outcome.js';
-import { Deleted, Id, Timestamp, UserRef, deleted } from './common.js';
+import { Deleted, Id, Timestamp, UserRef, deleted, nameList } from './common.js';
 import { defineOperation, type OperationContext } from './types.js';
 
 const ToolSchema = z
@@ -196,7 +196,17 @@ export const toolOperations = [
         const composites = ctx.store.tools.compositesUsing(current.name);
         const alerts = ctx.store.alerts.forTool(current.id);
         if (composites.length || alerts.length) {
-          throw conflict(`Tool '${current.name}' is still in use`, { composites, alerts });
+          throw conflict(
+            `Tool '${current.name}' is still in use: ${[
+              composites.length
+                ? `a step of ${nameList(composites.map((name) => ({ name })))}`
+                : '',
+              alerts.length ? `watched by alert(s) ${nameList(alerts)}` : '',
+            ]
+              .filter(Boolean)
+              .join('; ')}`,
+            { composites, alerts },
+          );
         }
         ctx.store.tools.delete(current.id);
         return deleted(current.id);

@@ -92,7 +92,9 @@ export function createAlertStore(db: Db) {
       return db.prepare('DELETE FROM alerts WHERE id = ?').run(id).changes > 0;
     },
     forTool(toolId: string): { id: string; name: string }[] {
-      return db.prepare('SELECT id, name FROM alerts WHERE tool_id = ?').all(toolId) as {
+      return db
+        .prepare('SELECT id, name FROM alerts WHERE tool_id = ? ORDER BY name')
+        .all(toolId) as {
         id: string;
         name: string;
       }[];

@@ -265,13 +265,15 @@ function scenarioReads(db: Db) {
     ): { id: string; name: string }[] {
       return db
         .prepare(
-          `SELECT s.id, s.name FROM scenarios s WHERE (? IS NULL OR s.workspace_id = ?) AND EXISTS (SELECT 1 FROM json_each(s.${column}) j WHERE j.value = ?)`,
+          `SELECT s.id, s.name FROM scenarios s WHERE (? IS NULL OR s.workspace_id = ?) AND EXISTS (SELECT 1 FROM json_each(s.${column}) j WHERE j.value = ?) ORDER BY s.name`,
         )
         .all(workspaceId, workspaceId, id) as { id: string; name: string }[];
     },
     usingScorecard(workspaceId: string, scorecardId: string): { id: string; name: string }[] {
       return db
-        .prepare('SELECT id, name FROM scenarios WHERE workspace_id = ? AND scorecard_id = ?')
+        .prepare(
+          'SELECT id, name FROM scenarios WHERE workspace_id = ? AND scorecard_id = ? ORDER BY name',
+        )
         .all(workspaceId, scorecardId) as { id: string; name: string }[];
     },
   };

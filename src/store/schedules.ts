@@ -193,7 +193,9 @@ function scheduleReads(db: Db) {
     },
     forScenario(workspaceId: string, scenarioId: string): { id: string; name: string }[] {
       return db
-        .prepare('SELECT id, name FROM schedules WHERE workspace_id = ? AND scenario_id = ?')
+        .prepare(
+          'SELECT id, name FROM schedules WHERE workspace_id = ? AND scenario_id = ? ORDER BY name',
+        )
         .all(workspaceId, scenarioId) as { id: string; name: string }[];
     },
   };

@@ -216,7 +216,11 @@ describe('alerts', () => {
     expect((await s.call('GET', `/v1/alerts/${made[0]}`)).body).toMatchObject({
       name: 'CRM degraded',
     });
-    expect((await s.call('DELETE', '/v1/tools/crm')).status).toBe(409);
+    const blocked = await s.call('DELETE', '/v1/tools/crm');
+    expect(blocked.status).toBe(409);
+    expect(blocked.body.error.message).toBe(
+      "Tool 'crm' is still in use: watched by alert(s) 'CRM degraded', 'CRM failing'",
+    );
     for (const a of list)
       expect((await s.call('DELETE', `/v1/alerts/${a.id}`)).body).toEqual({
         deleted: true,

@@ -346,6 +346,10 @@ describe('personas', () => {
       code: 'conflict',
       details: { scenarios: [{ id: scn.id, name: 'Uses Carl' }] },
     });
+    // A person reads names, not ids.
+    expect(blocked.body.error.message).toBe(
+      "Persona 'Calm Carl' is used by 1 scenario(s): 'Uses Carl'; remove it from them first",
+    );
     await s.ws('PUT', `/scenarios/${scn.id}`, { personas: [] });
     const done = await s.ws('DELETE', `/personas/${ids['Calm Carl']}`);
     expect(done.status).toBe(200);

@@ -268,6 +268,10 @@ describe('scenarios and scorecards', () => {
       await s.ws('POST', '/scenarios', { name: 'Uses the card', prompt: 'p', scorecard });
       const res = await s.ws('DELETE', `/scorecards/${scorecard}`);
       expect(res.status).toBe(409);
+      expect(res.body.error.message).toMatch(
+        /^Scorecard '.+' is used by \d+ scenario\(s\): .*'Uses the card'/,
+      );
+      expect(res.body.error.message).not.toContain(scorecard);
     });
 
     it('computes scenario and workspace statistics from stored simulations', async () => {
@@ -343,6 +347,9 @@ describe('scenarios and scorecards', () => {
       expect(ws.total_scenarios).toBeGreaterThanOrEqual(2);
       const blocked = await s.ws('DELETE', `/scenarios/${b}`);
       expect(blocked.status).toBe(409);
+      expect(blocked.body.error.message).toBe(
+        "Scenario 'Stats B' is run by 1 schedule(s): 'nightly'; delete them first",
+      );
     });
   });
 });

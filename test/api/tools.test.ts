@@ -378,6 +378,7 @@ describe('tools', () => {
     const del = await s.call('DELETE', '/v1/tools/step_a');
     expect(del.status).toBe(409);
     expect(del.body.error.details.composites).toEqual(['combo']);
+    expect(del.body.error.message).toBe("Tool 'step_a' is still in use: a step of 'combo'");
     expect((await s.call('PUT', '/v1/tools/step_a', api('step_a_renamed'))).status).toBe(409);
   });
 
