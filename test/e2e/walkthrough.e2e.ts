@@ -281,14 +281,23 @@ test.describe('the interface, end to end', () => {
     await expect(page.getByLabel('Runs')).toContainText(/manual · (queued|running|completed)/);
     await shot(page, '11-schedules');
 
-    // SMTP in settings, then an alert whose test notification arrives by e-mail.
+    // SMTP in settings, then an alert whose test notification arrives by e-mail. The settings
+    // answer comes late, as on a busy machine: what is typed meanwhile must not be reset by it.
+    await page.route('**/v1/operations/settings.get', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      await route.continue();
+    });
+    const answered = page.waitForResponse('**/v1/operations/settings.get');
     await section(page, 'Settings');
     const mail = page.getByRole('region', { name: 'E-mail (SMTP)' });
     await mail.getByLabel('host').fill('127.0.0.1');
+    await answered;
+    await expect(mail.getByLabel('host')).toHaveValue('127.0.0.1');
     await mail.getByLabel('port').fill(String(smtp.port));
     await mail.getByLabel('from').fill('Callbench <qa@example.com>');
     await mail.getByRole('button', { name: 'Save SMTP' }).click();
     await expect(mail.getByRole('alert')).toHaveCount(0);
+    await page.unrouteAll({ behavior: 'wait' });
     await shot(page, '12-settings');
 
     await section(page, 'Alerts');

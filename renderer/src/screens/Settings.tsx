@@ -374,59 +374,64 @@ export function Settings() {
           ))}
         </Section>
       )}
-      <Section title="Simulations and sync">
-        <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap' }}>
-          {num('concurrency', 'Simulations at once', 'simulations.concurrency')}
-          {num('maxTurns', 'Max turns', 'simulations.maxTurns')}
-          {num('maxDurationMs', 'Max duration (ms)', 'simulations.maxDurationMs')}
-          {num('intervalMinutes', 'Sync every (minutes)', 'sync.intervalMinutes')}
-          {num('maxResponseMiB', 'Largest answer (MiB)', 'network.maxResponseMiB')}
-          <ActionButton busy={saveEngine.busy} onClick={() => void saveEngine.run()}>
-            Save
-          </ActionButton>
-        </Stack>
-        <ErrorNote error={saveEngine.error} />
-      </Section>
-      <Section title="E-mail (SMTP)">
-        <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap' }}>
-          {(['host', 'port', 'user', 'password', 'from'] as const).map((k) => (
-            <TextField
-              key={k}
-              size="small"
-              label={k}
-              type={k === 'password' ? 'password' : 'text'}
-              value={smtp[k] ?? ''}
-              onChange={(e) => setSmtp({ ...smtp, [k]: e.target.value })}
-              error={Boolean(fieldError(saveSmtp.error, `smtp.${k}`))}
-              helperText={
-                fieldError(saveSmtp.error, `smtp.${k}`) ??
-                (k === 'password' && settings.data?.smtp?.password
-                  ? `set (${settings.data.smtp.password}); empty keeps it`
-                  : undefined)
+      {/* The forms appear with the engine's answer: typed into before it, they would be reset by it. */}
+      {settings.data && (
+        <>
+          <Section title="Simulations and sync">
+            <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap' }}>
+              {num('concurrency', 'Simulations at once', 'simulations.concurrency')}
+              {num('maxTurns', 'Max turns', 'simulations.maxTurns')}
+              {num('maxDurationMs', 'Max duration (ms)', 'simulations.maxDurationMs')}
+              {num('intervalMinutes', 'Sync every (minutes)', 'sync.intervalMinutes')}
+              {num('maxResponseMiB', 'Largest answer (MiB)', 'network.maxResponseMiB')}
+              <ActionButton busy={saveEngine.busy} onClick={() => void saveEngine.run()}>
+                Save
+              </ActionButton>
+            </Stack>
+            <ErrorNote error={saveEngine.error} />
+          </Section>
+          <Section title="E-mail (SMTP)">
+            <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap' }}>
+              {(['host', 'port', 'user', 'password', 'from'] as const).map((k) => (
+                <TextField
+                  key={k}
+                  size="small"
+                  label={k}
+                  type={k === 'password' ? 'password' : 'text'}
+                  value={smtp[k] ?? ''}
+                  onChange={(e) => setSmtp({ ...smtp, [k]: e.target.value })}
+                  error={Boolean(fieldError(saveSmtp.error, `smtp.${k}`))}
+                  helperText={
+                    fieldError(saveSmtp.error, `smtp.${k}`) ??
+                    (k === 'password' && settings.data?.smtp?.password
+                      ? `set (${settings.data.smtp.password}); empty keeps it`
+                      : undefined)
+                  }
+                />
+              ))}
+              <ActionButton busy={saveSmtp.busy} onClick={() => void saveSmtp.run()}>
+                Save SMTP
+              </ActionButton>
+            </Stack>
+            <FormControlLabel
+              control={
+                <Switch
+                  checked={Boolean(smtp.allowInsecure)}
+                  onChange={(e) => setSmtp({ ...smtp, allowInsecure: e.target.checked })}
+                />
               }
+              label="Allow sending the password without TLS"
             />
-          ))}
-          <ActionButton busy={saveSmtp.busy} onClick={() => void saveSmtp.run()}>
-            Save SMTP
-          </ActionButton>
-        </Stack>
-        <FormControlLabel
-          control={
-            <Switch
-              checked={Boolean(smtp.allowInsecure)}
-              onChange={(e) => setSmtp({ ...smtp, allowInsecure: e.target.checked })}
-            />
-          }
-          label="Allow sending the password without TLS"
-        />
-        {Boolean(smtp.allowInsecure) && (
-          <Alert severity="warning">
-            The SMTP password will be sent in plaintext when the server offers no TLS: anyone on the
-            network path can read it. Use this only for a server on this machine.
-          </Alert>
-        )}
-        <ErrorNote error={saveSmtp.error} />
-      </Section>
+            {Boolean(smtp.allowInsecure) && (
+              <Alert severity="warning">
+                The SMTP password will be sent in plaintext when the server offers no TLS: anyone on
+                the network path can read it. Use this only for a server on this machine.
+              </Alert>
+            )}
+            <ErrorNote error={saveSmtp.error} />
+          </Section>
+        </>
+      )}
     </Page>
   );
 }
