@@ -84,7 +84,7 @@ export async function startDesktop(deps: DesktopDeps): Promise<DesktopApp | null
     dataDir: app.getPath('userData'),
     log: { info: deps.log, error: (m) => deps.log(m) },
   });
-  engine.start();
+  await engine.start();
   let serverUrl: string | null = null;
   const applyServer = async (): Promise<void> => {
     await engine.closeServer();

@@ -82,11 +82,11 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
   return {
     services,
     /** Works the queue, runs schedules, evaluates alerts, syncs agents; answers how to stop the evaluator. */
-    startBackground: (): (() => void) => {
-      runner.start();
+    startBackground: async (): Promise<() => void> => {
+      await runner.start();
       scheduler.start(logError);
       const stopEvaluator = evaluator.start();
-      sync.schedule(options.syncIntervalMinutes ?? 15);
+      await sync.schedule(options.syncIntervalMinutes ?? 15);
       return stopEvaluator;
     },
   };

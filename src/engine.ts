@@ -37,7 +37,7 @@ export interface Engine {
   readonly store: Store;
   /** The schedule runner (tests tick it after moving the clock). */
   readonly scheduler: Scheduler;
-  start(): StartResult;
+  start(): Promise<StartResult>;
   invoke(name: string, input: unknown, caller?: Caller): ReturnType<Invoke>;
   /** The local HTTP API; with `ui`, also the operation route, the event stream and the built renderer (browser mode). */
   listen(port: number, host: string, ui?: { rendererDir?: string }): Promise<string>;
@@ -62,19 +62,19 @@ interface Running {
 }
 
 /** A new store's first workspace (with the default scorecard) and, when exclusive, its first key. */
-function bootstrap(s: Store, exclusive: boolean, clock: Clock): StartResult {
-  return s.transaction(() => {
-    if (s.workspaces.count() === 0) {
-      const ws = s.workspaces.insert({
+function bootstrap(store: Store, exclusive: boolean, clock: Clock): Promise<StartResult> {
+  return store.transaction(async (s) => {
+    if ((await s.workspaces.count()) === 0) {
+      const ws = await s.workspaces.insert({
         id: newId('ws', clock.now()),
         name: 'Default workspace',
         created_at: isoNow(clock),
       });
-      s.scorecards.insert(ws.id, defaultScorecard(clock.now(), isoNow(clock)));
+      await s.scorecards.insert(ws.id, defaultScorecard(clock.now(), isoNow(clock)));
     }
-    if (!exclusive || s.credentials.countKeys() > 0) return {};
+    if (!exclusive || (await s.credentials.countKeys()) > 0) return {};
     const secret = newSecret('cbk');
-    s.credentials.insertKey({
+    await s.credentials.insertKey({
       id: newId('key', clock.now()),
       label: 'first key',
       secret,
@@ -85,11 +85,15 @@ function bootstrap(s: Store, exclusive: boolean, clock: Clock): StartResult {
 }
 
 /** The store on an open database: migrated, its key checked, its files kept to their owner. */
-function prepareStore(db: Db, dataDir: string, log: Logger): { store: Store; secrets: SecretBox } {
+async function prepareStore(
+  db: Db,
+  dataDir: string,
+  log: Logger,
+): Promise<{ store: Store; secrets: SecretBox }> {
   migrate(db, join(dataDir, 'backups'));
   const store = createStore(db);
-  applyNetworkSettings(store);
-  const secrets = SecretBox.forDataDir(dataDir, store);
+  await applyNetworkSettings(store);
+  const secrets = await SecretBox.forDataDir(dataDir, store);
   const tightened = keepToOwner(dataDir);
   if (tightened.length)
     log.info(`Made readable by only its owner (they were looser): ${tightened.join(', ')}`);
@@ -103,7 +107,7 @@ async function stopRunning(r: Running): Promise<void> {
   await r.services.sync.stop();
   r.stopEvaluator?.();
   await r.services.evaluator.idle();
-  r.store.toolCalls.flush();
+  await r.store.toolCalls.flush();
   r.db.close();
   r.releaseLock?.();
 }
@@ -124,10 +128,10 @@ const urlOf = (host: string, port: number): string =>
  * Opens the data dir (locked when exclusive), its store and services; when exclusive, starts the
  * background work. A failure leaves nothing open.
  */
-function openEngine(
+async function openEngine(
   options: EngineOptions,
   base: { clock: Clock; events: EventBus; log: Logger },
-): { running: Running; result: StartResult } {
+): Promise<{ running: Running; result: StartResult }> {
   const { clock, events, log } = base;
   createDataDir(options.dataDir);
   const exclusive = options.exclusive ?? true;
@@ -135,7 +139,7 @@ function openEngine(
   let db: Db | null = null;
   try {
     db = openDatabase(join(options.dataDir, 'callbench.db'));
-    const { store, secrets } = prepareStore(db, options.dataDir, log);
+    const { store, secrets } = await prepareStore(db, options.dataDir, log);
     const { services, startBackground } = createServices(options, {
       store,
       secrets,
@@ -144,9 +148,9 @@ function openEngine(
       log,
     });
     const invoke = createInvoker(catalogue, services, { checkOutputs: options.checkOutputs });
-    const result = bootstrap(store, exclusive, clock);
+    const result = await bootstrap(store, exclusive, clock);
     // Only the one engine on a data dir works the queue; the CLI's short commands never do.
-    const stopEvaluator = exclusive ? startBackground() : null;
+    const stopEvaluator = exclusive ? await startBackground() : null;
     return { running: { db, store, invoke, services, stopEvaluator, releaseLock }, result };
   } catch (err) {
     db?.close();
@@ -177,8 +181,8 @@ export function createEngine(options: EngineOptions): Engine {
     get scheduler() {
       return started().services.scheduler;
     },
-    start() {
-      const opened = openEngine(options, { clock, events, log });
+    async start() {
+      const opened = await openEngine(options, { clock, events, log });
       running = opened.running;
       return opened.result;
     },

@@ -2,17 +2,14 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AppError } from './errors.js';
-import { KEY_CHECK_SETTING, type SealedPlace, type SealedStore } from './store/sealed.js';
-import type { SettingsStore } from './store/settings.js';
+import type { Store } from './store/index.js';
+import { KEY_CHECK_SETTING, type SealedPlace } from './store/sealed.js';
 
 export { KEY_CHECK_SETTING };
 const KEY_CHECK_TEXT = 'callbench secret key check';
 
 /** What the key check reads and writes in the store. */
-export interface KeyedStore {
-  sealed: SealedStore;
-  settings: SettingsStore;
-}
+export type KeyedStore = Pick<Store, 'sealed' | 'settings'>;
 
 export const keyFile = (dataDir: string): string => join(dataDir, 'secret.key');
 const now = () => new Date().toISOString();
@@ -70,14 +67,14 @@ export class SecretBox {
    * stored secrets were sealed with is never silently replaced while sealed secrets exist: the
    * engine refuses to start and says how out (restore the file, or `callbench secrets reset`).
    */
-  static forDataDir(dataDir: string, store: KeyedStore): SecretBox {
+  static async forDataDir(dataDir: string, store: KeyedStore): Promise<SecretBox> {
     const file = keyFile(dataDir);
-    const places = store.sealed.places();
-    const check = store.settings.get<Sealed>(KEY_CHECK_SETTING);
+    const places = await store.sealed.places();
+    const check = await store.settings.get<Sealed>(KEY_CHECK_SETTING);
     const { box, problem } = readKey(file);
     const fits = box && (check ? box.opens(check) : places.every((p) => box.opensAll(p.value)));
     if (box && fits) {
-      if (!check) store.settings.set(KEY_CHECK_SETTING, box.seal(KEY_CHECK_TEXT), now());
+      if (!check) await store.settings.set(KEY_CHECK_SETTING, box.seal(KEY_CHECK_TEXT), now());
       return box;
     }
     if (places.length)
@@ -88,8 +85,8 @@ export class SecretBox {
     return SecretBox.forDataDir(dataDir, store);
   }
 
-  private remember(store: KeyedStore): SecretBox {
-    store.settings.set(KEY_CHECK_SETTING, this.seal(KEY_CHECK_TEXT), now());
+  private async remember(store: KeyedStore): Promise<SecretBox> {
+    await store.settings.set(KEY_CHECK_SETTING, this.seal(KEY_CHECK_TEXT), now());
     return this;
   }
 

@@ -47,9 +47,9 @@ async function change(
   const { state, m, now } = to;
   const c = alert.definition.condition;
   const at = new Date(now).toISOString();
-  const eventId = store.transaction(() => {
-    store.alerts.setState(alert.id, state, state === 'firing' ? at : undefined);
-    return store.alertEvents.add(
+  const eventId = await store.transaction(async (tx) => {
+    await tx.alerts.setState(alert.id, state, state === 'firing' ? at : undefined);
+    return tx.alertEvents.add(
       alert.id,
       {
         state,
@@ -67,7 +67,7 @@ async function change(
     value: m.value,
   });
   const deliveries = await deps.alerts.notify(alert, state, m.value);
-  store.alertEvents.setDeliveries(eventId, deliveries);
+  await store.alertEvents.setDeliveries(eventId, deliveries);
   return { alertId: alert.id, state, value: m.value };
 }
 
@@ -75,8 +75,8 @@ async function change(
 async function round(deps: EvaluatorDeps): Promise<Change[]> {
   const { store } = deps;
   const now = deps.clock.now();
-  const active = store.alerts.list().filter((a) => a.isActive);
-  const measured = measureAll(store, active, now);
+  const active = (await store.alerts.list()).filter((a) => a.isActive);
+  const measured = await measureAll(store, active, now);
   const changes: Promise<Change>[] = [];
   for (const alert of active) {
     const c = alert.definition.condition;
@@ -84,7 +84,7 @@ async function round(deps: EvaluatorDeps): Promise<Change[]> {
     if (!m || m.samples < (c.minSamples ?? 5)) continue;
     if (holds(c, m)) {
       if (alert.state === 'firing') continue;
-      const last = store.alerts.lastFiredAt(alert.id);
+      const last = await store.alerts.lastFiredAt(alert.id);
       const cooldown = alert.definition.cooldown;
       if (cooldown && last && Date.parse(last) + durationMs(cooldown) > now) continue;
       changes.push(change(deps, alert, { state: 'firing', m, now }));

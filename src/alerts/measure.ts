@@ -19,11 +19,11 @@ const conditionOf = (a: StoredAlert): Condition => a.definition.condition;
  * window over all their tools, so a round costs about as much as the calls it reads, not one
  * analytics computation per alert.
  */
-export function measureAll(
+export async function measureAll(
   store: Store,
   alerts: StoredAlert[],
   now: number,
-): Map<string, Measurement> {
+): Promise<Map<string, Measurement>> {
   const out = new Map<string, Measurement>();
   const toolAlerts = alerts.filter((a) => conditionOf(a).type === 'tool_performance');
   const byWindow = new Map<string, StoredAlert[]>();
@@ -35,7 +35,7 @@ export function measureAll(
   for (const [window, group] of byWindow) {
     const from = now - durationMs(window);
     const ids = [...new Set(group.map((a) => conditionOf(a).toolId!))];
-    const figures = store.toolCalls.figuresOfTools(ids, from, now);
+    const figures = await store.toolCalls.figuresOfTools(ids, from, now);
     const p95Ids = [
       ...new Set(
         group
@@ -44,7 +44,7 @@ export function measureAll(
       ),
     ];
     const p95 = p95Ids.length
-      ? store.toolCalls.p95OfTools(p95Ids, from, now)
+      ? await store.toolCalls.p95OfTools(p95Ids, from, now)
       : new Map<string, number>();
     for (const a of group) {
       const c = conditionOf(a);
@@ -68,17 +68,17 @@ export function measureAll(
     const c = conditionOf(a);
     const since = new Date(now - durationMs(c.timeWindow ?? '1d')).toISOString();
     if (c.type === 'agent_score') {
-      const r = store.simulations.agentScore(c.agentId!, since);
+      const r = await store.simulations.agentScore(c.agentId!, since);
       out.set(a.id, { value: r.avg === null ? null : Math.round(r.avg * 100) / 100, samples: r.n });
     } else if (c.type === 'scenario_failure') {
       // The pass rate of executions that schedules started (runs by hand are someone watching already).
-      const r = store.simulations.scheduledPassRate(c.scenarioId!, since);
+      const r = await store.simulations.scheduledPassRate(c.scenarioId!, since);
       out.set(a.id, {
         value: r.rate === null ? null : Math.round(r.rate * 100) / 100,
         samples: r.n,
       });
     } else if (c.type === 'agent_config_changed') {
-      const n = store.agents.changesSince(
+      const n = await store.agents.changesSince(
         c.agentId!,
         new Date(now - durationMs(c.timeWindow ?? '15m')).toISOString(),
       );

@@ -22,8 +22,8 @@ export interface AlertServiceDeps {
 export type Condition = AlertCondition;
 
 /** The SMTP settings with the password opened, for sending only. */
-export function openSmtp(store: Store, secrets: SecretBox): SmtpSettings | null {
-  const smtp = store.settings.get<SmtpSettings & { password?: unknown }>('smtp');
+export async function openSmtp(store: Store, secrets: SecretBox): Promise<SmtpSettings | null> {
+  const smtp = await store.settings.get<SmtpSettings & { password?: unknown }>('smtp');
   if (!smtp) return null;
   return { ...smtp, password: isSealed(smtp.password) ? secrets.open(smtp.password) : undefined };
 }
@@ -52,29 +52,33 @@ export function createAlertService(deps: AlertServiceDeps) {
   }
 
   /** Describes what an alert watches, in words, for its notifications. */
-  function subjectOf(c: Condition): string {
+  async function subjectOf(c: Condition): Promise<string> {
     switch (c.type) {
       case 'tool_performance': {
-        const tool = c.toolId ? store.tools.find(c.toolId) : undefined;
+        const tool = c.toolId ? await store.tools.find(c.toolId) : undefined;
         return `${c.metric} of tool ${tool?.name ?? c.toolId}`;
       }
       case 'agent_score':
-        return `the average simulation score of agent ${store.agents.get(c.agentId ?? '')?.name ?? c.agentId}`;
+        return `the average simulation score of agent ${(await store.agents.get(c.agentId ?? ''))?.name ?? c.agentId}`;
       case 'scenario_failure':
         return `the pass rate of scenario ${c.scenarioId}`;
       default:
-        return `configuration changes of agent ${store.agents.get(c.agentId ?? '')?.name ?? c.agentId} on its provider`;
+        return `configuration changes of agent ${(await store.agents.get(c.agentId ?? ''))?.name ?? c.agentId} on its provider`;
     }
   }
 
-  function facts(alert: StoredAlert, state: AlertFacts['state'], value: number | null): AlertFacts {
+  async function facts(
+    alert: StoredAlert,
+    state: AlertFacts['state'],
+    value: number | null,
+  ): Promise<AlertFacts> {
     const c = alert.definition.condition;
     return {
       alertId: alert.id,
       name: alert.definition.name,
       severity: alert.definition.severity ?? 'medium',
       state,
-      subject: subjectOf(c),
+      subject: await subjectOf(c),
       metric: c.metric ?? null,
       operator: c.operator ?? null,
       value,
@@ -87,14 +91,14 @@ export function createAlertService(deps: AlertServiceDeps) {
   return {
     channelsOf,
     /** Sends a notification of a state change (or a test) to every channel of the alert. */
-    notify(
+    async notify(
       alert: StoredAlert,
       state: AlertFacts['state'],
       value: number | null,
     ): Promise<Delivery[]> {
       return deliver(
         channelsOf(alert),
-        composeNotification(facts(alert, state, value)),
+        composeNotification(await facts(alert, state, value)),
         notifyDeps,
       );
     },

@@ -62,7 +62,7 @@ async function serve(args: string[], out: Out): Promise<number> {
       : undefined,
     log: { info: (m) => out(m), error: (m, err) => console.error(m, err) },
   });
-  const { firstApiKey } = engine.start();
+  const { firstApiKey } = await engine.start();
   // Headless, an OS notification is a line in the log.
   engine.events.subscribe((e) => {
     if (e.type === 'notification') out(`[notification] ${String(e.data.title)}`);
@@ -100,7 +100,7 @@ async function serve(args: string[], out: Out): Promise<number> {
 /** Short commands share the store with a running app: same operations, no second engine. */
 async function withStore<T>(dataDir: string, fn: (engine: Engine) => Promise<T>): Promise<T> {
   const engine = createEngine({ dataDir, exclusive: false });
-  engine.start();
+  await engine.start();
   try {
     return await fn(engine);
   } finally {

@@ -43,7 +43,7 @@ export async function secrets(
   try {
     migrate(db, join(dataDir, 'backups'));
     const store = createStore(db);
-    const places = store.sealed.places();
+    const places = await store.sealed.places();
     const toEnter = [...new Set(places.map((p) => p.label))].filter(
       (label) => !label.startsWith('tool version '),
     );
@@ -55,10 +55,10 @@ export async function secrets(
         out('Nothing changed.');
         return 1;
       }
-      store.sealed.forget(places);
+      await store.sealed.forget(places);
       out(`Deleted sealed secrets from ${places.length} stored values.`);
     }
-    store.settings.set(KEY_CHECK_SETTING, null, new Date().toISOString());
+    await store.settings.set(KEY_CHECK_SETTING, null, new Date().toISOString());
     const file = keyFile(dataDir);
     if (existsSync(file)) {
       const aside = `${file}.unusable-${Date.now()}`;

@@ -6,18 +6,35 @@ type StoredConnection = Omit<ModelConnection, 'apiKey'> & { apiKey: Sealed };
 type StoredRoles = Partial<Record<Role, StoredConnection>>;
 
 /** The connection a role uses: its own setting, else the engine's default (CALLBENCH_LLM_*), else none. */
-export function connectionFor(
+export async function connectionFor(
   store: Store,
   secrets: SecretBox,
   role: Role,
   fallback: ModelConnection | null,
-): ModelConnection | null {
-  const own = store.settings.get<StoredRoles>('llm')?.[role];
-  return own ? { ...own, apiKey: secrets.open(own.apiKey) } : fallback;
+): Promise<ModelConnection | null> {
+  return (await connectionsFor(store, secrets, fallback))[role];
 }
 
-export function presentRoles(store: Store, secrets: SecretBox, fallback: ModelConnection | null) {
-  const stored = store.settings.get<StoredRoles>('llm') ?? {};
+/** Every role's connection, read (and its key opened) once for work that needs several. */
+export async function connectionsFor(
+  store: Store,
+  secrets: SecretBox,
+  fallback: ModelConnection | null,
+): Promise<Record<Role, ModelConnection | null>> {
+  const stored = (await store.settings.get<StoredRoles>('llm')) ?? {};
+  const of = (role: Role): ModelConnection | null => {
+    const own = stored[role];
+    return own ? { ...own, apiKey: secrets.open(own.apiKey) } : fallback;
+  };
+  return { caller: of('caller'), judge: of('judge'), replica: of('replica') };
+}
+
+export async function presentRoles(
+  store: Store,
+  secrets: SecretBox,
+  fallback: ModelConnection | null,
+) {
+  const stored = (await store.settings.get<StoredRoles>('llm')) ?? {};
   return Object.fromEntries(
     ROLES.map((role) => {
       const own = stored[role];
@@ -47,12 +64,12 @@ export type RolePatch = {
 } | null;
 
 /** Merges a role's patch into what is stored; a masked apiKey sent back keeps the stored key. */
-export function patchRoles(
+export async function patchRoles(
   store: Store,
   secrets: SecretBox,
   patch: Partial<Record<Role, RolePatch>>,
-): { errors: { path: string; message: string }[]; roles: StoredRoles } {
-  const roles: StoredRoles = { ...(store.settings.get<StoredRoles>('llm') ?? {}) };
+): Promise<{ errors: { path: string; message: string }[]; roles: StoredRoles }> {
+  const roles: StoredRoles = { ...((await store.settings.get<StoredRoles>('llm')) ?? {}) };
   const errors: { path: string; message: string }[] = [];
   for (const role of ROLES) {
     const p = patch[role];

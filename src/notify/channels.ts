@@ -34,7 +34,7 @@ export interface Notification {
 }
 
 export interface NotifyDeps {
-  smtp(): SmtpSettings | null;
+  smtp(): Promise<SmtpSettings | null>;
   events: EventBus;
   attempts: number;
   retryBaseMs: number;
@@ -97,7 +97,7 @@ export async function deliver(
   if (channels.email?.length) {
     jobs.push(
       withRetries('email', deps, async () => {
-        const smtp = deps.smtp();
+        const smtp = await deps.smtp();
         if (!smtp)
           throw new Permanent(
             'SMTP is not configured: set it with PATCH /v1/settings {"smtp": {...}}',

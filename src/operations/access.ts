@@ -23,8 +23,8 @@ export const accessOperations = [
     summary: 'List workspaces',
     http: { method: 'GET', path: '/api/v1/workspaces' },
     output: z.object({ workspaces: z.array(WorkspaceSchema) }),
-    handler(_input, ctx) {
-      return { workspaces: ctx.store.workspaces.list() };
+    async handler(_input, ctx) {
+      return { workspaces: await ctx.store.workspaces.list() };
     },
   }),
   defineOperation({
@@ -33,14 +33,14 @@ export const accessOperations = [
     http: { method: 'POST', path: '/api/v1/workspaces', status: 201 },
     body: { name: z.string().trim().min(1).max(200) },
     output: z.object({ workspace: WorkspaceSchema }),
-    handler({ name }, ctx) {
-      return ctx.store.transaction(() => {
-        const workspace = ctx.store.workspaces.insert({
+    async handler({ name }, ctx) {
+      return ctx.store.transaction(async (tx) => {
+        const workspace = await tx.workspaces.insert({
           id: newId('ws', ctx.clock.now()),
           name,
           created_at: isoNow(ctx.clock),
         });
-        ctx.store.scorecards.insert(
+        await tx.scorecards.insert(
           workspace.id,
           defaultScorecard(ctx.clock.now(), isoNow(ctx.clock)),
         );
@@ -63,9 +63,9 @@ export const accessOperations = [
         created_at: Timestamp,
       }),
     }),
-    handler({ workspace_id, name }, ctx) {
+    async handler({ workspace_id, name }, ctx) {
       const secret = newSecret('cbt');
-      const rec = ctx.store.credentials.insertToken({
+      const rec = await ctx.store.credentials.insertToken({
         id: newId('tok', ctx.clock.now()),
         workspace_id,
         name: name ?? null,
@@ -81,8 +81,8 @@ export const accessOperations = [
     http: { method: 'DELETE', path: '/api/v1/workspaces/:workspace_id/tokens/:token_id' },
     params: { ...WorkspaceParams, token_id: Id },
     output: Deleted,
-    handler({ workspace_id, token_id }, ctx) {
-      if (!ctx.store.credentials.revokeToken(workspace_id, token_id, isoNow(ctx.clock)))
+    async handler({ workspace_id, token_id }, ctx) {
+      if (!(await ctx.store.credentials.revokeToken(workspace_id, token_id, isoNow(ctx.clock))))
         throw notFound('token', token_id);
       return deleted(token_id);
     },
@@ -93,9 +93,9 @@ export const accessOperations = [
     http: { method: 'POST', path: '/v1/keys', status: 201 },
     body: { label: z.string().trim().min(1).max(200).optional() },
     output: z.object({ key: KeySchema.extend({ key: z.string() }) }),
-    handler({ label }, ctx) {
+    async handler({ label }, ctx) {
       const secret = newSecret('cbk');
-      const rec = ctx.store.credentials.insertKey({
+      const rec = await ctx.store.credentials.insertKey({
         id: newId('key', ctx.clock.now()),
         label: label ?? null,
         secret,
@@ -109,8 +109,8 @@ export const accessOperations = [
     summary: 'List API keys (never their values)',
     http: { method: 'GET', path: '/v1/keys' },
     output: z.object({ keys: z.array(KeySchema) }),
-    handler(_input, ctx) {
-      return { keys: ctx.store.credentials.listKeys() };
+    async handler(_input, ctx) {
+      return { keys: await ctx.store.credentials.listKeys() };
     },
   }),
   defineOperation({
@@ -119,9 +119,9 @@ export const accessOperations = [
     http: { method: 'DELETE', path: '/v1/keys/:key_id' },
     params: { key_id: Id },
     output: Deleted,
-    handler({ key_id }, ctx) {
-      if (!ctx.store.credentials.getKey(key_id)) throw notFound('API key', key_id);
-      ctx.store.credentials.revokeKey(key_id, isoNow(ctx.clock));
+    async handler({ key_id }, ctx) {
+      if (!(await ctx.store.credentials.getKey(key_id))) throw notFound('API key', key_id);
+      await ctx.store.credentials.revokeKey(key_id, isoNow(ctx.clock));
       return deleted(key_id);
     },
   }),

@@ -65,8 +65,8 @@ const ConfigurationPatch = z.strictObject({
     .optional(),
 });
 
-function getAgent(ctx: OperationContext, id: string): AgentRecord {
-  const agent = ctx.store.agents.get(id);
+async function getAgent(ctx: OperationContext, id: string): Promise<AgentRecord> {
+  const agent = await ctx.store.agents.get(id);
   if (!agent) throw notFound('agent', id);
   return agent;
 }
@@ -129,14 +129,14 @@ export const agentOperations = [
             'credentials.base_url',
             'is required for an agent reached over http (the URL of its endpoint)',
           );
-        const { agent, created } = connectHttpAgent(ctx.store, ctx.secrets, ctx.clock, {
+        const { agent, created } = await connectHttpAgent(ctx.store, ctx.secrets, ctx.clock, {
           name: agent_id,
           baseUrl: credentials.base_url,
           apiKey: credentials.api_key,
           format: format ?? 'simple',
           model: credentials.model,
         });
-        return withStatus(created ? 201 : 200, agentView(ctx.store, agent));
+        return withStatus(created ? 201 : 200, await agentView(ctx.store, agent));
       }
       if (format) throw invalidField('format', 'applies to agents with provider "http" only');
       if (credentials.model)
@@ -151,7 +151,7 @@ export const agentOperations = [
         apiKey: credentials.api_key,
         baseUrl: credentials.base_url,
       });
-      return withStatus(created ? 201 : 200, agentView(ctx.store, agent));
+      return withStatus(created ? 201 : 200, await agentView(ctx.store, agent));
     },
   }),
   defineOperation({
@@ -160,12 +160,15 @@ export const agentOperations = [
     http: { method: 'GET', path: '/v1/agents' },
     query: { tags: CommaList.optional() },
     output: z.object({ agents: z.array(AgentSchema), total: z.number().int() }),
-    handler({ tags }, ctx) {
+    async handler({ tags }, ctx) {
       const wanted = (tags ?? []).map((t) => t.toLowerCase());
-      const agents = ctx.store.agents
-        .list()
-        .filter((a) => wanted.every((t) => a.tags.some((x) => x.toLowerCase() === t)));
-      return { agents: agents.map((a) => agentView(ctx.store, a)), total: agents.length };
+      const agents = (await ctx.store.agents.list()).filter((a) =>
+        wanted.every((t) => a.tags.some((x) => x.toLowerCase() === t)),
+      );
+      return {
+        agents: await Promise.all(agents.map((a) => agentView(ctx.store, a))),
+        total: agents.length,
+      };
     },
   }),
   defineOperation({
@@ -175,8 +178,8 @@ export const agentOperations = [
     http: { method: 'GET', path: '/v1/agents/:agent_id' },
     params: AgentParams,
     output: AgentSchema,
-    handler({ agent_id }, ctx) {
-      return agentView(ctx.store, getAgent(ctx, agent_id));
+    async handler({ agent_id }, ctx) {
+      return agentView(ctx.store, await getAgent(ctx, agent_id));
     },
   }),
   defineOperation({
@@ -191,8 +194,8 @@ export const agentOperations = [
       channel: z.enum(['provider', 'replica', 'http']).optional(),
     },
     output: AgentSchema,
-    handler({ agent_id, configuration, tags, channel }, ctx) {
-      const agent = getAgent(ctx, agent_id);
+    async handler({ agent_id, configuration, tags, channel }, ctx) {
+      const agent = await getAgent(ctx, agent_id);
       if (channel) {
         // The replica model may be configured later: only what the agent itself rules out is refused.
         const problem = channelProblem({ ...agent, status: 'active' }, channel, () => true);
@@ -208,12 +211,12 @@ export const agentOperations = [
         : agent.overrides;
       return agentView(
         ctx.store,
-        ctx.store.agents.update(agent_id, {
+        (await ctx.store.agents.update(agent_id, {
           overrides,
           tags,
           channel,
           updated_at: isoNow(ctx.clock),
-        })!,
+        }))!,
       );
     },
   }),
@@ -223,11 +226,14 @@ export const agentOperations = [
     http: { method: 'DELETE', path: '/v1/agents/:agent_id/overrides' },
     params: AgentParams,
     output: AgentSchema,
-    handler({ agent_id }, ctx) {
-      getAgent(ctx, agent_id);
+    async handler({ agent_id }, ctx) {
+      await getAgent(ctx, agent_id);
       return agentView(
         ctx.store,
-        ctx.store.agents.update(agent_id, { overrides: {}, updated_at: isoNow(ctx.clock) })!,
+        (await ctx.store.agents.update(agent_id, {
+          overrides: {},
+          updated_at: isoNow(ctx.clock),
+        }))!,
       );
     },
   }),
@@ -239,18 +245,18 @@ export const agentOperations = [
     params: AgentParams,
     query: { purge: QueryBoolean.optional() },
     output: Deleted,
-    handler({ agent_id, purge }, ctx) {
-      const agent = getAgent(ctx, agent_id);
+    async handler({ agent_id, purge }, ctx) {
+      const agent = await getAgent(ctx, agent_id);
       if (purge) {
-        const users = ctx.store.scenarios.referencing(null, 'target_agents', agent_id);
+        const users = await ctx.store.scenarios.referencing(null, 'target_agents', agent_id);
         if (users.length)
           throw conflict(
             `Agent '${agent.name}' is a target of ${users.length} scenario(s): ${nameList(users)}; remove it from them first`,
             { scenarios: users },
           );
-        ctx.store.agents.delete(agent_id);
+        await ctx.store.agents.delete(agent_id);
       } else {
-        ctx.store.agents.update(agent_id, {
+        await ctx.store.agents.update(agent_id, {
           status: 'disconnected',
           credentials: null,
           syncStatus: 'idle',
@@ -267,8 +273,8 @@ export const agentOperations = [
     http: { method: 'GET', path: '/v1/agents/:agent_id/tools' },
     params: AgentParams,
     output: z.object({ tools: z.array(AgentToolEntry) }),
-    handler({ agent_id }, ctx) {
-      return { tools: agentTools(ctx.store, getAgent(ctx, agent_id)) };
+    async handler({ agent_id }, ctx) {
+      return { tools: await agentTools(ctx.store, await getAgent(ctx, agent_id)) };
     },
   }),
   defineOperation({
@@ -279,7 +285,7 @@ export const agentOperations = [
     params: AgentParams,
     output: ConnectionTestSchema,
     async handler({ agent_id }, ctx) {
-      const agent = getAgent(ctx, agent_id);
+      const agent = await getAgent(ctx, agent_id);
       if (agent.provider !== 'http') return ctx.sync.testProvider(agent);
       const creds = openCredentials(ctx.secrets, agent);
       if (!creds?.baseUrl)
@@ -293,8 +299,8 @@ export const agentOperations = [
     http: { method: 'POST', path: '/v1/agents/:agent_id/sync', status: 202 },
     params: AgentParams,
     output: AgentSchema,
-    handler({ agent_id }, ctx) {
-      const agent = getAgent(ctx, agent_id);
+    async handler({ agent_id }, ctx) {
+      const agent = await getAgent(ctx, agent_id);
       if (agent.status === 'disconnected')
         throw conflict('This agent is disconnected: connect it again with POST /v1/agents/connect');
       if (agent.provider === 'http')
@@ -302,7 +308,7 @@ export const agentOperations = [
           'This agent is reached at its own URL: there is no provider to sync it from',
         );
       void ctx.sync.sync(agent_id);
-      return agentView(ctx.store, ctx.store.agents.get(agent_id)!);
+      return agentView(ctx.store, (await ctx.store.agents.get(agent_id))!);
     },
   }),
   defineOperation({
@@ -312,8 +318,8 @@ export const agentOperations = [
     params: AgentParams,
     query: Paging,
     output: z.object({ calls: z.array(CallSchema), total: z.number().int() }),
-    handler({ agent_id, limit, offset }, ctx) {
-      getAgent(ctx, agent_id);
+    async handler({ agent_id, limit, offset }, ctx) {
+      await getAgent(ctx, agent_id);
       return ctx.store.calls.list(agent_id, limit, offset);
     },
   }),
@@ -323,8 +329,8 @@ export const agentOperations = [
     http: { method: 'GET', path: '/v1/calls/:call_id' },
     params: { call_id: Id },
     output: CallSchema,
-    handler({ call_id }, ctx) {
-      const call = ctx.store.calls.get(call_id);
+    async handler({ call_id }, ctx) {
+      const call = await ctx.store.calls.get(call_id);
       if (!call) throw notFound('call', call_id);
       return call;
     },
@@ -337,8 +343,8 @@ export const agentOperations = [
     params: AgentParams,
     query: Paging,
     output: z.object({ errors: z.array(AgentErrorSchema), total: z.number().int() }),
-    handler({ agent_id, limit, offset }, ctx) {
-      getAgent(ctx, agent_id);
+    async handler({ agent_id, limit, offset }, ctx) {
+      await getAgent(ctx, agent_id);
       return ctx.store.calls.errors(agent_id, limit, offset);
     },
   }),
@@ -348,9 +354,11 @@ export const agentOperations = [
     http: { method: 'GET', path: '/v1/agents/:agent_id/versions' },
     params: AgentParams,
     output: z.object({ versions: z.array(AgentVersionSchema) }),
-    handler({ agent_id }, ctx) {
-      getAgent(ctx, agent_id);
-      return { versions: ctx.store.agents.versions(agent_id).map(({ snapshot: _s, ...v }) => v) };
+    async handler({ agent_id }, ctx) {
+      await getAgent(ctx, agent_id);
+      return {
+        versions: (await ctx.store.agents.versions(agent_id)).map(({ snapshot: _s, ...v }) => v),
+      };
     },
   }),
   defineOperation({
@@ -390,8 +398,8 @@ export const agentOperations = [
       ),
       recommendations: z.array(z.string()),
     }),
-    handler({ agent_id, days }, ctx) {
-      getAgent(ctx, agent_id);
+    async handler({ agent_id, days }, ctx) {
+      await getAgent(ctx, agent_id);
       return agentAnalytics(ctx.store, agent_id, days ?? 30, ctx.clock.now());
     },
   }),

@@ -106,14 +106,14 @@ const needsThreshold = (c: z.output<typeof Condition>, details: ErrorDetail[]) =
 };
 
 /** Checks what depends on the condition type and on the store; resolves a tool name to its id. */
-function checkCondition(
+async function checkCondition(
   ctx: OperationContext,
   c: z.output<typeof Condition>,
-): z.output<typeof Condition> {
+): Promise<z.output<typeof Condition>> {
   const details: ErrorDetail[] = [];
   const out = { ...c };
   if (c.type === 'tool_performance') {
-    const tool = c.toolId ? ctx.store.tools.find(c.toolId) : undefined;
+    const tool = c.toolId ? await ctx.store.tools.find(c.toolId) : undefined;
     if (!c.toolId)
       details.push({ path: 'condition.toolId', message: 'is required for tool_performance' });
     else if (!tool)
@@ -130,7 +130,7 @@ function checkCondition(
   } else if (c.type === 'agent_score' || c.type === 'agent_config_changed') {
     if (!c.agentId)
       details.push({ path: 'condition.agentId', message: `is required for ${c.type}` });
-    else if (!ctx.store.agents.existing([c.agentId]).has(c.agentId))
+    else if (!(await ctx.store.agents.existing([c.agentId])).has(c.agentId))
       details.push({ path: 'condition.agentId', message: `unknown agent: ${c.agentId}` });
     if (c.type === 'agent_score') {
       if (c.metric && c.metric !== 'avg_score')
@@ -142,7 +142,7 @@ function checkCondition(
   } else {
     if (!c.scenarioId)
       details.push({ path: 'condition.scenarioId', message: 'is required for scenario_failure' });
-    else if (!ctx.store.scenarios.existsAnywhere(c.scenarioId))
+    else if (!(await ctx.store.scenarios.existsAnywhere(c.scenarioId)))
       details.push({ path: 'condition.scenarioId', message: `unknown scenario: ${c.scenarioId}` });
     if (c.metric && c.metric !== 'pass_rate')
       details.push({ path: 'condition.metric', message: 'must be pass_rate' });
@@ -187,23 +187,23 @@ function present(ctx: OperationContext, a: StoredAlert) {
   };
 }
 
-function build(
+async function build(
   ctx: OperationContext,
   body: z.output<typeof AlertBodySchema>,
   before?: AlertDefinition,
-): { definition: AlertDefinition; isActive: boolean } {
+): Promise<{ definition: AlertDefinition; isActive: boolean }> {
   const { isActive, ...rest } = body;
   const definition = {
     ...rest,
-    condition: checkCondition(ctx, body.condition),
+    condition: await checkCondition(ctx, body.condition),
     notifications: sealNotifications(ctx, body.notifications, before?.notifications),
   };
   return { definition, isActive };
 }
 
 const ItemParams = { alert_id: Id };
-const getAlert = (ctx: OperationContext, id: string): StoredAlert => {
-  const alert = ctx.store.alerts.get(id);
+const getAlert = async (ctx: OperationContext, id: string): Promise<StoredAlert> => {
+  const alert = await ctx.store.alerts.get(id);
   if (!alert) throw notFound('alert', id);
   return alert;
 };
@@ -216,12 +216,12 @@ export const alertOperations = [
     http: { method: 'POST', path: '/v1/alerts', status: 201 },
     body: AlertBody,
     output: AlertSchema,
-    handler(input, ctx) {
-      const { definition, isActive } = build(ctx, input);
+    async handler(input, ctx) {
+      const { definition, isActive } = await build(ctx, input);
       const now = isoNow(ctx.clock);
       return present(
         ctx,
-        ctx.store.alerts.insert({
+        await ctx.store.alerts.insert({
           id: newId('alr', ctx.clock.now()),
           definition,
           isActive,
@@ -237,8 +237,8 @@ export const alertOperations = [
     summary: 'List alerts',
     http: { method: 'GET', path: '/v1/alerts' },
     output: z.object({ alerts: z.array(AlertSchema) }),
-    handler(_input, ctx) {
-      return { alerts: ctx.store.alerts.list().map((a) => present(ctx, a)) };
+    async handler(_input, ctx) {
+      return { alerts: (await ctx.store.alerts.list()).map((a) => present(ctx, a)) };
     },
   }),
   defineOperation({
@@ -247,8 +247,8 @@ export const alertOperations = [
     http: { method: 'GET', path: '/v1/alerts/:alert_id' },
     params: ItemParams,
     output: AlertSchema,
-    handler({ alert_id }, ctx) {
-      return present(ctx, getAlert(ctx, alert_id));
+    async handler({ alert_id }, ctx) {
+      return present(ctx, await getAlert(ctx, alert_id));
     },
   }),
   defineOperation({
@@ -266,8 +266,8 @@ export const alertOperations = [
       isActive: z.boolean().optional(),
     },
     output: AlertSchema,
-    handler({ alert_id, ...patch }, ctx) {
-      const current = getAlert(ctx, alert_id);
+    async handler({ alert_id, ...patch }, ctx) {
+      const current = await getAlert(ctx, alert_id);
       const shown = present(ctx, current);
       const merged = {
         name: patch.name ?? shown.name,
@@ -282,10 +282,10 @@ export const alertOperations = [
         const details = describeIssues(parsed.error.issues);
         throw validationError(details.map((d) => `${d.path} ${d.message}`).join('; '), details);
       }
-      const { definition, isActive } = build(ctx, parsed.data, current.definition);
+      const { definition, isActive } = await build(ctx, parsed.data, current.definition);
       return present(
         ctx,
-        ctx.store.alerts.replace(alert_id, definition, isActive, isoNow(ctx.clock))!,
+        (await ctx.store.alerts.replace(alert_id, definition, isActive, isoNow(ctx.clock)))!,
       );
     },
   }),
@@ -319,7 +319,7 @@ export const alertOperations = [
       ),
     }),
     async handler({ alert_id }, ctx) {
-      return { results: await ctx.alerts.notify(getAlert(ctx, alert_id), 'test', null) };
+      return { results: await ctx.alerts.notify(await getAlert(ctx, alert_id), 'test', null) };
     },
   }),
   defineOperation({
@@ -343,9 +343,9 @@ export const alertOperations = [
         }),
       ),
     }),
-    handler({ alert_id }, ctx) {
-      getAlert(ctx, alert_id);
-      return { events: ctx.store.alertEvents.list(alert_id) };
+    async handler({ alert_id }, ctx) {
+      await getAlert(ctx, alert_id);
+      return { events: await ctx.store.alertEvents.list(alert_id) };
     },
   }),
   defineOperation({
@@ -354,8 +354,8 @@ export const alertOperations = [
     http: { method: 'DELETE', path: '/v1/alerts/:alert_id' },
     params: ItemParams,
     output: Deleted,
-    handler({ alert_id }, ctx) {
-      if (!ctx.store.alerts.delete(alert_id)) throw notFound('alert', alert_id);
+    async handler({ alert_id }, ctx) {
+      if (!(await ctx.store.alerts.delete(alert_id))) throw notFound('alert', alert_id);
       return deleted(alert_id);
     },
   }),

@@ -96,8 +96,12 @@ const SimulationSchema = z.object({
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 const base = '/api/v1/workspaces/:workspace_id';
 
-function getExecution(ctx: OperationContext, workspaceId: string, id: string): Execution {
-  const e = ctx.store.simulations.execution(workspaceId, id);
+async function getExecution(
+  ctx: OperationContext,
+  workspaceId: string,
+  id: string,
+): Promise<Execution> {
+  const e = await ctx.store.simulations.execution(workspaceId, id);
   if (!e) throw notFound('execution', id);
   return e;
 }
@@ -155,8 +159,12 @@ export const executionOperations = [
     params: WorkspaceParams,
     query: Paging,
     output: z.object({ executions: z.array(ExecutionSchema), pagination: Pagination }),
-    handler({ workspace_id, limit, offset }, ctx) {
-      const { items, total } = ctx.store.simulations.listExecutions(workspace_id, limit, offset);
+    async handler({ workspace_id, limit, offset }, ctx) {
+      const { items, total } = await ctx.store.simulations.listExecutions(
+        workspace_id,
+        limit,
+        offset,
+      );
       return { executions: items, pagination: pagination(total, limit, offset) };
     },
   }),
@@ -169,19 +177,19 @@ export const executionOperations = [
     query: { wait: z.coerce.number().min(0).max(120).optional() },
     output: z.object({ execution: ExecutionSchema }),
     async handler({ workspace_id, execution_id, wait }, ctx) {
-      let execution = getExecution(ctx, workspace_id, execution_id);
+      let execution = await getExecution(ctx, workspace_id, execution_id);
       if (wait && !TERMINAL.has(execution.status)) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(done, wait * 1000);
           const off = ctx.events.subscribe((e) => {
             // A cancel ends an execution whose simulations were all still queued: no simulation finishes then.
             const ending = e.type === 'simulation.finished' || e.type === 'execution.cancelled';
-            if (
-              ending &&
-              e.data.executionId === execution_id &&
-              TERMINAL.has(getExecution(ctx, workspace_id, execution_id).status)
-            )
-              done();
+            if (ending && e.data.executionId === execution_id)
+              // Deleted meanwhile (the read fails): the answer below says so.
+              getExecution(ctx, workspace_id, execution_id).then(
+                (now) => TERMINAL.has(now.status) && done(),
+                done,
+              );
           });
           function done() {
             clearTimeout(timer);
@@ -189,7 +197,7 @@ export const executionOperations = [
             resolve();
           }
         });
-        execution = getExecution(ctx, workspace_id, execution_id);
+        execution = await getExecution(ctx, workspace_id, execution_id);
       }
       return { execution };
     },
@@ -200,12 +208,12 @@ export const executionOperations = [
     http: { method: 'POST', path: `${base}/executions/:execution_id/cancel` },
     params: { ...WorkspaceParams, execution_id: Id },
     output: z.object({ execution: ExecutionSchema }),
-    handler({ workspace_id, execution_id }, ctx) {
-      getExecution(ctx, workspace_id, execution_id);
-      ctx.store.simulations.cancel(workspace_id, execution_id, isoNow(ctx.clock));
+    async handler({ workspace_id, execution_id }, ctx) {
+      await getExecution(ctx, workspace_id, execution_id);
+      await ctx.store.simulations.cancel(workspace_id, execution_id, isoNow(ctx.clock));
       ctx.runner.cancelled(execution_id);
       ctx.events.emit('execution.cancelled', { executionId: execution_id });
-      return { execution: getExecution(ctx, workspace_id, execution_id) };
+      return { execution: await getExecution(ctx, workspace_id, execution_id) };
     },
   }),
   defineOperation({
@@ -214,9 +222,9 @@ export const executionOperations = [
     http: { method: 'GET', path: `${base}/executions/:execution_id/simulations` },
     params: { ...WorkspaceParams, execution_id: Id },
     output: z.object({ simulations: z.array(SimulationSchema) }),
-    handler({ workspace_id, execution_id }, ctx) {
-      getExecution(ctx, workspace_id, execution_id);
-      return { simulations: ctx.store.simulations.simulationsOf(execution_id) };
+    async handler({ workspace_id, execution_id }, ctx) {
+      await getExecution(ctx, workspace_id, execution_id);
+      return { simulations: await ctx.store.simulations.simulationsOf(execution_id) };
     },
   }),
   defineOperation({
@@ -252,8 +260,8 @@ export const executionOperations = [
       ),
       pagination: Pagination,
     }),
-    handler({ workspace_id, limit, offset, execution_id }, ctx) {
-      const { items, total } = ctx.store.simulations.listSummaries(workspace_id, {
+    async handler({ workspace_id, limit, offset, execution_id }, ctx) {
+      const { items, total } = await ctx.store.simulations.listSummaries(workspace_id, {
         executionId: execution_id,
         limit,
         offset,
@@ -268,8 +276,8 @@ export const executionOperations = [
     http: { method: 'GET', path: `${base}/simulations/:simulation_id` },
     params: { ...WorkspaceParams, simulation_id: Id },
     output: z.object({ simulation: SimulationSchema }),
-    handler({ workspace_id, simulation_id }, ctx) {
-      const simulation = ctx.store.simulations.simulation(workspace_id, simulation_id);
+    async handler({ workspace_id, simulation_id }, ctx) {
+      const simulation = await ctx.store.simulations.simulation(workspace_id, simulation_id);
       if (!simulation) throw notFound('simulation', simulation_id);
       return { simulation };
     },

@@ -112,7 +112,10 @@ export function createInvoker(
       }
     }
     const parsed = parseInput(op, input) as Record<string, unknown>;
-    if (isWorkspaceOperation(op) && !services.store.workspaces.get(parsed.workspace_id as string)) {
+    if (
+      isWorkspaceOperation(op) &&
+      !(await services.store.workspaces.get(parsed.workspace_id as string))
+    ) {
       throw notFound('workspace', parsed.workspace_id as string);
     }
     const out = await op.handler(parsed, { ...services, caller });

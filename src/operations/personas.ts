@@ -121,9 +121,9 @@ export const personaOperations = [
     params: WorkspaceParams,
     body: fields,
     output: z.object({ persona: PersonaSchema }),
-    handler({ workspace_id, ...input }, ctx) {
+    async handler({ workspace_id, ...input }, ctx) {
       const now = isoNow(ctx.clock);
-      const persona = ctx.store.personas.insert(workspace_id, {
+      const persona = await ctx.store.personas.insert(workspace_id, {
         id: newId('per', ctx.clock.now()),
         name: input.name,
         language: input.language ?? 'en',
@@ -165,8 +165,8 @@ export const personaOperations = [
       ...Paging,
     },
     output: z.object({ personas: z.array(PersonaListItem), pagination: Pagination }),
-    handler({ workspace_id, ...q }, ctx) {
-      const { items, total } = ctx.store.personas.list(workspace_id, q);
+    async handler({ workspace_id, ...q }, ctx) {
+      const { items, total } = await ctx.store.personas.list(workspace_id, q);
       return { personas: items, pagination: pagination(total, q.limit, q.offset) };
     },
   }),
@@ -177,8 +177,8 @@ export const personaOperations = [
     http: { method: 'GET', path: `${base}/:persona_id` },
     params: ItemParams,
     output: z.object({ persona: PersonaWithUsage }),
-    handler({ workspace_id, persona_id }, ctx) {
-      const persona = ctx.store.personas.get(workspace_id, persona_id);
+    async handler({ workspace_id, persona_id }, ctx) {
+      const persona = await ctx.store.personas.get(workspace_id, persona_id);
       if (!persona) throw notFound('persona', persona_id);
       return { persona };
     },
@@ -191,11 +191,11 @@ export const personaOperations = [
     params: ItemParams,
     body: { ...fields, name: Name.optional(), prompt: Prompt.optional() },
     output: z.object({ persona: PersonaUpdated }),
-    handler({ workspace_id, persona_id, ...patch }, ctx) {
+    async handler({ workspace_id, persona_id, ...patch }, ctx) {
       if (Object.values(patch).every((v) => v === undefined)) {
         throw invalidField('', 'send at least one field to change');
       }
-      const p = ctx.store.personas.update(workspace_id, persona_id, patch, isoNow(ctx.clock));
+      const p = await ctx.store.personas.update(workspace_id, persona_id, patch, isoNow(ctx.clock));
       if (!p) throw notFound('persona', persona_id);
       const { id, name, language, prompt, emotion, difficulty, backgroundNoise, tags, updated_at } =
         p;
@@ -221,18 +221,18 @@ export const personaOperations = [
     http: { method: 'DELETE', path: `${base}/:persona_id` },
     params: ItemParams,
     output: Deleted,
-    handler({ workspace_id, persona_id }, ctx) {
-      return ctx.store.transaction(() => {
-        const persona = ctx.store.personas.get(workspace_id, persona_id);
+    async handler({ workspace_id, persona_id }, ctx) {
+      return ctx.store.transaction(async (tx) => {
+        const persona = await tx.personas.get(workspace_id, persona_id);
         if (!persona) throw notFound('persona', persona_id);
-        const users = ctx.store.scenarios.referencing(workspace_id, 'personas', persona_id);
+        const users = await tx.scenarios.referencing(workspace_id, 'personas', persona_id);
         if (users.length) {
           throw conflict(
             `Persona '${persona.name}' is used by ${users.length} scenario(s): ${nameList(users)}; remove it from them first`,
             { scenarios: users },
           );
         }
-        ctx.store.personas.delete(workspace_id, persona_id);
+        await tx.personas.delete(workspace_id, persona_id);
         return deleted(persona_id);
       });
     },

@@ -4,8 +4,9 @@ import { ScriptLine } from '../domain/scenarios.js';
 import { isoNow } from '../clock.js';
 import { conflict, invalidField, notFound, validationError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
-import type { OperationContext } from './types.js';
+
 import type { Scenario } from '../store/scenarios.js';
+import type { Store } from '../store/index.js';
 import {
   CommaList,
   Deleted,
@@ -99,24 +100,24 @@ type Refs = {
 };
 
 /** Every referenced id must exist; one 400 names all that do not. */
-function checkReferences(ctx: OperationContext, workspaceId: string, refs: Refs): void {
+async function checkReferences(store: Store, workspaceId: string, refs: Refs): Promise<void> {
   const details: ErrorDetail[] = [];
   const missing = (ids: string[], found: Set<string>) =>
     [...new Set(ids)].filter((id) => !found.has(id));
   if (refs.personas?.length) {
-    const m = missing(refs.personas, ctx.store.personas.existing(workspaceId, refs.personas));
+    const m = missing(refs.personas, await store.personas.existing(workspaceId, refs.personas));
     if (m.length)
       details.push({ path: 'personas', message: `unknown persona id(s): ${m.join(', ')}` });
   }
   if (refs.targetAgents?.length) {
-    const m = missing(refs.targetAgents, ctx.store.agents.existing(refs.targetAgents));
+    const m = missing(refs.targetAgents, await store.agents.existing(refs.targetAgents));
     if (m.length)
       details.push({
         path: 'targetAgents',
         message: `unknown agent id(s): ${m.join(', ')} (connect agents with POST /v1/agents/connect)`,
       });
   }
-  if (refs.scorecard && !ctx.store.scorecards.get(workspaceId, refs.scorecard)) {
+  if (refs.scorecard && !(await store.scorecards.get(workspaceId, refs.scorecard))) {
     details.push({ path: 'scorecard', message: `unknown scorecard id: ${refs.scorecard}` });
   }
   const names = (refs.promptVariables ?? []).map((v) => v.name);
@@ -144,9 +145,9 @@ export const scenarioOperations = [
     params: WorkspaceParams,
     body: fields,
     output: z.object({ scenario: ScenarioSchema }),
-    handler({ workspace_id, ...input }, ctx) {
-      return ctx.store.transaction(() => {
-        checkReferences(ctx, workspace_id, input);
+    async handler({ workspace_id, ...input }, ctx) {
+      return ctx.store.transaction(async (tx) => {
+        await checkReferences(tx, workspace_id, input);
         const now = isoNow(ctx.clock);
         const scenario: Scenario = {
           id: newId('scn', ctx.clock.now()),
@@ -166,7 +167,7 @@ export const scenarioOperations = [
           updated_at: now,
           created_by: ctx.caller.user,
         };
-        return { scenario: ctx.store.scenarios.insert(workspace_id, scenario) };
+        return { scenario: await tx.scenarios.insert(workspace_id, scenario) };
       });
     },
   }),
@@ -192,9 +193,9 @@ export const scenarioOperations = [
       scenarios: z.array(ScenarioSchema.extend({ stats: ScenarioStats })),
       pagination: Pagination,
     }),
-    handler({ workspace_id, ...q }, ctx) {
-      const { items, total } = ctx.store.scenarios.list(workspace_id, q);
-      const stats = ctx.store.scenarios.statsOf(items.map((s) => s.id));
+    async handler({ workspace_id, ...q }, ctx) {
+      const { items, total } = await ctx.store.scenarios.list(workspace_id, q);
+      const stats = await ctx.store.scenarios.statsOf(items.map((s) => s.id));
       return {
         scenarios: items.map((s) => ({ ...s, stats: stats.get(s.id)! })),
         pagination: pagination(total, q.limit, q.offset),
@@ -218,9 +219,9 @@ export const scenarioOperations = [
           .nullable(),
       }),
     }),
-    handler({ workspace_id }, ctx) {
+    async handler({ workspace_id }, ctx) {
       const since = new Date(ctx.clock.now() - 30 * 86_400_000).toISOString();
-      return { stats: ctx.store.scenarios.workspaceStats(workspace_id, since) };
+      return { stats: await ctx.store.scenarios.workspaceStats(workspace_id, since) };
     },
   }),
   defineOperation({
@@ -229,10 +230,10 @@ export const scenarioOperations = [
     http: { method: 'GET', path: `${base}/:scenario_id` },
     params: ItemParams,
     output: z.object({ scenario: ScenarioSchema.extend({ stats: ScenarioStats }) }),
-    handler({ workspace_id, scenario_id }, ctx) {
-      const scenario = ctx.store.scenarios.get(workspace_id, scenario_id);
+    async handler({ workspace_id, scenario_id }, ctx) {
+      const scenario = await ctx.store.scenarios.get(workspace_id, scenario_id);
       if (!scenario) throw notFound('scenario', scenario_id);
-      return { scenario: { ...scenario, stats: ctx.store.scenarios.stats(scenario_id) } };
+      return { scenario: { ...scenario, stats: await ctx.store.scenarios.stats(scenario_id) } };
     },
   }),
   defineOperation({
@@ -242,25 +243,25 @@ export const scenarioOperations = [
     params: ItemParams,
     body: { ...fields, name: fields.name.optional(), prompt: fields.prompt.optional() },
     output: z.object({ scenario: ScenarioSchema }),
-    handler({ workspace_id, scenario_id, ...patch }, ctx) {
+    async handler({ workspace_id, scenario_id, ...patch }, ctx) {
       if (Object.values(patch).every((v) => v === undefined))
         throw invalidField('', 'send at least one field to change');
-      return ctx.store.transaction(() => {
-        if (!ctx.store.scenarios.get(workspace_id, scenario_id))
+      return ctx.store.transaction(async (tx) => {
+        if (!(await tx.scenarios.get(workspace_id, scenario_id)))
           throw notFound('scenario', scenario_id);
-        checkReferences(ctx, workspace_id, patch);
+        await checkReferences(tx, workspace_id, patch);
         const clean = {
           ...patch,
           personas: patch.personas && [...new Set(patch.personas)],
           targetAgents: patch.targetAgents && [...new Set(patch.targetAgents)],
         } as Partial<Scenario>;
         return {
-          scenario: ctx.store.scenarios.update(
+          scenario: (await tx.scenarios.update(
             workspace_id,
             scenario_id,
             clean,
             isoNow(ctx.clock),
-          )!,
+          ))!,
         };
       });
     },
@@ -271,17 +272,17 @@ export const scenarioOperations = [
     http: { method: 'DELETE', path: `${base}/:scenario_id` },
     params: ItemParams,
     output: Deleted,
-    handler({ workspace_id, scenario_id }, ctx) {
-      return ctx.store.transaction(() => {
-        const scenario = ctx.store.scenarios.get(workspace_id, scenario_id);
+    async handler({ workspace_id, scenario_id }, ctx) {
+      return ctx.store.transaction(async (tx) => {
+        const scenario = await tx.scenarios.get(workspace_id, scenario_id);
         if (!scenario) throw notFound('scenario', scenario_id);
-        const schedules = ctx.store.schedules.forScenario(workspace_id, scenario_id);
+        const schedules = await tx.schedules.forScenario(workspace_id, scenario_id);
         if (schedules.length)
           throw conflict(
             `Scenario '${scenario.name}' is run by ${schedules.length} schedule(s): ${nameList(schedules)}; delete them first`,
             { schedules },
           );
-        ctx.store.scenarios.delete(workspace_id, scenario_id);
+        await tx.scenarios.delete(workspace_id, scenario_id);
         return deleted(scenario_id);
       });
     },

@@ -4,6 +4,7 @@ import { invalidField, notFound, validationError, type ErrorDetail } from '../er
 import { newId } from '../ids.js';
 import { cronFor, isTimeZone, nextSlot, parseEndCondition } from '../schedules/periodicity.js';
 import type { Schedule, ScheduleRun } from '../store/schedules.js';
+import type { Store } from '../store/index.js';
 import {
   Deleted,
   Id,
@@ -54,9 +55,9 @@ const RunSchema = z.object({
 });
 
 /** A run with its execution's status and result, as the runs list and a run by hand answer it. */
-function withResult(ctx: OperationContext, workspaceId: string, run: ScheduleRun) {
+async function withResult(ctx: OperationContext, workspaceId: string, run: ScheduleRun) {
   const e = run.executionId
-    ? ctx.store.simulations.execution(workspaceId, run.executionId)
+    ? await ctx.store.simulations.execution(workspaceId, run.executionId)
     : undefined;
   const result = e
     ? { status: e.status, counts: e.counts, avg_score: e.avg_score, pass_rate: e.pass_rate }
@@ -111,12 +112,12 @@ function timing(
   return nextSlot(cron.cron, s.timezone, now);
 }
 
-const scenarioMustExist = (
-  ctx: OperationContext,
+const scenarioMustExist = async (
+  store: Store,
   workspaceId: string,
   scenarioId: string,
-): void => {
-  if (!ctx.store.scenarios.get(workspaceId, scenarioId))
+): Promise<void> => {
+  if (!(await store.scenarios.get(workspaceId, scenarioId)))
     throw invalidField('scenarioId', `unknown scenario id: ${scenarioId}`);
 };
 
@@ -131,8 +132,8 @@ export const scheduleOperations = [
     params: WorkspaceParams,
     query: Paging,
     output: z.object({ schedules: z.array(ScheduleSchema), pagination: Pagination }),
-    handler({ workspace_id, limit, offset }, ctx) {
-      const { items, total } = ctx.store.schedules.list(workspace_id, limit, offset);
+    async handler({ workspace_id, limit, offset }, ctx) {
+      const { items, total } = await ctx.store.schedules.list(workspace_id, limit, offset);
       return { schedules: items, pagination: pagination(total, limit, offset) };
     },
   }),
@@ -143,9 +144,9 @@ export const scheduleOperations = [
     params: WorkspaceParams,
     body: fields,
     output: z.object({ schedule: ScheduleSchema }),
-    handler({ workspace_id, ...input }, ctx) {
-      return ctx.store.transaction(() => {
-        scenarioMustExist(ctx, workspace_id, input.scenarioId);
+    async handler({ workspace_id, ...input }, ctx) {
+      return ctx.store.transaction(async (tx) => {
+        await scenarioMustExist(tx, workspace_id, input.scenarioId);
         const draft = {
           periodicity: input.periodicity,
           timezone: input.timezone ?? 'UTC',
@@ -155,7 +156,7 @@ export const scheduleOperations = [
         const nextRun = timing(ctx, draft);
         const now = isoNow(ctx.clock);
         return {
-          schedule: ctx.store.schedules.insert(workspace_id, {
+          schedule: await tx.schedules.insert(workspace_id, {
             id: newId('sch', ctx.clock.now()),
             name: input.name,
             scenarioId: input.scenarioId,
@@ -176,8 +177,8 @@ export const scheduleOperations = [
     http: { method: 'GET', path: `${base}/:schedule_id` },
     params: ItemParams,
     output: z.object({ schedule: ScheduleSchema }),
-    handler({ workspace_id, schedule_id }, ctx) {
-      const schedule = ctx.store.schedules.get(workspace_id, schedule_id);
+    async handler({ workspace_id, schedule_id }, ctx) {
+      const schedule = await ctx.store.schedules.get(workspace_id, schedule_id);
       if (!schedule) throw notFound('schedule', schedule_id);
       return { schedule };
     },
@@ -194,13 +195,13 @@ export const scheduleOperations = [
       periodicity: fields.periodicity.optional(),
     },
     output: z.object({ schedule: ScheduleSchema }),
-    handler({ workspace_id, schedule_id, ...patch }, ctx) {
+    async handler({ workspace_id, schedule_id, ...patch }, ctx) {
       if (Object.values(patch).every((v) => v === undefined))
         throw invalidField('', 'send at least one field to change');
-      return ctx.store.transaction(() => {
-        const current = ctx.store.schedules.get(workspace_id, schedule_id);
+      return ctx.store.transaction(async (tx) => {
+        const current = await tx.schedules.get(workspace_id, schedule_id);
         if (!current) throw notFound('schedule', schedule_id);
-        if (patch.scenarioId) scenarioMustExist(ctx, workspace_id, patch.scenarioId);
+        if (patch.scenarioId) await scenarioMustExist(tx, workspace_id, patch.scenarioId);
         const merged = {
           ...current,
           ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)),
@@ -208,7 +209,7 @@ export const scheduleOperations = [
         const nextRun = timing(ctx, merged);
         // Reactivating a schedule that had ended starts it afresh.
         const endedReason = patch.isActive === true ? null : current.endedReason;
-        const schedule = ctx.store.schedules.update(
+        const schedule = await tx.schedules.update(
           workspace_id,
           schedule_id,
           { ...patch, nextRun, endedReason },
@@ -225,14 +226,11 @@ export const scheduleOperations = [
     http: { method: 'GET', path: `${base}/:schedule_id/runs` },
     params: ItemParams,
     output: z.object({ runs: z.array(RunSchema) }),
-    handler({ workspace_id, schedule_id }, ctx) {
-      if (!ctx.store.schedules.get(workspace_id, schedule_id))
+    async handler({ workspace_id, schedule_id }, ctx) {
+      if (!(await ctx.store.schedules.get(workspace_id, schedule_id)))
         throw notFound('schedule', schedule_id);
-      return {
-        runs: ctx.store.schedules
-          .runs(schedule_id)
-          .map((run) => withResult(ctx, workspace_id, run)),
-      };
+      const runs = await ctx.store.schedules.runs(schedule_id);
+      return { runs: await Promise.all(runs.map((run) => withResult(ctx, workspace_id, run))) };
     },
   }),
   defineOperation({
@@ -241,11 +239,11 @@ export const scheduleOperations = [
     http: { method: 'POST', path: `${base}/:schedule_id/run`, status: 202 },
     params: ItemParams,
     output: z.object({ run: RunSchema }),
-    handler({ workspace_id, schedule_id }, ctx) {
-      const schedule = ctx.store.schedules.get(workspace_id, schedule_id);
+    async handler({ workspace_id, schedule_id }, ctx) {
+      const schedule = await ctx.store.schedules.get(workspace_id, schedule_id);
       if (!schedule) throw notFound('schedule', schedule_id);
-      const run = ctx.scheduler.runNow(workspace_id, schedule_id, schedule.scenarioId);
-      return { run: withResult(ctx, workspace_id, run) };
+      const run = await ctx.scheduler.runNow(workspace_id, schedule_id, schedule.scenarioId);
+      return { run: await withResult(ctx, workspace_id, run) };
     },
   }),
   defineOperation({
@@ -254,8 +252,8 @@ export const scheduleOperations = [
     http: { method: 'DELETE', path: `${base}/:schedule_id` },
     params: ItemParams,
     output: Deleted,
-    handler({ workspace_id, schedule_id }, ctx) {
-      if (!ctx.store.schedules.delete(workspace_id, schedule_id))
+    async handler({ workspace_id, schedule_id }, ctx) {
+      if (!(await ctx.store.schedules.delete(workspace_id, schedule_id)))
         throw notFound('schedule', schedule_id);
       return deleted(schedule_id);
     },

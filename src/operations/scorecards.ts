@@ -105,10 +105,10 @@ export const scorecardOperations = [
     params: WorkspaceParams,
     body: fields,
     output: z.object({ scorecard: ScorecardSchema }),
-    handler({ workspace_id, ...input }, ctx) {
+    async handler({ workspace_id, ...input }, ctx) {
       const now = isoNow(ctx.clock);
       return {
-        scorecard: ctx.store.scorecards.insert(workspace_id, {
+        scorecard: await ctx.store.scorecards.insert(workspace_id, {
           id: newId('scd', ctx.clock.now()),
           name: input.name,
           description: input.description ?? null,
@@ -127,8 +127,8 @@ export const scorecardOperations = [
     params: WorkspaceParams,
     query: Paging,
     output: z.object({ scorecards: z.array(ScorecardSchema), pagination: Pagination }),
-    handler({ workspace_id, limit, offset }, ctx) {
-      const { items, total } = ctx.store.scorecards.list(workspace_id, limit, offset);
+    async handler({ workspace_id, limit, offset }, ctx) {
+      const { items, total } = await ctx.store.scorecards.list(workspace_id, limit, offset);
       return { scorecards: items, pagination: pagination(total, limit, offset) };
     },
   }),
@@ -138,8 +138,8 @@ export const scorecardOperations = [
     http: { method: 'GET', path: `${base}/:scorecard_id` },
     params: ItemParams,
     output: z.object({ scorecard: ScorecardSchema }),
-    handler({ workspace_id, scorecard_id }, ctx) {
-      const scorecard = ctx.store.scorecards.get(workspace_id, scorecard_id);
+    async handler({ workspace_id, scorecard_id }, ctx) {
+      const scorecard = await ctx.store.scorecards.get(workspace_id, scorecard_id);
       if (!scorecard) throw notFound('scorecard', scorecard_id);
       return { scorecard };
     },
@@ -152,14 +152,14 @@ export const scorecardOperations = [
     params: ItemParams,
     body: { ...fields, name: fields.name.optional(), metrics: fields.metrics.optional() },
     output: z.object({ scorecard: ScorecardSchema }),
-    handler({ workspace_id, scorecard_id, ...patch }, ctx) {
+    async handler({ workspace_id, scorecard_id, ...patch }, ctx) {
       if (Object.values(patch).every((v) => v === undefined))
         throw invalidField('', 'send at least one field to change');
-      return ctx.store.transaction(() => {
-        const current = ctx.store.scorecards.get(workspace_id, scorecard_id);
+      return ctx.store.transaction(async (tx) => {
+        const current = await tx.scorecards.get(workspace_id, scorecard_id);
         if (!current) throw notFound('scorecard', scorecard_id);
         const metrics = patch.metrics && toMetrics(patch.metrics, current.metrics, ctx.clock.now());
-        const scorecard = ctx.store.scorecards.update(
+        const scorecard = await tx.scorecards.update(
           workspace_id,
           scorecard_id,
           { ...patch, metrics },
@@ -175,17 +175,17 @@ export const scorecardOperations = [
     http: { method: 'DELETE', path: `${base}/:scorecard_id` },
     params: ItemParams,
     output: Deleted,
-    handler({ workspace_id, scorecard_id }, ctx) {
-      return ctx.store.transaction(() => {
-        const scorecard = ctx.store.scorecards.get(workspace_id, scorecard_id);
+    async handler({ workspace_id, scorecard_id }, ctx) {
+      return ctx.store.transaction(async (tx) => {
+        const scorecard = await tx.scorecards.get(workspace_id, scorecard_id);
         if (!scorecard) throw notFound('scorecard', scorecard_id);
-        const users = ctx.store.scenarios.usingScorecard(workspace_id, scorecard_id);
+        const users = await tx.scenarios.usingScorecard(workspace_id, scorecard_id);
         if (users.length)
           throw conflict(
             `Scorecard '${scorecard.name}' is used by ${users.length} scenario(s): ${nameList(users)}; give them another scorecard first`,
             { scenarios: users },
           );
-        ctx.store.scorecards.delete(workspace_id, scorecard_id);
+        await tx.scorecards.delete(workspace_id, scorecard_id);
         return deleted(scorecard_id);
       });
     },

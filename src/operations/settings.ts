@@ -73,8 +73,8 @@ const SettingsSchema = z.object({
 const MIB = 1024 * 1024;
 
 /** Applies the stored network settings (at start and when they change). */
-export function applyNetworkSettings(store: OperationContext['store']): void {
-  const stored = store.settings.get<{ maxResponseMiB?: number }>('network');
+export async function applyNetworkSettings(store: OperationContext['store']): Promise<void> {
+  const stored = await store.settings.get<{ maxResponseMiB?: number }>('network');
   setResponseCap(
     stored?.maxResponseMiB ? Math.round(stored.maxResponseMiB * MIB) : DEFAULT_MAX_RESPONSE_BYTES,
   );
@@ -126,18 +126,18 @@ type StoredSmtp = {
   allowInsecure?: boolean;
 };
 
-function present(ctx: OperationContext) {
-  const smtp = ctx.store.settings.get<StoredSmtp>('smtp');
+async function present(ctx: OperationContext) {
+  const smtp = await ctx.store.settings.get<StoredSmtp>('smtp');
   return {
-    llm: presentRoles(ctx.store, ctx.secrets, ctx.llmDefault),
+    llm: await presentRoles(ctx.store, ctx.secrets, ctx.llmDefault),
     smtp: smtp && {
       ...smtp,
       user: smtp.user ?? null,
       password: isSealed(smtp.password) ? mask(ctx.secrets.open(smtp.password)) : null,
       allowInsecure: smtp.allowInsecure ?? false,
     },
-    simulations: simulationSettings(ctx.store, ctx.simulationDefaults),
-    sync: { intervalMinutes: ctx.sync.intervalMinutes() },
+    simulations: await simulationSettings(ctx.store, ctx.simulationDefaults),
+    sync: { intervalMinutes: await ctx.sync.intervalMinutes() },
     network: { maxResponseMiB: responseCap() / MIB },
   };
 }
@@ -163,14 +163,14 @@ export const settingsOperations = [
       network: z.strictObject({ maxResponseMiB: z.number().min(1).max(1_024) }).optional(),
     },
     output: SettingsSchema,
-    handler({ smtp, llm, simulations, sync, network }, ctx) {
+    async handler({ smtp, llm, simulations, sync, network }, ctx) {
       if (network) {
-        ctx.store.settings.set('network', network, isoNow(ctx.clock));
-        applyNetworkSettings(ctx.store);
+        await ctx.store.settings.set('network', network, isoNow(ctx.clock));
+        await applyNetworkSettings(ctx.store);
       }
       if (simulations) {
-        const current = ctx.store.settings.get<Record<string, number>>('simulations') ?? {};
-        ctx.store.settings.set(
+        const current = (await ctx.store.settings.get<Record<string, number>>('simulations')) ?? {};
+        await ctx.store.settings.set(
           'simulations',
           {
             ...current,
@@ -182,18 +182,18 @@ export const settingsOperations = [
         ctx.runner.enqueued();
       }
       if (sync) {
-        ctx.store.settings.set('sync', sync, isoNow(ctx.clock));
-        ctx.sync.rescheduled();
+        await ctx.store.settings.set('sync', sync, isoNow(ctx.clock));
+        await ctx.sync.rescheduled();
       }
       if (llm) {
-        const { errors, roles } = patchRoles(ctx.store, ctx.secrets, llm);
+        const { errors, roles } = await patchRoles(ctx.store, ctx.secrets, llm);
         if (errors.length)
           throw validationError(errors.map((e) => `${e.path} ${e.message}`).join('; '), errors);
-        ctx.store.settings.set('llm', roles, isoNow(ctx.clock));
+        await ctx.store.settings.set('llm', roles, isoNow(ctx.clock));
       }
-      if (smtp === null) ctx.store.settings.set('smtp', null, isoNow(ctx.clock));
+      if (smtp === null) await ctx.store.settings.set('smtp', null, isoNow(ctx.clock));
       else if (smtp) {
-        const current = ctx.store.settings.get<StoredSmtp>('smtp');
+        const current = await ctx.store.settings.get<StoredSmtp>('smtp');
         const merged = {
           ...current,
           ...Object.fromEntries(Object.entries(smtp).filter(([, v]) => v !== undefined)),
@@ -211,7 +211,7 @@ export const settingsOperations = [
           const unchanged = isSealed(before) && smtp.password === mask(ctx.secrets.open(before));
           merged.password = unchanged ? before : ctx.secrets.seal(smtp.password);
         }
-        ctx.store.settings.set('smtp', merged, isoNow(ctx.clock));
+        await ctx.store.settings.set('smtp', merged, isoNow(ctx.clock));
       }
       return present(ctx);
     },
@@ -223,7 +223,7 @@ export const settingsOperations = [
     params: { role: z.enum(ROLES) },
     output: ConnectionTestSchema,
     async handler({ role }, ctx) {
-      const connection = connectionFor(ctx.store, ctx.secrets, role, ctx.llmDefault);
+      const connection = await connectionFor(ctx.store, ctx.secrets, role, ctx.llmDefault);
       if (!connection)
         return {
           ok: false,

@@ -3,6 +3,7 @@ import { isoNow } from '../clock.js';
 import { conflict, notFound, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { StoredTool, ToolDefinition } from '../store/tools.js';
+import type { Store } from '../store/index.js';
 import {
   checkToolDefinition,
   Parameter,
@@ -61,27 +62,29 @@ export function toolView(ctx: OperationContext, t: StoredTool) {
 }
 
 /** Validates a definition against the store (steps, name) and seals its secrets. */
-function prepare(
+async function prepare(
   ctx: OperationContext,
+  store: Store,
   input: ToolInputValue,
   current: StoredTool | undefined,
-): ToolDefinition {
-  const lookup = (name: string) =>
-    ctx.store.tools.findByName(name)?.definition as { steps?: { tool: string }[] } | undefined;
+): Promise<ToolDefinition> {
+  // Steps are checked (and cycles looked for) against every stored tool, read once.
+  const stored = new Map((await store.tools.list()).map((t) => [t.name, t.definition]));
+  const lookup = (name: string) => stored.get(name) as { steps?: { tool: string }[] } | undefined;
   const { definition, details } = checkToolDefinition(input, lookup);
   if (details.length)
     throw validationError(
       `Invalid tool: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`,
       details,
     );
-  const owner = ctx.store.tools.findByName(definition.name);
+  const owner = await store.tools.findByName(definition.name);
   if (owner && owner.id !== current?.id)
     throw conflict(`A tool named '${definition.name}' already exists`, {
       name: definition.name,
       id: owner.id,
     });
   if (current && current.name !== definition.name) {
-    const users = ctx.store.tools.compositesUsing(current.name);
+    const users = await store.tools.compositesUsing(current.name);
     if (users.length)
       throw conflict(
         `Tool '${current.name}' is a step of ${users.join(', ')}; it cannot be renamed`,
@@ -99,8 +102,8 @@ function prepare(
   });
 }
 
-function findTool(ctx: OperationContext, ref: string): StoredTool {
-  const tool = ctx.store.tools.find(ref);
+async function findTool(store: Store, ref: string): Promise<StoredTool> {
+  const tool = await store.tools.find(ref);
   if (!tool) throw notFound('tool', ref);
   return tool;
 }
@@ -114,13 +117,13 @@ export const toolOperations = [
     http: { method: 'POST', path: '/v1/tools', status: 201 },
     body: ToolInput,
     output: ToolSchema,
-    handler(input, ctx) {
-      return ctx.store.transaction(() => {
-        const definition = prepare(ctx, input, undefined);
+    async handler(input, ctx) {
+      return ctx.store.transaction(async (tx) => {
+        const definition = await prepare(ctx, tx, input, undefined);
         const now = isoNow(ctx.clock);
         return toolView(
           ctx,
-          ctx.store.tools.insert(
+          await tx.tools.insert(
             {
               id: newId('tool', ctx.clock.now()),
               name: definition.name,
@@ -141,13 +144,9 @@ export const toolOperations = [
     http: { method: 'GET', path: '/v1/tools' },
     query: { type: z.enum(TOOL_TYPES).optional() },
     output: z.object({ tools: z.array(ToolSchema) }),
-    handler({ type }, ctx) {
-      return {
-        tools: ctx.store.tools
-          .list()
-          .filter((t) => !type || t.type === type)
-          .map((t) => toolView(ctx, t)),
-      };
+    async handler({ type }, ctx) {
+      const tools = await ctx.store.tools.list();
+      return { tools: tools.filter((t) => !type || t.type === type).map((t) => toolView(ctx, t)) };
     },
   }),
   defineOperation({
@@ -156,8 +155,8 @@ export const toolOperations = [
     http: { method: 'GET', path: '/v1/tools/:tool' },
     params: ToolRef,
     output: ToolSchema,
-    handler({ tool }, ctx) {
-      return toolView(ctx, findTool(ctx, tool));
+    async handler({ tool }, ctx) {
+      return toolView(ctx, await findTool(ctx.store, tool));
     },
   }),
   defineOperation({
@@ -168,13 +167,13 @@ export const toolOperations = [
     params: ToolRef,
     body: ToolInput,
     output: ToolSchema,
-    handler({ tool, ...input }, ctx) {
-      return ctx.store.transaction(() => {
-        const current = findTool(ctx, tool);
-        const definition = prepare(ctx, input, current);
+    async handler({ tool, ...input }, ctx) {
+      return ctx.store.transaction(async (tx) => {
+        const current = await findTool(tx, tool);
+        const definition = await prepare(ctx, tx, input, current);
         return toolView(
           ctx,
-          ctx.store.tools.replace(current.id, {
+          await tx.tools.replace(current.id, {
             definition,
             change: 'updated',
             at: isoNow(ctx.clock),
@@ -190,11 +189,11 @@ export const toolOperations = [
     http: { method: 'DELETE', path: '/v1/tools/:tool' },
     params: ToolRef,
     output: Deleted,
-    handler({ tool }, ctx) {
-      return ctx.store.transaction(() => {
-        const current = findTool(ctx, tool);
-        const composites = ctx.store.tools.compositesUsing(current.name);
-        const alerts = ctx.store.alerts.forTool(current.id);
+    async handler({ tool }, ctx) {
+      return ctx.store.transaction(async (tx) => {
+        const current = await findTool(tx, tool);
+        const composites = await tx.tools.compositesUsing(current.name);
+        const alerts = await tx.alerts.forTool(current.id);
         if (composites.length || alerts.length) {
           throw conflict(
             `Tool '${current.name}' is still in use: ${[
@@ -208,7 +207,7 @@ export const toolOperations = [
             { composites, alerts },
           );
         }
-        ctx.store.tools.delete(current.id);
+        await tx.tools.delete(current.id);
         return deleted(current.id);
       });
     },
@@ -229,10 +228,10 @@ export const toolOperations = [
         }),
       ),
     }),
-    handler({ tool }, ctx) {
-      const current = findTool(ctx, tool);
+    async handler({ tool }, ctx) {
+      const current = await findTool(ctx.store, tool);
       return {
-        versions: ctx.store.tools.versions(current.id).map((v) => ({
+        versions: (await ctx.store.tools.versions(current.id)).map((v) => ({
           version: v.version,
           change: v.change,
           created_at: v.created_at,
@@ -249,17 +248,17 @@ export const toolOperations = [
     params: ToolRef,
     body: { version: z.number().int().min(1) },
     output: ToolSchema,
-    handler({ tool, version }, ctx) {
-      return ctx.store.transaction(() => {
-        const current = findTool(ctx, tool);
-        const old = ctx.store.tools.version(current.id, version);
+    async handler({ tool, version }, ctx) {
+      return ctx.store.transaction(async (tx) => {
+        const current = await findTool(tx, tool);
+        const old = await tx.tools.version(current.id, version);
         if (!old) throw notFound('tool version', `${current.name}@${version}`);
-        const owner = ctx.store.tools.findByName(old.name);
+        const owner = await tx.tools.findByName(old.name);
         if (owner && owner.id !== current.id)
           throw conflict(`Version ${version} is named '${old.name}', which another tool now has`);
         return toolView(
           ctx,
-          ctx.store.tools.replace(current.id, {
+          await tx.tools.replace(current.id, {
             definition: old,
             change: `rollback to version ${version}`,
             at: isoNow(ctx.clock),
@@ -306,7 +305,7 @@ export const toolOperations = [
       })
       .describe('A failing tool is a 200 with success false; bad parameters are a 400'),
     async handler({ tool, parameters, context, dryRun, agentId }, ctx) {
-      const found = findTool(ctx, tool);
+      const found = await findTool(ctx.store, tool);
       return executeTool(found, parameters, {
         deps: ctx.tools,
         context,
@@ -350,8 +349,13 @@ export const toolOperations = [
       ),
       recommendations: z.array(z.string()),
     }),
-    handler({ tool, days }, ctx) {
-      return toolAnalytics(ctx.store.toolCalls, findTool(ctx, tool), days, ctx.clock.now());
+    async handler({ tool, days }, ctx) {
+      return toolAnalytics(
+        ctx.store.toolCalls,
+        await findTool(ctx.store, tool),
+        days,
+        ctx.clock.now(),
+      );
     },
   }),
 ];

@@ -38,30 +38,30 @@ export interface HttpAgentInput {
 }
 
 /** Connects (or reconnects, renewing how it is reached) an agent reached at a URL of the tester's. */
-export function connectHttpAgent(
+export async function connectHttpAgent(
   store: Store,
   secrets: SecretBox,
   clock: Clock,
   input: HttpAgentInput,
-): { agent: AgentRecord; created: boolean } {
+): Promise<{ agent: AgentRecord; created: boolean }> {
   const credentials = sealCredentials(secrets, {
     baseUrl: input.baseUrl,
     apiKey: input.apiKey,
     format: input.format,
     model: input.model,
   });
-  const existing = store.agents.findByProvider('http', input.name);
+  const existing = await store.agents.findByProvider('http', input.name);
   const now = isoNow(clock);
   if (existing) {
-    store.agents.update(existing.id, {
+    await store.agents.update(existing.id, {
       credentials,
       status: 'active',
       channel: 'http',
       updated_at: now,
     });
-    return { agent: store.agents.get(existing.id)!, created: false };
+    return { agent: (await store.agents.get(existing.id))!, created: false };
   }
-  const agent = store.agents.insert({
+  const agent = await store.agents.insert({
     id: newId('agt', clock.now()),
     provider: 'http',
     providerAgentId: input.name,

@@ -54,15 +54,15 @@ export interface ConnectInput {
 type StoreClock = { store: Store; clock: Clock };
 
 /** Stores a snapshot; a changed one becomes the next version. Answers the changed paths. */
-function recordSnapshot(
+async function recordSnapshot(
   { store, clock }: StoreClock,
   agent: AgentRecord,
   snapshot: AgentSnapshot,
-): string[] {
-  const latest = store.agents.latestVersion(agent.id);
+): Promise<string[]> {
+  const latest = await store.agents.latestVersion(agent.id);
   const paths = latest ? changedPaths(latest.snapshot, snapshot) : [];
   if (!latest || paths.length > 0) {
-    store.agents.addVersion(agent.id, {
+    await store.agents.addVersion(agent.id, {
       version: (latest?.version ?? 0) + 1,
       syncedAt: isoNow(clock),
       changedPaths: paths,
@@ -70,7 +70,7 @@ function recordSnapshot(
       snapshot,
     });
   }
-  store.agents.update(agent.id, {
+  await store.agents.update(agent.id, {
     snapshot,
     name: snapshot.name,
     description: snapshot.description,
@@ -83,17 +83,17 @@ function recordSnapshot(
  * Stores one page of imported calls (the caller runs it in a transaction): the calls not seen
  * before, their provider errors, and their tool calls as production traffic of the agent.
  */
-function storeCallPage(
+async function storeCallPage(
   { store, clock }: StoreClock,
   agentId: string,
   page: NormalizedCall[],
-): void {
-  const fresh = store.calls.upsert(agentId, page, clock.now());
+): Promise<void> {
+  const fresh = await store.calls.upsert(agentId, page, clock.now());
   const at = isoNow(clock);
   const logRow = reportedCalls(store, 'production');
   for (const { id, call } of fresh) {
     if (call.providerError)
-      store.calls.addError(agentId, {
+      await store.calls.addError(agentId, {
         at,
         kind: 'call_error',
         message: `Call ended in a provider error: ${call.providerError}`,
@@ -101,9 +101,9 @@ function storeCallPage(
       });
     for (const tc of call.toolCalls) {
       const started = call.startedAt ? Date.parse(call.startedAt) : clock.now();
-      store.toolCalls.insert(logRow(tc, agentId, started));
+      await store.toolCalls.insert(await logRow(tc, agentId, started));
       if (tc.success === false)
-        store.calls.addError(agentId, {
+        await store.calls.addError(agentId, {
           at,
           kind: 'tool_error',
           message: `Tool ${tc.name} failed during a call`,
@@ -111,30 +111,30 @@ function storeCallPage(
         });
     }
   }
-  store.toolCalls.flush();
+  await store.toolCalls.flush();
 }
 
 /** Stores a connection: a known agent gets the new credentials, an unknown one is created. */
-function saveConnection(
+async function saveConnection(
   { store, clock }: StoreClock,
   input: ConnectInput,
   snapshot: AgentSnapshot,
   credentials: AgentRecord['credentials'],
-): AgentRecord {
-  const existing = store.agents.findByProvider(input.provider, input.agentId);
+): Promise<AgentRecord> {
+  const existing = await store.agents.findByProvider(input.provider, input.agentId);
   const now = isoNow(clock);
   if (existing) {
-    store.agents.update(existing.id, {
+    await store.agents.update(existing.id, {
       credentials,
       status: 'active',
       syncStatus: 'idle',
       syncError: null,
       updated_at: now,
     });
-    recordSnapshot({ store, clock }, store.agents.get(existing.id)!, snapshot);
-    return store.agents.get(existing.id)!;
+    await recordSnapshot({ store, clock }, (await store.agents.get(existing.id))!, snapshot);
+    return (await store.agents.get(existing.id))!;
   }
-  const created = store.agents.insert({
+  const created = await store.agents.insert({
     id: newId('agt', clock.now()),
     provider: input.provider,
     providerAgentId: input.agentId,
@@ -153,8 +153,8 @@ function saveConnection(
     created_at: now,
     updated_at: now,
   });
-  recordSnapshot({ store, clock }, created, snapshot);
-  return store.agents.get(created.id)!;
+  await recordSnapshot({ store, clock }, created, snapshot);
+  return (await store.agents.get(created.id))!;
 }
 
 /** Imports the agent's calls since its cursor, a page per transaction; the cursor moves at the end. */
@@ -170,23 +170,23 @@ async function importCalls(
   let newest = since;
   for await (const page of prefetched(adapter.listCalls(ctx, agent.providerAgentId, since))) {
     if (stopping()) throw new ProviderError('unavailable', 'the engine is stopping');
-    store.transaction(() => storeCallPage({ store, clock }, agent.id, page));
+    await store.transaction((tx) => storeCallPage({ store: tx, clock }, agent.id, page));
     for (const c of page) if (c.startedAt) newest = Math.max(newest, Date.parse(c.startedAt));
   }
   // The cursor moves only once every page is in: an interrupted import starts over from the same
   // point, and the provider call ids keep it from duplicating what already arrived.
-  store.agents.update(agent.id, { callsCursorMs: newest });
+  await store.agents.update(agent.id, { callsCursorMs: newest });
 }
 
 /** A failed sync: the agent says why (a refused key needs new credentials), and so do the errors. */
-function recordSyncFailure(deps: SyncDeps, agentId: string, err: unknown): void {
+async function recordSyncFailure(deps: SyncDeps, agentId: string, err: unknown): Promise<void> {
   if (!(err instanceof ProviderError))
     deps.log(`sync of ${agentId} failed unexpectedly: ${(err as Error).message}`);
   const message = err instanceof Error ? err.message : String(err);
   const status =
     err instanceof ProviderError && err.kind === 'auth' ? 'needs_credentials' : 'failed';
-  deps.store.agents.update(agentId, { syncStatus: status, syncError: message });
-  deps.store.calls.addError(agentId, {
+  await deps.store.agents.update(agentId, { syncStatus: status, syncError: message });
+  await deps.store.calls.addError(agentId, {
     at: isoNow(deps.clock),
     kind: 'sync_error',
     message: `Sync failed: ${message}`,
@@ -231,9 +231,9 @@ async function connectAgent(
     apiKey: input.apiKey,
     baseUrl: input.baseUrl,
   });
-  const existing = store.agents.findByProvider(input.provider, input.agentId);
-  const agent = store.transaction(() =>
-    saveConnection({ store, clock }, input, snapshot, credentials),
+  const existing = await store.agents.findByProvider(input.provider, input.agentId);
+  const agent = await store.transaction((tx) =>
+    saveConnection({ store: tx, clock }, input, snapshot, credentials),
   );
   return { agent, created: !existing };
 }
@@ -247,13 +247,16 @@ function providerContext(deps: SyncDeps, agent: AgentRecord): ProviderContext | 
 }
 
 /** The context to sync with; a credential that no longer opens marks the agent instead. */
-function contextToSync(deps: SyncDeps, agent: AgentRecord): ProviderContext | null {
+async function contextToSync(deps: SyncDeps, agent: AgentRecord): Promise<ProviderContext | null> {
   try {
     return providerContext(deps, agent);
   } catch (err) {
     if (!(err instanceof CredentialsUnreadable)) throw err;
     // One damaged secret costs this agent its sync, never the engine.
-    deps.store.agents.update(agent.id, { syncStatus: 'needs_credentials', syncError: err.message });
+    await deps.store.agents.update(agent.id, {
+      syncStatus: 'needs_credentials',
+      syncError: err.message,
+    });
     deps.events.emit('sync.finished', { agentId: agent.id, ok: false, error: err.message });
     return null;
   }
@@ -262,28 +265,30 @@ function contextToSync(deps: SyncDeps, agent: AgentRecord): ProviderContext | nu
 /** One sync of one agent: its configuration (a change is a new version), then its new calls. */
 async function runSync(deps: SyncDeps, agentId: string, stopping: () => boolean): Promise<void> {
   const { store, clock, events } = deps;
-  const agent = store.agents.get(agentId);
+  const agent = await store.agents.get(agentId);
   if (!agent || agent.status === 'disconnected') return;
-  const ctx = contextToSync(deps, agent);
+  const ctx = await contextToSync(deps, agent);
   if (!ctx) return;
-  store.agents.update(agentId, { syncStatus: 'running', syncError: null });
+  await store.agents.update(agentId, { syncStatus: 'running', syncError: null });
   events.emit('sync.started', { agentId });
   try {
     const snapshot = await deps.adapters[agent.provider as ProviderName].fetchAgent(
       ctx,
       agent.providerAgentId,
     );
-    const paths = store.transaction(() => recordSnapshot({ store, clock }, agent, snapshot));
+    const paths = await store.transaction((tx) =>
+      recordSnapshot({ store: tx, clock }, agent, snapshot),
+    );
     if (paths.length) events.emit('agent.config_changed', { agentId, changedPaths: paths });
-    await importCalls(deps, store.agents.get(agentId)!, ctx, stopping);
-    store.agents.update(agentId, {
+    await importCalls(deps, (await store.agents.get(agentId))!, ctx, stopping);
+    await store.agents.update(agentId, {
       syncStatus: 'idle',
       lastSyncedAt: isoNow(clock),
       syncError: null,
     });
     events.emit('sync.finished', { agentId, ok: true });
   } catch (err) {
-    if (!stopping()) recordSyncFailure(deps, agentId, err);
+    if (!stopping()) await recordSyncFailure(deps, agentId, err);
     else if (!(err instanceof ProviderError))
       deps.log(`sync of ${agentId} failed unexpectedly: ${(err as Error).message}`);
   }
@@ -316,28 +321,32 @@ export function createSyncService(deps: SyncDeps) {
     return run;
   }
 
-  const intervalMinutes = (): number =>
-    store.settings.get<{ intervalMinutes?: number }>('sync')?.intervalMinutes ?? defaultMinutes;
+  const intervalMinutes = async (): Promise<number> =>
+    (await store.settings.get<{ intervalMinutes?: number }>('sync'))?.intervalMinutes ??
+    defaultMinutes;
 
   /**
    * Every agent that can sync, every `minutes` minutes (node-cron), until stop(). The stored
    * setting (PATCH /v1/settings {sync}) wins over `minutes`; a later change reschedules.
    */
-  function schedule(minutes: number): void {
+  async function schedule(minutes: number): Promise<void> {
     defaultMinutes = minutes;
+    const wanted = await intervalMinutes();
+    if (stopping) return;
     task?.stop();
-    const wanted = intervalMinutes();
     const every = Number.isFinite(wanted) ? Math.max(1, Math.min(59, Math.round(wanted))) : 15;
-    task = cron.schedule(`*/${every} * * * *`, () => {
-      for (const agent of store.agents.list()) {
-        if (
-          agent.status === 'active' &&
-          agent.provider !== 'http' &&
-          agent.syncStatus !== 'needs_credentials'
-        )
-          void sync(agent.id);
-      }
-    });
+    task = cron.schedule(`*/${every} * * * *`, () => void syncAll());
+  }
+
+  async function syncAll(): Promise<void> {
+    for (const agent of await store.agents.list()) {
+      if (
+        agent.status === 'active' &&
+        agent.provider !== 'http' &&
+        agent.syncStatus !== 'needs_credentials'
+      )
+        void sync(agent.id);
+    }
   }
 
   return {
@@ -351,12 +360,12 @@ export function createSyncService(deps: SyncDeps) {
     async connect(input: ConnectInput): Promise<{ agent: AgentRecord; created: boolean }> {
       const connected = await connectAgent(deps, input);
       void sync(connected.agent.id);
-      return { agent: store.agents.get(connected.agent.id)!, created: connected.created };
+      return { agent: (await store.agents.get(connected.agent.id))!, created: connected.created };
     },
     schedule,
     /** Applies a changed interval setting, when this engine runs the periodic sync at all. */
-    rescheduled(): void {
-      if (task && !stopping) schedule(defaultMinutes);
+    async rescheduled(): Promise<void> {
+      if (task && !stopping) await schedule(defaultMinutes);
     },
     intervalMinutes,
     isRunning: (agentId: string) => running.has(agentId),

@@ -1,7 +1,7 @@
 import type { AgentRecord } from '../store/agents.js';
 import type { Store } from '../store/index.js';
 import { deepMerge, leafPaths } from './diff.js';
-import type { AgentConfiguration } from './types.js';
+import type { AgentConfiguration, AgentTool } from './types.js';
 
 const pct = (part: number, total: number): number | null =>
   total === 0 ? null : Math.round((10_000 * part) / total) / 100;
@@ -23,9 +23,9 @@ export function channelOf(agent: AgentRecord): 'provider' | 'replica' | 'http' {
 }
 
 /** The Agent object of the specification, plus what sync and overrides add. */
-export function agentView(store: Store, agent: AgentRecord) {
-  const f = store.calls.figures(agent.id);
-  const avgScore = store.simulations.agentScore(agent.id).avg;
+export async function agentView(store: Store, agent: AgentRecord) {
+  const f = await store.calls.figures(agent.id);
+  const avgScore = (await store.simulations.agentScore(agent.id)).avg;
   const snapshot = agent.snapshot;
   return {
     id: agent.id,
@@ -68,11 +68,11 @@ export function agentView(store: Store, agent: AgentRecord) {
 
 /** An agent's tools with the success rate and response time of their calls (ours and imported). */
 export function agentTools(store: Store, agent: AgentRecord) {
-  return effectiveConfiguration(agent).tools.map((t) => {
-    const r = store.toolCalls.figuresOfName(
+  const toolOf = async (t: AgentTool) => {
+    const r = await store.toolCalls.figuresOfName(
       t.name,
       agent.id,
-      store.tools.findByName(t.name)?.id ?? null,
+      (await store.tools.findByName(t.name))?.id ?? null,
     );
     return {
       name: t.name,
@@ -84,5 +84,6 @@ export function agentTools(store: Store, agent: AgentRecord) {
       successRate: pct(r.ok, r.n),
       avgResponseTime: r.avg === null ? null : Math.round(r.avg),
     };
-  });
+  };
+  return Promise.all(effectiveConfiguration(agent).tools.map(toolOf));
 }

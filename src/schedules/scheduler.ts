@@ -19,17 +19,20 @@ const LATE_AFTER_MS = 60_000;
  * stopped or asleep runs once to catch up, marked late; a slot whose previous execution is still
  * running is skipped.
  */
-type Due = ReturnType<Services['store']['schedules']['due']>[number];
+type Due = Awaited<ReturnType<Services['store']['schedules']['due']>>[number];
 type EndCondition = ReturnType<typeof parseEndCondition>;
 
 /** Starts the schedule's scenario; an execution refused to start is a run that says why. */
-function startScheduled(
+async function startScheduled(
   services: Services,
   workspaceId: string,
   scenarioId: string,
-): { executionId: string | null; outcome: ScheduleRun['outcome']; reason: string | null } {
+): Promise<{ executionId: string | null; outcome: ScheduleRun['outcome']; reason: string | null }> {
   try {
-    const execution = startExecution(services, workspaceId, scenarioId, { variables: {}, runs: 1 });
+    const execution = await startExecution(services, workspaceId, scenarioId, {
+      variables: {},
+      runs: 1,
+    });
     return { executionId: execution.id, outcome: 'started', reason: null };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
@@ -56,16 +59,16 @@ function nextAfterRun(
 }
 
 /** Runs one due schedule (skipped while its previous execution runs) and moves it on. */
-function runDue(services: Services, s: Due, now: number): ScheduleRun | null {
+async function runDue(services: Services, s: Due, now: number): Promise<ScheduleRun | null> {
   const { store, clock } = services;
   const at = isoNow(clock);
   const end = parseEndCondition(s.periodEndCondition);
   if (!('error' in end) && end.kind === 'until' && end.at.getTime() < Date.parse(s.nextRun!)) {
-    store.schedules.end(s.id, `ended: the until date ${end.at.toISOString()} has passed`, at);
+    await store.schedules.end(s.id, `ended: the until date ${end.at.toISOString()} has passed`, at);
     return null;
   }
-  const previous = store.schedules.lastExecution(s.id);
-  const running = previous ? store.simulations.execution(s.workspaceId, previous) : undefined;
+  const previous = await store.schedules.lastExecution(s.id);
+  const running = previous ? await store.simulations.execution(s.workspaceId, previous) : undefined;
   const result =
     running && !TERMINAL.has(running.status)
       ? {
@@ -73,8 +76,8 @@ function runDue(services: Services, s: Due, now: number): ScheduleRun | null {
           outcome: 'skipped' as const,
           reason: `the previous execution ${previous} is still running`,
         }
-      : startScheduled(services, s.workspaceId, s.scenarioId);
-  const run = store.schedules.addRun({
+      : await startScheduled(services, s.workspaceId, s.scenarioId);
+  const run = await store.schedules.addRun({
     id: newId('run', now),
     scheduleId: s.id,
     scheduledFor: s.nextRun,
@@ -85,7 +88,7 @@ function runDue(services: Services, s: Due, now: number): ScheduleRun | null {
   });
   const scheduledRuns = s.scheduledRuns + (run.outcome === 'started' ? 1 : 0);
   const { next, endedReason } = nextAfterRun(s, end, { now, scheduledRuns });
-  store.schedules.advance(s.id, {
+  await store.schedules.advance(s.id, {
     lastRun: at,
     nextRun: next,
     scheduledRuns,
@@ -105,25 +108,35 @@ export function createScheduler(services: Services) {
   const { store, clock } = services;
   let task: { stop(): unknown } | null = null;
 
-  function tick(): ScheduleRun[] {
-    const now = clock.now();
-    const runs: ScheduleRun[] = [];
-    for (const s of store.schedules.due(isoNow(clock))) {
-      const run = runDue(services, s, now);
-      if (run) runs.push(run);
-    }
-    return runs;
+  // Ticks run one after another: two at once would both find the same schedule due.
+  let ticking: Promise<unknown> = Promise.resolve();
+  function tick(): Promise<ScheduleRun[]> {
+    const run = ticking.then(async () => {
+      const now = clock.now();
+      const runs: ScheduleRun[] = [];
+      for (const s of await store.schedules.due(isoNow(clock))) {
+        const ran = await runDue(services, s, now);
+        if (ran) runs.push(ran);
+      }
+      return runs;
+    });
+    ticking = run.catch(() => {});
+    return run;
   }
 
   return {
     tick,
     /** A run by hand: not counted towards after:N, and it leaves nextRun alone. */
-    runNow(workspaceId: string, scheduleId: string, scenarioId: string): ScheduleRun {
-      const result = startScheduled(services, workspaceId, scenarioId);
+    async runNow(
+      workspaceId: string,
+      scheduleId: string,
+      scenarioId: string,
+    ): Promise<ScheduleRun> {
+      const result = await startScheduled(services, workspaceId, scenarioId);
       const at = isoNow(clock);
-      return store.transaction(() => {
-        store.schedules.ranAt(scheduleId, at);
-        return store.schedules.addRun({
+      return store.transaction(async (tx) => {
+        await tx.schedules.ranAt(scheduleId, at);
+        return tx.schedules.addRun({
           id: newId('run', clock.now()),
           scheduleId,
           scheduledFor: null,
@@ -136,11 +149,7 @@ export function createScheduler(services: Services) {
     },
     start(log: (m: string) => void): void {
       const safeTick = () => {
-        try {
-          tick();
-        } catch (err) {
-          log(`schedules: ${(err as Error).message}`);
-        }
+        tick().catch((err: unknown) => log(`schedules: ${(err as Error).message}`));
       };
       safeTick(); // catch up at once after a stop
       task = cron.schedule('* * * * *', safeTick);

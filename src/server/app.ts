@@ -80,8 +80,15 @@ function parseJsonBody(text: string, done: (err: Error | null, body?: unknown) =
   done(null, parsed);
 }
 
-/** Host and origin allowlist, then the bearer credential (or a login session); throws the error to answer. */
-function admit(req: FastifyRequest, opts: ServerOptions, hosts: Set<string>): void {
+/**
+ * Host and origin allowlist, then the bearer credential (or a login session); throws the error to
+ * answer. A bearer credential is looked up in the store: that check answers a promise.
+ */
+function admit(
+  req: FastifyRequest,
+  opts: ServerOptions,
+  hosts: Set<string>,
+): Promise<void> | undefined {
   const host = req.headers.host ?? '';
   if (!hosts.has(host))
     throw forbidden(
@@ -102,12 +109,13 @@ function admit(req: FastifyRequest, opts: ServerOptions, hosts: Set<string>): vo
   }
   const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   if (!match) throw unauthorized('Send Authorization: Bearer <API key or workspace access token>');
-  const caller = opts.authenticate(match[1]!);
-  if (!caller)
-    throw unauthorized(
-      'The credential is not a valid API key or workspace access token (revoked, or mistyped?)',
-    );
-  req.caller = caller;
+  return opts.authenticate(match[1]!).then((caller) => {
+    if (!caller)
+      throw unauthorized(
+        'The credential is not a valid API key or workspace access token (revoked, or mistyped?)',
+      );
+    req.caller = caller;
+  });
 }
 
 /** An operation's input from a request: its query, body fields and path parameters in one object. */
@@ -149,14 +157,19 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
 
   const hostsAllowed = (): Set<string> =>
     (hosts ??= allowedHosts(opts.host, (app.server.address() as { port: number }).port));
-  // A callback hook, not an async one: no promise per request for work that never waits.
+  // A callback hook, not an async one: no promise for requests that need no credential lookup.
   app.addHook('onRequest', (req, _reply, done) => {
+    let lookup: Promise<void> | undefined;
     try {
-      admit(req, opts, hostsAllowed());
+      lookup = admit(req, opts, hostsAllowed());
     } catch (err) {
       return done(err as Error);
     }
-    done();
+    if (!lookup) return done();
+    lookup.then(
+      () => done(),
+      (err: unknown) => done(err as Error),
+    );
   });
 
   app.get('/openapi.json', (_req, reply) => reply.send(buildOpenApi(opts.catalogue)));

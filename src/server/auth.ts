@@ -18,21 +18,21 @@ export function createAuthenticator({ store, clock, envApiKey, osUser }: AuthOpt
   const envHash = envApiKey ? Buffer.from(hashCredential(envApiKey), 'hex') : null;
   const lastTouched = new Map<string, number>();
 
-  return function authenticate(credential: string): Caller | null {
+  return async function authenticate(credential: string): Promise<Caller | null> {
     if (envHash && timingSafeEqual(Buffer.from(hashCredential(credential), 'hex'), envHash)) {
       return { kind: 'api_key', keyId: 'key_env', user: { id: 'key_env', name: osUser } };
     }
-    const key = store.credentials.findKeyBySecret(credential);
+    const key = await store.credentials.findKeyBySecret(credential);
     if (key) {
       // Recording every use would add a write per request; once a minute is enough to tell.
       const now = clock.now();
       if ((lastTouched.get(key.id) ?? 0) < now - 60_000) {
         lastTouched.set(key.id, now);
-        store.credentials.touchKey(key.id, isoNow(clock));
+        await store.credentials.touchKey(key.id, isoNow(clock));
       }
       return { kind: 'api_key', keyId: key.id, user: { id: key.id, name: key.label ?? osUser } };
     }
-    const token = store.credentials.findTokenBySecret(credential);
+    const token = await store.credentials.findTokenBySecret(credential);
     if (token) {
       return {
         kind: 'token',

@@ -48,10 +48,10 @@ function simulationCounts(rows: EndedForAgent[]) {
 }
 
 /** The specification's Agent analytics record, from the agent's ended simulations. */
-export function agentAnalytics(store: Store, agentId: string, days: number, now: number) {
+export async function agentAnalytics(store: Store, agentId: string, days: number, now: number) {
   const from = now - days * 86_400_000;
   const before = from - days * 86_400_000;
-  const rows = store.simulations.scoredForAgent(
+  const rows = await store.simulations.scoredForAgent(
     agentId,
     new Date(before).toISOString(),
     new Date(now).toISOString(),

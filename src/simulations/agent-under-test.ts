@@ -26,14 +26,14 @@ export interface AgentUnderTest {
 export function chatAgent(
   session: ChatSession,
   startedAt: number,
-  onToolCall: (call: CallToolCall) => void = () => {},
+  onToolCall: (call: CallToolCall) => Promise<void> = () => Promise.resolve(),
 ): AgentUnderTest {
   return {
     firstMessage: session.firstMessage,
     async reply(callerText, signal) {
       const answer = await session.send(callerText, signal);
       const said = stripEnd(answer.text);
-      answer.toolCalls.forEach(onToolCall);
+      for (const call of answer.toolCalls) await onToolCall(call);
       const toolTurns: Turn[] = answer.toolCalls.map((tc) => ({
         role: 'tool',
         text: '',

@@ -22,9 +22,13 @@ export function createCancellations(store: Store) {
       if (now - (checkedAt.get(executionId) ?? 0) < 1_000) return false;
       checkedAt.set(executionId, now);
       if (checkedAt.size > 1_000) checkedAt.clear();
-      if (!store.simulations.isCancelled(executionId)) return false;
-      cancel(executionId);
-      return true;
+      // Asked at every turn, answered now: a cancel found in the store aborts the turns in flight
+      // when the read comes back. A failed read is only retried at the next check.
+      store.simulations.isCancelled(executionId).then(
+        (yes) => yes && cancel(executionId),
+        () => checkedAt.delete(executionId),
+      );
+      return false;
     },
     /** The execution's abort signal, held while one simulation runs; release() when it ends. */
     holdSignal(executionId: string) {

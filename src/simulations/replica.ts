@@ -40,11 +40,12 @@ export interface ReplicaOptions {
   startedAt: number;
 }
 
-type OfferedTool = NonNullable<ReturnType<RuntimeDeps['findTool']>>;
+type OfferedTool = NonNullable<Awaited<ReturnType<RuntimeDeps['findTool']>>>;
 
 /** The agent's tools that we define (by name), and how the model is told of them. */
-function offeredTools(config: AgentConfiguration, tools: RuntimeDeps) {
-  const offered = config.tools.map((t) => tools.findTool(t.name)).filter((t) => t !== undefined);
+async function offeredTools(config: AgentConfiguration, tools: RuntimeDeps) {
+  const found = await Promise.all(config.tools.map((t) => tools.findTool(t.name)));
+  const offered = found.filter((t) => t !== undefined);
   const specs: ToolSpec[] = offered.map((t) => {
     const def = t.definition as unknown as ToolDef & { description?: string };
     return {
@@ -88,9 +89,9 @@ async function callTool(
  * The agent under test run from its effective configuration (synced snapshot plus local
  * overrides) on the replica model. Its tools are ours of the same name, called for real.
  */
-export function replicaAgent(opts: ReplicaOptions): AgentUnderTest {
+export async function replicaAgent(opts: ReplicaOptions): Promise<AgentUnderTest> {
   const { config, model, usage, startedAt } = opts;
-  const { offered, specs } = offeredTools(config, opts.tools);
+  const { offered, specs } = await offeredTools(config, opts.tools);
   const system = `${config.prompt ?? 'You are a helpful voice agent.'}\n\nYou are on a phone call: answer in short spoken sentences. When the conversation is finished, say goodbye and end your message with ${END_MARKER}.`;
   const messages: ChatMessage[] = [];
   if (config.firstMessage) messages.push({ role: 'assistant', content: config.firstMessage });

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { isoNow } from '../clock.js';
 import type { EventBus } from '../events.js';
 import { createModelThreads } from '../llm/model-threads.js';
-import { connectionFor } from '../llm/settings.js';
+import { connectionsFor } from '../llm/settings.js';
 import {
   DEFAULT_MODEL_POLICY,
   emptyUsage,
@@ -44,15 +44,15 @@ export interface RunnerDeps {
 }
 
 /** What a simulation runs with, as stored now; an error when one of them was deleted since. */
-function inputsOf(store: Store, sim: Simulation & { workspace_id: string }) {
-  const scenario = store.scenarios.get(sim.workspace_id, sim.scenario_id);
-  const persona = store.personas.profile(sim.workspace_id, sim.persona_id ?? '');
-  const agent = store.agents.get(sim.agent_id ?? '');
+async function inputsOf(store: Store, sim: Simulation & { workspace_id: string }) {
+  const scenario = await store.scenarios.get(sim.workspace_id, sim.scenario_id);
+  const persona = await store.personas.profile(sim.workspace_id, sim.persona_id ?? '');
+  const agent = await store.agents.get(sim.agent_id ?? '');
   if (!scenario || !persona || !agent)
     throw new Error('its scenario, persona or agent was deleted');
   const variables = resolveVariables(
     scenario.promptVariables,
-    store.simulations.variablesOf(sim.execution_id) ?? {},
+    (await store.simulations.variablesOf(sim.execution_id)) ?? {},
   );
   return { scenario, persona, agent, variables };
 }
@@ -65,12 +65,12 @@ type Ending = Partial<Finished> & { status: Simulation['status'] };
  * Stores how a simulation ended (what it did not get to stays empty) and tells who listens.
  * `began` times it; `usage` is what it spent on models, even when it ended in error.
  */
-function finishSimulation(
+async function finishSimulation(
   deps: RunnerDeps,
   sim: Simulation,
   ran: { began: number; usage: Finished['usage']; ending: Ending },
-): void {
-  deps.store.simulations.finish(sim.id, {
+): Promise<void> {
+  await deps.store.simulations.finish(sim.id, {
     end_reason: null,
     turns: [],
     score: null,
@@ -91,7 +91,7 @@ function finishSimulation(
 /** How the agent under test is reached on its channel: its replica, or its deployed self. */
 async function agentFor(
   channel: string,
-  agent: NonNullable<ReturnType<Store['agents']['get']>>,
+  agent: NonNullable<Awaited<ReturnType<Store['agents']['get']>>>,
   ctx: {
     deps: RunnerDeps;
     model: (role: 'replica') => ModelClient;
@@ -111,13 +111,13 @@ async function agentFor(
     });
   // Tools the deployed agent reports calling go to the call log, like the replica's own.
   const logRow = reportedCalls(deps.store, 'simulation');
-  return chatAgent(await openAgentChat(agent, deps.secrets, deps.adapters), began, (call) =>
-    deps.tools.record(logRow(call, agent.id, Date.now() - (call.latencyMs ?? 0))),
+  return chatAgent(await openAgentChat(agent, deps.secrets, deps.adapters), began, async (call) =>
+    deps.tools.record(await logRow(call, agent.id, Date.now() - (call.latencyMs ?? 0))),
   );
 }
 
 type Outcome = Awaited<ReturnType<typeof converse>>;
-type StoredScenario = NonNullable<ReturnType<Store['scenarios']['get']>>;
+type StoredScenario = NonNullable<Awaited<ReturnType<Store['scenarios']['get']>>>;
 
 /** Scores a finished conversation: the scorecard's metrics, then the script's expectations. */
 async function scoreOutcome(
@@ -126,7 +126,7 @@ async function scoreOutcome(
   ctx: { store: Store; workspaceId: string; judge: () => ReturnType<typeof modelJudge> | null },
 ): Promise<{ score: number | null; passed: boolean | null; results: MetricResult[] }> {
   const scorecard = scenario.scorecard
-    ? (ctx.store.scorecards.get(ctx.workspaceId, scenario.scorecard) ?? null)
+    ? ((await ctx.store.scorecards.get(ctx.workspaceId, scenario.scorecard)) ?? null)
     : null;
   const metrics = metricsFor(scorecard, scenario.expectedBehavior, scenario.expectedOutcome);
   const judge = metrics.some((m) => m.type === 'llm_judge') ? ctx.judge() : null;
@@ -199,9 +199,9 @@ async function runSimulation(
   const usage = emptyUsage();
   const finish = (ending: Ending) => finishSimulation(deps, sim, { began, usage, ending });
   try {
-    const { scenario, persona, agent, variables } = inputsOf(store, sim);
-    const connection = (role: 'caller' | 'judge' | 'replica') =>
-      connectionFor(store, deps.secrets, role, deps.llmDefault);
+    const { scenario, persona, agent, variables } = await inputsOf(store, sim);
+    const connections = await connectionsFor(store, deps.secrets, deps.llmDefault);
+    const connection = (role: 'caller' | 'judge' | 'replica') => connections[role];
     const callerConnection = scenario.script ? null : connection('caller');
     if (!scenario.script && !callerConnection)
       throw new Error('no language model is configured for the caller role');
@@ -215,7 +215,7 @@ async function runSimulation(
       usage,
       began,
     });
-    const limits = simulationSettings(store, deps.defaults);
+    const limits = await simulationSettings(store, deps.defaults);
     const abort = cancellations.holdSignal(sim.execution_id);
     let outcome;
     try {
@@ -247,13 +247,13 @@ async function runSimulation(
     const { score, passed, results } = await scoreOutcome(outcome, scenario, {
       store,
       workspaceId: sim.workspace_id,
-      // The judge model is looked up only when a metric asks for it.
+      // The judge model is reached only when a metric asks for it.
       judge: () => {
         const found = connection('judge');
         return found ? modelJudge(clientFor(found), usage) : null;
       },
     });
-    finish({
+    await finish({
       status: 'completed',
       turns: outcome.turns,
       end_reason: outcome.endReason,
@@ -263,7 +263,7 @@ async function runSimulation(
     });
   } catch (err) {
     if (err instanceof Interrupted) return; // stays running: the next start runs it again
-    finish({ status: 'failed', end_reason: 'error', error: (err as Error).message });
+    await finish({ status: 'failed', end_reason: 'error', error: (err as Error).message });
   }
 }
 
@@ -285,11 +285,30 @@ export function createSimulationRunner(deps: RunnerDeps) {
   let started = false;
   const ctx: RunContext = { deps, clientFor, cancellations, stopping: () => stopping };
 
+  // One fill at a time: two at once would each see room in the pool and claim past its size.
+  let filling: Promise<void> | null = null;
+  let fillAgain = false;
   function pump(): void {
     if (!started || stopping) return;
-    const { concurrency } = simulationSettings(store, deps.defaults);
-    while (active.size < concurrency) {
-      const sim = store.simulations.claim(isoNow(clock));
+    if (filling) {
+      fillAgain = true;
+      return;
+    }
+    filling = fill()
+      .catch((err: unknown) => deps.log(`the simulation queue failed: ${(err as Error).message}`))
+      .finally(() => {
+        filling = null;
+        if (fillAgain) {
+          fillAgain = false;
+          pump();
+        }
+      });
+  }
+
+  async function fill(): Promise<void> {
+    const { concurrency } = await simulationSettings(store, deps.defaults);
+    while (active.size < concurrency && !stopping) {
+      const sim = await store.simulations.claim(isoNow(clock));
       if (!sim) return;
       events.emit('simulation.progress', {
         simulationId: sim.id,
@@ -309,9 +328,10 @@ export function createSimulationRunner(deps: RunnerDeps) {
   }
 
   return {
-    start(): void {
+    async start(): Promise<void> {
+      // Recovered before anything is claimed: a claim first would be taken for an interrupted run.
+      const recovered = await store.simulations.recover(isoNow(clock));
       started = true;
-      const recovered = store.simulations.recover(isoNow(clock));
       if (recovered)
         deps.log(`${recovered} simulation(s) interrupted by the last stop will run again`);
       pump();
@@ -331,6 +351,7 @@ export function createSimulationRunner(deps: RunnerDeps) {
     },
     async stop(): Promise<void> {
       stopping = true;
+      await filling;
       await Promise.allSettled([...active]);
       await models.close();
     },

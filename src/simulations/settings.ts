@@ -14,6 +14,10 @@ export const SIMULATION_LIMITS = {
 } as const;
 
 /** The stored settings, field by field over the engine's defaults (its options, else 4 / 20 / 5 minutes). */
-export function simulationSettings(store: Store, defaults: SimulationSettings): SimulationSettings {
-  return { ...defaults, ...(store.settings.get<Partial<SimulationSettings>>('simulations') ?? {}) };
+export async function simulationSettings(
+  store: Store,
+  defaults: SimulationSettings,
+): Promise<SimulationSettings> {
+  const stored = await store.settings.get<Partial<SimulationSettings>>('simulations');
+  return { ...defaults, ...(stored ?? {}) };
 }

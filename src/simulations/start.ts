@@ -1,7 +1,7 @@
 import { isoNow } from '../clock.js';
 import { AppError, notFound, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
-import { connectionFor } from '../llm/settings.js';
+import { connectionsFor } from '../llm/settings.js';
 import type { Clock } from '../clock.js';
 import type { ModelConnection, Role } from '../llm/types.js';
 import { refusesConnections } from '../net/reachability.js';
@@ -86,13 +86,13 @@ function variableProblems(scenario: Scenario): ErrorDetail[] {
  * Looks at a scenario as an execution would run it: personas and agents to pair, variables that
  * are declared, each agent on a channel it has, and a model for every role that needs one.
  */
-function planExecution(
+async function planExecution(
   ctx: ExecutionDeps,
   workspaceId: string,
   scenarioId: string,
   req: ExecutionRequest,
-): ExecutionPlan {
-  const scenario = ctx.store.scenarios.get(workspaceId, scenarioId);
+): Promise<ExecutionPlan> {
+  const scenario = await ctx.store.scenarios.get(workspaceId, scenarioId);
   if (!scenario) throw notFound('scenario', scenarioId);
   const problems: ErrorDetail[] = [];
   if (!scenario.personas.length)
@@ -102,12 +102,8 @@ function planExecution(
   problems.push(...variableProblems(scenario));
   const variables = resolveVariables(scenario.promptVariables, req.variables);
   // Each role's connection is read (and its key opened) once, however many agents ask for it.
-  const connections = new Map<Role, ModelConnection | null>();
-  const model = (role: Role): ModelConnection | null => {
-    if (!connections.has(role))
-      connections.set(role, connectionFor(ctx.store, ctx.secrets, role, ctx.llmDefault));
-    return connections.get(role)!;
-  };
+  const connections = await connectionsFor(ctx.store, ctx.secrets, ctx.llmDefault);
+  const model = (role: Role): ModelConnection | null => connections[role];
   const models: ExecutionPlan['models'] = {};
   /** A role the execution cannot run without: its model, or the problem saying why it is needed. */
   const need = (role: Role, why: string): void => {
@@ -121,7 +117,7 @@ function planExecution(
       'the scenario has no script, and no language model is configured for the caller role',
     );
   const scorecard = scenario.scorecard
-    ? (ctx.store.scorecards.get(workspaceId, scenario.scorecard) ?? null)
+    ? ((await ctx.store.scorecards.get(workspaceId, scenario.scorecard)) ?? null)
     : null;
   const judged = metricsFor(scorecard, scenario.expectedBehavior, scenario.expectedOutcome).some(
     (m) => m.type === 'llm_judge',
@@ -133,7 +129,7 @@ function planExecution(
     );
   const channels = new Map<string, Channel>();
   for (const agentId of scenario.targetAgents) {
-    const agent = ctx.store.agents.get(agentId);
+    const agent = await ctx.store.agents.get(agentId);
     if (!agent) {
       problems.push({ path: 'targetAgents', message: `agent ${agentId} no longer exists` });
       continue;
@@ -169,7 +165,7 @@ async function unreachable(ctx: ExecutionDeps, plan: ExecutionPlan): Promise<Err
   const targets: { path: string; what: string; url: string }[] = [];
   for (const [agentId, channel] of plan.channels) {
     if (channel === 'replica') continue;
-    const agent = ctx.store.agents.get(agentId);
+    const agent = await ctx.store.agents.get(agentId);
     const url = agent && baseUrlOf(ctx, agent);
     if (agent && url) targets.push({ path: `agents.${agentId}`, what: `agent ${agent.name}`, url });
   }
@@ -190,7 +186,7 @@ function baseUrlOf(ctx: ExecutionDeps, agent: AgentRecord): string | null {
   }
 }
 
-function createExecution(ctx: ExecutionDeps, plan: ExecutionPlan, req: ExecutionRequest) {
+async function createExecution(ctx: ExecutionDeps, plan: ExecutionPlan, req: ExecutionRequest) {
   const { scenario, channels } = plan;
   const now = ctx.clock.now();
   const sims = scenario.personas.flatMap((persona_id) =>
@@ -204,9 +200,9 @@ function createExecution(ctx: ExecutionDeps, plan: ExecutionPlan, req: Execution
     ),
   );
   const id = newId('exe', now);
-  const { concurrency } = simulationSettings(ctx.store, ctx.simulationDefaults);
+  const { concurrency } = await simulationSettings(ctx.store, ctx.simulationDefaults);
   const estimate = new Date(now + Math.ceil(sims.length / concurrency) * 30_000).toISOString();
-  ctx.store.simulations.createExecution(
+  await ctx.store.simulations.createExecution(
     {
       id,
       workspaceId: plan.workspaceId,
@@ -235,13 +231,13 @@ function createExecution(ctx: ExecutionDeps, plan: ExecutionPlan, req: Execution
  * monitor must record an unreachable agent as failed simulations, not skip the run).
  * Refuses (400, every problem listed) whatever would keep the simulations from running.
  */
-export function startExecution(
+export async function startExecution(
   ctx: ExecutionDeps,
   workspaceId: string,
   scenarioId: string,
   req: ExecutionRequest,
 ) {
-  const plan = planExecution(ctx, workspaceId, scenarioId, req);
+  const plan = await planExecution(ctx, workspaceId, scenarioId, req);
   if (plan.problems.length) throw refuse(plan.problems);
   return createExecution(ctx, plan, req);
 }
@@ -253,7 +249,7 @@ export async function startCheckedExecution(
   scenarioId: string,
   req: ExecutionRequest,
 ) {
-  const plan = planExecution(ctx, workspaceId, scenarioId, req);
+  const plan = await planExecution(ctx, workspaceId, scenarioId, req);
   const problems = [...plan.problems, ...(await unreachable(ctx, plan))];
   if (problems.length) throw refuse(problems);
   return createExecution(ctx, plan, req);

@@ -15,19 +15,12 @@ import { createScorecardStore } from './scorecards.js';
 import { createToolCallStore } from './tool-calls.js';
 import { createToolStore } from './tools.js';
 import { createWorkspaceStore } from './workspaces.js';
+import { TransactionGate, settle } from './transaction-gate.js';
 
-/**
- * Every read and write of the engine goes through these per-resource modules; operations never
- * hold SQL. A PostgreSQL store would provide the same shape.
- */
-export function createStore(db: Db) {
+/** The SQLite modules, synchronous underneath (better-sqlite3). */
+function sqliteModules(db: Db) {
   const cache = createReadCache(db);
   return {
-    db,
-    /** Runs fn in one transaction: several writes that must land together or not at all. */
-    transaction<T>(fn: () => T): T {
-      return db.transaction(fn)();
-    },
     agents: createAgentStore(db),
     alerts: createAlertStore(db),
     alertEvents: createAlertEventStore(db),
@@ -46,4 +39,78 @@ export function createStore(db: Db) {
   };
 }
 
-export type Store = ReturnType<typeof createStore>;
+type Modules = ReturnType<typeof sqliteModules>;
+
+/** A module as the engine sees it: every method answers a promise, whatever the database. */
+type Asynchronous<M> = {
+  [K in keyof M]: M[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : M[K];
+};
+
+/** A mapped type drops a method's type parameters: the settings' typed read is restated. */
+interface SettingsModule extends Omit<Asynchronous<Modules['settings']>, 'get'> {
+  get<T>(key: string): Promise<T | null>;
+}
+
+export type StoreModules = { [K in keyof Modules]: Asynchronous<Modules[K]> } & {
+  settings: SettingsModule;
+};
+
+/**
+ * Every read and write of the engine goes through these per-resource modules; operations never
+ * hold SQL. Every method is asynchronous so that a store on a database server has the same shape
+ * as the one on SQLite.
+ */
+export interface Store extends StoreModules {
+  /**
+   * Runs fn in one transaction: several writes that land together or not at all. Inside, use the
+   * store passed to fn (the outer one waits until the transaction ends), and await nothing but
+   * store calls: a transaction holds the database while it is open.
+   */
+  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+  /** The SQLite database underneath (tests and benchmarks inspect it; the engine never does). */
+  readonly db: Db;
+}
+
+/** The modules' methods, each one run through `call` and answering a promise. */
+function asynchronous(modules: Modules, call: <R>(run: () => R) => Promise<R>): StoreModules {
+  const facade: Record<string, Record<string, unknown>> = {};
+  for (const [name, module] of Object.entries(modules)) {
+    const methods: Record<string, unknown> = {};
+    for (const [key, member] of Object.entries(module as Record<string, unknown>)) {
+      methods[key] =
+        typeof member === 'function'
+          ? (...args: unknown[]) => call(() => (member as (...a: unknown[]) => unknown)(...args))
+          : member;
+    }
+    facade[name] = methods;
+  }
+  return facade as unknown as StoreModules;
+}
+
+/** The store on an open SQLite database (migrated by the caller). */
+export function createStore(db: Db): Store {
+  const modules = sqliteModules(db);
+  const gate = new TransactionGate();
+  // Inside a transaction calls run at once; everyone else waits for the gate.
+  const inside: Store = {
+    ...asynchronous(modules, settle),
+    db,
+    transaction: (fn) => fn(inside),
+  };
+  return {
+    ...asynchronous(modules, (run) => gate.run(run)),
+    db,
+    transaction: (fn) =>
+      gate.exclusive(async () => {
+        db.exec('BEGIN IMMEDIATE');
+        try {
+          const result = await fn(inside);
+          db.exec('COMMIT');
+          return result;
+        } catch (err) {
+          if (db.inTransaction) db.exec('ROLLBACK');
+          throw err;
+        }
+      }),
+  };
+}

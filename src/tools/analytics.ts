@@ -1,5 +1,5 @@
 import type { StoredTool } from '../store/tools.js';
-import type { ToolCallStore } from '../store/tool-calls.js';
+import type { Store } from '../store/index.js';
 import { recommend } from './recommendations.js';
 import { DEFAULT_TIMEOUT_MS } from './runtime.js';
 import type { ToolDef } from './types.js';
@@ -43,17 +43,17 @@ export function ratesOf(f: { total: number; successes: number; timeouts: number 
   };
 }
 
-export function toolAnalytics(
-  calls: ToolCallStore,
+export async function toolAnalytics(
+  calls: Store['toolCalls'],
   tool: StoredTool,
   days: number,
   now: number,
-): ToolAnalytics {
+): Promise<ToolAnalytics> {
   const from = now - days * 86_400_000;
-  const f = calls.figures(tool.id, from, now);
+  const f = await calls.figures(tool.id, from, now);
   const { successRate, timeoutRate, errorRate } = ratesOf(f);
-  const p95 = calls.p95(tool.id, from, now, f.total) ?? 0;
-  const errors = calls.errors(tool.id, from, now).map((e) => ({
+  const p95 = (await calls.p95(tool.id, from, now, f.total)) ?? 0;
+  const errors = (await calls.errors(tool.id, from, now)).map((e) => ({
     type: e.type,
     count: e.count,
     percentage: pct(e.count, f.total),

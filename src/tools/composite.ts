@@ -43,7 +43,7 @@ export async function runComposite({
       ? runs[steps.findIndex((s) => s.tool === step.dependsOn)]!
       : Promise.resolve(null);
     runs[i] = after.then(async () => {
-      const tool = call.deps.findTool(step.tool);
+      const tool = await call.deps.findTool(step.tool);
       if (!tool) throw new StepFailed(step.tool, missing(step.tool));
       const params: Record<string, unknown> = {};
       for (const name of step.params) {

@@ -78,8 +78,8 @@ export function createToolRuntime({
     now: () => clock.now(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     retryBaseMs,
-    record: (call) => {
-      store.toolCalls.insert(call);
+    record: async (call) => {
+      await store.toolCalls.insert(call);
       called(call.toolId);
     },
   };

@@ -11,10 +11,10 @@ import type { ToolDef } from './types.js';
  */
 export function reportedCalls(store: Store, source: CallSource) {
   const tools = new Map<string, { toolId: string; logPayloads: boolean }>();
-  const toolOf = (name: string) => {
+  const toolOf = async (name: string) => {
     let found = tools.get(name);
     if (!found) {
-      const tool = store.tools.findByName(name);
+      const tool = await store.tools.findByName(name);
       found = {
         toolId: tool?.id ?? `ext_${name}`,
         logPayloads: (tool?.definition as unknown as ToolDef | undefined)?.logPayloads === true,
@@ -23,6 +23,10 @@ export function reportedCalls(store: Store, source: CallSource) {
     }
     return found;
   };
-  return (call: CallToolCall, agentId: string | null, startedMs: number): ToolCallRecord =>
-    reportedCallRecord(call, { ...toolOf(call.name), agentId, source, startedMs });
+  return async (
+    call: CallToolCall,
+    agentId: string | null,
+    startedMs: number,
+  ): Promise<ToolCallRecord> =>
+    reportedCallRecord(call, { ...(await toolOf(call.name)), agentId, source, startedMs });
 }

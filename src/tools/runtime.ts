@@ -87,7 +87,7 @@ export const executeTool: ExecuteTool = async (tool, params, call) => {
   }
   // A target that echoes a secret back (in an error page, a body) never gets it stored or answered.
   answer = redact(answer, deps.secretsOf(tool));
-  deps.record({
+  await deps.record({
     toolId: tool.id,
     toolName: tool.name,
     agentId: options.agentId ?? null,

@@ -42,7 +42,7 @@ export interface ToolAnswer {
 }
 
 export interface RuntimeDeps {
-  findTool(name: string): StoredTool | undefined;
+  findTool(name: string): Promise<StoredTool | undefined>;
   /** The tool's config with its secrets in clear (for the call only, never answered or logged). */
   openConfig(tool: StoredTool): ToolDef['config'];
   /** The tool's config as answers show it (secrets masked). */
@@ -53,7 +53,7 @@ export interface RuntimeDeps {
   now(): number;
   sleep(ms: number): Promise<void>;
   retryBaseMs: number;
-  record(call: ToolCallRecord): void;
+  record(call: ToolCallRecord): Promise<void>;
 }
 
 export interface CallOptions {

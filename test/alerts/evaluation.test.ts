@@ -8,9 +8,14 @@ describe('alert evaluation: ok -> firing -> resolved', () => {
   let hook: Awaited<ReturnType<typeof startReceiver>>;
   let toolId: string;
   let clock = testClock(Date.parse('2026-06-10T12:00:00Z'));
-  const log = (outcome: ToolCallRecord['outcome'], durationMs = 100, n = 1, tool = toolId) => {
+  const log = async (
+    outcome: ToolCallRecord['outcome'],
+    durationMs = 100,
+    n = 1,
+    tool = toolId,
+  ) => {
     for (let i = 0; i < n; i++) {
-      s.engine.store.toolCalls.insert({
+      await s.engine.store.toolCalls.insert({
         toolId: tool,
         toolName: 'crm',
         agentId: null,
@@ -71,9 +76,9 @@ describe('alert evaluation: ok -> firing -> resolved', () => {
         },
       })
     ).body;
-    log('http_error', 100, 4);
+    await log('http_error', 100, 4);
     expect(await evaluate()).toEqual([]); // 4 samples: below minSamples (5)
-    log('timeout');
+    await log('timeout');
     expect(await evaluate()).toEqual([{ alertId: a.id, state: 'firing', value: 0 }]);
     expect((await s.call('GET', `/v1/alerts/${a.id}`)).body.state).toBe('firing');
     expect(await evaluate()).toEqual([]);
@@ -85,7 +90,7 @@ describe('alert evaluation: ok -> firing -> resolved', () => {
       timeWindow: '15m',
     });
 
-    log('success', 100, 45); // 45 of 50: 90%, no longer below 90
+    await log('success', 100, 45); // 45 of 50: 90%, no longer below 90
     expect(await evaluate()).toEqual([{ alertId: a.id, state: 'resolved', value: 90 }]);
     expect(hook.received).toHaveLength(2);
     expect(JSON.parse(hook.received[1]!.body)).toMatchObject({
@@ -112,8 +117,8 @@ describe('alert evaluation: ok -> firing -> resolved', () => {
         config: { url: 'http://127.0.0.1:1/x' },
       })
     ).body.id;
-    log('success', 50, 18, other);
-    log('success', 900, 2, other); // p95 of 20 = 19th smallest = 900
+    await log('success', 50, 18, other);
+    await log('success', 900, 2, other); // p95 of 20 = 19th smallest = 900
     const a = (
       await s.call('POST', '/v1/alerts', {
         name: 'CRM slow',
@@ -152,15 +157,15 @@ describe('alert evaluation: ok -> firing -> resolved', () => {
         },
       })
     ).body;
-    log('success', 10, 6);
+    await log('success', 10, 6);
     expect((await evaluate(a.id)).map((c: { state: string }) => c.state)).toEqual(['firing']);
     clock.advance(16 * 60_000); // the calls leave the window
-    log('success', 10, 1);
+    await log('success', 10, 1);
     expect((await evaluate(a.id)).map((c: { state: string }) => c.state)).toEqual(['resolved']);
-    log('success', 10, 6);
+    await log('success', 10, 6);
     expect(await evaluate(a.id)).toEqual([]); // 16 minutes since it fired: within the 30m cooldown
     clock.advance(15 * 60_000);
-    log('success', 10, 6);
+    await log('success', 10, 6);
     expect((await evaluate(a.id)).map((c: { state: string }) => c.state)).toEqual(['firing']);
     expect((await events(a.id)).map((e: { state: string }) => e.state)).toEqual([
       'firing',

@@ -190,11 +190,11 @@ describe('alerts', () => {
       url: 'https://hooks.example.com/x',
       secret: '****6789',
     });
-    const stored = s.engine.store.alerts.get(a.id)!.definition.notifications as Json;
+    const stored = (await s.engine.store.alerts.get(a.id))!.definition.notifications as Json;
     const { SecretBox } = await import('../../src/secrets.js');
-    expect(SecretBox.forDataDir(s.dataDir, s.engine.store).open(stored.webhook.secret)).toBe(
-      'whsec_0123456789',
-    );
+    expect(
+      (await SecretBox.forDataDir(s.dataDir, s.engine.store)).open(stored.webhook.secret),
+    ).toBe('whsec_0123456789');
     expect(
       paths(await s.call('PATCH', `/v1/alerts/${a.id}`, { condition: { metric: 'vibes' } })),
     ).toEqual(['condition.metric']);

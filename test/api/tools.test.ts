@@ -252,11 +252,10 @@ describe('tools', () => {
       description: 'changed',
     });
     expect(updated.status).toBe(200);
-    const stored = s.engine.store.tools.findByName('secretive')!.definition as Json;
-    const secrets = (await import('../../src/secrets.js')).SecretBox.forDataDir(
-      s.dataDir,
-      s.engine.store,
-    );
+    const stored = (await s.engine.store.tools.findByName('secretive'))!.definition as Json;
+    const secrets = await (
+      await import('../../src/secrets.js')
+    ).SecretBox.forDataDir(s.dataDir, s.engine.store);
     expect(secrets.open(stored.config.auth.token)).toBe(token);
     // A new value replaces it.
     await s.call('PUT', '/v1/tools/secretive', {
@@ -285,11 +284,11 @@ describe('tools', () => {
     await s.call('PUT', '/v1/tools/pg_secret', { ...definition, description: 'echoed' });
     const dry = await s.call('POST', '/v1/tools/pg_secret/test', { dryRun: true });
     expect(dry.body.request.connection).toBe('postgres://app:****@127.0.0.1:5432/crm');
-    const stored = s.engine.store.tools.findByName('pg_secret')!.definition as Json;
+    const stored = (await s.engine.store.tools.findByName('pg_secret'))!.definition as Json;
     const { SecretBox } = await import('../../src/secrets.js');
-    expect(SecretBox.forDataDir(s.dataDir, s.engine.store).open(stored.config.connection)).toBe(
-      connection,
-    );
+    expect(
+      (await SecretBox.forDataDir(s.dataDir, s.engine.store)).open(stored.config.connection),
+    ).toBe(connection);
   });
 
   it('numbers every version and rolls back as a new version', async () => {

@@ -10,14 +10,14 @@ export async function alertsBench(): Promise<Figure[]> {
   const dir = tempDir();
   const now = Date.now();
   const engine = createEngine({ dataDir: dir, exclusive: false, clock: { now: () => now } });
-  engine.start();
+  await engine.start();
   const store = engine.store;
   const at = new Date(now).toISOString();
   const tools: string[] = [];
-  store.transaction(() => {
+  await store.transaction(async (tx) => {
     for (let t = 0; t < 1_000; t++) {
       const id = newId('tool', now + t);
-      store.tools.insert(
+      await tx.tools.insert(
         {
           id,
           name: `tool_${t}`,
@@ -67,7 +67,7 @@ export async function alertsBench(): Promise<Figure[]> {
               threshold: 1e9,
               timeWindow: '1d',
             };
-      store.alerts.insert({
+      await tx.alerts.insert({
         id: newId('alr', now + t),
         definition: {
           name: `alert ${t}`,
@@ -93,7 +93,7 @@ export async function alertsBench(): Promise<Figure[]> {
     events: engine.events,
     alerts: createAlertService({
       store,
-      secrets: SecretBox.forDataDir(dir, store),
+      secrets: await SecretBox.forDataDir(dir, store),
       clock,
       events: engine.events,
     }),
@@ -108,7 +108,8 @@ export async function alertsBench(): Promise<Figure[]> {
     roundTimes.push(performance.now() - t);
     if (changes.length) throw new Error('no alert should fire in the benchmark');
     t = performance.now();
-    for (const id of tools) toolAnalytics(store.toolCalls, store.tools.find(id)!, 1, now);
+    for (const id of tools)
+      await toolAnalytics(store.toolCalls, (await store.tools.find(id))!, 1, now);
     oneByOne.push(performance.now() - t);
   }
   await engine.stop();

@@ -24,14 +24,14 @@ const WORDS = [
 async function engineWith(count: number, marked: number) {
   const dataDir = tempDir();
   const engine = createEngine({ dataDir });
-  const key = engine.start().firstApiKey!;
-  const ws = engine.store.workspaces.list()[0]!.id;
+  const key = (await engine.start()).firstApiKey!;
+  const ws = (await engine.store.workspaces.list())[0]!.id;
   const base = Date.parse('2026-01-01T00:00:00Z');
-  engine.store.transaction(() => {
+  await engine.store.transaction(async (tx) => {
     for (let i = 0; i < count; i++) {
       const at = new Date(base + i * 1000).toISOString();
       const special = i % Math.floor(count / marked) === 0;
-      engine.store.personas.insert(ws, {
+      await tx.personas.insert(ws, {
         id: newId('per', base + i),
         name: `${WORDS[i % 10]} caller ${i}${special ? ' Zephyr' : ''}`,
         language: 'en',

@@ -25,7 +25,7 @@ const clock = { now: () => Date.parse('2026-06-20T00:00:00Z') + (Date.now() - st
 
 if (mode === 'import') {
   const engine = createEngine({ dataDir: dir, clock });
-  engine.start();
+  await engine.start();
   const started = performance.now();
   const done = new Promise<void>((resolve) =>
     engine.events.subscribe((e) => e.type === 'sync.finished' && resolve()),

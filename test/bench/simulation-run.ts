@@ -36,7 +36,7 @@ if (mode === 'engine') {
     maxTurns: TURNS + 5,
     llmDefault: { kind: 'openai', baseUrl: url, apiKey: 'bench', model: 'bench' },
   });
-  engine.start();
+  await engine.start();
   sampler.include(() => engine.modelThreadsHeapUsed());
   const now = new Date().toISOString();
   const snapshot: AgentSnapshot = {
@@ -55,7 +55,7 @@ if (mode === 'engine') {
       tools: [],
     },
   };
-  engine.store.agents.insert({
+  await engine.store.agents.insert({
     id: 'agt_bench',
     provider: 'vapi',
     providerAgentId: 'b',

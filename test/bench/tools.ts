@@ -38,7 +38,7 @@ export async function toolsBench(): Promise<Figure[]> {
   const figures: Figure[] = [];
   const dataDir = tempDir();
   const engine = createEngine({ dataDir });
-  const key = engine.start().firstApiKey!;
+  const key = (await engine.start()).firstApiKey!;
   const base = await engine.listen(0, '127.0.0.1');
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 
@@ -108,7 +108,7 @@ export async function toolsBench(): Promise<Figure[]> {
   const timeFor = async (rows: number) => {
     const dir = tempDir();
     const e = createEngine({ dataDir: dir });
-    e.start();
+    await e.start();
     const now = Date.now();
     const tool = (
       await e.invoke('tools.create', {
@@ -120,7 +120,7 @@ export async function toolsBench(): Promise<Figure[]> {
     const insert = e.store.db.prepare(
       'INSERT INTO tool_calls (tool_id, tool_name, agent_id, source, started_ms, duration_ms, outcome, status_code, attempts) VALUES (?,?,?,?,?,?,?,?,1)',
     );
-    e.store.transaction(() => {
+    e.store.db.transaction(() => {
       // The measured tool has the same 10,000 calls in its window either way; the rest of the
       // table is other tools' calls and older history.
       for (let i = 0; i < 10_000; i++)

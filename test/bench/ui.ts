@@ -13,10 +13,10 @@ const KEY = 'cbk_bench_ui_key';
 async function seeded(count: number): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cb-ui-bench-'));
   const engine = createEngine({ dataDir });
-  engine.start();
+  await engine.start();
   if (count > 0) {
     const store = engine.store;
-    const ws = store.workspaces.list()[0]!.id;
+    const ws = (await store.workspaces.list())[0]!.id;
     const now = new Date().toISOString();
     const persona = (
       (
@@ -40,7 +40,7 @@ async function seeded(count: number): Promise<string> {
       })),
     );
     for (let e = 0; e < count / 20; e++) {
-      store.simulations.createExecution(
+      await store.simulations.createExecution(
         {
           id: `exe_${e}`,
           workspaceId: ws,

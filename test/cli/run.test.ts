@@ -47,7 +47,7 @@ describe('callbench run', () => {
     });
     env = { CALLBENCH_API_KEY: s.key, CALLBENCH_URL: s.url };
     const now = new Date().toISOString();
-    s.engine.store.agents.insert({
+    await s.engine.store.agents.insert({
       id: 'agt_sam',
       provider: 'vapi',
       providerAgentId: 'a1',

@@ -16,7 +16,7 @@ describe('a damaged store', () => {
     const file = join(dir, 'callbench.db');
     writeFileSync(file, content);
     const engine = createEngine({ dataDir: dir });
-    expect(() => engine.start()).toThrow(
+    await expect(engine.start()).rejects.toThrow(
       new RegExp(`${file.replace(/[/\\.]/g, '\\$&')} is not a Callbench store`),
     );
     await engine.stop();

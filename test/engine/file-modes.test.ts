@@ -16,7 +16,7 @@ describe.skipIf(process.platform === 'win32')('data dir file modes', () => {
     const lines: string[] = [];
     const log = { info: (m: string) => lines.push(m), error: (m: string) => lines.push(m) };
     const engine = createEngine({ dataDir: dir, log });
-    engine.start();
+    await engine.start();
     expect(lines).toEqual([]);
     expect(modeOf(dir)).toBe(0o700);
     for (const file of ['callbench.db', 'callbench.db-wal', 'callbench.db-shm', 'secret.key'])
@@ -28,7 +28,7 @@ describe.skipIf(process.platform === 'win32')('data dir file modes', () => {
     parent = mkdtempSync(join(tmpdir(), 'callbench-test-'));
     const dir = join(parent, 'data');
     const first = createEngine({ dataDir: dir });
-    first.start();
+    await first.start();
     await first.stop();
     chmodSync(dir, 0o755);
     chmodSync(join(dir, 'callbench.db'), 0o644);
@@ -36,7 +36,7 @@ describe.skipIf(process.platform === 'win32')('data dir file modes', () => {
     const lines: string[] = [];
     const log = { info: (m: string) => lines.push(m), error: (m: string) => lines.push(m) };
     const second = createEngine({ dataDir: dir, log });
-    second.start();
+    await second.start();
     expect(modeOf(dir)).toBe(0o700);
     expect(modeOf(join(dir, 'callbench.db'))).toBe(0o600);
     expect(modeOf(join(dir, 'secret.key'))).toBe(0o600);

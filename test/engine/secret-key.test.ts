@@ -25,7 +25,7 @@ async function dirWithSecrets(): Promise<string> {
 const startIn = async (dir: string): Promise<Error | null> => {
   const engine = createEngine({ dataDir: dir });
   try {
-    engine.start();
+    await engine.start();
     return null;
   } catch (err) {
     return err as Error;

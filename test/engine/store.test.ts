@@ -46,7 +46,7 @@ describe('store and migrations', () => {
     db.close();
   });
 
-  it('refuses a store written by a newer build, naming its version, and changes nothing', () => {
+  it('refuses a store written by a newer build, naming its version, and changes nothing', async () => {
     const dir = tempDir();
     const db = openDatabase(join(dir, 'callbench.db'));
     migrate(db, join(dir, 'backups'));
@@ -55,7 +55,7 @@ describe('store and migrations', () => {
     ).run();
     db.close();
     const engine = createEngine({ dataDir: dir, exclusive: false });
-    expect(() => engine.start()).toThrow(
+    await expect(engine.start()).rejects.toThrow(
       new RegExp(
         `newer Callbench \\(schema version 42, "from the future"\\).*up to ${migrations.length}`,
       ),
@@ -79,12 +79,14 @@ describe('store and migrations', () => {
   it("one engine per data dir: a second is refused with a clear message; a dead owner's lock is taken over", async () => {
     const dir = tempDir();
     const first = createEngine({ dataDir: dir });
-    first.start();
+    await first.start();
     const second = createEngine({ dataDir: dir });
-    expect(() => second.start()).toThrow(/Another Callbench engine \(pid \d+\) is already using/);
+    await expect(second.start()).rejects.toThrow(
+      /Another Callbench engine \(pid \d+\) is already using/,
+    );
     // The CLI's short commands share the store beside it.
     const cli = createEngine({ dataDir: dir, exclusive: false });
-    cli.start();
+    await cli.start();
     expect((await cli.invoke('workspaces.list', {})).data).toMatchObject({
       workspaces: [{ name: 'Default workspace' }],
     });
@@ -92,7 +94,7 @@ describe('store and migrations', () => {
     await first.stop();
     writeFileSync(join(dir, 'callbench.lock'), '999999999');
     const third = createEngine({ dataDir: dir });
-    expect(third.start()).toEqual({});
+    expect(await third.start()).toEqual({});
     await third.stop();
     expect(readdirSync(dir)).not.toContain('callbench.lock');
   });
@@ -100,8 +102,8 @@ describe('store and migrations', () => {
   it('a cached list never outlives a write, also one made by another process on the same file', async () => {
     const dir = tempDir();
     const engine = createEngine({ dataDir: dir });
-    engine.start();
-    const ws = engine.store.workspaces.list()[0]!.id;
+    await engine.start();
+    const ws = (await engine.store.workspaces.list())[0]!.id;
     const list = async () =>
       (
         (await engine.invoke('personas.list', { workspace_id: ws })).data as {
@@ -121,11 +123,11 @@ describe('store and migrations', () => {
   it('generates one API key on the first start only, and starts with one workspace', async () => {
     const dir = tempDir();
     const engine = createEngine({ dataDir: dir });
-    expect(engine.start().firstApiKey).toMatch(/^cbk_/);
+    expect((await engine.start()).firstApiKey).toMatch(/^cbk_/);
     await engine.stop();
     const again = createEngine({ dataDir: dir });
-    expect(again.start().firstApiKey).toBeUndefined();
-    expect(again.store.workspaces.count()).toBe(1);
+    expect((await again.start()).firstApiKey).toBeUndefined();
+    expect(await again.store.workspaces.count()).toBe(1);
     await again.stop();
   });
 });

@@ -61,7 +61,7 @@ export async function startServer(
   const { ui, ...engineOptions } = options;
   // Every answer in every test is checked against its published response schema.
   const engine = createEngine({ dataDir, checkOutputs: true, ...engineOptions });
-  const { firstApiKey } = engine.start();
+  const { firstApiKey } = await engine.start();
   const url = await engine.listen(0, '127.0.0.1', ui);
   const port = Number(new URL(url).port);
   // A data dir that already has keys (a restart) gets a fresh key for the test.

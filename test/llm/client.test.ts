@@ -198,7 +198,12 @@ describe('model roles in /v1/settings', () => {
     const { connectionFor } = await import('../../src/llm/settings.js');
     const { SecretBox } = await import('../../src/secrets.js');
     expect(
-      connectionFor(s.engine.store, SecretBox.forDataDir(s.dataDir, s.engine.store), 'judge', null),
+      await connectionFor(
+        s.engine.store,
+        await SecretBox.forDataDir(s.dataDir, s.engine.store),
+        'judge',
+        null,
+      ),
     ).toEqual({
       kind: 'anthropic',
       apiKey: 'sk-ant-secret-7777',

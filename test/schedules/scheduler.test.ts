@@ -27,7 +27,7 @@ describe('schedules run scenarios on a moved clock', () => {
     dataDir = tempDir();
     s = await startServer(options());
     const now = new Date(clock.now()).toISOString();
-    s.engine.store.agents.insert({
+    await s.engine.store.agents.insert({
       id: 'agt_sam',
       provider: 'vapi',
       providerAgentId: 'a1',
@@ -87,8 +87,10 @@ describe('schedules run scenarios on a moved clock', () => {
   it('daily runs at 00:00 UTC: nothing before the slot, one run at it, nextRun and lastRun kept true', async () => {
     const sch = await schedule({ periodicity: 'daily' });
     expect(sch.nextRun).toBe('2026-06-11T00:00:00.000Z');
-    expect(at('2026-06-10T23:59:00Z').filter((r) => r.scheduledFor === sch.nextRun)).toEqual([]);
-    at('2026-06-11T00:00:20Z');
+    expect(
+      (await at('2026-06-10T23:59:00Z')).filter((r) => r.scheduledFor === sch.nextRun),
+    ).toEqual([]);
+    await at('2026-06-11T00:00:20Z');
     const after = await get(sch.id);
     expect(after).toMatchObject({
       lastRun: '2026-06-11T00:00:20.000Z',
@@ -120,14 +122,14 @@ describe('schedules run scenarios on a moved clock', () => {
     clock.set('2026-06-11T10:07:00Z');
     const cron = await schedule({ periodicity: '*/15 * * * *' });
     expect(cron.nextRun).toBe('2026-06-11T10:15:00.000Z');
-    at('2026-06-11T10:15:05Z');
+    await at('2026-06-11T10:15:05Z');
     expect((await get(cron.id)).nextRun).toBe('2026-06-11T10:30:00.000Z');
     await s.ws('DELETE', `/schedules/${cron.id}`);
 
     clock.set('2026-03-07T12:00:00Z');
     const ny = await schedule({ periodicity: 'daily', timezone: 'America/New_York' });
     expect(ny.nextRun).toBe('2026-03-08T05:00:00.000Z'); // midnight EST
-    at('2026-03-08T05:00:10Z');
+    await at('2026-03-08T05:00:10Z');
     expect((await get(ny.id)).nextRun).toBe('2026-03-09T04:00:00.000Z'); // midnight EDT
     await s.ws('DELETE', `/schedules/${ny.id}`);
   });
@@ -143,13 +145,13 @@ describe('schedules run scenarios on a moved clock', () => {
       scheduledFor: null,
     });
     await s.ws('GET', `/executions/${manual.body.data.run.executionId}?wait=20`);
-    at('2026-07-01T01:00:05Z');
+    await at('2026-07-01T01:00:05Z');
     expect(await get(sch.id)).toMatchObject({
       isActive: true,
       nextRun: '2026-07-01T02:00:00.000Z',
     });
     await s.ws('GET', `/executions/${(await runs(sch.id))[0].executionId}?wait=20`);
-    at('2026-07-01T02:00:05Z');
+    await at('2026-07-01T02:00:05Z');
     expect(await get(sch.id)).toMatchObject({
       isActive: false,
       nextRun: null,
@@ -168,7 +170,7 @@ describe('schedules run scenarios on a moved clock', () => {
       periodicity: 'daily',
       periodEndCondition: 'until:2026-07-03T12:00:00Z',
     });
-    at('2026-07-03T00:00:05Z');
+    await at('2026-07-03T00:00:05Z');
     expect(await get(sch.id)).toMatchObject({
       isActive: false,
       nextRun: null,
@@ -180,7 +182,7 @@ describe('schedules run scenarios on a moved clock', () => {
   it('after a long sleep, one catch-up run marked late (never one per missed slot)', async () => {
     clock.set('2026-07-10T08:00:00Z');
     const sch = await schedule({ periodicity: 'hourly' });
-    at('2026-07-15T08:30:00Z'); // five days, 120 missed slots
+    await at('2026-07-15T08:30:00Z'); // five days, 120 missed slots
     const list = await runs(sch.id);
     expect(list).toHaveLength(1);
     expect(list[0]).toMatchObject({
@@ -189,7 +191,7 @@ describe('schedules run scenarios on a moved clock', () => {
       scheduledFor: '2026-07-10T09:00:00.000Z',
     });
     expect((await get(sch.id)).nextRun).toBe('2026-07-15T09:00:00.000Z');
-    at('2026-07-15T08:45:00Z');
+    await at('2026-07-15T08:45:00Z');
     expect(await runs(sch.id)).toHaveLength(1);
     await s.ws('GET', `/executions/${list[0].executionId}?wait=20`);
     await s.ws('DELETE', `/schedules/${sch.id}`);
@@ -201,8 +203,8 @@ describe('schedules run scenarios on a moved clock', () => {
     });
     clock.set('2026-07-20T00:50:00Z');
     const sch = await schedule({ periodicity: 'hourly' });
-    at('2026-07-20T01:00:01Z');
-    at('2026-07-20T02:00:01Z');
+    await at('2026-07-20T01:00:01Z');
+    await at('2026-07-20T02:00:01Z');
     const list = await runs(sch.id);
     expect(list.map((r: { outcome: string }) => r.outcome)).toEqual(['skipped', 'started']);
     expect(list[0].reason).toContain('still running');
@@ -218,7 +220,7 @@ describe('schedules run scenarios on a moved clock', () => {
     const sch = (
       await s.ws('POST', '/schedules', { name: 'e', scenarioId: empty, periodicity: 'hourly' })
     ).body.data.schedule;
-    at('2026-08-01T01:00:01Z');
+    await at('2026-08-01T01:00:01Z');
     expect((await runs(sch.id))[0]).toMatchObject({
       outcome: 'failed_to_start',
       reason: expect.stringContaining('no personas'),

@@ -112,9 +112,13 @@ describe('simulation channels: provider chat APIs and agents at a URL', () => {
     const ids = [agents.vapi!, agents.retell!, agents.eleven!, agents.bland!];
     for (const id of ids)
       expect((await s.call('GET', `/v1/agents/${id}`)).body.channel).toBe('provider');
-    const logged = () =>
-      ids.map((id) => s.engine.store.toolCalls.figuresOfName('order_status', id, null).n);
-    const loggedBefore = logged();
+    const logged = async () => {
+      const figures = ids.map((id) =>
+        s.engine.store.toolCalls.figuresOfName('order_status', id, null),
+      );
+      return (await Promise.all(figures)).map((f) => f.n);
+    };
+    const loggedBefore = await logged();
     const { done, sims } = await execute(await scenarioFor(ids), { variables: { order_id: 'Z9' } });
     expect(done).toMatchObject({
       status: 'completed',
@@ -123,7 +127,7 @@ describe('simulation channels: provider chat APIs and agents at a URL', () => {
     });
     // The tools the agents report calling on their provider's chat are in the call log, as the
     // replica's are (Bland's pathway chat reports none).
-    expect(logged().map((n, i) => n - loggedBefore[i]!)).toEqual([1, 1, 1, 0]);
+    expect((await logged()).map((n, i) => n - loggedBefore[i]!)).toEqual([1, 1, 1, 0]);
     const byAgent = Object.fromEntries(sims.map((sim) => [sim.agent_id, sim]));
     for (const sim of sims) {
       expect(sim).toMatchObject({ channel: 'provider', status: 'completed', passed: true });

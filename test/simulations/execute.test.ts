@@ -42,7 +42,7 @@ describe('executing scenarios: whole simulated conversations, scored', () => {
 
   const setup = async (server: TestServer) => {
     const now = new Date().toISOString();
-    server.engine.store.agents.insert({
+    await server.engine.store.agents.insert({
       id: 'agt_sam',
       provider: 'vapi',
       providerAgentId: 'a1',

@@ -44,7 +44,7 @@ describe('tool analytics: GET /v1/tools/{id}/analytics', () => {
     const log = s.engine.store.toolCalls;
     // 14 successes of 10, 20, ... 140 ms; agents a1 (10 calls) and a2 (4).
     for (let i = 1; i <= 14; i++)
-      log.insert(
+      await log.insert(
         call({
           durationMs: i * 10,
           agentId: i <= 10 ? 'a1' : 'a2',
@@ -52,7 +52,7 @@ describe('tool analytics: GET /v1/tools/{id}/analytics', () => {
         }),
       );
     for (let i = 0; i < 3; i++)
-      log.insert(
+      await log.insert(
         call({
           outcome: 'timeout',
           durationMs: 1000,
@@ -60,7 +60,7 @@ describe('tool analytics: GET /v1/tools/{id}/analytics', () => {
           errorMessage: 'No complete answer within 1000 ms',
         }),
       );
-    log.insert(
+    await log.insert(
       call({
         outcome: 'not_found',
         durationMs: 50,
@@ -69,7 +69,7 @@ describe('tool analytics: GET /v1/tools/{id}/analytics', () => {
         startedMs: clock.now() - 3 * DAY,
       }),
     );
-    log.insert(
+    await log.insert(
       call({
         outcome: 'not_found',
         durationMs: 60,
@@ -78,7 +78,7 @@ describe('tool analytics: GET /v1/tools/{id}/analytics', () => {
         startedMs: clock.now() - 2 * DAY,
       }),
     );
-    log.insert(
+    await log.insert(
       call({
         outcome: 'http_error',
         durationMs: 70,
@@ -88,8 +88,12 @@ describe('tool analytics: GET /v1/tools/{id}/analytics', () => {
       }),
     );
     // Outside the window, and another tool: neither counts.
-    log.insert(call({ outcome: 'timeout', durationMs: 9999, startedMs: clock.now() - 8 * DAY }));
-    log.insert(call({ toolId: other, toolName: 'other', outcome: 'auth_error', durationMs: 5 }));
+    await log.insert(
+      call({ outcome: 'timeout', durationMs: 9999, startedMs: clock.now() - 8 * DAY }),
+    );
+    await log.insert(
+      call({ toolId: other, toolName: 'other', outcome: 'auth_error', durationMs: 5 }),
+    );
   });
   afterAll(() => s.stop());
 
@@ -141,7 +145,7 @@ describe('tool analytics: GET /v1/tools/{id}/analytics', () => {
       })
     ).body.id;
     for (const outcome of ['success', 'timeout', 'network_error'] as const)
-      s.engine.store.toolCalls.insert(call({ toolId: id, toolName: 'thirds', outcome }));
+      await s.engine.store.toolCalls.insert(call({ toolId: id, toolName: 'thirds', outcome }));
     const p = (await s.call('GET', `/v1/tools/${id}/analytics`)).body.performance;
     expect([p.successRate, p.timeoutRate, p.errorRate]).toEqual([33.33, 33.33, 33.34]);
     expect(p.successRate + p.timeoutRate + p.errorRate).toBeCloseTo(100, 10);
@@ -188,7 +192,7 @@ describe('tool analytics: GET /v1/tools/{id}/analytics', () => {
       })
     ).body.id;
     await s.call('POST', '/v1/tools/logged/test', { agentId: 'agt_7' });
-    s.engine.store.toolCalls.flush();
+    await s.engine.store.toolCalls.flush();
     const rows = s.engine.store.db
       .prepare('SELECT * FROM tool_calls WHERE tool_id = ?')
       .all(id) as Record<string, unknown>[];

@@ -13,8 +13,8 @@ describe('every tool secret is masked', () => {
   beforeAll(() => {
     ({ s, t } = f);
   });
-  const stored = () => {
-    s.engine.store.toolCalls.flush(); // the call log is written in batches
+  const stored = async () => {
+    await s.engine.store.toolCalls.flush(); // the call log is written in batches
     return JSON.stringify(
       s.engine.store.db
         .prepare(
@@ -44,9 +44,9 @@ describe('every tool secret is masked', () => {
     // The target got the real header; neither the answer nor the call log holds it.
     expect(JSON.stringify(answer)).not.toContain(KEY);
     expect(answer.result.headers['x-api-key']).toBe('****');
-    expect(stored()).not.toContain(KEY);
-    expect(stored()).not.toContain('session-secret-99');
-    expect(stored()).toContain('trace-1');
+    expect(await stored()).not.toContain(KEY);
+    expect(await stored()).not.toContain('session-secret-99');
+    expect(await stored()).toContain('trace-1');
   });
 
   it('a secret the target echoes in an error is taken out of the answer and the call log', async () => {
@@ -59,8 +59,8 @@ describe('every tool secret is masked', () => {
     expect(answer).toMatchObject({ success: false, error: { type: 'auth_error' } });
     expect(answer.error.message).toContain('denied');
     expect(JSON.stringify(answer)).not.toContain(TOKEN);
-    expect(stored()).toContain('denied');
-    expect(stored()).not.toContain(TOKEN);
+    expect(await stored()).toContain('denied');
+    expect(await stored()).not.toContain(TOKEN);
   });
 
   it.each([
@@ -87,7 +87,7 @@ describe('every tool secret is masked', () => {
       });
       expect(created.config.connection).toBe(masked);
       expect((await f.test(name, { dryRun: true })).body.request.connection).toBe(masked);
-      expect(stored()).not.toMatch(/pw.secret/);
+      expect(await stored()).not.toMatch(/pw.secret/);
     },
   );
 });
