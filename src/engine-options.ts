@@ -31,4 +31,9 @@ export interface EngineOptions {
   modelPolicy?: ModelPolicy;
   /** Check every answer against its operation's response schema (tests: undocumented fields fail). */
   checkOutputs?: boolean;
+  /**
+   * Tests: a call on the outer store from inside a transaction fails at once, naming the mistake,
+   * instead of waiting for that transaction forever. Costs every promise a little.
+   */
+  checkTransactions?: boolean;
 }

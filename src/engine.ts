@@ -87,11 +87,12 @@ function bootstrap(store: Store, exclusive: boolean, clock: Clock): Promise<Star
 /** The store on an open database: migrated, its key checked, its files kept to their owner. */
 async function prepareStore(
   db: Db,
-  dataDir: string,
+  options: EngineOptions,
   log: Logger,
 ): Promise<{ store: Store; secrets: SecretBox }> {
+  const { dataDir } = options;
   migrate(db, join(dataDir, 'backups'));
-  const store = createStore(db);
+  const store = createStore(db, { checkTransactions: options.checkTransactions });
   await applyNetworkSettings(store);
   const secrets = await SecretBox.forDataDir(dataDir, store);
   const tightened = keepToOwner(dataDir);
@@ -139,7 +140,7 @@ async function openEngine(
   let db: Db | null = null;
   try {
     db = openDatabase(join(options.dataDir, 'callbench.db'));
-    const { store, secrets } = await prepareStore(db, options.dataDir, log);
+    const { store, secrets } = await prepareStore(db, options, log);
     const { services, startBackground } = createServices(options, {
       store,
       secrets,

@@ -15,7 +15,7 @@ import { createScorecardStore } from './scorecards.js';
 import { createToolCallStore } from './tool-calls.js';
 import { createToolStore } from './tools.js';
 import { createWorkspaceStore } from './workspaces.js';
-import { TransactionGate, settle } from './transaction-gate.js';
+import { TransactionBodies, TransactionGate, settle } from './transaction-gate.js';
 
 /** The SQLite modules, synchronous underneath (better-sqlite3). */
 function sqliteModules(db: Db) {
@@ -87,10 +87,21 @@ function asynchronous(modules: Modules, call: <R>(run: () => R) => Promise<R>): 
   return facade as unknown as StoreModules;
 }
 
-/** The store on an open SQLite database (migrated by the caller). */
-export function createStore(db: Db): Store {
+const outerCallInside = () =>
+  Promise.reject(
+    new Error(
+      'A call on the outer store inside a transaction would wait for that transaction forever: call the tx it passes',
+    ),
+  );
+
+/**
+ * The store on an open SQLite database (migrated by the caller). With `checkTransactions` (tests),
+ * a call on the outer store from inside a transaction fails at once instead of waiting forever.
+ */
+export function createStore(db: Db, options: { checkTransactions?: boolean } = {}): Store {
   const modules = sqliteModules(db);
   const gate = new TransactionGate();
+  const bodies = options.checkTransactions ? new TransactionBodies() : null;
   // Inside a transaction calls run at once; everyone else waits for the gate.
   const inside: Store = {
     ...asynchronous(modules, settle),
@@ -98,13 +109,13 @@ export function createStore(db: Db): Store {
     transaction: (fn) => fn(inside),
   };
   return {
-    ...asynchronous(modules, (run) => gate.run(run)),
+    ...asynchronous(modules, (run) => (bodies?.insideOne() ? outerCallInside() : gate.run(run))),
     db,
     transaction: (fn) =>
       gate.exclusive(async () => {
         db.exec('BEGIN IMMEDIATE');
         try {
-          const result = await fn(inside);
+          const result = await (bodies ? bodies.run(() => fn(inside)) : fn(inside));
           db.exec('COMMIT');
           return result;
         } catch (err) {

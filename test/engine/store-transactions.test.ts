@@ -10,11 +10,11 @@ const workspace = (id: string) => ({ id, name: id, created_at: at });
 
 describe('store transactions', () => {
   let db: Db | null = null;
-  const open = (): Store => {
+  const open = (options: { checkTransactions?: boolean } = {}): Store => {
     const dir = tempDir();
     db = openDatabase(join(dir, 'callbench.db'));
     migrate(db, join(dir, 'backups'));
-    return createStore(db);
+    return createStore(db, options);
   };
   afterEach(() => {
     db?.close();
@@ -77,5 +77,25 @@ describe('store transactions', () => {
     await store.workspaces.insert(workspace('ws_once'));
     const again = store.workspaces.insert(workspace('ws_once'));
     await expect(again).rejects.toThrow(/UNIQUE/);
+  });
+
+  it('checked (as tests run it), the outer store called inside a transaction fails at once', async () => {
+    const store = open({ checkTransactions: true });
+    const later: { count?: Promise<number> } = {};
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.workspaces.insert(workspace('ws_inside'));
+        // Work the body starts that outlives it may use the outer store once it has ended.
+        await new Promise<void>((resolve) => {
+          setTimeout(() => {
+            later.count = store.workspaces.count();
+          }, 0);
+          resolve();
+        });
+        await store.workspaces.count();
+      }),
+    ).rejects.toThrow(/outer store inside a transaction .* call the tx it passes/);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await later.count).toBe(0);
   });
 });

@@ -60,7 +60,12 @@ export async function startServer(
   const dataDir = options.dataDir ?? tempDir();
   const { ui, ...engineOptions } = options;
   // Every answer in every test is checked against its published response schema.
-  const engine = createEngine({ dataDir, checkOutputs: true, ...engineOptions });
+  const engine = createEngine({
+    dataDir,
+    checkOutputs: true,
+    checkTransactions: true,
+    ...engineOptions,
+  });
   const { firstApiKey } = await engine.start();
   const url = await engine.listen(0, '127.0.0.1', ui);
   const port = Number(new URL(url).port);
