@@ -1,17 +1,12 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppError } from '../errors.js';
 import type { Db } from './db.js';
 import { migrations, type Migration } from './migrations/index.js';
-
-const checksum = (m: Migration): string => createHash('sha256').update(m.sql).digest('hex');
-
-interface AppliedRow {
-  version: number;
-  name: string;
-  checksum: string;
-}
+import {
+  migrationChecksum,
+  pendingMigrations,
+  type AppliedMigration,
+} from './migrations/migration.js';
 
 export interface MigrationResult {
   applied: number[];
@@ -19,9 +14,10 @@ export interface MigrationResult {
 }
 
 /**
- * Applies the numbered migrations this build knows, each in its own transaction, recorded with a
- * checksum. A store written by a newer build, or one whose history differs from ours, is refused:
- * using it silently could lose the newer build's data.
+ * Applies the numbered migrations this build knows to a SQLite store, each in its own transaction,
+ * recorded with a checksum of its SQLite text. A store written by a newer build, or one whose
+ * history differs from ours, is refused (pendingMigrations). A non-empty store is copied to the
+ * backup dir before it is upgraded.
  */
 export function migrate(
   db: Db,
@@ -33,32 +29,8 @@ export function migrate(
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`);
   const applied = db
     .prepare('SELECT version, name, checksum FROM schema_migrations ORDER BY version')
-    .all() as AppliedRow[];
-  const latestKnown = known.reduce((max, m) => Math.max(max, m.version), 0);
-
-  for (const row of applied) {
-    const mine = known.find((m) => m.version === row.version);
-    if (!mine) {
-      throw new AppError(
-        'store_too_new',
-        500,
-        `This data store was written by a newer Callbench (schema version ${row.version}, "${row.name}"); ` +
-          `this build knows schema versions up to ${latestKnown}. Update Callbench, or use another data dir.`,
-      );
-    }
-    if (checksum(mine) !== row.checksum) {
-      throw new AppError(
-        'store_mismatch',
-        500,
-        `Schema version ${row.version} of this data store differs from this build's ("${row.name}"). ` +
-          'It was written by a different build; refusing to use it.',
-      );
-    }
-  }
-
-  const pending = known
-    .filter((m) => !applied.some((a) => a.version === m.version))
-    .sort((a, b) => a.version - b.version);
+    .all() as AppliedMigration[];
+  const pending = pendingMigrations(applied, known, 'sqlite');
   if (pending.length === 0) return { applied: [], backup: null };
 
   let backup: string | null = null;
@@ -74,8 +46,8 @@ export function migrate(
   );
   for (const m of pending) {
     db.transaction(() => {
-      db.exec(m.sql);
-      record.run(m.version, m.name, checksum(m), now.toISOString());
+      db.exec(m.sqlite);
+      record.run(m.version, m.name, migrationChecksum(m, 'sqlite'), now.toISOString());
     })();
   }
   return { applied: pending.map((m) => m.version), backup };

@@ -35,7 +35,12 @@ describe('store and migrations', () => {
     db.prepare("INSERT INTO workspaces VALUES ('ws_1', 'keep me', '2026-01-01T00:00:00Z')").run();
     const next = [
       ...migrations,
-      { version: 999, name: 'test addition', sql: 'CREATE TABLE extra (id TEXT)' },
+      {
+        version: 999,
+        name: 'test addition',
+        sqlite: 'CREATE TABLE extra (id TEXT)',
+        postgres: 'CREATE TABLE extra (id TEXT)',
+      },
     ];
     const result = migrate(db, join(dir, 'backups'), next);
     expect(result.applied).toEqual([999]);

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { migrations } from '../../src/store/migrations/index.js';
+
+/**
+ * The sha256 of each shipped migration's SQLite text, as SQLite stores in the field recorded it
+ * in schema_migrations. A store whose recorded checksum differs is refused, so these texts must
+ * never change by a byte: a new schema change is a new migration.
+ */
+const SHIPPED_SQLITE: Record<number, { name: string; checksum: string }> = {
+  1: {
+    name: 'initial',
+    checksum: '7200912d61ca48619bfa5649718673cfe448988ff7c1c29e02b878e4f9eb4cbd',
+  },
+  2: {
+    name: 'tool call log',
+    checksum: '15d8eb323ef6a77d97785d9b6e2c93347b17475c7cb4f484ad29903c6bc9e0a1',
+  },
+  3: {
+    name: 'provider connections and call history',
+    checksum: '46992e8f47a8d5830edbefb2ceabcd8169f7a6fedf01a5f797f236dd708ae14b',
+  },
+  4: {
+    name: 'settings and alert events',
+    checksum: '3c1647c1e54a3a00ea76517ec3e11c754c6fa76c57627ee1e49ea705763b77d0',
+  },
+  5: {
+    name: 'simulation queue and results',
+    checksum: 'ca1ded2de865d3e670ac05e59594f363732927c8863d08b09d407ef991a7185b',
+  },
+  6: {
+    name: 'schedule runs',
+    checksum: 'c1b776dcef16948c1a7ef8f63787574c5866eaf5a4631542e43dda50288fcab2',
+  },
+};
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+describe('shipped migrations', () => {
+  it.each(Object.entries(SHIPPED_SQLITE))(
+    'version %s keeps its name and the exact SQLite text stores in the field recorded',
+    (version, shipped) => {
+      const m = migrations.find((x) => x.version === Number(version));
+      expect(m, `migration ${version} is missing`).toBeDefined();
+      expect(m!.name).toBe(shipped.name);
+      expect(sha256(m!.sqlite)).toBe(shipped.checksum);
+    },
+  );
+
+  it('every migration this build knows is numbered in order, without gaps', () => {
+    expect(migrations.map((m) => m.version)).toEqual(migrations.map((_, i) => i + 1));
+  });
+});
