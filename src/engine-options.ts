@@ -4,7 +4,15 @@ import type { RetryPolicy } from './providers/client.js';
 import type { Logger } from './server/app.js';
 
 export interface EngineOptions {
+  /** Local files: the SQLite store (unless databaseUrl is set), its backups, the lock, the key. */
   dataDir: string;
+  /**
+   * A team server: the store on this PostgreSQL database (CALLBENCH_DATABASE_URL or
+   * `serve --database`), shared with the other instances.
+   */
+  databaseUrl?: string;
+  /** A team server's secret key (CALLBENCH_SECRET_KEY), the same on every instance. */
+  secretKey?: string;
   clock?: Clock;
   /** CALLBENCH_API_KEY: accepted as an API key, never stored. */
   envApiKey?: string;

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { systemClock, isoNow, type Clock } from './clock.js';
 import { osUserName } from './config.js';
@@ -13,10 +12,10 @@ import type { Caller, EngineServices } from './operations/types.js';
 import { SecretBox } from './secrets.js';
 import { buildServer, type Logger } from './server/app.js';
 import { createAuthenticator } from './server/auth.js';
-import { openDatabase, type Db } from './store/db.js';
 import { createDataDir, keepToOwner } from './store/file-modes.js';
-import { createStore, type Store } from './store/index.js';
-import { migrate } from './store/migrate.js';
+import type { Store } from './store/index.js';
+import { openStore } from './store/open.js';
+import { redactedUrl } from './store/sql/postgres-errors.js';
 import { defaultScorecard } from './simulations/default-scorecard.js';
 import type { Scheduler } from './schedules/scheduler.js';
 import { createServices } from './engine-services.js';
@@ -33,6 +32,8 @@ const silent: Logger = { info: () => {}, error: () => {} };
 
 export interface Engine {
   readonly dataDir: string;
+  /** Where the store is, as a log line says it (a database URL without its password). */
+  readonly storeDescription: string;
   readonly events: EventBus;
   readonly store: Store;
   /** The schedule runner (tests tick it after moving the clock). */
@@ -52,7 +53,6 @@ export interface Engine {
 
 /** What a started engine holds; null before start and after stop. */
 interface Running {
-  db: Db;
   store: Store;
   invoke: Invoke;
   services: EngineServices;
@@ -63,42 +63,57 @@ interface Running {
 
 /** A new store's first workspace (with the default scorecard) and, when exclusive, its first key. */
 function bootstrap(store: Store, exclusive: boolean, clock: Clock): Promise<StartResult> {
-  return store.transaction(async (s) => {
-    if ((await s.workspaces.count()) === 0) {
-      const ws = await s.workspaces.insert({
-        id: newId('ws', clock.now()),
-        name: 'Default workspace',
+  return store.transaction(
+    async (s) => {
+      if ((await s.workspaces.count()) === 0) {
+        const ws = await s.workspaces.insert({
+          id: newId('ws', clock.now()),
+          name: 'Default workspace',
+          created_at: isoNow(clock),
+        });
+        await s.scorecards.insert(ws.id, defaultScorecard(clock.now(), isoNow(clock)));
+      }
+      if (!exclusive || (await s.credentials.countKeys()) > 0) return {};
+      const secret = newSecret('cbk');
+      await s.credentials.insertKey({
+        id: newId('key', clock.now()),
+        label: 'first key',
+        secret,
         created_at: isoNow(clock),
       });
-      await s.scorecards.insert(ws.id, defaultScorecard(clock.now(), isoNow(clock)));
-    }
-    if (!exclusive || (await s.credentials.countKeys()) > 0) return {};
-    const secret = newSecret('cbk');
-    await s.credentials.insertKey({
-      id: newId('key', clock.now()),
-      label: 'first key',
-      secret,
-      created_at: isoNow(clock),
-    });
-    return { firstApiKey: secret };
-  });
+      return { firstApiKey: secret };
+    },
+    // Servers sharing a database may start together: one bootstraps, the others see its work.
+    { lock: 'callbench-bootstrap' },
+  );
 }
 
-/** The store on an open database: migrated, its key checked, its files kept to their owner. */
+/** The data dir's store: opened, migrated, its key checked, its files kept to their owner. */
 async function prepareStore(
-  db: Db,
   options: EngineOptions,
   log: Logger,
 ): Promise<{ store: Store; secrets: SecretBox }> {
   const { dataDir } = options;
-  migrate(db, join(dataDir, 'backups'));
-  const store = createStore(db, { checkTransactions: options.checkTransactions });
-  await applyNetworkSettings(store);
-  const secrets = await SecretBox.forDataDir(dataDir, store);
-  const tightened = keepToOwner(dataDir);
-  if (tightened.length)
-    log.info(`Made readable by only its owner (they were looser): ${tightened.join(', ')}`);
-  return { store, secrets };
+  const store = await openStore({
+    dataDir,
+    databaseUrl: options.databaseUrl,
+    checkTransactions: options.checkTransactions,
+    onIdleError: (err) =>
+      log.error('A database connection broke while idle; the next query opens another', err),
+  });
+  try {
+    await applyNetworkSettings(store);
+    const secrets = options.databaseUrl
+      ? await SecretBox.forTeam(options.secretKey, store)
+      : await SecretBox.forDataDir(dataDir, store);
+    const tightened = keepToOwner(dataDir);
+    if (tightened.length)
+      log.info(`Made readable by only its owner (they were looser): ${tightened.join(', ')}`);
+    return { store, secrets };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
 }
 
 /** Stops what a started engine runs, in order: background work first, the database last. */
@@ -108,8 +123,7 @@ async function stopRunning(r: Running): Promise<void> {
   await r.services.sync.stop();
   r.stopEvaluator?.();
   await r.services.evaluator.idle();
-  await r.store.toolCalls.flush();
-  r.db.close();
+  await r.store.close();
   r.releaseLock?.();
 }
 
@@ -137,10 +151,11 @@ async function openEngine(
   createDataDir(options.dataDir);
   const exclusive = options.exclusive ?? true;
   const releaseLock = exclusive ? acquireDataDirLock(options.dataDir) : null;
-  let db: Db | null = null;
+  let store: Store | null = null;
   try {
-    db = openDatabase(join(options.dataDir, 'callbench.db'));
-    const { store, secrets } = await prepareStore(db, options, log);
+    const prepared = await prepareStore(options, log);
+    store = prepared.store;
+    const { secrets } = prepared;
     const { services, startBackground } = createServices(options, {
       store,
       secrets,
@@ -152,9 +167,9 @@ async function openEngine(
     const result = await bootstrap(store, exclusive, clock);
     // Only the one engine on a data dir works the queue; the CLI's short commands never do.
     const stopEvaluator = exclusive ? await startBackground() : null;
-    return { running: { db, store, invoke, services, stopEvaluator, releaseLock }, result };
+    return { running: { store, invoke, services, stopEvaluator, releaseLock }, result };
   } catch (err) {
-    db?.close();
+    await store?.close();
     releaseLock?.();
     throw err;
   }
@@ -175,6 +190,9 @@ export function createEngine(options: EngineOptions): Engine {
 
   return {
     dataDir: options.dataDir,
+    storeDescription: options.databaseUrl
+      ? `team database ${redactedUrl(options.databaseUrl)}, local files in ${options.dataDir}`
+      : `data in ${options.dataDir}`,
     events,
     get store() {
       return started().store;

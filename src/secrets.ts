@@ -7,6 +7,8 @@ import { KEY_CHECK_SETTING, type SealedPlace } from './store/sealed.js';
 
 export { KEY_CHECK_SETTING };
 const KEY_CHECK_TEXT = 'callbench secret key check';
+/** A team server's key text: long enough to carry a 256-bit key's worth of randomness in base64. */
+const MIN_TEAM_KEY_CHARS = 32;
 
 /** What the key check reads and writes in the store. */
 export type KeyedStore = Pick<Store, 'sealed' | 'settings'>;
@@ -83,6 +85,36 @@ export class SecretBox {
     if (problem !== 'is missing') throw keyRefused(file, problem ?? 'is unusable', places);
     writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
     return SecretBox.forDataDir(dataDir, store);
+  }
+
+  /**
+   * A team server's key: CALLBENCH_SECRET_KEY, the same on every instance and never stored in the
+   * database. A key that does not open what the database holds refuses the start: a server with
+   * another key would seal new secrets that its peers cannot open.
+   */
+  static async forTeam(keyText: string | undefined, store: KeyedStore): Promise<SecretBox> {
+    if (!keyText)
+      throw new AppError(
+        'secret_key_missing',
+        500,
+        'A team server needs CALLBENCH_SECRET_KEY: the same secret of at least 32 characters on every instance (for example the output of `openssl rand -base64 32`)',
+      );
+    if (keyText.length < MIN_TEAM_KEY_CHARS)
+      throw new AppError(
+        'secret_key_too_short',
+        500,
+        `CALLBENCH_SECRET_KEY is ${keyText.length} characters long; it must have at least ${MIN_TEAM_KEY_CHARS} (for example the output of \`openssl rand -base64 32\`)`,
+      );
+    // The text is high in entropy by its length: one hash makes it a 256-bit key.
+    const box = SecretBox.withKey(createHash('sha256').update(keyText, 'utf8').digest());
+    const check = await store.settings.get<Sealed>(KEY_CHECK_SETTING);
+    if (check && !box.opens(check))
+      throw new AppError(
+        'secret_key_unusable',
+        500,
+        "CALLBENCH_SECRET_KEY is not the key this database's secrets were sealed with: give every instance the key the team server was started with",
+      );
+    return check ? box : box.remember(store);
   }
 
   private async remember(store: KeyedStore): Promise<SecretBox> {

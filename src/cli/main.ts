@@ -10,7 +10,10 @@ import { secrets } from './secrets.js';
 const USAGE = `Usage: callbench <command> [options]
 
 Commands:
-  serve [--port N] [--host H] [--data-dir DIR]   Start the engine and its local HTTP API
+  serve [--port N] [--host H] [--data-dir DIR] [--database URL]
+                                                 Start the engine and its local HTTP API; with
+                                                 --database (or CALLBENCH_DATABASE_URL), a team
+                                                 server on PostgreSQL (key: CALLBENCH_SECRET_KEY)
   keys create [--label L]                        Create an API key (printed once)
   keys list                                      List API keys
   keys revoke <id>                               Revoke an API key
@@ -22,7 +25,8 @@ Commands:
   secrets reset [--yes]                          The secret key is lost: delete the sealed secrets
                                                  (after confirmation) and list what to enter again
 
-Every command takes --data-dir DIR (default: CALLBENCH_DATA_DIR or ${defaultDataDir()}).`;
+Every command takes --data-dir DIR (default: CALLBENCH_DATA_DIR or ${defaultDataDir()}).
+keys and workspaces take --database URL too, to act on a team server's database.`;
 
 type Out = (line: string) => void;
 
@@ -35,10 +39,31 @@ function dataDirOf(values: { 'data-dir'?: string }): string {
   return values['data-dir'] ?? process.env.CALLBENCH_DATA_DIR ?? defaultDataDir();
 }
 
+/** Where the store is: a team server's PostgreSQL (with its shared key), or the data dir's file. */
+function storeOf(values: { 'data-dir'?: string; database?: string }) {
+  const databaseUrl = values.database ?? (process.env.CALLBENCH_DATABASE_URL || undefined);
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl))
+    throw new AppError(
+      'usage',
+      2,
+      'The database must be a PostgreSQL URL: postgres://user:password@host:5432/database',
+    );
+  return {
+    dataDir: dataDirOf(values),
+    databaseUrl,
+    secretKey: databaseUrl ? process.env.CALLBENCH_SECRET_KEY : undefined,
+  };
+}
+
+const STORE_OPTIONS = {
+  'data-dir': { type: 'string' },
+  database: { type: 'string' },
+} as const;
+
 async function serve(args: string[], out: Out): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' } },
+    options: { port: { type: 'string' }, host: { type: 'string' }, ...STORE_OPTIONS },
   });
   const port = Number(values.port ?? process.env.CALLBENCH_PORT ?? DEFAULT_PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
@@ -46,7 +71,7 @@ async function serve(args: string[], out: Out): Promise<number> {
   const host = values.host ?? process.env.CALLBENCH_HOST ?? DEFAULT_HOST;
   installProcessGuards((m) => console.error(m));
   const engine = createEngine({
-    dataDir: dataDirOf(values),
+    ...storeOf(values),
     envApiKey: process.env.CALLBENCH_API_KEY || undefined,
     llmDefault:
       process.env.CALLBENCH_LLM_API_KEY && process.env.CALLBENCH_LLM_MODEL
@@ -84,7 +109,7 @@ async function serve(args: string[], out: Out): Promise<number> {
   if (firstApiKey) {
     out(`Created your first API key (shown only now, keep it): ${firstApiKey}`);
   }
-  out(`Callbench engine (data in ${engine.dataDir}) listening on ${url}`);
+  out(`Callbench engine (${engine.storeDescription}) listening on ${url}`);
   out(
     `Open ${engine.loginUrl()} in a browser for the interface (a one-time login link, valid 15 minutes; POST /v1/login-links with an API key makes another).`,
   );
@@ -98,8 +123,11 @@ async function serve(args: string[], out: Out): Promise<number> {
 }
 
 /** Short commands share the store with a running app: same operations, no second engine. */
-async function withStore<T>(dataDir: string, fn: (engine: Engine) => Promise<T>): Promise<T> {
-  const engine = createEngine({ dataDir, exclusive: false });
+async function withStore<T>(
+  where: ReturnType<typeof storeOf>,
+  fn: (engine: Engine) => Promise<T>,
+): Promise<T> {
+  const engine = createEngine({ ...where, exclusive: false });
   await engine.start();
   try {
     return await fn(engine);
@@ -112,10 +140,10 @@ async function keys(args: string[], out: Out): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { label: { type: 'string' }, 'data-dir': { type: 'string' } },
+    options: { label: { type: 'string' }, ...STORE_OPTIONS },
   });
   const [sub, id] = positionals;
-  return withStore(dataDirOf(values), async (engine) => {
+  return withStore(storeOf(values), async (engine) => {
     if (sub === 'create') {
       const { data } = await engine.invoke('keys.create', { label: values.label });
       const { key } = data as { key: { id: string; key: string } };
@@ -156,9 +184,9 @@ async function workspaces(args: string[], out: Out): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { 'data-dir': { type: 'string' } },
+    options: STORE_OPTIONS,
   });
-  return withStore(dataDirOf(values), async (engine) => {
+  return withStore(storeOf(values), async (engine) => {
     if (positionals[0] === 'create') {
       const name = positionals.slice(1).join(' ');
       const { data } = await engine.invoke('workspaces.create', { name });

@@ -1,13 +1,11 @@
 import { existsSync, renameSync } from 'node:fs';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { AppError } from '../errors.js';
 import { acquireDataDirLock } from '../lock.js';
 import { KEY_CHECK_SETTING, keyFile } from '../secrets.js';
-import { openDatabase } from '../store/db.js';
-import { createStore } from '../store/index.js';
-import { migrate } from '../store/migrate.js';
+import type { Store } from '../store/index.js';
+import { openStore } from '../store/open.js';
 
 type Out = (line: string) => void;
 
@@ -39,10 +37,9 @@ export async function secrets(
     throw new AppError('usage', 2, 'Usage: callbench secrets reset [--yes] [--data-dir DIR]');
   const dataDir = dataDirOf(values);
   const release = acquireDataDirLock(dataDir);
-  const db = openDatabase(join(dataDir, 'callbench.db'));
+  let store: Store | null = null;
   try {
-    migrate(db, join(dataDir, 'backups'));
-    const store = createStore(db);
+    store = await openStore({ dataDir });
     const places = await store.sealed.places();
     const toEnter = [...new Set(places.map((p) => p.label))].filter(
       (label) => !label.startsWith('tool version '),
@@ -68,7 +65,7 @@ export async function secrets(
     out('A new secret key is made at the next start.');
     return 0;
   } finally {
-    db.close();
+    await store?.close();
     release();
   }
 }

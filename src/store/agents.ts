@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import type { AgentConfiguration, AgentSnapshot } from '../domain/providers.js';
-import { fromJson, placeholders, prepared, toJson, type Db } from './db.js';
+import { fromJson, toJson, type ColumnMap } from './db.js';
+import { patchRow, type StoreContext } from './sql/query.js';
 
 export interface AgentRecord {
   id: string;
@@ -69,137 +71,185 @@ const fromRow = (r: Row): AgentRecord => ({
   updated_at: r.updated_at,
 });
 
-const COLUMNS: Record<string, string> = {
-  name: 'name',
-  status: 'status',
-  description: 'description',
-  snapshot: 'snapshot',
-  overrides: 'overrides',
-  channel: 'channel',
-  credentials: 'credentials',
-  tags: 'tags',
-  syncStatus: 'sync_status',
-  lastSyncedAt: 'last_synced_at',
-  syncError: 'sync_error',
-  callsCursorMs: 'calls_cursor_ms',
-  updated_at: 'updated_at',
+/** Each field an update may set, its column, and whether it is stored as JSON. */
+const PATCH_COLUMNS: ColumnMap = {
+  name: { column: 'name' },
+  status: { column: 'status' },
+  description: { column: 'description' },
+  snapshot: { column: 'snapshot', json: true },
+  overrides: { column: 'overrides', json: true },
+  channel: { column: 'channel' },
+  credentials: { column: 'credentials', json: true },
+  tags: { column: 'tags', json: true },
+  syncStatus: { column: 'sync_status' },
+  lastSyncedAt: { column: 'last_synced_at' },
+  syncError: { column: 'sync_error' },
+  callsCursorMs: { column: 'calls_cursor_ms' },
+  updated_at: { column: 'updated_at' },
 };
-const JSON_FIELDS = new Set(['snapshot', 'overrides', 'credentials', 'tags']);
+
+const ROW_COLUMNS = [
+  'id',
+  'provider',
+  'provider_agent_id',
+  'name',
+  'status',
+  'description',
+  'snapshot',
+  'overrides',
+  'channel',
+  'credentials',
+  'tags',
+  'sync_status',
+  'last_synced_at',
+  'sync_error',
+  'calls_cursor_ms',
+  'created_at',
+  'updated_at',
+] as const;
 
 /** One agent by its id. */
-function readAgent(db: Db, id: string): AgentRecord | undefined {
-  const row = prepared(db, 'SELECT * FROM agents WHERE id = ?').get(id) as Row | undefined;
+async function readAgent(ctx: StoreContext, id: string): Promise<AgentRecord | undefined> {
+  const row: Row | undefined = await ctx.db
+    .selectFrom('agents')
+    .select(ROW_COLUMNS)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row && fromRow(row);
 }
 
 /** Saving agents: connect, update, disconnect. */
-function agentWrites(db: Db) {
+function agentWrites(ctx: StoreContext) {
   return {
-    insert(a: AgentRecord): AgentRecord {
-      db.prepare(
-        `INSERT INTO agents (id, provider, provider_agent_id, name, status, description, snapshot, overrides, channel, credentials, tags,
-           sync_status, last_synced_at, sync_error, calls_cursor_ms, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-      ).run(
-        a.id,
-        a.provider,
-        a.providerAgentId,
-        a.name,
-        a.status,
-        a.description,
-        toJson(a.snapshot),
-        toJson(a.overrides),
-        a.channel,
-        toJson(a.credentials),
-        toJson(a.tags),
-        a.syncStatus,
-        a.lastSyncedAt,
-        a.syncError,
-        a.callsCursorMs,
-        a.created_at,
-        a.updated_at,
-      );
+    async insert(a: AgentRecord): Promise<AgentRecord> {
+      await ctx.db
+        .insertInto('agents')
+        .values({
+          id: a.id,
+          provider: a.provider,
+          provider_agent_id: a.providerAgentId,
+          name: a.name,
+          status: a.status,
+          description: a.description,
+          snapshot: toJson(a.snapshot),
+          overrides: toJson(a.overrides),
+          channel: a.channel,
+          credentials: toJson(a.credentials),
+          tags: toJson(a.tags),
+          sync_status: a.syncStatus,
+          last_synced_at: a.lastSyncedAt,
+          sync_error: a.syncError,
+          calls_cursor_ms: a.callsCursorMs,
+          created_at: a.created_at,
+          updated_at: a.updated_at,
+        })
+        .execute();
       return a;
     },
-    update(id: string, patch: Partial<AgentRecord>): AgentRecord | undefined {
-      const sets: string[] = [];
-      const values: unknown[] = [];
-      for (const [key, value] of Object.entries(patch)) {
-        const column = COLUMNS[key];
-        if (!column || value === undefined) continue;
-        sets.push(`${column} = ?`);
-        values.push(JSON_FIELDS.has(key) ? toJson(value) : value);
-      }
-      if (sets.length)
-        db.prepare(`UPDATE agents SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
-      return readAgent(db, id);
+    async update(id: string, patch: Partial<AgentRecord>): Promise<AgentRecord | undefined> {
+      const fields = Object.entries(patch).some(([k, v]) => PATCH_COLUMNS[k] && v !== undefined);
+      if (fields)
+        await patchRow(ctx.db, {
+          table: 'agents',
+          columns: PATCH_COLUMNS,
+          patch,
+          always: {},
+          where: sql`id = ${id}`,
+        });
+      return readAgent(ctx, id);
     },
-    delete(id: string): boolean {
-      return db.transaction(() => {
-        db.prepare("DELETE FROM tool_calls WHERE agent_id = ? AND source = 'production'").run(id);
-        return db.prepare('DELETE FROM agents WHERE id = ?').run(id).changes > 0;
-      })();
+    async delete(id: string): Promise<boolean> {
+      return ctx.atomic(async (db) => {
+        await db
+          .deleteFrom('tool_calls')
+          .where('agent_id', '=', id)
+          .where('source', '=', 'production')
+          .execute();
+        const result = await db.deleteFrom('agents').where('id', '=', id).executeTakeFirst();
+        return Number(result.numDeletedRows) > 0;
+      });
     },
   };
 }
 
 /** Finding agents: by ids, by provider, all. */
-function agentReads(db: Db) {
+function agentReads(ctx: StoreContext) {
   return {
-    existing(ids: string[]): Set<string> {
+    async existing(ids: string[]): Promise<Set<string>> {
       if (ids.length === 0) return new Set();
-      const rows = db
-        .prepare(`SELECT id FROM agents WHERE id IN (${placeholders(ids.length)})`)
-        .all(...ids) as { id: string }[];
+      const rows = await ctx.db.selectFrom('agents').select('id').where('id', 'in', ids).execute();
       return new Set(rows.map((r) => r.id));
     },
-    findByProvider(provider: string, providerAgentId: string): AgentRecord | undefined {
-      const row = db
-        .prepare('SELECT * FROM agents WHERE provider = ? AND provider_agent_id = ?')
-        .get(provider, providerAgentId) as Row | undefined;
+    async findByProvider(
+      provider: string,
+      providerAgentId: string,
+    ): Promise<AgentRecord | undefined> {
+      const row: Row | undefined = await ctx.db
+        .selectFrom('agents')
+        .select(ROW_COLUMNS)
+        .where('provider', '=', provider)
+        .where('provider_agent_id', '=', providerAgentId)
+        .executeTakeFirst();
       return row && fromRow(row);
     },
-    list(): AgentRecord[] {
-      return (db.prepare('SELECT * FROM agents ORDER BY created_at, id').all() as Row[]).map(
-        fromRow,
-      );
+    async list(): Promise<AgentRecord[]> {
+      const rows: Row[] = await ctx.db
+        .selectFrom('agents')
+        .select(ROW_COLUMNS)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      return rows.map(fromRow);
     },
   };
 }
 
 /** An agent's synced configurations, each a numbered version. */
-function agentVersions(db: Db) {
+function agentVersions(ctx: StoreContext) {
   return {
     /** The newest version's number and the snapshot it recorded. */
-    latestVersion(id: string): { version: number; snapshot: AgentSnapshot } | undefined {
-      const row = prepared(
-        db,
-        'SELECT version, configuration FROM agent_versions WHERE agent_id = ? ORDER BY version DESC LIMIT 1',
-      ).get(id) as { version: number; configuration: string } | undefined;
+    async latestVersion(
+      id: string,
+    ): Promise<{ version: number; snapshot: AgentSnapshot } | undefined> {
+      const row = await ctx.db
+        .selectFrom('agent_versions')
+        .select(['version', 'configuration'])
+        .where('agent_id', '=', id)
+        .orderBy('version', 'desc')
+        .limit(1)
+        .executeTakeFirst();
       return row && { version: row.version, snapshot: fromJson<AgentSnapshot>(row.configuration) };
     },
     /** Configuration changes seen on the provider since a time (the first version is no change). */
-    changesSince(id: string, sinceIso: string): number {
-      return prepared(
-        db,
-        'SELECT COUNT(*) FROM agent_versions WHERE agent_id = ? AND version > 1 AND synced_at >= ?',
-      )
-        .pluck()
-        .get(id, sinceIso) as number;
+    async changesSince(id: string, sinceIso: string): Promise<number> {
+      const row = await ctx.db
+        .selectFrom('agent_versions')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('agent_id', '=', id)
+        .where('version', '>', 1)
+        .where('synced_at', '>=', sinceIso)
+        .executeTakeFirstOrThrow();
+      return row.n;
     },
-    addVersion(id: string, v: AgentVersion & { snapshot: AgentSnapshot }): void {
-      db.prepare(
-        'INSERT INTO agent_versions (agent_id, version, synced_at, changed_paths, configuration) VALUES (?,?,?,?,?)',
-      ).run(id, v.version, v.syncedAt, toJson(v.changedPaths), toJson(v.snapshot));
+    async addVersion(id: string, v: AgentVersion & { snapshot: AgentSnapshot }): Promise<void> {
+      await ctx.db
+        .insertInto('agent_versions')
+        .values({
+          agent_id: id,
+          version: v.version,
+          synced_at: v.syncedAt,
+          changed_paths: toJson(v.changedPaths),
+          configuration: toJson(v.snapshot),
+        })
+        .execute();
     },
-    versions(id: string): (AgentVersion & { snapshot: AgentSnapshot })[] {
-      const rows = db
-        .prepare('SELECT * FROM agent_versions WHERE agent_id = ? ORDER BY version DESC')
-        .all(id) as {
-        version: number;
-        synced_at: string;
-        changed_paths: string;
-        configuration: string;
-      }[];
+    async versions(id: string): Promise<(AgentVersion & { snapshot: AgentSnapshot })[]> {
+      const rows = await ctx.db
+        .selectFrom('agent_versions')
+        .select(['version', 'synced_at', 'changed_paths', 'configuration'])
+        .where('agent_id', '=', id)
+        .orderBy('version', 'desc')
+        .execute();
       return rows.map((r) => {
         const snapshot = fromJson<AgentSnapshot>(r.configuration);
         return {
@@ -215,12 +265,12 @@ function agentVersions(db: Db) {
 }
 
 /** Connected agents, their synced snapshots, local overrides and configuration versions. */
-export function createAgentStore(db: Db) {
-  const get = (id: string) => readAgent(db, id);
+export function createAgentStore(ctx: StoreContext) {
+  const get = (id: string) => readAgent(ctx, id);
   return {
-    ...agentWrites(db),
-    ...agentReads(db),
-    ...agentVersions(db),
+    ...agentWrites(ctx),
+    ...agentReads(ctx),
+    ...agentVersions(ctx),
     get,
   };
 }

@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import { newId } from '../ids.js';
-import { fromJson, toJson, type Db } from './db.js';
+import { fromJson, toJson } from './db.js';
+import type { StoreContext } from './sql/query.js';
 
 export interface Delivery {
   channel: string;
@@ -18,32 +20,47 @@ export interface AlertEvent {
 }
 
 /** One row per state change of an alert, with what each channel did with its notification. */
-export function createAlertEventStore(db: Db) {
+export function createAlertEventStore(ctx: StoreContext) {
   return {
-    add(alertId: string, e: Omit<AlertEvent, 'id' | 'deliveries'>, now: number): string {
+    async add(
+      alertId: string,
+      e: Omit<AlertEvent, 'id' | 'deliveries'>,
+      now: number,
+    ): Promise<string> {
       const id = newId('evt', now);
-      db.prepare(
-        'INSERT INTO alert_events (id, alert_id, state, value, threshold, time_window, at) VALUES (?,?,?,?,?,?,?)',
-      ).run(id, alertId, e.state, e.value, e.threshold, e.timeWindow, e.at);
+      await ctx.db
+        .insertInto('alert_events')
+        .values({
+          id,
+          alert_id: alertId,
+          state: e.state,
+          value: e.value,
+          threshold: e.threshold,
+          time_window: e.timeWindow,
+          at: e.at,
+        })
+        .execute();
       return id;
     },
-    setDeliveries(id: string, deliveries: Delivery[]): void {
-      db.prepare('UPDATE alert_events SET deliveries = ? WHERE id = ?').run(toJson(deliveries), id);
+    async setDeliveries(id: string, deliveries: Delivery[]): Promise<void> {
+      await ctx.db
+        .updateTable('alert_events')
+        .set({ deliveries: toJson(deliveries) })
+        .where('id', '=', id)
+        .execute();
     },
-    list(alertId: string): AlertEvent[] {
-      return (
-        db
-          .prepare('SELECT * FROM alert_events WHERE alert_id = ? ORDER BY at DESC, rowid DESC')
-          .all(alertId) as {
-          id: string;
-          state: 'firing' | 'resolved';
-          value: number | null;
-          threshold: number | null;
-          time_window: string | null;
-          at: string;
-          deliveries: string;
-        }[]
-      ).map((r) => ({
+    async list(alertId: string): Promise<AlertEvent[]> {
+      const { rows } = await sql<{
+        id: string;
+        state: 'firing' | 'resolved';
+        value: number | null;
+        threshold: number | null;
+        time_window: string | null;
+        at: string;
+        deliveries: string;
+      }>`SELECT id, state, value, threshold, time_window, at, deliveries FROM alert_events
+        WHERE alert_id = ${alertId} ORDER BY at DESC, rowid DESC`.execute(ctx.db);
+      return rows.map((r) => ({
         id: r.id,
         state: r.state,
         value: r.value,

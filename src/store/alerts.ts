@@ -1,4 +1,5 @@
-import { fromJson, toJson, type Db } from './db.js';
+import { fromJson, toJson } from './db.js';
+import type { StoreContext } from './sql/query.js';
 
 import type { AlertDefinition } from '../domain/alerts.js';
 
@@ -31,74 +32,110 @@ const fromRow = (r: Row): StoredAlert => ({
   updated_at: r.updated_at,
 });
 
+const ROW_COLUMNS = ['id', 'definition', 'is_active', 'state', 'created_at', 'updated_at'] as const;
+
 const toolIdOf = (d: AlertDefinition): string | null =>
   typeof d.condition.toolId === 'string' ? d.condition.toolId : null;
 
-export function createAlertStore(db: Db) {
-  const byId = db.prepare('SELECT * FROM alerts WHERE id = ?');
-  const get = (id: string): StoredAlert | undefined => {
-    const row = byId.get(id) as Row | undefined;
-    return row && fromRow(row);
-  };
+/** One alert by its id. */
+async function readAlert(ctx: StoreContext, id: string): Promise<StoredAlert | undefined> {
+  const row = await ctx.db
+    .selectFrom('alerts')
+    .select(ROW_COLUMNS)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row && fromRow(row);
+}
+
+/** Finding alerts: all, one's last firing, the ones watching a tool. */
+function alertReads(ctx: StoreContext) {
   return {
-    get,
-    list(): StoredAlert[] {
-      return (db.prepare('SELECT * FROM alerts ORDER BY created_at, id').all() as Row[]).map(
-        fromRow,
-      );
+    async list(): Promise<StoredAlert[]> {
+      const rows = await ctx.db
+        .selectFrom('alerts')
+        .select(ROW_COLUMNS)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      return rows.map(fromRow);
     },
-    insert(a: StoredAlert): StoredAlert {
-      db.prepare(
-        'INSERT INTO alerts (id, name, definition, tool_id, is_active, state, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?)',
-      ).run(
-        a.id,
-        a.definition.name,
-        toJson(a.definition),
-        toolIdOf(a.definition),
-        a.isActive ? 1 : 0,
-        a.state,
-        a.created_at,
-        a.updated_at,
-      );
+    async lastFiredAt(id: string): Promise<string | null> {
+      const row = await ctx.db
+        .selectFrom('alerts')
+        .select('last_fired_at')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row?.last_fired_at ?? null;
+    },
+    async forTool(toolId: string): Promise<{ id: string; name: string }[]> {
+      return ctx.db
+        .selectFrom('alerts')
+        .select(['id', 'name'])
+        .where('tool_id', '=', toolId)
+        .orderBy('name')
+        .execute();
+    },
+  };
+}
+
+/** Saving alerts: create, replace, record a state change, delete. */
+function alertWrites(ctx: StoreContext) {
+  return {
+    async insert(a: StoredAlert): Promise<StoredAlert> {
+      await ctx.db
+        .insertInto('alerts')
+        .values({
+          id: a.id,
+          name: a.definition.name,
+          definition: toJson(a.definition),
+          tool_id: toolIdOf(a.definition),
+          is_active: a.isActive ? 1 : 0,
+          state: a.state,
+          created_at: a.created_at,
+          updated_at: a.updated_at,
+        })
+        .execute();
       return a;
     },
-    replace(
+    async replace(
       id: string,
       definition: AlertDefinition,
       isActive: boolean,
       at: string,
-    ): StoredAlert | undefined {
-      db.prepare(
-        'UPDATE alerts SET name = ?, definition = ?, tool_id = ?, is_active = ?, updated_at = ? WHERE id = ?',
-      ).run(definition.name, toJson(definition), toolIdOf(definition), isActive ? 1 : 0, at, id);
-      return get(id);
+    ): Promise<StoredAlert | undefined> {
+      await ctx.db
+        .updateTable('alerts')
+        .set({
+          name: definition.name,
+          definition: toJson(definition),
+          tool_id: toolIdOf(definition),
+          is_active: isActive ? 1 : 0,
+          updated_at: at,
+        })
+        .where('id', '=', id)
+        .execute();
+      return readAlert(ctx, id);
     },
-    setState(id: string, state: string, lastFiredAt?: string): void {
-      if (lastFiredAt)
-        db.prepare('UPDATE alerts SET state = ?, last_fired_at = ? WHERE id = ?').run(
-          state,
-          lastFiredAt,
-          id,
-        );
-      else db.prepare('UPDATE alerts SET state = ? WHERE id = ?').run(state, id);
+    async setState(id: string, state: string, lastFiredAt?: string): Promise<void> {
+      await ctx.db
+        .updateTable('alerts')
+        .set(lastFiredAt ? { state, last_fired_at: lastFiredAt } : { state })
+        .where('id', '=', id)
+        .execute();
     },
-    lastFiredAt(id: string): string | null {
-      return (
-        (db.prepare('SELECT last_fired_at FROM alerts WHERE id = ?').pluck().get(id) as
-          string | null) ?? null
-      );
+    async delete(id: string): Promise<boolean> {
+      const result = await ctx.db.deleteFrom('alerts').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
     },
-    delete(id: string): boolean {
-      return db.prepare('DELETE FROM alerts WHERE id = ?').run(id).changes > 0;
-    },
-    forTool(toolId: string): { id: string; name: string }[] {
-      return db
-        .prepare('SELECT id, name FROM alerts WHERE tool_id = ? ORDER BY name')
-        .all(toolId) as {
-        id: string;
-        name: string;
-      }[];
-    },
+  };
+}
+
+export function createAlertStore(ctx: StoreContext) {
+  const get = (id: string) => readAlert(ctx, id);
+  return {
+    get,
+    ...alertReads(ctx),
+    ...alertWrites(ctx),
   };
 }
 

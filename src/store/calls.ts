@@ -1,6 +1,9 @@
+import { sql, type Insertable, type Kysely } from 'kysely';
 import { newId } from '../ids.js';
 import type { NormalizedCall } from '../domain/providers.js';
-import { fromJson, pageOf, placeholders, prepared, toJson, type Db } from './db.js';
+import { fromJson, toJson } from './db.js';
+import { pageOf, type StoreContext } from './sql/query.js';
+import type { Calls, Tables } from './sql/tables.js';
 
 export interface StoredCall extends Omit<NormalizedCall, 'providerError'> {
   id: string;
@@ -68,123 +71,198 @@ export interface AgentErrorEntry {
   callId?: string | null;
 }
 
+/** The columns of a stored call, in the order of Row. */
+const CALL_COLUMNS = sql.raw(
+  'id, agent_id, provider_call_id, started_at, ended_at, duration_ms, end_reason, cost, cost_original, recording_url, summary, successful, transcript, tool_calls',
+);
+
 /** Imported calls: a page of an agent's, one call, and the figures of a window. */
-function callReads(db: Db) {
+function callReads(ctx: StoreContext) {
   return {
-    list(agentId: string, limit: number, offset: number): { calls: StoredCall[]; total: number } {
-      const { rows, total } = pageOf<Row>(
-        db,
+    async list(
+      agentId: string,
+      limit: number,
+      offset: number,
+    ): Promise<{ calls: StoredCall[]; total: number }> {
+      // NULLS LAST is SQLite's own order for DESC, spelled out for PostgreSQL (nulls first there).
+      const { rows, total } = await pageOf<Row>(
+        ctx.db,
         {
-          select: '*',
-          from: 'calls WHERE agent_id = ?',
-          order: 'started_ms DESC, id DESC',
-          args: [agentId],
+          select: CALL_COLUMNS,
+          from: sql`calls WHERE agent_id = ${agentId}`,
+          order: sql`started_ms DESC NULLS LAST, id DESC`,
         },
         { limit, offset },
       );
       return { calls: rows.map(fromRow), total };
     },
-    get(id: string): StoredCall | undefined {
-      const row = prepared(db, 'SELECT * FROM calls WHERE id = ?').get(id) as Row | undefined;
-      return row && fromRow(row);
+    async get(id: string): Promise<StoredCall | undefined> {
+      const { rows } = await sql<Row>`SELECT ${CALL_COLUMNS} FROM calls WHERE id = ${id}`.execute(
+        ctx.db,
+      );
+      return rows[0] && fromRow(rows[0]);
     },
-    figures(agentId: string): AgentCallFigures {
-      return prepared(
-        db,
-        `SELECT COUNT(*) AS totalCalls, COUNT(successful) AS knownOutcome, COALESCE(SUM(successful), 0) AS successful,
-          COALESCE(SUM(duration_ms), 0) AS totalDurationMs, SUM(cost) AS totalCostUsd FROM calls WHERE agent_id = ?`,
-      ).get(agentId) as AgentCallFigures;
+    async figures(agentId: string): Promise<AgentCallFigures> {
+      const { rows } = await sql<{
+        total_calls: number;
+        known_outcome: number;
+        successful: number;
+        total_duration_ms: number;
+        total_cost_usd: number | null;
+      }>`SELECT COUNT(*) AS total_calls, COUNT(successful) AS known_outcome,
+          COALESCE(SUM(successful), 0) AS successful, COALESCE(SUM(duration_ms), 0) AS total_duration_ms,
+          SUM(cost) AS total_cost_usd
+        FROM calls WHERE agent_id = ${agentId}`.execute(ctx.db);
+      const r = rows[0]!;
+      return {
+        totalCalls: r.total_calls,
+        knownOutcome: r.known_outcome,
+        successful: r.successful,
+        totalDurationMs: r.total_duration_ms,
+        totalCostUsd: r.total_cost_usd,
+      };
     },
   };
 }
 
 /** What went wrong for an agent, newest first. */
-function agentErrors(db: Db) {
+function agentErrors(ctx: StoreContext) {
   return {
-    addError(agentId: string, e: AgentErrorEntry): void {
-      prepared(
-        db,
-        'INSERT INTO agent_errors (agent_id, at, kind, message, call_id) VALUES (?,?,?,?,?)',
-      ).run(agentId, e.at, e.kind, e.message.slice(0, 1000), e.callId ?? null);
+    async addError(agentId: string, e: AgentErrorEntry): Promise<void> {
+      await ctx.db
+        .insertInto('agent_errors')
+        .values({
+          agent_id: agentId,
+          at: e.at,
+          kind: e.kind,
+          message: e.message.slice(0, 1000),
+          call_id: e.callId ?? null,
+        })
+        .execute();
     },
-    errors(
+    async errors(
       agentId: string,
       limit: number,
       offset: number,
-    ): { errors: StoredAgentError[]; total: number } {
-      const { rows, total } = pageOf<StoredAgentError>(
-        db,
+    ): Promise<{ errors: StoredAgentError[]; total: number }> {
+      const { rows, total } = await pageOf<{
+        id: number;
+        at: string;
+        kind: string;
+        message: string;
+        call_id: string | null;
+      }>(
+        ctx.db,
         {
-          select: 'id, at, kind, message, call_id AS callId',
-          from: 'agent_errors WHERE agent_id = ?',
-          order: 'at DESC, id DESC',
-          args: [agentId],
+          select: sql`id, at, kind, message, call_id`,
+          from: sql`agent_errors WHERE agent_id = ${agentId}`,
+          order: sql`at DESC, id DESC`,
         },
         { limit, offset },
       );
-      return { errors: rows, total };
+      return {
+        errors: rows.map((r) => ({
+          id: r.id,
+          at: r.at,
+          kind: r.kind,
+          message: r.message,
+          callId: r.call_id,
+        })),
+        total,
+      };
     },
   };
 }
 
+/**
+ * Rows a statement handles at once: the ids looked up in one `IN` list, the calls inserted by one
+ * multi-row INSERT (15 values each, well inside both databases' bound-parameter limits).
+ */
+const CHUNK = 500;
+
+/** The columns of a call that an import writes, and rewrites when the call is seen again. */
+const callValues = (c: NormalizedCall) => ({
+  started_ms: c.startedAt ? Date.parse(c.startedAt) : null,
+  started_at: c.startedAt,
+  ended_at: c.endedAt,
+  duration_ms: c.durationMs,
+  end_reason: c.endReason,
+  cost: c.cost,
+  cost_original: c.costOriginal ? toJson(c.costOriginal) : null,
+  recording_url: c.recordingUrl,
+  summary: c.summary,
+  successful: c.successful === null ? null : Number(c.successful),
+  transcript: toJson(c.transcript),
+  tool_calls: toJson(c.toolCalls),
+});
+
+/** Of these provider call ids, the ones the agent already has, with their ids. */
+async function knownCalls(
+  db: Kysely<Tables>,
+  agentId: string,
+  providerCallIds: string[],
+): Promise<Map<string, string>> {
+  const known = new Map<string, string>();
+  for (let i = 0; i < providerCallIds.length; i += CHUNK) {
+    const rows = await db
+      .selectFrom('calls')
+      .select(['provider_call_id', 'id'])
+      .where('agent_id', '=', agentId)
+      .where('provider_call_id', 'in', providerCallIds.slice(i, i + CHUNK))
+      .execute();
+    for (const r of rows) known.set(r.provider_call_id, r.id);
+  }
+  return known;
+}
+
 /** Imported call history, keyed by the provider's call id so that a repeated import never duplicates. */
-export function createCallStore(db: Db) {
-  const insert = db.prepare(
-    `INSERT INTO calls (id, agent_id, provider_call_id, started_ms, started_at, ended_at, duration_ms, end_reason, cost, cost_original,
-       recording_url, summary, successful, transcript, tool_calls) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-  );
-  const update = db.prepare(
-    `UPDATE calls SET started_ms = ?, started_at = ?, ended_at = ?, duration_ms = ?, end_reason = ?, cost = ?, cost_original = ?,
-       recording_url = ?, summary = ?, successful = ?, transcript = ?, tool_calls = ? WHERE id = ?`,
-  );
+export function createCallStore(ctx: StoreContext) {
   return {
-    ...callReads(db),
-    ...agentErrors(db),
-    /** Inserts new calls and refreshes known ones; answers the calls that were new, with their ids. */
-    upsert(
+    ...callReads(ctx),
+    ...agentErrors(ctx),
+    /**
+     * Inserts new calls and refreshes known ones; answers the calls that were new, with their ids,
+     * in the order given. A provider id repeated in one batch is inserted once, from its first
+     * occurrence; a known call seen twice ends with its last occurrence's values.
+     */
+    async upsert(
       agentId: string,
       calls: NormalizedCall[],
       now: number,
-    ): { id: string; call: NormalizedCall }[] {
+    ): Promise<{ id: string; call: NormalizedCall }[]> {
       if (calls.length === 0) return [];
-      const known = new Map(
-        (
-          prepared(
-            db,
-            `SELECT provider_call_id, id FROM calls WHERE agent_id = ? AND provider_call_id IN (${placeholders(calls.length)})`,
-          ).all(agentId, ...calls.map((c) => c.providerCallId)) as {
-            provider_call_id: string;
-            id: string;
-          }[]
-        ).map((r) => [r.provider_call_id, r.id]),
-      );
-      const fresh: { id: string; call: NormalizedCall }[] = [];
-      const seen = new Set<string>();
-      for (const c of calls) {
-        const values = [
-          c.startedAt ? Date.parse(c.startedAt) : null,
-          c.startedAt,
-          c.endedAt,
-          c.durationMs,
-          c.endReason,
-          c.cost,
-          c.costOriginal ? toJson(c.costOriginal) : null,
-          c.recordingUrl,
-          c.summary,
-          c.successful === null ? null : Number(c.successful),
-          toJson(c.transcript),
-          toJson(c.toolCalls),
-        ];
-        const id = known.get(c.providerCallId);
-        if (id) update.run(...values, id);
-        else if (!seen.has(c.providerCallId)) {
-          seen.add(c.providerCallId);
-          const newCallId = newId('call', now);
-          insert.run(newCallId, agentId, c.providerCallId, ...values);
-          fresh.push({ id: newCallId, call: c });
+      return ctx.atomic(async (db) => {
+        const known = await knownCalls(db, agentId, [
+          ...new Set(calls.map((c) => c.providerCallId)),
+        ]);
+        const fresh: { id: string; call: NormalizedCall }[] = [];
+        const rows: Insertable<Calls>[] = [];
+        const refreshed = new Map<string, ReturnType<typeof callValues>>();
+        const seen = new Set<string>();
+        for (const c of calls) {
+          const id = known.get(c.providerCallId);
+          if (id) refreshed.set(id, callValues(c));
+          else if (!seen.has(c.providerCallId)) {
+            seen.add(c.providerCallId);
+            const newCallId = newId('call', now);
+            rows.push({
+              id: newCallId,
+              agent_id: agentId,
+              provider_call_id: c.providerCallId,
+              ...callValues(c),
+            });
+            fresh.push({ id: newCallId, call: c });
+          }
         }
-      }
-      return fresh;
+        for (let i = 0; i < rows.length; i += CHUNK)
+          await db
+            .insertInto('calls')
+            .values(rows.slice(i, i + CHUNK))
+            .execute();
+        for (const [id, values] of refreshed)
+          await db.updateTable('calls').set(values).where('id', '=', id).execute();
+        return fresh;
+      });
     },
   };
 }

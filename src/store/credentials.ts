@@ -1,5 +1,5 @@
 import { hashCredential } from '../secrets.js';
-import { prepared, type Db } from './db.js';
+import type { StoreContext } from './sql/query.js';
 
 export interface ApiKeyRecord {
   id: string;
@@ -18,26 +18,35 @@ export interface TokenRecord {
   revoked_at: string | null;
 }
 
-const KEY_COLUMNS = 'id, label, prefix, created_at, last_used_at, revoked_at';
-const BY_KEY_HASH = `SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL`;
-const BY_TOKEN_HASH =
-  'SELECT id, workspace_id, name, created_at, revoked_at FROM workspace_tokens WHERE token_hash = ? AND revoked_at IS NULL';
+const KEY_COLUMNS = ['id', 'label', 'prefix', 'created_at', 'last_used_at', 'revoked_at'] as const;
+const TOKEN_COLUMNS = ['id', 'workspace_id', 'name', 'created_at', 'revoked_at'] as const;
 
 /** API keys: only their hashes are stored. */
-function apiKeys(db: Db) {
+function apiKeys(ctx: StoreContext) {
   return {
-    countKeys(): number {
-      return (db.prepare('SELECT COUNT(*) AS n FROM api_keys').get() as { n: number }).n;
+    async countKeys(): Promise<number> {
+      const row = await ctx.db
+        .selectFrom('api_keys')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      return row.n;
     },
-    insertKey(rec: {
+    async insertKey(rec: {
       id: string;
       label: string | null;
       secret: string;
       created_at: string;
-    }): ApiKeyRecord {
-      db.prepare(
-        'INSERT INTO api_keys (id, label, key_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)',
-      ).run(rec.id, rec.label, hashCredential(rec.secret), rec.secret.slice(0, 10), rec.created_at);
+    }): Promise<ApiKeyRecord> {
+      await ctx.db
+        .insertInto('api_keys')
+        .values({
+          id: rec.id,
+          label: rec.label,
+          key_hash: hashCredential(rec.secret),
+          prefix: rec.secret.slice(0, 10),
+          created_at: rec.created_at,
+        })
+        .execute();
       return {
         id: rec.id,
         label: rec.label,
@@ -47,44 +56,59 @@ function apiKeys(db: Db) {
         revoked_at: null,
       };
     },
-    listKeys(): ApiKeyRecord[] {
-      return db
-        .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at`)
-        .all() as ApiKeyRecord[];
+    async listKeys(): Promise<ApiKeyRecord[]> {
+      return ctx.db.selectFrom('api_keys').select(KEY_COLUMNS).orderBy('created_at').execute();
     },
-    revokeKey(id: string, at: string): boolean {
-      return (
-        db
-          .prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')
-          .run(at, id).changes > 0
-      );
+    async revokeKey(id: string, at: string): Promise<boolean> {
+      const result = await ctx.db
+        .updateTable('api_keys')
+        .set({ revoked_at: at })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
     },
-    getKey(id: string): ApiKeyRecord | undefined {
-      return db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`).get(id) as
-        ApiKeyRecord | undefined;
+    async getKey(id: string): Promise<ApiKeyRecord | undefined> {
+      return ctx.db
+        .selectFrom('api_keys')
+        .select(KEY_COLUMNS)
+        .where('id', '=', id)
+        .executeTakeFirst();
     },
-    findKeyBySecret(secret: string): ApiKeyRecord | undefined {
-      return prepared(db, BY_KEY_HASH).get(hashCredential(secret)) as ApiKeyRecord | undefined;
+    async findKeyBySecret(secret: string): Promise<ApiKeyRecord | undefined> {
+      return ctx.db
+        .selectFrom('api_keys')
+        .select(KEY_COLUMNS)
+        .where('key_hash', '=', hashCredential(secret))
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
     },
-    touchKey(id: string, at: string): void {
-      db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at, id);
+    async touchKey(id: string, at: string): Promise<void> {
+      await ctx.db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
     },
   };
 }
 
 /** Workspace access tokens: only their hashes are stored. */
-function workspaceTokens(db: Db) {
+function workspaceTokens(ctx: StoreContext) {
   return {
-    insertToken(rec: {
+    async insertToken(rec: {
       id: string;
       workspace_id: string;
       name: string | null;
       secret: string;
       created_at: string;
-    }): TokenRecord {
-      db.prepare(
-        'INSERT INTO workspace_tokens (id, workspace_id, name, token_hash, created_at) VALUES (?, ?, ?, ?, ?)',
-      ).run(rec.id, rec.workspace_id, rec.name, hashCredential(rec.secret), rec.created_at);
+    }): Promise<TokenRecord> {
+      await ctx.db
+        .insertInto('workspace_tokens')
+        .values({
+          id: rec.id,
+          workspace_id: rec.workspace_id,
+          name: rec.name,
+          token_hash: hashCredential(rec.secret),
+          created_at: rec.created_at,
+        })
+        .execute();
       return {
         id: rec.id,
         workspace_id: rec.workspace_id,
@@ -93,26 +117,32 @@ function workspaceTokens(db: Db) {
         revoked_at: null,
       };
     },
-    revokeToken(workspaceId: string, id: string, at: string): boolean {
-      return (
-        db
-          .prepare(
-            'UPDATE workspace_tokens SET revoked_at = ? WHERE id = ? AND workspace_id = ? AND revoked_at IS NULL',
-          )
-          .run(at, id, workspaceId).changes > 0
-      );
+    async revokeToken(workspaceId: string, id: string, at: string): Promise<boolean> {
+      const result = await ctx.db
+        .updateTable('workspace_tokens')
+        .set({ revoked_at: at })
+        .where('id', '=', id)
+        .where('workspace_id', '=', workspaceId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
     },
-    findTokenBySecret(secret: string): TokenRecord | undefined {
-      return prepared(db, BY_TOKEN_HASH).get(hashCredential(secret)) as TokenRecord | undefined;
+    async findTokenBySecret(secret: string): Promise<TokenRecord | undefined> {
+      return ctx.db
+        .selectFrom('workspace_tokens')
+        .select(TOKEN_COLUMNS)
+        .where('token_hash', '=', hashCredential(secret))
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
     },
   };
 }
 
 /** API keys and workspace tokens. Only their SHA-256 is stored; the clear value is shown once. */
-export function createCredentialStore(db: Db) {
+export function createCredentialStore(ctx: StoreContext) {
   return {
-    ...apiKeys(db),
-    ...workspaceTokens(db),
+    ...apiKeys(ctx),
+    ...workspaceTokens(ctx),
   };
 }
 

@@ -8,83 +8,65 @@ import { createCallStore } from './calls.js';
 import { createCredentialStore } from './credentials.js';
 import type { Db } from './db.js';
 import { createPersonaStore } from './personas.js';
-import { createReadCache } from './read-cache.js';
+import { createReadCache, noReadCache, type ReadCache } from './read-cache.js';
 import { createScenarioStore } from './scenarios.js';
 import { createScheduleStore } from './schedules.js';
 import { createScorecardStore } from './scorecards.js';
-import { createToolCallStore } from './tool-calls.js';
+import type { StoreDatabase } from './sql/connect.js';
+import type { StoreContext } from './sql/query.js';
+import { createToolCallLog, createToolCallStore, type ToolCallLog } from './tool-calls.js';
 import { createToolStore } from './tools.js';
 import { createWorkspaceStore } from './workspaces.js';
-import { TransactionBodies, TransactionGate, settle } from './transaction-gate.js';
+import { TransactionBodies } from './transaction-bodies.js';
 
-/** The SQLite modules, synchronous underneath (better-sqlite3). */
-function sqliteModules(db: Db) {
-  const cache = createReadCache(db);
+/** Every module on one context: the database itself, or one transaction on it. */
+function modulesOn(ctx: StoreContext, toolCallLog: ToolCallLog) {
   return {
-    agents: createAgentStore(db),
-    alerts: createAlertStore(db),
-    alertEvents: createAlertEventStore(db),
-    sealed: createSealedStore(db),
-    settings: createSettingsStore(db),
-    simulations: createSimulationStore(db),
-    calls: createCallStore(db),
-    credentials: createCredentialStore(db),
-    personas: createPersonaStore(db, cache),
-    scenarios: createScenarioStore(db),
-    schedules: createScheduleStore(db),
-    scorecards: createScorecardStore(db),
-    tools: createToolStore(db, cache),
-    toolCalls: createToolCallStore(db),
-    workspaces: createWorkspaceStore(db),
+    agents: createAgentStore(ctx),
+    alerts: createAlertStore(ctx),
+    alertEvents: createAlertEventStore(ctx),
+    sealed: createSealedStore(ctx),
+    settings: createSettingsStore(ctx),
+    simulations: createSimulationStore(ctx),
+    calls: createCallStore(ctx),
+    credentials: createCredentialStore(ctx),
+    personas: createPersonaStore(ctx),
+    scenarios: createScenarioStore(ctx),
+    schedules: createScheduleStore(ctx),
+    scorecards: createScorecardStore(ctx),
+    tools: createToolStore(ctx),
+    toolCalls: createToolCallStore(ctx, toolCallLog),
+    workspaces: createWorkspaceStore(ctx),
   };
 }
 
-type Modules = ReturnType<typeof sqliteModules>;
-
-/** A module as the engine sees it: every method answers a promise, whatever the database. */
-type Asynchronous<M> = {
-  [K in keyof M]: M[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : M[K];
-};
-
-/** A mapped type drops a method's type parameters: the settings' typed read is restated. */
-interface SettingsModule extends Omit<Asynchronous<Modules['settings']>, 'get'> {
-  get<T>(key: string): Promise<T | null>;
-}
-
-export type StoreModules = { [K in keyof Modules]: Asynchronous<Modules[K]> } & {
-  settings: SettingsModule;
-};
+export type StoreModules = ReturnType<typeof modulesOn>;
 
 /**
  * Every read and write of the engine goes through these per-resource modules; operations never
- * hold SQL. Every method is asynchronous so that a store on a database server has the same shape
- * as the one on SQLite.
+ * hold SQL. Every method answers a promise, and the same modules run on SQLite and PostgreSQL.
  */
 export interface Store extends StoreModules {
   /**
    * Runs fn in one transaction: several writes that land together or not at all. Inside, use the
-   * store passed to fn (the outer one waits until the transaction ends), and await nothing but
-   * store calls: a transaction holds the database while it is open.
+   * store passed to fn (on SQLite the outer one waits until the transaction ends), and await
+   * nothing but store calls: a transaction holds a connection while it is open.
    */
-  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Store) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /** Which database the store runs on. */
+  readonly dialect: 'sqlite' | 'postgres';
   /** The SQLite database underneath (tests and benchmarks inspect it; the engine never does). */
   readonly db: Db;
+  /** Ends the store's connections (the buffered tool-call log is written first). */
+  close(): Promise<void>;
 }
 
-/** The modules' methods, each one run through `call` and answering a promise. */
-function asynchronous(modules: Modules, call: <R>(run: () => R) => Promise<R>): StoreModules {
-  const facade: Record<string, Record<string, unknown>> = {};
-  for (const [name, module] of Object.entries(modules)) {
-    const methods: Record<string, unknown> = {};
-    for (const [key, member] of Object.entries(module as Record<string, unknown>)) {
-      methods[key] =
-        typeof member === 'function'
-          ? (...args: unknown[]) => call(() => (member as (...a: unknown[]) => unknown)(...args))
-          : member;
-    }
-    facade[name] = methods;
-  }
-  return facade as unknown as StoreModules;
+export interface TransactionOptions {
+  /**
+   * Holds the lock of this name for the transaction: of servers sharing a database, one at a time
+   * runs a body with the same lock (the first start's bootstrap, say).
+   */
+  lock?: string;
 }
 
 const outerCallInside = () =>
@@ -94,34 +76,63 @@ const outerCallInside = () =>
     ),
   );
 
+/** The modules with every method refusing to run inside a transaction's body (tests only). */
+function guarded(modules: StoreModules, bodies: TransactionBodies): StoreModules {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [name, module] of Object.entries(modules)) {
+    const methods: Record<string, unknown> = {};
+    for (const [key, member] of Object.entries(module as Record<string, unknown>)) {
+      methods[key] =
+        typeof member === 'function'
+          ? (...args: unknown[]) =>
+              bodies.insideOne()
+                ? outerCallInside()
+                : (member as (...a: unknown[]) => unknown)(...args)
+          : member;
+    }
+    out[name] = methods;
+  }
+  return out as unknown as StoreModules;
+}
+
 /**
- * The store on an open SQLite database (migrated by the caller). With `checkTransactions` (tests),
- * a call on the outer store from inside a transaction fails at once instead of waiting forever.
+ * The store on an open, migrated database. With `checkTransactions` (tests), a call on the outer
+ * store from inside a transaction fails at once instead of waiting forever.
  */
-export function createStore(db: Db, options: { checkTransactions?: boolean } = {}): Store {
-  const modules = sqliteModules(db);
-  const gate = new TransactionGate();
+export function createStore(
+  database: StoreDatabase,
+  options: { checkTransactions?: boolean } = {},
+): Store {
+  const { kysely, dialect, sqlite } = database;
+  // Only SQLite can tell cheaply that nothing changed; on PostgreSQL other servers write unseen.
+  const cache: ReadCache = sqlite ? createReadCache(sqlite) : noReadCache;
+  const toolCallLog = createToolCallLog(database);
   const bodies = options.checkTransactions ? new TransactionBodies() : null;
-  // Inside a transaction calls run at once; everyone else waits for the gate.
-  const inside: Store = {
-    ...asynchronous(modules, settle),
-    db,
-    transaction: (fn) => fn(inside),
+  const close = async () => {
+    await toolCallLog.flush();
+    await database.close();
   };
-  return {
-    ...asynchronous(modules, (run) => (bodies?.insideOne() ? outerCallInside() : gate.run(run))),
-    db,
-    transaction: (fn) =>
-      gate.exclusive(async () => {
-        db.exec('BEGIN IMMEDIATE');
-        try {
-          const result = await (bodies ? bodies.run(() => fn(inside)) : fn(inside));
-          db.exec('COMMIT');
-          return result;
-        } catch (err) {
-          if (db.inTransaction) db.exec('ROLLBACK');
-          throw err;
-        }
-      }),
-  };
+  // A getter, so that a PostgreSQL store's `db` fails with a reason instead of being undefined.
+  const complete = (modules: StoreModules, transaction: Store['transaction']): Store =>
+    Object.defineProperty({ ...modules, dialect: dialect.name, close, transaction }, 'db', {
+      get(): Db {
+        if (!sqlite) throw new Error('This store runs on PostgreSQL: there is no SQLite database');
+        return sqlite;
+      },
+    }) as Store;
+  const outer = modulesOn(
+    { db: kysely, dialect, cache, atomic: (fn) => database.transaction(fn) },
+    toolCallLog,
+  );
+  return complete(bodies ? guarded(outer, bodies) : outer, (fn, txOptions) =>
+    database.transaction(async (tx) => {
+      if (txOptions?.lock) await dialect.transactionLock(txOptions.lock).execute(tx);
+      // Reads inside see the transaction's own writes, which may yet roll back: never cached.
+      const inside: Store = complete(
+        modulesOn({ db: tx, dialect, cache: noReadCache, atomic: (fn) => fn(tx) }, toolCallLog),
+        (nested) => nested(inside),
+      );
+      return bodies ? bodies.run(() => fn(inside)) : await fn(inside);
+    }),
+  );
 }

@@ -1,5 +1,6 @@
-import { fromJson, pageOf, patchRow, placeholders, toJson, type ColumnMap, type Db } from './db.js';
-import type { ReadCache } from './read-cache.js';
+import { sql, type RawBuilder } from 'kysely';
+import { fromJson, toJson, type ColumnMap } from './db.js';
+import { pageOf, patchRow, type StoreContext } from './sql/query.js';
 import { RAN, noUsage, usageByIds, type UsageStats } from './usage.js';
 
 export interface User {
@@ -91,12 +92,15 @@ const toListItem = (r: Row, usage: UsageStats): PersonaListItem => ({
   usage_stats: usage,
 });
 
-const SORT_COLUMNS: Record<PersonaQuery['sortBy'], string> = {
-  name: 'p.name COLLATE NOCASE',
-  createdAt: 'p.created_at',
-  updatedAt: 'p.updated_at',
-  usage: `(SELECT COUNT(*) FROM simulations s WHERE s.persona_id = p.id AND s.${RAN})`,
-};
+/** ORDER BY keys of each sort; usage counts the simulations each persona played. */
+const sortKey = (ctx: StoreContext, by: PersonaQuery['sortBy']): RawBuilder<unknown> =>
+  ({
+    name: () => ctx.dialect.caseless('p.name'),
+    createdAt: () => sql`p.created_at`,
+    updatedAt: () => sql`p.updated_at`,
+    usage: () =>
+      sql`(SELECT COUNT(*) FROM simulations s WHERE s.persona_id = p.id AND ${sql.raw(`s.${RAN}`)})`,
+  })[by]();
 
 const PATCH_COLUMNS: ColumnMap = {
   name: { column: 'name' },
@@ -108,72 +112,49 @@ const PATCH_COLUMNS: ColumnMap = {
   tags: { column: 'tags', json: true },
 };
 
-const LIST_COLUMNS =
-  'p.id, p.name, p.language, p.emotion, p.difficulty, p.background_noise, p.tags, p.created_at, p.updated_at, p.created_by_id, p.created_by_name';
-
-/** Escapes LIKE wildcards so that a user's `%` or `_` is matched literally. */
-const likeContains = (s: string): string => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+const LIST_COLUMNS = sql.raw(
+  'p.id, p.name, p.language, p.emotion, p.difficulty, p.background_noise, p.tags, p.created_at, p.updated_at, p.created_by_id, p.created_by_name',
+);
 
 /** The FROM and WHERE of a persona query: its filters, with the trigram index for names. */
-function personaFilter(workspaceId: string, q: PersonaQuery) {
-  const where: string[] = ['p.workspace_id = ?'];
-  const args: unknown[] = [workspaceId];
-  let from = 'personas p';
+function personaFilter(ctx: StoreContext, workspaceId: string, q: PersonaQuery) {
+  const where: RawBuilder<unknown>[] = [sql`p.workspace_id = ${workspaceId}`];
+  let from: RawBuilder<unknown> = sql`personas p`;
   if (q.name) {
-    // The trigram index needs three characters; shorter searches scan with LIKE. CROSS JOIN makes
-    // SQLite start from the index's matches instead of walking every persona in date order.
+    // The trigram index needs three characters; shorter searches scan.
     if ([...q.name].length >= 3) {
-      from = 'personas_name_fts f CROSS JOIN personas p ON p.rowid = f.rowid';
-      where.unshift('personas_name_fts MATCH ?');
-      args.unshift(`"${q.name.replace(/"/g, '""')}"`);
-    } else {
-      where.push("p.name LIKE ? ESCAPE '\\'");
-      args.push(likeContains(q.name));
-    }
+      const search = ctx.dialect.personaNameSearch('p', q.name);
+      from = search.from;
+      where.unshift(search.where);
+    } else where.push(ctx.dialect.containsCaseless('p.name', q.name));
   }
-  if (q.language) {
-    where.push('p.language = ?');
-    args.push(q.language);
-  }
-  if (q.emotion) {
-    where.push('p.emotion = ?');
-    args.push(q.emotion);
-  }
-  if (q.difficulty) {
-    where.push('p.difficulty = ?');
-    args.push(q.difficulty);
-  }
-  if (q.createdBy) {
-    where.push('p.created_by_id = ?');
-    args.push(q.createdBy);
-  }
-  for (const tag of q.tags ?? []) {
-    where.push('EXISTS (SELECT 1 FROM json_each(p.tags) t WHERE lower(t.value) = lower(?))');
-    args.push(tag);
-  }
-  return { from, filter: where.join(' AND '), args };
+  if (q.language) where.push(sql`p.language = ${q.language}`);
+  if (q.emotion) where.push(sql`p.emotion = ${q.emotion}`);
+  if (q.difficulty) where.push(sql`p.difficulty = ${q.difficulty}`);
+  if (q.createdBy) where.push(sql`p.created_by_id = ${q.createdBy}`);
+  for (const tag of q.tags ?? [])
+    where.push(ctx.dialect.jsonArrayHas('p.tags', tag, { caseless: true }));
+  return sql`${from} WHERE ${sql.join(where, sql` AND `)}`;
 }
 
 /** A page of a workspace's personas, filtered and sorted, with their usage figures. */
-function listPersonas(
-  db: Db,
+async function listPersonas(
+  ctx: StoreContext,
   workspaceId: string,
   q: PersonaQuery,
-): { items: PersonaListItem[]; total: number } {
-  const { from, filter, args } = personaFilter(workspaceId, q);
-  const dir = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
-  const { rows, total } = pageOf<Row>(
-    db,
+): Promise<{ items: PersonaListItem[]; total: number }> {
+  const dir = sql.raw(q.sortOrder === 'asc' ? 'ASC' : 'DESC');
+  const { rows, total } = await pageOf<Row>(
+    ctx.db,
     {
       select: LIST_COLUMNS,
-      from: `${from} WHERE ${filter}`,
-      order: `${SORT_COLUMNS[q.sortBy]} ${dir}, p.id ${dir}`,
-      args,
+      from: personaFilter(ctx, workspaceId, q),
+      order: sql`${sortKey(ctx, q.sortBy)} ${dir}, p.id ${dir}`,
     },
     q,
   );
-  const usage = usageByIds(
-    db,
+  const usage = await usageByIds(
+    ctx,
     'persona_id',
     rows.map((r) => r.id),
   );
@@ -181,84 +162,98 @@ function listPersonas(
   return { items, total };
 }
 
-export function createPersonaStore(db: Db, cache: ReadCache) {
-  const getRow = db.prepare('SELECT * FROM personas WHERE workspace_id = ? AND id = ?');
+/** Stores a new persona in the workspace. */
+async function insertPersona({ db }: StoreContext, workspaceId: string, p: Persona): Promise<void> {
+  await db
+    .insertInto('personas')
+    .values({
+      id: p.id,
+      workspace_id: workspaceId,
+      name: p.name,
+      language: p.language,
+      prompt: p.prompt,
+      emotion: p.emotion,
+      difficulty: p.difficulty,
+      background_noise: p.backgroundNoise,
+      tags: toJson(p.tags),
+      created_at: p.created_at,
+      updated_at: p.updated_at,
+      created_by_id: p.created_by.id,
+      created_by_name: p.created_by.name,
+    })
+    .execute();
+}
+
+export function createPersonaStore(ctx: StoreContext) {
+  const { db } = ctx;
+  const getRow = (workspaceId: string, id: string) =>
+    db
+      .selectFrom('personas')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id)
+      .executeTakeFirst() as Promise<Row | undefined>;
 
   /** The persona alone, without its usage figures (which read every simulation it played). */
-  function profile(workspaceId: string, id: string): Persona | undefined {
-    const row = getRow.get(workspaceId, id) as Row | undefined;
+  async function profile(workspaceId: string, id: string): Promise<Persona | undefined> {
+    const row = await getRow(workspaceId, id);
     return row ? fromRow(row) : undefined;
   }
 
-  function get(workspaceId: string, id: string): PersonaWithUsage | undefined {
-    const row = getRow.get(workspaceId, id) as Row | undefined;
+  async function get(workspaceId: string, id: string): Promise<PersonaWithUsage | undefined> {
+    const row = await getRow(workspaceId, id);
     if (!row) return undefined;
-    return {
-      ...fromRow(row),
-      usage_stats: usageByIds(db, 'persona_id', [id]).get(id) ?? noUsage(),
-    };
+    const usage = await usageByIds(ctx, 'persona_id', [id]);
+    return { ...fromRow(row), usage_stats: usage.get(id) ?? noUsage() };
   }
-
-  const listUncached = (workspaceId: string, q: PersonaQuery) => listPersonas(db, workspaceId, q);
 
   return {
     get,
     profile,
-    insert(workspaceId: string, p: Persona): PersonaWithUsage {
-      db.prepare(
-        `INSERT INTO personas (id, workspace_id, name, language, prompt, emotion, difficulty, background_noise, tags,
-           created_at, updated_at, created_by_id, created_by_name) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-      ).run(
-        p.id,
-        workspaceId,
-        p.name,
-        p.language,
-        p.prompt,
-        p.emotion,
-        p.difficulty,
-        p.backgroundNoise,
-        toJson(p.tags),
-        p.created_at,
-        p.updated_at,
-        p.created_by.id,
-        p.created_by.name,
-      );
+    async insert(workspaceId: string, p: Persona): Promise<PersonaWithUsage> {
+      await insertPersona(ctx, workspaceId, p);
       return { ...p, usage_stats: noUsage() };
     },
-    update(
+    async update(
       workspaceId: string,
       id: string,
       patch: PersonaPatch,
       updatedAt: string,
-    ): PersonaWithUsage | undefined {
-      const changed = patchRow(db, {
+    ): Promise<PersonaWithUsage | undefined> {
+      const changed = await patchRow(db, {
         table: 'personas',
         columns: PATCH_COLUMNS,
         patch,
         always: { updated_at: updatedAt },
-        where: { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] },
+        where: sql`workspace_id = ${workspaceId} AND id = ${id}`,
       });
       return changed ? get(workspaceId, id) : undefined;
     },
-    delete(workspaceId: string, id: string): boolean {
-      return (
-        db.prepare('DELETE FROM personas WHERE workspace_id = ? AND id = ?').run(workspaceId, id)
-          .changes > 0
-      );
+    async delete(workspaceId: string, id: string): Promise<boolean> {
+      const result = await db
+        .deleteFrom('personas')
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
     },
     /** Which of these ids exist in the workspace (for scenario references). */
-    existing(workspaceId: string, ids: string[]): Set<string> {
+    async existing(workspaceId: string, ids: string[]): Promise<Set<string>> {
       if (ids.length === 0) return new Set();
-      const rows = db
-        .prepare(
-          `SELECT id FROM personas WHERE workspace_id = ? AND id IN (${placeholders(ids.length)})`,
-        )
-        .all(workspaceId, ...ids) as { id: string }[];
+      const rows = await db
+        .selectFrom('personas')
+        .select('id')
+        .where('workspace_id', '=', workspaceId)
+        .where('id', 'in', ids)
+        .execute();
       return new Set(rows.map((r) => r.id));
     },
-    list(workspaceId: string, q: PersonaQuery): { items: PersonaListItem[]; total: number } {
-      return cache.get(`personas:${workspaceId}:${JSON.stringify(q)}`, () =>
-        listUncached(workspaceId, q),
+    list(
+      workspaceId: string,
+      q: PersonaQuery,
+    ): Promise<{ items: PersonaListItem[]; total: number }> {
+      return ctx.cache.get(`personas:${workspaceId}:${JSON.stringify(q)}`, () =>
+        listPersonas(ctx, workspaceId, q),
       );
     },
   };

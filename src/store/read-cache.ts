@@ -1,12 +1,20 @@
 import type { Db } from './db.js';
 
+/** Answers of read queries kept while the data has not changed; `compute` reads afresh. */
+export interface ReadCache {
+  get<T>(key: string, compute: () => Promise<T>): Promise<T>;
+}
+
+/** No cache: every read computes (PostgreSQL, where other servers write unseen, and transactions). */
+export const noReadCache: ReadCache = { get: (_key, compute) => compute() };
+
 /**
  * Caches answers of read queries (lists a UI or script asks for again and again) until anything in
  * the database changes. Validity is checked on every read against SQLite's own counters:
  * total_changes() counts this connection's writes, and PRAGMA data_version moves when another
  * connection (the CLI, a second tool) commits. So a cached answer is never older than the data.
  */
-export function createReadCache(db: Db, capacity = 256) {
+export function createReadCache(db: Db, capacity = 256): ReadCache {
   const ownChanges = db.prepare('SELECT total_changes()').pluck();
   const otherChanges = db.prepare('PRAGMA data_version').pluck();
   // Two plain statements cost less than one over the pragma_data_version table function.
@@ -20,7 +28,7 @@ export function createReadCache(db: Db, capacity = 256) {
   let stamp = '';
 
   return {
-    get<T>(key: string, compute: () => T): T {
+    async get<T>(key: string, compute: () => Promise<T>): Promise<T> {
       const now = changes();
       if (now !== stamp) {
         entries.clear();
@@ -33,7 +41,7 @@ export function createReadCache(db: Db, capacity = 256) {
         entries.set(key, value);
         return value;
       }
-      const value = compute();
+      const value = await compute();
       if (!askedOnce.has(key)) {
         askedOnce.add(key);
         // A key asked again only after `capacity` other reads is not worth keeping either.
@@ -41,13 +49,12 @@ export function createReadCache(db: Db, capacity = 256) {
         return value;
       }
       askedOnce.delete(key);
-      // A compute that wrote (it should not) would change the stamp: do not keep its answer.
-      if (changes() !== stamp) return value;
+      // Anything written while the answer was read (here or by a transaction it waited for) makes
+      // the answer's age unknown: do not keep it.
+      if (changes() !== now || stamp !== now) return value;
       entries.set(key, value);
       if (entries.size > capacity) entries.delete(entries.keys().next().value!);
       return value;
     },
   };
 }
-
-export type ReadCache = ReturnType<typeof createReadCache>;

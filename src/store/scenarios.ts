@@ -1,14 +1,9 @@
 import type { ScriptLine } from '../domain/scenarios.js';
-import {
-  fromJson,
-  patchRow,
-  placeholders,
-  prepared,
-  toJson,
-  type ColumnMap,
-  type Db,
-} from './db.js';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { fromJson, toJson, type ColumnMap } from './db.js';
 import type { User } from './personas.js';
+import { pageOf, patchRow, valueList, type StoreContext } from './sql/query.js';
+import type { Tables } from './sql/tables.js';
 import { ERRORED, PASS_RATE, RAN } from './usage.js';
 
 export interface PromptVariable {
@@ -116,42 +111,58 @@ const PATCH_COLUMNS: ColumnMap = {
   maxDurationMs: { column: 'max_duration_ms' },
 };
 
-const SORT_COLUMNS: Record<ScenarioQuery['sortBy'], string> = {
-  name: 's.name COLLATE NOCASE',
-  createdAt: 's.created_at',
-  updatedAt: 's.updated_at',
-  usage: `(SELECT COUNT(*) FROM simulations m WHERE m.scenario_id = s.id AND m.${RAN})`,
-};
+/** The columns of a Row, from `scenarios s`. */
+const COLUMNS = sql.raw(
+  's.id, s.name, s.prompt, s.prompt_variables, s.personas, s.target_agents, s.scorecard_id, s.tags, s.expected_outcome, s.expected_behavior, s.script, s.max_turns, s.max_duration_ms, s.created_at, s.updated_at, s.created_by_id, s.created_by_name',
+);
+
+/** ORDER BY keys of each sort; usage counts the simulations each scenario ran. */
+const sortKey = (ctx: StoreContext, by: ScenarioQuery['sortBy']): RawBuilder<unknown> =>
+  ({
+    name: () => ctx.dialect.caseless('s.name'),
+    createdAt: () => sql`s.created_at`,
+    updatedAt: () => sql`s.updated_at`,
+    usage: () =>
+      sql`(SELECT COUNT(*) FROM simulations m WHERE m.scenario_id = s.id AND ${sql.raw(`m.${RAN}`)})`,
+  })[by]();
 
 const pct = (n: number | null): number | null => (n === null ? null : Math.round(n * 100) / 100);
 
 /** One scenario of a workspace. */
-function readScenario(db: Db, workspaceId: string, id: string): Scenario | undefined {
-  const row = prepared(db, 'SELECT * FROM scenarios WHERE workspace_id = ? AND id = ?').get(
-    workspaceId,
-    id,
-  ) as Row | undefined;
-  return row && fromRow(row);
+async function readScenario(
+  db: Kysely<Tables>,
+  workspaceId: string,
+  id: string,
+): Promise<Scenario | undefined> {
+  const { rows } = await sql<Row>`SELECT ${COLUMNS} FROM scenarios s
+    WHERE s.workspace_id = ${workspaceId} AND s.id = ${id}`.execute(db);
+  return rows[0] && fromRow(rows[0]);
+}
+
+/** A row of scenarioStats' query. */
+interface StatsRow {
+  id: string;
+  total: number;
+  avg: number | null;
+  rate: number | null;
+  errored: number;
+  last: string | null;
 }
 
 /** The statistics of several scenarios in one query (a page of the list). */
-function scenarioStats(db: Db, ids: string[]): Map<string, ScenarioStats> {
-  const rows = db
-    .prepare(
-      `SELECT scenario_id AS id, COUNT(*) AS total, AVG(score) AS avg, ${PASS_RATE} AS rate,
-              ${ERRORED} AS errored, MAX(COALESCE(ended_at, started_at, created_at)) AS last
-       FROM simulations WHERE scenario_id IN (${placeholders(ids.length)}) AND ${RAN}
-       GROUP BY scenario_id`,
-    )
-    .all(...ids) as {
-    id: string;
-    total: number;
-    avg: number | null;
-    rate: number | null;
-    errored: number;
-    last: string | null;
-  }[];
-  const found = new Map(rows.map((r) => [r.id, r]));
+async function scenarioStats(
+  db: Kysely<Tables>,
+  ids: string[],
+): Promise<Map<string, ScenarioStats>> {
+  const found = new Map<string, StatsRow>();
+  if (ids.length > 0) {
+    const { rows } = await sql<StatsRow>`SELECT scenario_id AS id, COUNT(*) AS total,
+        AVG(score) AS avg, ${sql.raw(PASS_RATE)} AS rate, ${sql.raw(ERRORED)} AS errored,
+        MAX(COALESCE(ended_at, started_at, created_at)) AS last
+      FROM simulations WHERE scenario_id IN (${valueList(ids)}) AND ${sql.raw(RAN)}
+      GROUP BY scenario_id`.execute(db);
+    for (const r of rows) found.set(r.id, r);
+  }
   return new Map(
     ids.map((id) => {
       const r = found.get(id);
@@ -170,161 +181,180 @@ function scenarioStats(db: Db, ids: string[]): Map<string, ScenarioStats> {
 }
 
 /** Saving scenarios. */
-function scenarioWrites(db: Db) {
+function scenarioWrites({ db }: StoreContext) {
   return {
-    insert(workspaceId: string, s: Scenario): Scenario {
-      db.prepare(
-        `INSERT INTO scenarios (id, workspace_id, name, prompt, prompt_variables, personas, target_agents, scorecard_id,
-           tags, expected_outcome, expected_behavior, script, max_turns, max_duration_ms, created_at, updated_at,
-           created_by_id, created_by_name) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-      ).run(
-        s.id,
-        workspaceId,
-        s.name,
-        s.prompt,
-        toJson(s.promptVariables),
-        toJson(s.personas),
-        toJson(s.targetAgents),
-        s.scorecard,
-        toJson(s.tags),
-        s.expectedOutcome,
-        s.expectedBehavior === null ? null : toJson(s.expectedBehavior),
-        s.script === null ? null : toJson(s.script),
-        s.maxTurns,
-        s.maxDurationMs,
-        s.created_at,
-        s.updated_at,
-        s.created_by.id,
-        s.created_by.name,
-      );
+    async insert(workspaceId: string, s: Scenario): Promise<Scenario> {
+      await db
+        .insertInto('scenarios')
+        .values({
+          id: s.id,
+          workspace_id: workspaceId,
+          name: s.name,
+          prompt: s.prompt,
+          prompt_variables: toJson(s.promptVariables),
+          personas: toJson(s.personas),
+          target_agents: toJson(s.targetAgents),
+          scorecard_id: s.scorecard,
+          tags: toJson(s.tags),
+          expected_outcome: s.expectedOutcome,
+          expected_behavior: s.expectedBehavior === null ? null : toJson(s.expectedBehavior),
+          script: s.script === null ? null : toJson(s.script),
+          max_turns: s.maxTurns,
+          max_duration_ms: s.maxDurationMs,
+          created_at: s.created_at,
+          updated_at: s.updated_at,
+          created_by_id: s.created_by.id,
+          created_by_name: s.created_by.name,
+        })
+        .execute();
       return s;
     },
-    update(
+    async update(
       workspaceId: string,
       id: string,
       patch: Partial<Scenario>,
       updatedAt: string,
-    ): Scenario | undefined {
-      const changed = patchRow(db, {
+    ): Promise<Scenario | undefined> {
+      const changed = await patchRow(db, {
         table: 'scenarios',
         columns: PATCH_COLUMNS,
         patch,
         always: { updated_at: updatedAt },
-        where: { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] },
+        where: sql`workspace_id = ${workspaceId} AND id = ${id}`,
       });
       return changed ? readScenario(db, workspaceId, id) : undefined;
     },
-    delete(workspaceId: string, id: string): boolean {
-      return (
-        db.prepare('DELETE FROM scenarios WHERE workspace_id = ? AND id = ?').run(workspaceId, id)
-          .changes > 0
-      );
+    async delete(workspaceId: string, id: string): Promise<boolean> {
+      const result = await db
+        .deleteFrom('scenarios')
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
     },
   };
 }
 
+/** A page of a workspace's scenarios, filtered by name and tags, and sorted. */
+async function listScenarios(
+  ctx: StoreContext,
+  workspaceId: string,
+  q: ScenarioQuery,
+): Promise<{ items: Scenario[]; total: number }> {
+  const where: RawBuilder<unknown>[] = [sql`s.workspace_id = ${workspaceId}`];
+  if (q.name) where.push(ctx.dialect.containsCaseless('s.name', q.name));
+  for (const tag of q.tags ?? [])
+    where.push(ctx.dialect.jsonArrayHas('s.tags', tag, { caseless: true }));
+  const dir = sql.raw(q.sortOrder === 'asc' ? 'ASC' : 'DESC');
+  const { rows, total } = await pageOf<Row>(
+    ctx.db,
+    {
+      select: COLUMNS,
+      from: sql`scenarios s WHERE ${sql.join(where, sql` AND `)}`,
+      order: sql`${sortKey(ctx, q.sortBy)} ${dir}, s.id ${dir}`,
+    },
+    q,
+  );
+  return { items: rows.map(fromRow), total };
+}
+
 /** Finding scenarios: a filtered page, and those that use a persona, agent or scorecard. */
-function scenarioReads(db: Db) {
+function scenarioReads(ctx: StoreContext) {
+  const { db } = ctx;
   return {
-    existsAnywhere(id: string): boolean {
-      return db.prepare('SELECT 1 FROM scenarios WHERE id = ?').get(id) !== undefined;
+    async existsAnywhere(id: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('scenarios')
+        .select('id')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row !== undefined;
     },
-    list(workspaceId: string, q: ScenarioQuery): { items: Scenario[]; total: number } {
-      const where = ['s.workspace_id = ?'];
-      const args: unknown[] = [workspaceId];
-      if (q.name) {
-        where.push("s.name LIKE ? ESCAPE '\\'");
-        args.push(`%${q.name.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-      }
-      for (const tag of q.tags ?? []) {
-        where.push('EXISTS (SELECT 1 FROM json_each(s.tags) t WHERE lower(t.value) = lower(?))');
-        args.push(tag);
-      }
-      const filter = where.join(' AND ');
-      const total = (
-        db.prepare(`SELECT COUNT(*) AS n FROM scenarios s WHERE ${filter}`).get(...args) as {
-          n: number;
-        }
-      ).n;
-      const dir = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
-      const rows = db
-        .prepare(
-          `SELECT * FROM scenarios s WHERE ${filter} ORDER BY ${SORT_COLUMNS[q.sortBy]} ${dir}, s.id ${dir} LIMIT ? OFFSET ?`,
-        )
-        .all(...args, q.limit, q.offset) as Row[];
-      return { items: rows.map(fromRow), total };
-    },
+    list: (workspaceId: string, q: ScenarioQuery): Promise<{ items: Scenario[]; total: number }> =>
+      listScenarios(ctx, workspaceId, q),
     /**
      * Scenarios whose JSON list column holds the id (to refuse deleting what is in use): in one
      * workspace, or in all of them (null) for agents, which belong to no workspace.
      */
-    referencing(
+    async referencing(
       workspaceId: string | null,
       column: 'personas' | 'target_agents',
       id: string,
-    ): { id: string; name: string }[] {
-      return db
-        .prepare(
-          `SELECT s.id, s.name FROM scenarios s WHERE (? IS NULL OR s.workspace_id = ?) AND EXISTS (SELECT 1 FROM json_each(s.${column}) j WHERE j.value = ?) ORDER BY s.name`,
-        )
-        .all(workspaceId, workspaceId, id) as { id: string; name: string }[];
+    ): Promise<{ id: string; name: string }[]> {
+      const where = [ctx.dialect.jsonArrayHas(`s.${column}`, id)];
+      if (workspaceId !== null) where.push(sql<boolean>`s.workspace_id = ${workspaceId}`);
+      const { rows } = await sql<{ id: string; name: string }>`SELECT s.id, s.name
+        FROM scenarios s WHERE ${sql.join(where, sql` AND `)} ORDER BY s.name`.execute(db);
+      return rows;
     },
-    usingScorecard(workspaceId: string, scorecardId: string): { id: string; name: string }[] {
+    async usingScorecard(
+      workspaceId: string,
+      scorecardId: string,
+    ): Promise<{ id: string; name: string }[]> {
       return db
-        .prepare(
-          'SELECT id, name FROM scenarios WHERE workspace_id = ? AND scorecard_id = ? ORDER BY name',
-        )
-        .all(workspaceId, scorecardId) as { id: string; name: string }[];
+        .selectFrom('scenarios')
+        .select(['id', 'name'])
+        .where('workspace_id', '=', workspaceId)
+        .where('scorecard_id', '=', scorecardId)
+        .orderBy('name')
+        .execute();
     },
   };
 }
 
+/** The workspace's counts and recent average score: one query of subqueries. */
+async function workspaceTotals(db: Kysely<Tables>, ws: string, since: string) {
+  const { rows } = await sql<
+    Omit<WorkspaceScenarioStats, 'most_used_scenario' | 'avg_score_last_30_days'> & {
+      avg30: number | null;
+    }
+  >`SELECT (SELECT COUNT(*) FROM scenarios WHERE workspace_id = ${ws}) AS total_scenarios,
+      (SELECT COUNT(*) FROM scenarios s WHERE s.workspace_id = ${ws} AND (
+        EXISTS (SELECT 1 FROM schedules h WHERE h.scenario_id = s.id AND h.is_active = 1)
+        OR EXISTS (SELECT 1 FROM simulations m WHERE m.scenario_id = s.id AND m.created_at >= ${since})
+      )) AS active_scenarios,
+      (SELECT COUNT(*) FROM simulations WHERE workspace_id = ${ws} AND ${sql.raw(RAN)}) AS total_simulations,
+      (SELECT ${sql.raw(ERRORED)} FROM simulations WHERE workspace_id = ${ws}) AS errored_simulations,
+      (SELECT AVG(score) FROM simulations WHERE workspace_id = ${ws} AND ${sql.raw(RAN)}
+        AND created_at >= ${since}) AS avg30`.execute(db);
+  return rows[0]!;
+}
+
 /** Statistics of a scenario, and of a whole workspace. */
-function scenarioFigures(db: Db) {
+function scenarioFigures({ db }: StoreContext) {
   return {
-    stats(id: string): ScenarioStats {
-      return scenarioStats(db, [id]).get(id)!;
+    async stats(id: string): Promise<ScenarioStats> {
+      return (await scenarioStats(db, [id])).get(id)!;
     },
-    workspaceStats(workspaceId: string, since30d: string): WorkspaceScenarioStats {
-      const totals = db
-        .prepare(
-          `SELECT (SELECT COUNT(*) FROM scenarios WHERE workspace_id = @ws) AS total_scenarios,
-                (SELECT COUNT(*) FROM scenarios s WHERE s.workspace_id = @ws AND (
-                   EXISTS (SELECT 1 FROM schedules h WHERE h.scenario_id = s.id AND h.is_active = 1)
-                   OR EXISTS (SELECT 1 FROM simulations m WHERE m.scenario_id = s.id AND m.created_at >= @since))) AS active_scenarios,
-                (SELECT COUNT(*) FROM simulations WHERE workspace_id = @ws AND ${RAN}) AS total_simulations,
-                (SELECT ${ERRORED} FROM simulations WHERE workspace_id = @ws) AS errored_simulations,
-                (SELECT AVG(score) FROM simulations WHERE workspace_id = @ws AND ${RAN} AND created_at >= @since) AS avg30`,
-        )
-        .get({ ws: workspaceId, since: since30d }) as Omit<
-        WorkspaceScenarioStats,
-        'most_used_scenario' | 'avg_score_last_30_days'
-      > & { avg30: number | null };
-      const top = db
-        .prepare(
-          `SELECT s.id, s.name, COUNT(*) AS simulation_count FROM simulations m JOIN scenarios s ON s.id = m.scenario_id
-         WHERE m.workspace_id = ? AND m.${RAN} GROUP BY s.id ORDER BY simulation_count DESC, s.name LIMIT 1`,
-        )
-        .get(workspaceId) as WorkspaceScenarioStats['most_used_scenario'] | undefined;
+    async workspaceStats(workspaceId: string, since30d: string): Promise<WorkspaceScenarioStats> {
+      const totals = await workspaceTotals(db, workspaceId, since30d);
+      const { rows } = await sql<{ id: string; name: string; simulation_count: number }>`
+        SELECT s.id, s.name, COUNT(*) AS simulation_count
+        FROM simulations m JOIN scenarios s ON s.id = m.scenario_id
+        WHERE m.workspace_id = ${workspaceId} AND ${sql.raw(`m.${RAN}`)}
+        GROUP BY s.id, s.name ORDER BY simulation_count DESC, s.name LIMIT 1`.execute(db);
+      const top = rows[0];
       return {
         total_scenarios: totals.total_scenarios,
         active_scenarios: totals.active_scenarios,
         total_simulations: totals.total_simulations,
         errored_simulations: totals.errored_simulations,
         avg_score_last_30_days: pct(totals.avg30),
-        most_used_scenario: top ?? null,
+        most_used_scenario: top
+          ? { id: top.id, name: top.name, simulation_count: top.simulation_count }
+          : null,
       };
     },
   };
 }
 
-export function createScenarioStore(db: Db) {
-  const get = (workspaceId: string, id: string) => readScenario(db, workspaceId, id);
-  const statsOf = (ids: string[]) => scenarioStats(db, ids);
+export function createScenarioStore(ctx: StoreContext) {
+  const get = (workspaceId: string, id: string) => readScenario(ctx.db, workspaceId, id);
+  const statsOf = (ids: string[]) => scenarioStats(ctx.db, ids);
   return {
-    ...scenarioWrites(db),
-    ...scenarioReads(db),
-    ...scenarioFigures(db),
+    ...scenarioWrites(ctx),
+    ...scenarioReads(ctx),
+    ...scenarioFigures(ctx),
     get,
     /** The statistics of several scenarios in one query (a page of the list). */
     statsOf,

@@ -1,4 +1,7 @@
-import { patchRow, prepared, type ColumnMap, type Db } from './db.js';
+import { sql, type Kysely } from 'kysely';
+import type { ColumnMap } from './db.js';
+import { pageOf, patchRow, type StoreContext } from './sql/query.js';
+import type { Tables } from './sql/tables.js';
 
 export interface Schedule {
   id: string;
@@ -67,7 +70,7 @@ export interface ScheduleRun {
   late: boolean;
 }
 
-/** A schedule_runs row as SQLite answers it. */
+/** A schedule_runs row as the database answers it. */
 interface RunRow {
   id: string;
   scheduled_for: string | null;
@@ -79,62 +82,77 @@ interface RunRow {
   late: number;
 }
 
+/** The columns of a Row, from `schedules`. */
+const COLUMNS = sql.raw(
+  'id, name, scenario_id, periodicity, timezone, period_end_condition, is_active, next_run, last_run, ended_reason, created_at, updated_at',
+);
+
 /** One schedule of a workspace. */
-function readSchedule(db: Db, workspaceId: string, id: string): Schedule | undefined {
-  const row = prepared(db, 'SELECT * FROM schedules WHERE workspace_id = ? AND id = ?').get(
-    workspaceId,
-    id,
-  ) as Row | undefined;
-  return row && fromRow(row);
+async function readSchedule(
+  db: Kysely<Tables>,
+  workspaceId: string,
+  id: string,
+): Promise<Schedule | undefined> {
+  const { rows } = await sql<Row>`SELECT ${COLUMNS} FROM schedules
+    WHERE workspace_id = ${workspaceId} AND id = ${id}`.execute(db);
+  return rows[0] && fromRow(rows[0]);
 }
 
-/** Saving schedules, and moving them along as they run. */
-function scheduleWrites(db: Db) {
+/** Saving schedules. */
+function scheduleWrites({ db }: StoreContext) {
   return {
-    insert(workspaceId: string, s: Schedule): Schedule {
-      db.prepare(
-        `INSERT INTO schedules (id, workspace_id, name, scenario_id, periodicity, timezone, period_end_condition, is_active,
-           next_run, last_run, ended_reason, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-      ).run(
-        s.id,
-        workspaceId,
-        s.name,
-        s.scenarioId,
-        s.periodicity,
-        s.timezone,
-        s.periodEndCondition,
-        s.isActive ? 1 : 0,
-        s.nextRun,
-        s.lastRun,
-        s.endedReason,
-        s.created_at,
-        s.updated_at,
-      );
+    async insert(workspaceId: string, s: Schedule): Promise<Schedule> {
+      await db
+        .insertInto('schedules')
+        .values({
+          id: s.id,
+          workspace_id: workspaceId,
+          name: s.name,
+          scenario_id: s.scenarioId,
+          periodicity: s.periodicity,
+          timezone: s.timezone,
+          period_end_condition: s.periodEndCondition,
+          is_active: s.isActive ? 1 : 0,
+          next_run: s.nextRun,
+          last_run: s.lastRun,
+          ended_reason: s.endedReason,
+          created_at: s.created_at,
+          updated_at: s.updated_at,
+        })
+        .execute();
       return s;
     },
-    update(
+    async update(
       workspaceId: string,
       id: string,
       patch: Partial<Schedule>,
       updatedAt: string,
-    ): Schedule | undefined {
-      const changed = patchRow(db, {
+    ): Promise<Schedule | undefined> {
+      const changed = await patchRow(db, {
         table: 'schedules',
         columns: PATCH_COLUMNS,
         patch,
         always: { updated_at: updatedAt },
-        where: { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] },
+        where: sql`workspace_id = ${workspaceId} AND id = ${id}`,
       });
       return changed ? readSchedule(db, workspaceId, id) : undefined;
     },
-    delete(workspaceId: string, id: string): boolean {
-      return (
-        db.prepare('DELETE FROM schedules WHERE workspace_id = ? AND id = ?').run(workspaceId, id)
-          .changes > 0
-      );
+    async delete(workspaceId: string, id: string): Promise<boolean> {
+      const result = await db
+        .deleteFrom('schedules')
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
     },
+  };
+}
+
+/** Moving schedules along as they run. */
+function scheduleMoves({ db }: StoreContext) {
+  return {
     /** After a run: when it was, when the next is, how many scheduled runs so far, and whether it ended. */
-    advance(
+    async advance(
       id: string,
       f: {
         lastRun: string;
@@ -144,120 +162,147 @@ function scheduleWrites(db: Db) {
         endedReason: string | null;
         at: string;
       },
-    ): void {
-      db.prepare(
-        'UPDATE schedules SET last_run = ?, next_run = ?, scheduled_runs = ?, is_active = ?, ended_reason = ?, updated_at = ? WHERE id = ?',
-      ).run(f.lastRun, f.nextRun, f.scheduledRuns, f.isActive ? 1 : 0, f.endedReason, f.at, id);
+    ): Promise<void> {
+      await db
+        .updateTable('schedules')
+        .set({
+          last_run: f.lastRun,
+          next_run: f.nextRun,
+          scheduled_runs: f.scheduledRuns,
+          is_active: f.isActive ? 1 : 0,
+          ended_reason: f.endedReason,
+          updated_at: f.at,
+        })
+        .where('id', '=', id)
+        .execute();
     },
     /** A run started by hand: it is the schedule's last run, and its timed runs stay as they were. */
-    ranAt(id: string, at: string): void {
-      db.prepare('UPDATE schedules SET last_run = ?, updated_at = ? WHERE id = ?').run(at, at, id);
+    async ranAt(id: string, at: string): Promise<void> {
+      await db
+        .updateTable('schedules')
+        .set({ last_run: at, updated_at: at })
+        .where('id', '=', id)
+        .execute();
     },
-    end(id: string, reason: string, at: string): void {
-      db.prepare(
-        'UPDATE schedules SET is_active = 0, next_run = NULL, ended_reason = ?, updated_at = ? WHERE id = ?',
-      ).run(reason, at, id);
+    async end(id: string, reason: string, at: string): Promise<void> {
+      await db
+        .updateTable('schedules')
+        .set({ is_active: 0, next_run: null, ended_reason: reason, updated_at: at })
+        .where('id', '=', id)
+        .execute();
     },
   };
 }
 
+type DueSchedule = Schedule & { workspaceId: string; scheduledRuns: number };
+
 /** Finding schedules: a page, those due, those of a scenario. */
-function scheduleReads(db: Db) {
+function scheduleReads(ctx: StoreContext) {
+  const { db } = ctx;
   return {
-    list(workspaceId: string, limit: number, offset: number): { items: Schedule[]; total: number } {
-      const total = (
-        db
-          .prepare('SELECT COUNT(*) AS n FROM schedules WHERE workspace_id = ?')
-          .get(workspaceId) as { n: number }
-      ).n;
-      const rows = db
-        .prepare(
-          'SELECT * FROM schedules WHERE workspace_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?',
-        )
-        .all(workspaceId, limit, offset) as Row[];
+    async list(
+      workspaceId: string,
+      limit: number,
+      offset: number,
+    ): Promise<{ items: Schedule[]; total: number }> {
+      const { rows, total } = await pageOf<Row>(
+        db,
+        {
+          select: COLUMNS,
+          from: sql`schedules WHERE workspace_id = ${workspaceId}`,
+          order: sql`created_at, id`,
+        },
+        { limit, offset },
+      );
       return { items: rows.map(fromRow), total };
     },
-    /** Active schedules whose next run is due, across workspaces. */
-    due(nowIso: string): (Schedule & { workspaceId: string; scheduledRuns: number })[] {
-      return (
-        db
-          .prepare(
-            'SELECT * FROM schedules WHERE is_active = 1 AND next_run IS NOT NULL AND next_run <= ? ORDER BY next_run',
-          )
-          .all(nowIso) as (Row & { workspace_id: string; scheduled_runs: number })[]
-      ).map((r) => ({
+    /**
+     * Active schedules whose next run is due, across workspaces. Servers sharing a database run
+     * their schedulers one at a time (the scheduler's lock), so a read is enough here.
+     */
+    async due(nowIso: string): Promise<DueSchedule[]> {
+      const { rows } = await sql<Row & { workspace_id: string; scheduled_runs: number }>`
+        SELECT ${COLUMNS}, workspace_id, scheduled_runs FROM schedules
+        WHERE is_active = 1 AND next_run IS NOT NULL AND next_run <= ${nowIso}
+        ORDER BY next_run`.execute(db);
+      return rows.map((r) => ({
         ...fromRow(r),
         workspaceId: r.workspace_id,
         scheduledRuns: r.scheduled_runs,
       }));
     },
-    forScenario(workspaceId: string, scenarioId: string): { id: string; name: string }[] {
+    async forScenario(
+      workspaceId: string,
+      scenarioId: string,
+    ): Promise<{ id: string; name: string }[]> {
       return db
-        .prepare(
-          'SELECT id, name FROM schedules WHERE workspace_id = ? AND scenario_id = ? ORDER BY name',
-        )
-        .all(workspaceId, scenarioId) as { id: string; name: string }[];
+        .selectFrom('schedules')
+        .select(['id', 'name'])
+        .where('workspace_id', '=', workspaceId)
+        .where('scenario_id', '=', scenarioId)
+        .orderBy('name')
+        .execute();
     },
   };
 }
 
+const runFromRow = (r: RunRow): ScheduleRun => ({
+  id: r.id,
+  scheduledFor: r.scheduled_for,
+  startedAt: r.started_at,
+  executionId: r.execution_id,
+  trigger: r.trig,
+  outcome: r.outcome,
+  reason: r.reason,
+  late: r.late === 1,
+});
+
 /** The runs of a schedule: each one recorded, the list, the last execution. */
-function scheduleRuns(db: Db) {
+function scheduleRuns({ db }: StoreContext) {
   return {
-    addRun(r: ScheduleRun & { scheduleId: string }): ScheduleRun {
-      db.prepare(
-        'INSERT INTO schedule_runs (id, schedule_id, scheduled_for, started_at, execution_id, trig, outcome, reason, late) VALUES (?,?,?,?,?,?,?,?,?)',
-      ).run(
-        r.id,
-        r.scheduleId,
-        r.scheduledFor,
-        r.startedAt,
-        r.executionId,
-        r.trigger,
-        r.outcome,
-        r.reason,
-        r.late ? 1 : 0,
-      );
+    async addRun(r: ScheduleRun & { scheduleId: string }): Promise<ScheduleRun> {
+      await db
+        .insertInto('schedule_runs')
+        .values({
+          id: r.id,
+          schedule_id: r.scheduleId,
+          scheduled_for: r.scheduledFor,
+          started_at: r.startedAt,
+          execution_id: r.executionId,
+          trig: r.trigger,
+          outcome: r.outcome,
+          reason: r.reason,
+          late: r.late ? 1 : 0,
+        })
+        .execute();
       const { scheduleId: _s, ...run } = r;
       return run;
     },
-    runs(id: string): ScheduleRun[] {
-      return (
-        db
-          .prepare(
-            'SELECT * FROM schedule_runs WHERE schedule_id = ? ORDER BY started_at DESC, rowid DESC',
-          )
-          .all(id) as RunRow[]
-      ).map((r) => ({
-        id: r.id,
-        scheduledFor: r.scheduled_for,
-        startedAt: r.started_at,
-        executionId: r.execution_id,
-        trigger: r.trig,
-        outcome: r.outcome,
-        reason: r.reason,
-        late: r.late === 1,
-      }));
-    },
-    lastExecution(id: string): string | null {
-      return (
-        (db
-          .prepare(
-            "SELECT execution_id FROM schedule_runs WHERE schedule_id = ? AND outcome = 'started' ORDER BY started_at DESC, rowid DESC LIMIT 1",
-          )
-          .pluck()
-          .get(id) as string | undefined) ?? null
+    /** Newest first; rowid orders runs started in the same millisecond as they were recorded. */
+    async runs(id: string): Promise<ScheduleRun[]> {
+      const { rows } = await sql<RunRow>`SELECT id, scheduled_for, started_at, execution_id, trig,
+          outcome, reason, late
+        FROM schedule_runs WHERE schedule_id = ${id} ORDER BY started_at DESC, rowid DESC`.execute(
+        db,
       );
+      return rows.map(runFromRow);
+    },
+    async lastExecution(id: string): Promise<string | null> {
+      const { rows } = await sql<{ execution_id: string | null }>`SELECT execution_id
+        FROM schedule_runs WHERE schedule_id = ${id} AND outcome = 'started'
+        ORDER BY started_at DESC, rowid DESC LIMIT 1`.execute(db);
+      return rows[0]?.execution_id ?? null;
     },
   };
 }
 
-export function createScheduleStore(db: Db) {
-  const get = (workspaceId: string, id: string) => readSchedule(db, workspaceId, id);
+export function createScheduleStore(ctx: StoreContext) {
+  const get = (workspaceId: string, id: string) => readSchedule(ctx.db, workspaceId, id);
   return {
-    ...scheduleWrites(db),
-    ...scheduleReads(db),
-    ...scheduleRuns(db),
+    ...scheduleWrites(ctx),
+    ...scheduleMoves(ctx),
+    ...scheduleReads(ctx),
+    ...scheduleRuns(ctx),
     get,
   };
 }

@@ -1,4 +1,6 @@
-import { fromJson, patchRow, toJson, type ColumnMap, type Db } from './db.js';
+import { sql } from 'kysely';
+import { fromJson, toJson, type ColumnMap } from './db.js';
+import { pageOf, patchRow, type StoreContext } from './sql/query.js';
 
 export interface Metric {
   id: string;
@@ -48,66 +50,83 @@ const PATCH_COLUMNS: ColumnMap = {
   passThreshold: { column: 'pass_threshold' },
 };
 
-export function createScorecardStore(db: Db) {
-  const getRow = db.prepare('SELECT * FROM scorecards WHERE workspace_id = ? AND id = ?');
-  const get = (workspaceId: string, id: string): Scorecard | undefined => {
-    const row = getRow.get(workspaceId, id) as Row | undefined;
+/** The columns of a Row. */
+const COLUMNS = sql.raw('id, name, description, metrics, pass_threshold, created_at, updated_at');
+
+export function createScorecardStore(ctx: StoreContext) {
+  const { db } = ctx;
+  const get = async (workspaceId: string, id: string): Promise<Scorecard | undefined> => {
+    const row = await db
+      .selectFrom('scorecards')
+      .select([
+        'id',
+        'name',
+        'description',
+        'metrics',
+        'pass_threshold',
+        'created_at',
+        'updated_at',
+      ])
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return row && fromRow(row);
   };
   return {
     get,
-    insert(workspaceId: string, s: Scorecard): Scorecard {
-      db.prepare(
-        `INSERT INTO scorecards (id, workspace_id, name, description, metrics, pass_threshold, created_at, updated_at)
-         VALUES (?,?,?,?,?,?,?,?)`,
-      ).run(
-        s.id,
-        workspaceId,
-        s.name,
-        s.description,
-        toJson(s.metrics),
-        s.passThreshold,
-        s.created_at,
-        s.updated_at,
-      );
+    async insert(workspaceId: string, s: Scorecard): Promise<Scorecard> {
+      await db
+        .insertInto('scorecards')
+        .values({
+          id: s.id,
+          workspace_id: workspaceId,
+          name: s.name,
+          description: s.description,
+          metrics: toJson(s.metrics),
+          pass_threshold: s.passThreshold,
+          created_at: s.created_at,
+          updated_at: s.updated_at,
+        })
+        .execute();
       return s;
     },
-    update(
+    async update(
       workspaceId: string,
       id: string,
       patch: Partial<Scorecard>,
       updatedAt: string,
-    ): Scorecard | undefined {
-      const changed = patchRow(db, {
+    ): Promise<Scorecard | undefined> {
+      const changed = await patchRow(db, {
         table: 'scorecards',
         columns: PATCH_COLUMNS,
         patch,
         always: { updated_at: updatedAt },
-        where: { sql: 'workspace_id = ? AND id = ?', args: [workspaceId, id] },
+        where: sql`workspace_id = ${workspaceId} AND id = ${id}`,
       });
       return changed ? get(workspaceId, id) : undefined;
     },
-    delete(workspaceId: string, id: string): boolean {
-      return (
-        db.prepare('DELETE FROM scorecards WHERE workspace_id = ? AND id = ?').run(workspaceId, id)
-          .changes > 0
-      );
+    async delete(workspaceId: string, id: string): Promise<boolean> {
+      const result = await db
+        .deleteFrom('scorecards')
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
     },
-    list(
+    async list(
       workspaceId: string,
       limit: number,
       offset: number,
-    ): { items: Scorecard[]; total: number } {
-      const total = (
-        db
-          .prepare('SELECT COUNT(*) AS n FROM scorecards WHERE workspace_id = ?')
-          .get(workspaceId) as { n: number }
-      ).n;
-      const rows = db
-        .prepare(
-          'SELECT * FROM scorecards WHERE workspace_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?',
-        )
-        .all(workspaceId, limit, offset) as Row[];
+    ): Promise<{ items: Scorecard[]; total: number }> {
+      const { rows, total } = await pageOf<Row>(
+        db,
+        {
+          select: COLUMNS,
+          from: sql`scorecards WHERE workspace_id = ${workspaceId}`,
+          order: sql`created_at, id`,
+        },
+        { limit, offset },
+      );
       return { items: rows.map(fromRow), total };
     },
   };

@@ -1,4 +1,6 @@
-import { fromJson, toJson, type Db } from './db.js';
+import { sql } from 'kysely';
+import { fromJson, toJson } from './db.js';
+import type { StoreContext } from './sql/query.js';
 
 /**
  * The configuration tables whose JSON columns may hold sealed secrets (`{"$enc": ...}`), each with
@@ -9,7 +11,9 @@ const SECRET_TABLES = {
   tools: { noun: 'tool', label: 'name' },
   tool_versions: {
     noun: 'tool version',
-    label: "(SELECT name FROM tools WHERE tools.id = tool_versions.tool_id) || ' v' || version",
+    // PostgreSQL joins text and an integer only with the integer cast to text.
+    label:
+      "(SELECT name FROM tools WHERE tools.id = tool_versions.tool_id) || ' v' || CAST(version AS TEXT)",
   },
   alerts: { noun: 'alert', label: 'name' },
   settings: { noun: 'setting', label: 'key' },
@@ -45,44 +49,44 @@ function withoutSealed(value: unknown): unknown {
 }
 
 /** Where the store holds sealed secrets, and how to forget them when their key is lost. */
-export function createSealedStore(db: Db) {
-  const textColumns = (table: string): string[] =>
-    (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string; type: string }[])
-      .filter((c) => /TEXT|JSON/i.test(c.type))
-      .map((c) => c.name);
+export function createSealedStore(ctx: StoreContext) {
+  /** The rows of one table's column holding a sealed value. */
+  async function placesIn(table: SecretTable, column: string): Promise<SealedPlace[]> {
+    const { noun, label } = SECRET_TABLES[table];
+    const keyCheck =
+      table === 'settings' ? sql`${sql.ref('key')} <> ${KEY_CHECK_SETTING}` : sql`TRUE`;
+    const { rows } = await sql<{ rowid: number; label: string | number; value: string }>`SELECT
+        rowid AS rowid, ${sql.raw(label)} AS label, ${sql.ref(column)} AS value
+      FROM ${sql.table(table)}
+      WHERE ${sql.ref(column)} LIKE ${'%"$enc"%'} AND ${keyCheck}`.execute(ctx.db);
+    return rows.map((r) => ({
+      table,
+      rowid: r.rowid,
+      column,
+      label: `${noun} ${r.label}`,
+      value: fromJson<unknown>(r.value),
+    }));
+  }
 
   return {
     /** Every row and column holding a sealed value (the small configuration tables only). */
-    places(): SealedPlace[] {
-      return (Object.keys(SECRET_TABLES) as SecretTable[]).flatMap((table) =>
-        textColumns(table).flatMap((column) =>
-          (
-            db
-              .prepare(
-                `SELECT rowid AS rowid, ${SECRET_TABLES[table].label} AS label, ${column} AS value FROM ${table} WHERE ${column} LIKE '%"$enc"%' AND ${table === 'settings' ? `key <> '${KEY_CHECK_SETTING}'` : '1'}`,
-              )
-              .all() as { rowid: number; label: string | number; value: string }[]
-          ).map((r) => ({
-            table,
-            rowid: r.rowid,
-            column,
-            label: `${SECRET_TABLES[table].noun} ${r.label}`,
-            value: fromJson<unknown>(r.value),
-          })),
-        ),
-      );
+    async places(): Promise<SealedPlace[]> {
+      const out: SealedPlace[] = [];
+      for (const table of Object.keys(SECRET_TABLES) as SecretTable[])
+        for (const column of await ctx.dialect.textColumns(ctx.db, table))
+          out.push(...(await placesIn(table, column)));
+      return out;
     },
     /** Removes the sealed values of these places, keeping everything else in their rows. */
-    forget(places: SealedPlace[]): void {
-      db.transaction(() => {
+    async forget(places: SealedPlace[]): Promise<void> {
+      await ctx.atomic(async (db) => {
         for (const p of places) {
           const kept = withoutSealed(p.value);
-          db.prepare(`UPDATE ${p.table} SET ${p.column} = ? WHERE rowid = ?`).run(
-            kept === null ? null : toJson(kept),
-            p.rowid,
-          );
+          await sql`UPDATE ${sql.table(p.table)} SET ${sql.ref(p.column)} = ${
+            kept === null ? null : toJson(kept)
+          } WHERE rowid = ${p.rowid}`.execute(db);
         }
-      })();
+      });
     },
   };
 }

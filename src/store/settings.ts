@@ -1,19 +1,30 @@
-import { fromJson, prepared, toJson, type Db } from './db.js';
+import { fromJson, toJson } from './db.js';
+import type { StoreContext } from './sql/query.js';
 
 /** Engine settings, one JSON value per key (smtp, and later the language model roles). */
-export function createSettingsStore(db: Db) {
+export function createSettingsStore(ctx: StoreContext) {
   return {
-    get<T>(key: string): T | null {
-      const row = prepared(db, 'SELECT value FROM settings WHERE key = ?').get(key) as
-        { value: string } | undefined;
+    async get<T>(key: string): Promise<T | null> {
+      const row = await ctx.db
+        .selectFrom('settings')
+        .select('value')
+        .where('key', '=', key)
+        .executeTakeFirst();
       return row ? fromJson<T>(row.value) : null;
     },
-    set(key: string, value: unknown, at: string): void {
-      if (value === null) db.prepare('DELETE FROM settings WHERE key = ?').run(key);
+    async set(key: string, value: unknown, at: string): Promise<void> {
+      if (value === null) await ctx.db.deleteFrom('settings').where('key', '=', key).execute();
       else
-        db.prepare(
-          'INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
-        ).run(key, toJson(value), at);
+        await ctx.db
+          .insertInto('settings')
+          .values({ key, value: toJson(value), updated_at: at })
+          .onConflict((oc) =>
+            oc.column('key').doUpdateSet((eb) => ({
+              value: eb.ref('excluded.value'),
+              updated_at: eb.ref('excluded.updated_at'),
+            })),
+          )
+          .execute();
     },
   };
 }

@@ -1,6 +1,9 @@
 import type { MetricResult, Turn, Usage } from '../domain/simulations.js';
-import { fromJson, pageOf, prepared, toJson, type Db } from './db.js';
-import { PASS_RATE } from './usage.js';
+import { sql, type Kysely } from 'kysely';
+import { fromJson, toJson } from './db.js';
+import { pageOf, valueList, type StoreContext } from './sql/query.js';
+import type { Tables } from './sql/tables.js';
+import { PASS_RATE, countWhere } from './usage.js';
 
 export interface Simulation {
   id: string;
@@ -128,9 +131,14 @@ const simFromRow = (r: SimRow): Simulation => ({
   ...(r.error ? { error: r.error } : {}),
 });
 
+/** The columns of a SimRow, from `simulations s`. */
+const SIM_COLUMNS = sql.raw(
+  's.id, s.execution_id, s.scenario_id, s.persona_id, s.agent_id, s.channel, s.status, s.created_at, s.started_at, s.ended_at, s.duration_ms, s.end_reason, s.turns, s.score, s.passed, s.results, s.usage, s.error, s.attempts, s.workspace_id',
+);
+
 const round = (n: number | null) => (n === null ? null : Math.round(n * 100) / 100);
 
-/** An executions row as SQLite answers it. */
+/** An executions row as the database answers it. */
 interface ExecutionRow {
   id: string;
   scenario_id: string;
@@ -143,63 +151,91 @@ interface ExecutionRow {
   cancelled_at: string | null;
 }
 
-/** An execution with its counts, average score, pass rate and status, as they are now. */
-function readExecution(db: Db, workspaceId: string, id: string): Execution | undefined {
-  const e = prepared(
+const noCounts = (): Execution['counts'] => ({
+  queued: 0,
+  running: 0,
+  completed: 0,
+  failed: 0,
+  cancelled: 0,
+});
+
+/**
+ * Executions with their counts, average score, pass rate and status, as they are now, by id (the
+ * workspace's only): three queries however many executions.
+ */
+async function readExecutions(
+  db: Kysely<Tables>,
+  workspaceId: string,
+  ids: string[],
+): Promise<Map<string, Execution>> {
+  const out = new Map<string, Execution>();
+  if (ids.length === 0) return out;
+  const { rows: executions } = await sql<ExecutionRow>`SELECT e.id, e.scenario_id,
+      (SELECT name FROM scenarios WHERE id = e.scenario_id) AS scenario_name,
+      e.estimated_completion, e.created_at, e.variables, e.runs, e.channel, e.cancelled_at
+    FROM executions e WHERE e.workspace_id = ${workspaceId} AND e.id IN (${valueList(ids)})`.execute(
     db,
-    `SELECT e.*, (SELECT name FROM scenarios WHERE id = e.scenario_id) AS scenario_name
-     FROM executions e WHERE e.workspace_id = ? AND e.id = ?`,
-  ).get(workspaceId, id) as ExecutionRow | undefined;
-  if (!e) return undefined;
-  const rows = prepared(
-    db,
-    'SELECT status, COUNT(*) AS n FROM simulations WHERE execution_id = ? GROUP BY status',
-  ).all(id) as { status: string; n: number }[];
-  const counts = {
-    queued: 0,
-    running: 0,
-    completed: 0,
-    failed: 0,
-    cancelled: 0,
-  } as Execution['counts'];
-  for (const r of rows) counts[r.status as keyof Execution['counts']] = r.n;
-  const total = Object.values(counts).reduce((a, b) => a + b, 0);
-  const agg = prepared(
-    db,
-    `SELECT AVG(score) AS avg, ${PASS_RATE} AS rate FROM simulations WHERE execution_id = ? AND status IN ('completed', 'failed')`,
-  ).get(id) as { avg: number | null; rate: number | null };
-  const ended = counts.completed + counts.failed + counts.cancelled;
-  // completed once every simulation has ended (even when some failed); failed only when none could run.
-  const status: Execution['status'] = e.cancelled_at
-    ? 'cancelled'
-    : ended < total
-      ? counts.running > 0 || ended > 0
-        ? 'running'
-        : 'queued'
-      : counts.completed === 0 && counts.failed > 0 && agg.avg === null && counts.failed === total
-        ? 'failed'
-        : 'completed';
-  return {
-    id: e.id,
-    scenario_id: e.scenario_id,
-    scenario_name: e.scenario_name,
-    status,
-    simulations_created: total,
-    estimated_completion: e.estimated_completion,
-    created_at: e.created_at,
-    variables: fromJson(e.variables),
-    runs: e.runs,
-    channel: e.channel,
-    counts,
-    avg_score: round(agg.avg),
-    pass_rate: round(agg.rate),
-  };
+  );
+  if (executions.length === 0) return out;
+  const found = valueList(executions.map((e) => e.id));
+  const { rows: counted } = await sql<{ execution_id: string; status: string; n: number }>`
+    SELECT execution_id, status, COUNT(*) AS n FROM simulations
+    WHERE execution_id IN (${found}) GROUP BY execution_id, status`.execute(db);
+  const { rows: figures } = await sql<{
+    execution_id: string;
+    avg: number | null;
+    rate: number | null;
+  }>`SELECT execution_id, AVG(score) AS avg, ${sql.raw(PASS_RATE)} AS rate FROM simulations
+    WHERE execution_id IN (${found}) AND status IN ('completed', 'failed')
+    GROUP BY execution_id`.execute(db);
+  const countsOf = new Map<string, Execution['counts']>();
+  for (const r of counted) {
+    let counts = countsOf.get(r.execution_id);
+    if (!counts) countsOf.set(r.execution_id, (counts = noCounts()));
+    counts[r.status as keyof Execution['counts']] = r.n;
+  }
+  const figuresOf = new Map(figures.map((f) => [f.execution_id, f]));
+  for (const e of executions) {
+    const counts = countsOf.get(e.id) ?? noCounts();
+    const agg = figuresOf.get(e.id) ?? { avg: null, rate: null };
+    const total = Object.values(counts).reduce((a, b) => a + b, 0);
+    const ended = counts.completed + counts.failed + counts.cancelled;
+    // completed once every simulation has ended (even when some failed); failed only when none could run.
+    const status: Execution['status'] = e.cancelled_at
+      ? 'cancelled'
+      : ended < total
+        ? counts.running > 0 || ended > 0
+          ? 'running'
+          : 'queued'
+        : counts.completed === 0 && counts.failed > 0 && agg.avg === null && counts.failed === total
+          ? 'failed'
+          : 'completed';
+    out.set(e.id, {
+      id: e.id,
+      scenario_id: e.scenario_id,
+      scenario_name: e.scenario_name,
+      status,
+      simulations_created: total,
+      estimated_completion: e.estimated_completion,
+      created_at: e.created_at,
+      variables: fromJson(e.variables),
+      runs: e.runs,
+      channel: e.channel,
+      counts,
+      avg_score: round(agg.avg),
+      pass_rate: round(agg.rate),
+    });
+  }
+  return out;
 }
 
+/** Rows per INSERT of many simulations: well below either database's limit of bound values. */
+const CHUNK = 500;
+
 /** Creating and cancelling executions. */
-function executionWrites(db: Db) {
+function executionWrites(ctx: StoreContext) {
   return {
-    createExecution(
+    async createExecution(
       e: {
         id: string;
         workspaceId: string;
@@ -211,173 +247,240 @@ function executionWrites(db: Db) {
         estimated_completion: string;
       },
       sims: { id: string; persona_id: string; agent_id: string; channel: string }[],
-    ): void {
-      db.transaction(() => {
-        prepared(
-          db,
-          'INSERT INTO executions (id, workspace_id, scenario_id, status, created_at, variables, runs, channel, estimated_completion) VALUES (?,?,?,?,?,?,?,?,?)',
-        ).run(
-          e.id,
-          e.workspaceId,
-          e.scenarioId,
-          'queued',
-          e.created_at,
-          toJson(e.variables),
-          e.runs,
-          e.channel,
-          e.estimated_completion,
-        );
-        const next =
-          (prepared(db, 'SELECT COALESCE(MAX(seq), 0) FROM simulations').pluck().get() as number) +
-          1;
-        const insert = prepared(
-          db,
-          "INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, persona_id, agent_id, channel, status, created_at, seq) VALUES (?,?,?,?,?,?,?,'queued',?,?)",
-        );
-        sims.forEach((s, i) =>
-          insert.run(
-            s.id,
-            e.workspaceId,
-            e.id,
-            e.scenarioId,
-            s.persona_id,
-            s.agent_id,
-            s.channel,
-            e.created_at,
-            next + i,
-          ),
-        );
-      })();
+    ): Promise<void> {
+      await ctx.atomic(async (db) => {
+        // Executions created together number their simulations one after the other: PostgreSQL's
+        // servers take turns here until the transaction ends (SQLite writes one at a time anyway).
+        await ctx.dialect.transactionLock('simulations.seq').execute(db);
+        await db
+          .insertInto('executions')
+          .values({
+            id: e.id,
+            workspace_id: e.workspaceId,
+            scenario_id: e.scenarioId,
+            status: 'queued',
+            created_at: e.created_at,
+            variables: toJson(e.variables),
+            runs: e.runs,
+            channel: e.channel,
+            estimated_completion: e.estimated_completion,
+          })
+          .execute();
+        const { rows } = await sql<{
+          last: number;
+        }>`SELECT COALESCE(MAX(seq), 0) AS last FROM simulations`.execute(db);
+        const next = rows[0]!.last + 1;
+        for (let i = 0; i < sims.length; i += CHUNK) {
+          await db
+            .insertInto('simulations')
+            .values(
+              sims.slice(i, i + CHUNK).map((s, j) => ({
+                id: s.id,
+                workspace_id: e.workspaceId,
+                execution_id: e.id,
+                scenario_id: e.scenarioId,
+                persona_id: s.persona_id,
+                agent_id: s.agent_id,
+                channel: s.channel,
+                status: 'queued',
+                created_at: e.created_at,
+                seq: next + i + j,
+              })),
+            )
+            .execute();
+        }
+      });
     },
-    cancel(workspaceId: string, executionId: string, at: string): void {
-      db.transaction(() => {
-        prepared(
-          db,
-          'UPDATE executions SET cancelled_at = ? WHERE workspace_id = ? AND id = ? AND cancelled_at IS NULL',
-        ).run(at, workspaceId, executionId);
-        prepared(
-          db,
-          "UPDATE simulations SET status = 'cancelled', ended_at = ? WHERE execution_id = ? AND status = 'queued'",
-        ).run(at, executionId);
-      })();
+    async cancel(workspaceId: string, executionId: string, at: string): Promise<void> {
+      await ctx.atomic(async (db) => {
+        await db
+          .updateTable('executions')
+          .set({ cancelled_at: at })
+          .where('workspace_id', '=', workspaceId)
+          .where('id', '=', executionId)
+          .where('cancelled_at', 'is', null)
+          .execute();
+        await db
+          .updateTable('simulations')
+          .set({ status: 'cancelled', ended_at: at })
+          .where('execution_id', '=', executionId)
+          .where('status', '=', 'queued')
+          .execute();
+      });
     },
   };
 }
 
 /** Executions as they are now, a page at a time. */
-function executionReads(db: Db) {
+function executionReads({ db }: StoreContext) {
   return {
-    listExecutions(
+    async listExecutions(
       workspaceId: string,
       limit: number,
       offset: number,
-    ): { items: Execution[]; total: number } {
-      const { rows, total } = pageOf<{ id: string }>(
+    ): Promise<{ items: Execution[]; total: number }> {
+      const { rows, total } = await pageOf<{ id: string }>(
         db,
         {
-          select: 'id',
-          from: 'executions WHERE workspace_id = ?',
-          order: 'created_at DESC, rowid DESC',
-          args: [workspaceId],
+          select: sql`id`,
+          from: sql`executions WHERE workspace_id = ${workspaceId}`,
+          order: sql`created_at DESC, rowid DESC`,
         },
         { limit, offset },
       );
-      return { items: rows.map((r) => readExecution(db, workspaceId, r.id)!), total };
+      const read = await readExecutions(
+        db,
+        workspaceId,
+        rows.map((r) => r.id),
+      );
+      return { items: rows.map((r) => read.get(r.id)!), total };
     },
     /** An execution's variables alone (what each of its simulations needs to start). */
-    variablesOf(executionId: string): Record<string, string> | undefined {
-      const text = prepared(db, 'SELECT variables FROM executions WHERE id = ?')
-        .pluck()
-        .get(executionId) as string | undefined;
-      return text === undefined ? undefined : fromJson(text);
+    async variablesOf(executionId: string): Promise<Record<string, string> | undefined> {
+      const row = await db
+        .selectFrom('executions')
+        .select('variables')
+        .where('id', '=', executionId)
+        .executeTakeFirst();
+      return row === undefined ? undefined : fromJson(row.variables);
     },
-    isCancelled(executionId: string): boolean {
-      return (
-        prepared(db, 'SELECT cancelled_at IS NOT NULL FROM executions WHERE id = ?')
-          .pluck()
-          .get(executionId) === 1
-      );
+    async isCancelled(executionId: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('executions')
+        .select('cancelled_at')
+        .where('id', '=', executionId)
+        .executeTakeFirst();
+      return row !== undefined && row.cancelled_at !== null;
     },
   };
 }
 
+/** A summary row: its flag and turn count as the database answers them. */
+type SummaryRow = Omit<SimulationSummary, 'passed'> & { passed: number | null };
+
+const summaryFromRow = (r: SummaryRow): SimulationSummary => ({
+  id: r.id,
+  execution_id: r.execution_id,
+  scenario_id: r.scenario_id,
+  persona_id: r.persona_id,
+  agent_id: r.agent_id,
+  scenario_name: r.scenario_name,
+  persona_name: r.persona_name,
+  agent_name: r.agent_name,
+  channel: r.channel,
+  status: r.status,
+  created_at: r.created_at,
+  ended_at: r.ended_at,
+  duration_ms: r.duration_ms,
+  end_reason: r.end_reason,
+  score: r.score,
+  passed: r.passed === null ? null : r.passed === 1,
+  turn_count: r.turn_count,
+  error: r.error,
+});
+
 /** Simulations with their names, whole or as summaries for long lists. */
-function simulationReads(db: Db) {
+function simulationReads(ctx: StoreContext) {
+  const { db } = ctx;
   return {
-    simulationsOf(executionId: string): (Simulation & RunNames)[] {
-      return (
-        prepared(
-          db,
-          `SELECT s.*, ${RUN_NAMES_SQL} FROM simulations s WHERE execution_id = ? ORDER BY seq`,
-        ).all(executionId) as (SimRow & RunNames)[]
-      ).map((r) => ({ ...simFromRow(r), ...namesOf(r) }));
+    async simulationsOf(executionId: string): Promise<(Simulation & RunNames)[]> {
+      const { rows } = await sql<SimRow & RunNames>`SELECT ${SIM_COLUMNS}, ${sql.raw(RUN_NAMES_SQL)}
+        FROM simulations s WHERE s.execution_id = ${executionId} ORDER BY s.seq`.execute(db);
+      return rows.map((r) => ({ ...simFromRow(r), ...namesOf(r) }));
     },
     /** A page of simulations without their turns and results (long lists); newest first. */
-    listSummaries(
+    async listSummaries(
       workspaceId: string,
       q: { executionId?: string; limit: number; offset: number },
-    ): { items: SimulationSummary[]; total: number } {
-      const where = q.executionId ? 'workspace_id = ? AND execution_id = ?' : 'workspace_id = ?';
-      const args = q.executionId ? [workspaceId, q.executionId] : [workspaceId];
-      const { rows, total } = pageOf<
-        Omit<SimulationSummary, 'passed' | 'error'> & {
-          passed: number | null;
-          error: string | null;
-        }
-      >(
+    ): Promise<{ items: SimulationSummary[]; total: number }> {
+      const where = q.executionId
+        ? sql`s.workspace_id = ${workspaceId} AND s.execution_id = ${q.executionId}`
+        : sql`s.workspace_id = ${workspaceId}`;
+      const { rows, total } = await pageOf<SummaryRow>(
         db,
         {
-          select: `id, execution_id, scenario_id, persona_id, agent_id, ${RUN_NAMES_SQL},
-        channel, status, created_at, ended_at, duration_ms, end_reason, score, passed,
-        json_array_length(turns) AS turn_count, error`,
-          from: `simulations s WHERE ${where}`,
-          order: 'seq DESC',
-          args,
+          select: sql`s.id, s.execution_id, s.scenario_id, s.persona_id, s.agent_id,
+            ${sql.raw(RUN_NAMES_SQL)}, s.channel, s.status, s.created_at, s.ended_at, s.duration_ms,
+            s.end_reason, s.score, s.passed, ${ctx.dialect.jsonArrayLength('s.turns')} AS turn_count,
+            s.error`,
+          from: sql`simulations s WHERE ${where}`,
+          order: sql`s.seq DESC`,
         },
         q,
       );
-      return {
-        items: rows.map((r) => ({
-          ...r,
-          passed: r.passed === null ? null : r.passed === 1,
-          error: r.error,
-        })),
-        total,
-      };
+      return { items: rows.map(summaryFromRow), total };
     },
-    simulation(workspaceId: string, id: string): (Simulation & RunNames) | undefined {
-      const row = prepared(
-        db,
-        `SELECT s.*, ${RUN_NAMES_SQL} FROM simulations s WHERE workspace_id = ? AND id = ?`,
-      ).get(workspaceId, id) as (SimRow & RunNames) | undefined;
+    async simulation(
+      workspaceId: string,
+      id: string,
+    ): Promise<(Simulation & RunNames) | undefined> {
+      const { rows } = await sql<SimRow & RunNames>`SELECT ${SIM_COLUMNS}, ${sql.raw(RUN_NAMES_SQL)}
+        FROM simulations s WHERE s.workspace_id = ${workspaceId} AND s.id = ${id}`.execute(db);
+      const row = rows[0];
       return row && { ...simFromRow(row), ...namesOf(row) };
     },
   };
 }
 
 /** The work queue: claiming, finishing and recovering simulations. */
-function simulationQueue(db: Db) {
+function simulationQueue(ctx: StoreContext) {
   return {
-    /** Takes the oldest queued simulation and marks it running (one transaction: never twice). */
-    claim(at: string): (Simulation & { workspace_id: string; attempts: number }) | undefined {
-      return db.transaction(() => {
-        const row = prepared(
-          db,
-          "SELECT * FROM simulations WHERE status = 'queued' ORDER BY seq LIMIT 1",
-        ).get() as SimRow | undefined;
+    /**
+     * Takes the oldest queued simulation and marks it running (one transaction: never twice). On
+     * PostgreSQL the row is locked as it is picked, and a row another server is claiming is
+     * skipped for the next one.
+     */
+    claim(
+      at: string,
+    ): Promise<(Simulation & { workspace_id: string; attempts: number }) | undefined> {
+      return ctx.atomic(async (tx) => {
+        const { rows } = await sql<SimRow>`SELECT ${SIM_COLUMNS} FROM simulations s
+          WHERE s.status = 'queued' ORDER BY s.seq LIMIT 1 ${ctx.dialect.forUpdateSkipLocked()}`.execute(
+          tx,
+        );
+        const row = rows[0];
         if (!row) return undefined;
-        prepared(
-          db,
-          "UPDATE simulations SET status = 'running', started_at = ?, attempts = attempts + 1 WHERE id = ?",
-        ).run(at, row.id);
+        await tx
+          .updateTable('simulations')
+          .set({ status: 'running', started_at: at, attempts: sql`attempts + 1` })
+          .where('id', '=', row.id)
+          .execute();
         return {
           ...simFromRow({ ...row, status: 'running', started_at: at }),
           workspace_id: row.workspace_id,
           attempts: row.attempts + 1,
         };
-      })();
+      });
     },
-    finish(
+    /** After a crash: running simulations start again from the start, at most twice more, else fail. */
+    recover(at: string): Promise<number> {
+      return ctx.atomic(async (tx) => {
+        await tx
+          .updateTable('simulations')
+          .set({
+            status: 'failed',
+            ended_at: at,
+            end_reason: 'error',
+            error: 'interrupted three times',
+          })
+          .where('status', '=', 'running')
+          .where('attempts', '>=', 3)
+          .execute();
+        const requeued = await tx
+          .updateTable('simulations')
+          .set({ status: 'queued', started_at: null, turns: '[]' })
+          .where('status', '=', 'running')
+          .executeTakeFirst();
+        return Number(requeued.numUpdatedRows);
+      });
+    },
+  };
+}
+
+/** Ending simulations, and where one stands. */
+function simulationEnds({ db }: StoreContext) {
+  return {
+    async finish(
       id: string,
       r: Pick<
         Simulation,
@@ -391,93 +494,97 @@ function simulationQueue(db: Db) {
         | 'results'
         | 'usage'
       > & { error?: string },
-    ): void {
-      prepared(
-        db,
-        `UPDATE simulations SET status = ?, ended_at = ?, duration_ms = ?, end_reason = ?, turns = ?, score = ?, passed = ?, results = ?, usage = ?, error = ?
-        WHERE id = ? AND status = 'running'`,
-      ).run(
-        r.status,
-        r.ended_at,
-        r.duration_ms,
-        r.end_reason,
-        toJson(r.turns),
-        r.score,
-        r.passed === null ? null : Number(r.passed),
-        toJson(r.results),
-        toJson(r.usage),
-        r.error ?? null,
-        id,
-      );
+    ): Promise<void> {
+      await db
+        .updateTable('simulations')
+        .set({
+          status: r.status,
+          ended_at: r.ended_at,
+          duration_ms: r.duration_ms,
+          end_reason: r.end_reason,
+          turns: toJson(r.turns),
+          score: r.score,
+          passed: r.passed === null ? null : Number(r.passed),
+          results: toJson(r.results),
+          usage: toJson(r.usage),
+          error: r.error ?? null,
+        })
+        .where('id', '=', id)
+        .where('status', '=', 'running')
+        .execute();
     },
-    status(id: string): string | undefined {
-      return prepared(db, 'SELECT status FROM simulations WHERE id = ?').pluck().get(id) as
-        string | undefined;
-    },
-    /** After a crash: running simulations start again from the start, at most twice more, else fail. */
-    recover(at: string): number {
-      return db.transaction(() => {
-        prepared(
-          db,
-          "UPDATE simulations SET status = 'failed', ended_at = ?, end_reason = 'error', error = 'interrupted three times' WHERE status = 'running' AND attempts >= 3",
-        ).run(at);
-        return prepared(
-          db,
-          "UPDATE simulations SET status = 'queued', started_at = NULL, turns = '[]' WHERE status = 'running'",
-        ).run().changes;
-      })();
+    async status(id: string): Promise<string | undefined> {
+      const row = await db
+        .selectFrom('simulations')
+        .select('status')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row?.status;
     },
   };
 }
 
 /** Figures other domains read from simulations (alerts, agent analytics). */
-function simulationFigures(db: Db) {
+function simulationFigures({ db }: StoreContext) {
   return {
     /** Average score of an agent's simulations that ran (since a time, when given), and how many were scored. */
-    agentScore(agentId: string, sinceIso = ''): { avg: number | null; n: number } {
-      return prepared(
-        db,
-        "SELECT AVG(score) AS avg, COUNT(score) AS n FROM simulations WHERE agent_id = ? AND status IN ('completed', 'failed') AND COALESCE(ended_at, created_at) >= ?",
-      ).get(agentId, sinceIso) as { avg: number | null; n: number };
+    async agentScore(agentId: string, sinceIso = ''): Promise<{ avg: number | null; n: number }> {
+      const { rows } = await sql<{ avg: number | null; n: number }>`SELECT AVG(score) AS avg,
+          COUNT(score) AS n FROM simulations
+        WHERE agent_id = ${agentId} AND status IN ('completed', 'failed')
+          AND COALESCE(ended_at, created_at) >= ${sinceIso}`.execute(db);
+      return rows[0]!;
     },
     /** Pass rate (percent) of the scenario's simulations in executions that schedules started. */
-    scheduledPassRate(scenarioId: string, sinceIso: string): { rate: number | null; n: number } {
-      return prepared(
-        db,
-        `SELECT ${PASS_RATE} AS rate, COUNT(passed) + SUM(status = 'failed' AND passed IS NULL) AS n FROM simulations
-        WHERE scenario_id = ? AND status IN ('completed', 'failed') AND COALESCE(ended_at, created_at) >= ?
-          AND execution_id IN (SELECT execution_id FROM schedule_runs WHERE trig = 'schedule' AND execution_id IS NOT NULL)`,
-      ).get(scenarioId, sinceIso) as { rate: number | null; n: number };
+    async scheduledPassRate(
+      scenarioId: string,
+      sinceIso: string,
+    ): Promise<{ rate: number | null; n: number }> {
+      const { rows } = await sql<{ rate: number | null; n: number }>`SELECT
+          ${sql.raw(PASS_RATE)} AS rate,
+          COUNT(passed) + ${sql.raw(countWhere("status = 'failed' AND passed IS NULL"))} AS n
+        FROM simulations
+        WHERE scenario_id = ${scenarioId} AND status IN ('completed', 'failed')
+          AND COALESCE(ended_at, created_at) >= ${sinceIso}
+          AND execution_id IN (SELECT execution_id FROM schedule_runs
+            WHERE trig = 'schedule' AND execution_id IS NOT NULL)`.execute(db);
+      return rows[0]!;
     },
     /** Scores and metric results of an agent's simulations that ran between two times. */
-    scoredForAgent(agentId: string, fromIso: string, toIso: string): EndedForAgent[] {
-      return (
-        prepared(
-          db,
-          `SELECT score, results, status, passed, COALESCE(ended_at, created_at) AS at FROM simulations
-        WHERE agent_id = ? AND status IN ('completed', 'failed') AND COALESCE(ended_at, created_at) >= ? AND COALESCE(ended_at, created_at) <= ?`,
-        ).all(agentId, fromIso, toIso) as (Omit<EndedForAgent, 'results' | 'passed'> & {
-          results: string;
-          passed: number | null;
-        })[]
-      ).map((r) => ({
-        ...r,
-        passed: r.passed === null ? null : r.passed === 1,
+    async scoredForAgent(
+      agentId: string,
+      fromIso: string,
+      toIso: string,
+    ): Promise<EndedForAgent[]> {
+      const { rows } = await sql<
+        Omit<EndedForAgent, 'results' | 'passed'> & { results: string; passed: number | null }
+      >`SELECT score, results, status, passed, COALESCE(ended_at, created_at) AS at
+        FROM simulations
+        WHERE agent_id = ${agentId} AND status IN ('completed', 'failed')
+          AND COALESCE(ended_at, created_at) >= ${fromIso}
+          AND COALESCE(ended_at, created_at) <= ${toIso}`.execute(db);
+      return rows.map((r) => ({
+        score: r.score,
         results: fromJson<MetricResult[]>(r.results),
+        status: r.status,
+        passed: r.passed === null ? null : r.passed === 1,
+        at: r.at,
       }));
     },
   };
 }
 
 /** Executions and their simulations; queued simulations are the persistent work queue. */
-export function createSimulationStore(db: Db) {
-  const execution = (workspaceId: string, id: string) => readExecution(db, workspaceId, id);
+export function createSimulationStore(ctx: StoreContext) {
+  const execution = async (workspaceId: string, id: string): Promise<Execution | undefined> =>
+    (await readExecutions(ctx.db, workspaceId, [id])).get(id);
   return {
-    ...executionWrites(db),
-    ...executionReads(db),
-    ...simulationReads(db),
-    ...simulationQueue(db),
-    ...simulationFigures(db),
+    ...executionWrites(ctx),
+    ...executionReads(ctx),
+    ...simulationReads(ctx),
+    ...simulationQueue(ctx),
+    ...simulationEnds(ctx),
+    ...simulationFigures(ctx),
     execution,
   };
 }

@@ -1,5 +1,10 @@
+import { sql, type Kysely } from 'kysely';
 import type { ToolCallRecord } from '../domain/tools.js';
-import { placeholders, prepared, toJson, type Db } from './db.js';
+import { toJson } from './db.js';
+import type { StoreDatabase } from './sql/connect.js';
+import { valueList, type StoreContext } from './sql/query.js';
+import type { Tables } from './sql/tables.js';
+import { countWhere } from './usage.js';
 
 export interface WindowFigures {
   total: number;
@@ -18,138 +23,262 @@ export interface ErrorFigure {
 }
 
 /** One tool's calls in a window of time. */
-const WINDOW = 'tool_id = ? AND started_ms >= ? AND started_ms <= ?';
+const window = (toolId: string, from: number, to: number) =>
+  sql`tool_id = ${toolId} AND started_ms >= ${from} AND started_ms <= ${to}`;
 
-/** Figures of the call log; each read first writes what is buffered. */
-function toolCallFigures(db: Db, flush: () => void) {
+/** Figures of one tool's window; each read first writes what is buffered. */
+function windowFigures({ db }: StoreContext, flush: () => Promise<void>) {
   return {
-    figures(toolId: string, from: number, to: number): WindowFigures {
-      flush();
-      return prepared(
-        db,
-        `SELECT COUNT(*) AS total, COUNT(DISTINCT agent_id) AS agents, AVG(duration_ms) AS avgMs,
-          COALESCE(SUM(outcome = 'success'), 0) AS successes, COALESCE(SUM(outcome = 'timeout'), 0) AS timeouts,
-          COALESCE(SUM(attempts > 1), 0) AS retried, COALESCE(SUM(attempts > 1 AND outcome = 'success'), 0) AS retriedOk
-        FROM tool_calls WHERE ${WINDOW}`,
-      ).get(toolId, from, to) as WindowFigures;
+    async figures(toolId: string, from: number, to: number): Promise<WindowFigures> {
+      await flush();
+      const { rows } = await sql<WindowFigures>`SELECT COUNT(*) AS total,
+          COUNT(DISTINCT agent_id) AS agents, AVG(duration_ms) AS "avgMs",
+          ${sql.raw(countWhere("outcome = 'success'"))} AS successes,
+          ${sql.raw(countWhere("outcome = 'timeout'"))} AS timeouts,
+          ${sql.raw(countWhere('attempts > 1'))} AS retried,
+          ${sql.raw(countWhere("attempts > 1 AND outcome = 'success'"))} AS "retriedOk"
+        FROM tool_calls WHERE ${window(toolId, from, to)}`.execute(db);
+      const r = rows[0]!;
+      return {
+        total: r.total,
+        agents: r.agents,
+        avgMs: r.avgMs,
+        successes: r.successes,
+        timeouts: r.timeouts,
+        retried: r.retried,
+        retriedOk: r.retriedOk,
+      };
     },
     /** The real 95th percentile (nearest rank) of the window's durations. */
-    p95(toolId: string, from: number, to: number, total: number): number | null {
-      flush();
+    async p95(toolId: string, from: number, to: number, total: number): Promise<number | null> {
+      await flush();
       if (total === 0) return null;
       const rank = Math.ceil(0.95 * total) - 1;
-      return prepared(
-        db,
-        `SELECT duration_ms FROM tool_calls WHERE ${WINDOW} ORDER BY duration_ms LIMIT 1 OFFSET ?`,
-      )
-        .pluck()
-        .get(toolId, from, to, rank) as number;
+      const { rows } = await sql<{ duration_ms: number }>`SELECT duration_ms FROM tool_calls
+        WHERE ${window(toolId, from, to)} ORDER BY duration_ms LIMIT 1 OFFSET ${rank}`.execute(db);
+      return rows[0]?.duration_ms ?? null;
     },
+  };
+}
+
+/** Figures of many tools, of a tool name, and of failures; each read first writes what is buffered. */
+function toolFigures({ db }: StoreContext, flush: () => Promise<void>) {
+  return {
     /** Window figures of many tools at once (one query however many tools). */
-    figuresOfTools(
+    async figuresOfTools(
       toolIds: string[],
       from: number,
       to: number,
-    ): Map<string, { total: number; avgMs: number; successes: number; timeouts: number }> {
-      flush();
-      const rows = prepared(
-        db,
-        `SELECT tool_id AS id, COUNT(*) AS total, AVG(duration_ms) AS avgMs, SUM(outcome = 'success') AS successes, SUM(outcome = 'timeout') AS timeouts
-        FROM tool_calls WHERE tool_id IN (${placeholders(toolIds.length)}) AND started_ms >= ? AND started_ms <= ? GROUP BY tool_id`,
-      ).all(...toolIds, from, to) as {
+    ): Promise<Map<string, { total: number; avgMs: number; successes: number; timeouts: number }>> {
+      await flush();
+      if (toolIds.length === 0) return new Map();
+      const { rows } = await sql<{
         id: string;
         total: number;
         avgMs: number;
         successes: number;
         timeouts: number;
-      }[];
-      return new Map(rows.map((r) => [r.id, r]));
+      }>`SELECT tool_id AS id, COUNT(*) AS total, AVG(duration_ms) AS "avgMs",
+          ${sql.raw(countWhere("outcome = 'success'"))} AS successes,
+          ${sql.raw(countWhere("outcome = 'timeout'"))} AS timeouts
+        FROM tool_calls WHERE tool_id IN (${valueList(toolIds)})
+          AND started_ms >= ${from} AND started_ms <= ${to}
+        GROUP BY tool_id`.execute(db);
+      return new Map(
+        rows.map((r) => [
+          r.id,
+          {
+            id: r.id,
+            total: r.total,
+            avgMs: r.avgMs,
+            successes: r.successes,
+            timeouts: r.timeouts,
+          },
+        ]),
+      );
     },
     /** The nearest-rank p95 of many tools at once, as p95() computes it for one: rank ceil(0.95 n). */
-    p95OfTools(toolIds: string[], from: number, to: number): Map<string, number> {
-      flush();
-      const rows = prepared(
-        db,
-        `SELECT id, duration_ms AS ms FROM (
-          SELECT tool_id AS id, duration_ms, ROW_NUMBER() OVER (PARTITION BY tool_id ORDER BY duration_ms) AS rn, COUNT(*) OVER (PARTITION BY tool_id) AS n
-          FROM tool_calls WHERE tool_id IN (${placeholders(toolIds.length)}) AND started_ms >= ? AND started_ms <= ?)
-        WHERE rn = (n * 95 + 99) / 100`,
-      ).all(...toolIds, from, to) as { id: string; ms: number }[];
+    async p95OfTools(toolIds: string[], from: number, to: number): Promise<Map<string, number>> {
+      await flush();
+      if (toolIds.length === 0) return new Map();
+      const { rows } = await sql<{ id: string; ms: number }>`SELECT id, duration_ms AS ms FROM (
+          SELECT tool_id AS id, duration_ms,
+            ROW_NUMBER() OVER (PARTITION BY tool_id ORDER BY duration_ms) AS rn,
+            COUNT(*) OVER (PARTITION BY tool_id) AS n
+          FROM tool_calls WHERE tool_id IN (${valueList(toolIds)})
+            AND started_ms >= ${from} AND started_ms <= ${to}) ranked
+        WHERE rn = (n * 95 + 99) / 100`.execute(db);
       return new Map(rows.map((r) => [r.id, r.ms]));
     },
     /** Calls of a tool name made for an agent, or through our tool of that name. */
-    figuresOfName(
+    async figuresOfName(
       name: string,
       agentId: string,
       toolId: string | null,
-    ): { n: number; ok: number; avg: number | null } {
-      flush();
-      return prepared(
+    ): Promise<{ n: number; ok: number; avg: number | null }> {
+      await flush();
+      const { rows } = await sql<{ n: number; ok: number; avg: number | null }>`SELECT
+          COUNT(*) AS n, ${sql.raw(countWhere("outcome = 'success'"))} AS ok,
+          AVG(duration_ms) AS avg
+        FROM tool_calls
+        WHERE tool_name = ${name} AND (agent_id = ${agentId} OR tool_id = ${toolId ?? ''})`.execute(
         db,
-        `SELECT COUNT(*) AS n, COALESCE(SUM(outcome = 'success'), 0) AS ok, AVG(duration_ms) AS avg FROM tool_calls
-        WHERE tool_name = ? AND (agent_id = ? OR tool_id = ?)`,
-      ).get(name, agentId, toolId ?? '') as { n: number; ok: number; avg: number | null };
+      );
+      const r = rows[0]!;
+      return { n: r.n, ok: r.ok, avg: r.avg };
     },
     /** Failures by type, each with its most recent message. */
-    errors(toolId: string, from: number, to: number): ErrorFigure[] {
-      flush();
-      return prepared(
-        db,
-        `SELECT outcome AS type, COUNT(*) AS count,
-          (SELECT e.error_message FROM tool_calls e WHERE e.tool_id = t.tool_id AND e.outcome = t.outcome
-             AND e.started_ms >= ? AND e.started_ms <= ? ORDER BY e.started_ms DESC, e.id DESC LIMIT 1) AS message
-        FROM tool_calls t WHERE ${WINDOW} AND outcome != 'success' GROUP BY outcome ORDER BY count DESC, type`,
-      ).all(from, to, toolId, from, to) as ErrorFigure[];
+    async errors(toolId: string, from: number, to: number): Promise<ErrorFigure[]> {
+      await flush();
+      // The message's subquery names the tool by value: PostgreSQL refuses an ungrouped outer column.
+      const { rows } = await sql<ErrorFigure>`SELECT outcome AS type, COUNT(*) AS count,
+          (SELECT e.error_message FROM tool_calls e
+            WHERE e.tool_id = ${toolId} AND e.outcome = t.outcome
+              AND e.started_ms >= ${from} AND e.started_ms <= ${to}
+            ORDER BY e.started_ms DESC, e.id DESC LIMIT 1) AS message
+        FROM tool_calls t WHERE ${window(toolId, from, to)} AND outcome != 'success'
+        GROUP BY outcome ORDER BY count DESC, type`.execute(db);
+      return rows.map((r) => ({ type: r.type, count: r.count, message: r.message }));
     },
   };
 }
 
+/** Rows a multi-row insert carries at most (13 values each, well under both databases' limits). */
+const CHUNK = 500;
+
+/** A failed write is tried once more after this long; rows that fail twice are given up. */
+const RETRY_MS = 1000;
+
+const toRow = (c: ToolCallRecord) => ({
+  tool_id: c.toolId,
+  tool_name: c.toolName,
+  agent_id: c.agentId,
+  source: c.source,
+  started_ms: c.startedMs,
+  duration_ms: c.durationMs,
+  outcome: c.outcome,
+  status_code: c.statusCode,
+  attempts: c.attempts,
+  error_message: c.errorMessage,
+  parameters: c.parameters === null ? null : toJson(c.parameters),
+  result: c.result === null ? null : toJson(c.result),
+});
+
+async function insertAll(db: Kysely<Tables>, calls: ToolCallRecord[]): Promise<void> {
+  for (let i = 0; i < calls.length; i += CHUNK)
+    await db
+      .insertInto('tool_calls')
+      .values(calls.slice(i, i + CHUNK).map(toRow))
+      .execute();
+}
+
 /**
- * The call log: one row per tool call, from tests, simulations and production call history.
- * Writes are buffered and land together in one transaction within 50 ms (a call should not wait
- * for its own log line, and one transaction per call would cost more than the call's own work);
- * every read, and the engine's stop, flushes first.
+ * The call log's write buffer, one for the store and every transaction's store: one row per tool
+ * call, from tests, simulations and production call history. Writes are buffered and land together
+ * in one transaction within 50 ms (a call should not wait for its own log line, and one
+ * transaction per call would cost more than the call's own work).
+ *
+ * A write that fails puts its rows back to be tried once more (a moment later, or by the next
+ * flush); rows that fail again are given up, and their error reaches whoever awaits the flush, or
+ * else the next flush. Rows logged after the database is closed are dropped.
  */
-export function createToolCallStore(db: Db) {
+export function createToolCallLog(database: StoreDatabase) {
   let buffer: ToolCallRecord[] = [];
-  let scheduled = false;
-  const insert = db.prepare(
-    `INSERT INTO tool_calls (tool_id, tool_name, agent_id, source, started_ms, duration_ms, outcome, status_code, attempts, error_message, parameters, result)
-     VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
-  );
-  const writeAll = db.transaction((calls: ToolCallRecord[]) => {
-    for (const c of calls) {
-      insert.run(
-        c.toolId,
-        c.toolName,
-        c.agentId,
-        c.source,
-        c.startedMs,
-        c.durationMs,
-        c.outcome,
-        c.statusCode,
-        c.attempts,
-        c.errorMessage,
-        c.parameters === null ? null : toJson(c.parameters),
-        c.result === null ? null : toJson(c.result),
-      );
-    }
-  });
-  function flush(): void {
-    scheduled = false;
-    if (buffer.length === 0 || !db.open) return;
-    const calls = buffer;
-    buffer = [];
-    writeAll(calls);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  /** The write under way, settled either way: each write starts after the one before. */
+  let writing: Promise<void> = Promise.resolve();
+  /** Rows that failed once: a second failure gives them up. */
+  const failedOnce = new WeakSet<ToolCallRecord>();
+  /** The error of rows a write nobody awaited gave up, for the next flush to report. */
+  let lost: Error | undefined;
+
+  const closed = (err?: unknown): boolean =>
+    (database.sqlite !== null && !database.sqlite.open) ||
+    (err instanceof Error && err.message === 'driver has already been destroyed');
+
+  /**
+   * Rows of a failed write go back to the front of the buffer, to be tried again shortly, unless
+   * they failed before: those are given up. Answers whether any were.
+   */
+  function failed(calls: ToolCallRecord[]): boolean {
+    const again = calls.filter((c) => !failedOnce.has(c));
+    for (const c of again) failedOnce.add(c);
+    buffer = again.concat(buffer);
+    if (buffer.length > 0) schedule(RETRY_MS);
+    return again.length < calls.length;
   }
+
+  /**
+   * Writes what is buffered when the write's turn comes, on `db` or in a transaction of its own.
+   * A write nobody awaits keeps the error of rows it gave up for the next flush to report.
+   */
+  async function drain(db: Kysely<Tables> | null, awaited: boolean): Promise<void> {
+    if (buffer.length === 0 || closed()) return;
+    let calls: ToolCallRecord[] = [];
+    const take = () => {
+      calls = buffer;
+      buffer = [];
+      return calls;
+    };
+    try {
+      // On SQLite the transaction may wait for the connection: the buffer is taken once it has it.
+      if (db) await insertAll(db, take());
+      else await database.transaction((tx) => insertAll(tx, take()));
+    } catch (err) {
+      if (closed(err)) return; // logged after the store closed: dropped, as nothing could write it
+      if (failed(calls) && !awaited) lost ??= err instanceof Error ? err : new Error(String(err));
+      if (awaited) throw err;
+    }
+  }
+
+  function schedule(ms: number): void {
+    if (timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      writing = writing.then(() => drain(null, false));
+    }, ms);
+    timer.unref();
+  }
+
   return {
-    ...toolCallFigures(db, flush),
     insert(c: ToolCallRecord): void {
       buffer.push(c);
-      if (!scheduled) {
-        scheduled = true;
-        setTimeout(flush, 50).unref();
+      schedule(50);
+    },
+    /**
+     * Writes what is buffered now and waits for any write under way. Given the transaction a store
+     * runs inside, the rows are written in it instead, at once: on SQLite a write of its own would
+     * wait for that very transaction to end.
+     */
+    async flush(db?: Kysely<Tables>): Promise<void> {
+      const inside = db !== undefined && db !== database.kysely;
+      const next = inside ? drain(db, true) : writing.then(() => drain(null, true));
+      if (!inside) writing = next.catch(() => undefined);
+      await next;
+      if (lost !== undefined) {
+        const err = lost;
+        lost = undefined;
+        throw err;
       }
+    },
+  };
+}
+
+export type ToolCallLog = ReturnType<typeof createToolCallLog>;
+
+/**
+ * The call log's reads and writes on one context: inserts go to the shared buffer; every read, and
+ * the engine's stop, flushes first.
+ */
+export function createToolCallStore(ctx: StoreContext, log: ToolCallLog) {
+  const flush = () => log.flush(ctx.db);
+  return {
+    ...windowFigures(ctx, flush),
+    ...toolFigures(ctx, flush),
+    /** Answers once the call is buffered; it is written within 50 ms. */
+    insert(c: ToolCallRecord): Promise<void> {
+      log.insert(c);
+      return Promise.resolve();
     },
     flush,
   };

@@ -1,6 +1,8 @@
-import { fromJson, placeholders, prepared, toJson, type Db } from './db.js';
+import { sql, type Kysely } from 'kysely';
+import { fromJson, toJson } from './db.js';
 import type { User } from './personas.js';
-import type { ReadCache } from './read-cache.js';
+import type { StoreContext } from './sql/query.js';
+import type { Tables } from './sql/tables.js';
 
 /** A tool definition as stored: the Tool object of the specification, secrets sealed. */
 export type ToolDefinition = Record<string, unknown> & { name: string; type: string };
@@ -33,15 +35,28 @@ interface Row {
   updated_at: string;
 }
 
+const COLUMNS = [
+  'id',
+  'name',
+  'type',
+  'definition',
+  'version',
+  'created_at',
+  'updated_at',
+] as const;
+
 const fromRow = (r: Row): StoredTool => ({
-  ...r,
+  id: r.id,
+  name: r.name,
+  type: r.type,
   definition: fromJson<ToolDefinition>(r.definition),
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
 });
 
-const BY_ID = 'SELECT * FROM tools WHERE id = ?';
-const BY_NAME = 'SELECT * FROM tools WHERE name = ?';
-const INSERT_VERSION = `INSERT INTO tool_versions (tool_id, version, definition, change, created_at, created_by_id, created_by_name)
-     VALUES (?,?,?,?,?,?,?)`;
+const toolBy = (db: Kysely<Tables>, column: 'id' | 'name', value: string) =>
+  db.selectFrom('tools').select(COLUMNS).where(column, '=', value).executeTakeFirst();
 
 /** A tool's next version: its definition, what changed (updated, rollback to N), when and by whom. */
 export interface NextVersion {
@@ -51,75 +66,96 @@ export interface NextVersion {
   by: User;
 }
 
+const versionRow = (id: string, version: number, next: NextVersion) => ({
+  tool_id: id,
+  version,
+  definition: toJson(next.definition),
+  change: next.change,
+  created_at: next.at,
+  created_by_id: next.by.id,
+  created_by_name: next.by.name,
+});
+
 /** Saving tools: each change is a new numbered version; history is never rewritten. */
-function toolWrites(db: Db) {
+function toolWrites(ctx: StoreContext) {
   return {
     /** Creates the tool and its version 1 together. */
-    insert(tool: Omit<StoredTool, 'version'>, by: User): StoredTool {
-      return db.transaction(() => {
-        db.prepare(
-          'INSERT INTO tools (id, name, type, definition, version, created_at, updated_at) VALUES (?,?,?,?,1,?,?)',
-        ).run(
-          tool.id,
-          tool.name,
-          tool.type,
-          toJson(tool.definition),
-          tool.created_at,
-          tool.updated_at,
-        );
-        prepared(db, INSERT_VERSION).run(
-          tool.id,
-          1,
-          toJson(tool.definition),
-          'created',
-          tool.created_at,
-          by.id,
-          by.name,
-        );
+    insert(tool: Omit<StoredTool, 'version'>, by: User): Promise<StoredTool> {
+      return ctx.atomic(async (db) => {
+        await db
+          .insertInto('tools')
+          .values({
+            id: tool.id,
+            name: tool.name,
+            type: tool.type,
+            definition: toJson(tool.definition),
+            version: 1,
+            created_at: tool.created_at,
+            updated_at: tool.updated_at,
+          })
+          .execute();
+        await db
+          .insertInto('tool_versions')
+          .values(
+            versionRow(tool.id, 1, {
+              definition: tool.definition,
+              change: 'created',
+              at: tool.created_at,
+              by,
+            }),
+          )
+          .execute();
         return { ...tool, version: 1 };
-      })();
+      });
     },
     /** Replaces the definition and appends the next numbered version; history is never rewritten. */
-    replace(id: string, next: NextVersion): StoredTool {
-      const { definition, change, at, by } = next;
-      return db.transaction(() => {
-        const current = prepared(db, BY_ID).get(id) as Row;
-        const version = current.version + 1;
-        db.prepare(
-          'UPDATE tools SET name = ?, type = ?, definition = ?, version = ?, updated_at = ? WHERE id = ?',
-        ).run(definition.name, definition.type, toJson(definition), version, at, id);
-        prepared(db, INSERT_VERSION).run(
-          id,
-          version,
-          toJson(definition),
-          change,
-          at,
-          by.id,
-          by.name,
-        );
-        return fromRow(prepared(db, BY_ID).get(id) as Row);
-      })();
+    replace(id: string, next: NextVersion): Promise<StoredTool> {
+      const { definition, at } = next;
+      return ctx.atomic(async (db) => {
+        // The version moves up in the UPDATE itself: two servers saving at once number in turn.
+        const row = await db
+          .updateTable('tools')
+          .set({
+            name: definition.name,
+            type: definition.type,
+            definition: toJson(definition),
+            version: sql<number>`version + 1`,
+            updated_at: at,
+          })
+          .where('id', '=', id)
+          .returning(COLUMNS)
+          .executeTakeFirstOrThrow();
+        await db
+          .insertInto('tool_versions')
+          .values(versionRow(id, row.version, next))
+          .execute();
+        return fromRow(row);
+      });
     },
-    delete(id: string): boolean {
-      return db.prepare('DELETE FROM tools WHERE id = ?').run(id).changes > 0;
+    async delete(id: string): Promise<boolean> {
+      const result = await ctx.db.deleteFrom('tools').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
     },
   };
 }
 
 /** A tool's versions. */
-function toolHistory(db: Db) {
+function toolHistory(ctx: StoreContext) {
   return {
-    versions(id: string): ToolVersion[] {
-      const rows = db
-        .prepare('SELECT * FROM tool_versions WHERE tool_id = ? ORDER BY version DESC')
-        .all(id) as {
-        version: number;
-        change: string;
-        definition: string;
-        created_at: string;
-        created_by_id: string;
-        created_by_name: string;
-      }[];
+    async versions(id: string): Promise<ToolVersion[]> {
+      const rows = await ctx.db
+        .selectFrom('tool_versions')
+        .select([
+          'version',
+          'change',
+          'definition',
+          'created_at',
+          'created_by_id',
+          'created_by_name',
+        ])
+        .where('tool_id', '=', id)
+        .orderBy('version', 'desc')
+        .execute();
       return rows.map((r) => ({
         version: r.version,
         change: r.change,
@@ -128,62 +164,65 @@ function toolHistory(db: Db) {
         created_by: { id: r.created_by_id, name: r.created_by_name },
       }));
     },
-    version(id: string, version: number): ToolDefinition | undefined {
-      const row = db
-        .prepare('SELECT definition FROM tool_versions WHERE tool_id = ? AND version = ?')
-        .get(id, version) as { definition: string } | undefined;
+    async version(id: string, version: number): Promise<ToolDefinition | undefined> {
+      const row = await ctx.db
+        .selectFrom('tool_versions')
+        .select('definition')
+        .where('tool_id', '=', id)
+        .where('version', '=', version)
+        .executeTakeFirst();
       return row && fromJson<ToolDefinition>(row.definition);
     },
   };
 }
 
 /** All tools, names taken, and the composites that use a tool. */
-function toolReads(db: Db) {
+function toolReads(ctx: StoreContext) {
   return {
-    list(): StoredTool[] {
-      return (db.prepare('SELECT * FROM tools ORDER BY name').all() as Row[]).map(fromRow);
+    async list(): Promise<StoredTool[]> {
+      const rows = await ctx.db.selectFrom('tools').select(COLUMNS).orderBy('name').execute();
+      return rows.map(fromRow);
     },
-    existingNames(names: string[]): Set<string> {
+    async existingNames(names: string[]): Promise<Set<string>> {
       if (names.length === 0) return new Set();
-      const rows = db
-        .prepare(`SELECT name FROM tools WHERE name IN (${placeholders(names.length)})`)
-        .all(...names) as { name: string }[];
+      const rows = await ctx.db
+        .selectFrom('tools')
+        .select('name')
+        .where('name', 'in', names)
+        .execute();
       return new Set(rows.map((r) => r.name));
     },
     /** Composite tools whose steps name this tool (a tool in use must not vanish under them). */
-    compositesUsing(name: string): string[] {
-      return (
-        db
-          .prepare(
-            `SELECT t.name FROM tools t WHERE t.type = 'composite'
-           AND EXISTS (SELECT 1 FROM json_each(t.definition, '$.steps') s WHERE json_extract(s.value, '$.tool') = ?)`,
-          )
-          .all(name) as { name: string }[]
-      ).map((r) => r.name);
+    async compositesUsing(name: string): Promise<string[]> {
+      const { rows } = await sql<{ name: string }>`SELECT t.name FROM tools t
+        WHERE t.type = 'composite'
+          AND ${ctx.dialect.jsonObjectsHave('t.definition', { key: 'steps', field: 'tool' }, name)}`.execute(
+        ctx.db,
+      );
+      return rows.map((r) => r.name);
     },
   };
 }
 
-export function createToolStore(db: Db, cache: ReadCache) {
-  const byId = prepared(db, BY_ID);
-  const byName = prepared(db, BY_NAME);
+export function createToolStore(ctx: StoreContext) {
+  const { db, cache } = ctx;
 
   /** Tools are addressed by id or by name in paths; an id wins when both could match. */
-  const find = (idOrName: string): StoredTool | undefined =>
-    cache.get(`tool-ref:${idOrName}`, () => {
-      const row = (byId.get(idOrName) ?? byName.get(idOrName)) as Row | undefined;
+  const find = (idOrName: string): Promise<StoredTool | undefined> =>
+    cache.get(`tool-ref:${idOrName}`, async () => {
+      const row = (await toolBy(db, 'id', idOrName)) ?? (await toolBy(db, 'name', idOrName));
       return row && fromRow(row);
     });
 
   return {
-    ...toolWrites(db),
-    ...toolHistory(db),
-    ...toolReads(db),
+    ...toolWrites(ctx),
+    ...toolHistory(ctx),
+    ...toolReads(ctx),
     find,
     /** Answered from the read cache: the runtime looks tools up by name on every call. */
-    findByName(name: string): StoredTool | undefined {
-      return cache.get(`tool:${name}`, () => {
-        const row = byName.get(name) as Row | undefined;
+    findByName(name: string): Promise<StoredTool | undefined> {
+      return cache.get(`tool:${name}`, async () => {
+        const row = await toolBy(db, 'name', name);
         return row && fromRow(row);
       });
     },

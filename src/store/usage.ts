@@ -1,17 +1,23 @@
-import { placeholders, prepared, type Db } from './db.js';
+import { sql } from 'kysely';
+import type { StoreContext } from './sql/query.js';
+import { valueList } from './sql/query.js';
 
 /** Simulations that "ran" count towards usage: completed or failed, not queued or cancelled. */
 export const RAN = "status IN ('completed', 'failed')";
+
+/** How many rows meet a condition, in SQL both databases read alike (PostgreSQL sums no booleans). */
+export const countWhere = (condition: string): string => `COUNT(CASE WHEN ${condition} THEN 1 END)`;
 
 /**
  * Percent of judged simulations that passed. A simulation that ended in error (its agent
  * unreachable, say) counts as not passed; one that completed without any metric is not judged.
  */
-export const PASS_RATE =
-  "100.0 * SUM(passed = 1) / NULLIF(COUNT(passed) + SUM(status = 'failed' AND passed IS NULL), 0)";
+export const PASS_RATE = `100.0 * ${countWhere('passed = 1')} / NULLIF(COUNT(passed) + ${countWhere(
+  "status = 'failed' AND passed IS NULL",
+)}, 0)`;
 
 /** Simulations that ended in error, their own count in every statistic. */
-export const ERRORED = "COUNT(CASE WHEN status = 'failed' THEN 1 END)";
+export const ERRORED = countWhere("status = 'failed'");
 
 export interface UsageStats {
   total_simulations: number;
@@ -22,18 +28,23 @@ export interface UsageStats {
 const round = (n: number | null): number | null => (n === null ? null : Math.round(n * 100) / 100);
 
 /** Usage of personas (or scenarios) by id, computed from stored simulations for one page of ids. */
-export function usageByIds(
-  db: Db,
+export async function usageByIds(
+  { db }: StoreContext,
   column: 'persona_id' | 'scenario_id',
   ids: string[],
-): Map<string, UsageStats> {
+): Promise<Map<string, UsageStats>> {
   const out = new Map<string, UsageStats>();
   if (ids.length === 0) return out;
-  const rows = prepared(
-    db,
-    `SELECT ${column} AS id, COUNT(*) AS total, AVG(score) AS avg, MAX(COALESCE(ended_at, started_at, created_at)) AS last
-       FROM simulations WHERE ${column} IN (${placeholders(ids.length)}) AND ${RAN} GROUP BY ${column}`,
-  ).all(...ids) as { id: string; total: number; avg: number | null; last: string | null }[];
+  const { rows } = await sql<{
+    id: string;
+    total: number;
+    avg: number | null;
+    last: string | null;
+  }>`
+    SELECT ${sql.ref(column)} AS id, COUNT(*) AS total, AVG(score) AS avg,
+      MAX(COALESCE(ended_at, started_at, created_at)) AS last
+    FROM simulations WHERE ${sql.ref(column)} IN (${valueList(ids)}) AND ${sql.raw(RAN)}
+    GROUP BY ${sql.ref(column)}`.execute(db);
   for (const r of rows)
     out.set(r.id, { total_simulations: r.total, avg_score: round(r.avg), last_used: r.last });
   return out;

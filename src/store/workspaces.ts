@@ -1,4 +1,4 @@
-import type { Db } from './db.js';
+import type { StoreContext } from './sql/query.js';
 
 export interface Workspace {
   id: string;
@@ -6,27 +6,36 @@ export interface Workspace {
   created_at: string;
 }
 
-export function createWorkspaceStore(db: Db) {
-  const get = db.prepare('SELECT id, name, created_at FROM workspaces WHERE id = ?');
+export function createWorkspaceStore(ctx: StoreContext) {
   return {
-    insert(ws: Workspace): Workspace {
-      db.prepare('INSERT INTO workspaces (id, name, created_at) VALUES (?, ?, ?)').run(
-        ws.id,
-        ws.name,
-        ws.created_at,
-      );
+    async insert(ws: Workspace): Promise<Workspace> {
+      await ctx.db
+        .insertInto('workspaces')
+        .values({ id: ws.id, name: ws.name, created_at: ws.created_at })
+        .execute();
       return ws;
     },
-    get(id: string): Workspace | undefined {
-      return get.get(id) as Workspace | undefined;
+    async get(id: string): Promise<Workspace | undefined> {
+      return ctx.db
+        .selectFrom('workspaces')
+        .select(['id', 'name', 'created_at'])
+        .where('id', '=', id)
+        .executeTakeFirst();
     },
-    list(): Workspace[] {
-      return db
-        .prepare('SELECT id, name, created_at FROM workspaces ORDER BY created_at, id')
-        .all() as Workspace[];
+    async list(): Promise<Workspace[]> {
+      return ctx.db
+        .selectFrom('workspaces')
+        .select(['id', 'name', 'created_at'])
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
     },
-    count(): number {
-      return (db.prepare('SELECT COUNT(*) AS n FROM workspaces').get() as { n: number }).n;
+    async count(): Promise<number> {
+      const row = await ctx.db
+        .selectFrom('workspaces')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      return row.n;
     },
   };
 }

@@ -1,0 +1,299 @@
+import type { Generated } from 'kysely';
+
+/**
+ * The tables as both databases hold them, for the query builder's types. Both store the same
+ * column types: text for ids, ISO times and JSON; integers for counts, epoch milliseconds and
+ * flags (0 or 1); reals for scores and costs. `Generated` marks a column the database fills.
+ */
+export interface Tables {
+  schema_migrations: SchemaMigrations;
+  workspaces: Workspaces;
+  api_keys: ApiKeys;
+  workspace_tokens: WorkspaceTokens;
+  agents: Agents;
+  agent_versions: AgentVersions;
+  agent_errors: AgentErrors;
+  calls: Calls;
+  personas: Personas;
+  scorecards: Scorecards;
+  scenarios: Scenarios;
+  executions: Executions;
+  simulations: Simulations;
+  schedules: Schedules;
+  schedule_runs: ScheduleRuns;
+  tools: Tools;
+  tool_versions: ToolVersions;
+  tool_calls: ToolCalls;
+  alerts: Alerts;
+  alert_events: AlertEvents;
+  settings: Settings;
+}
+
+/** 0 or 1: neither database driver takes a JS boolean the same way, so flags are integers. */
+export type Flag = number;
+
+export interface SchemaMigrations {
+  version: number;
+  name: string;
+  checksum: string;
+  applied_at: string;
+}
+
+export interface Workspaces {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface ApiKeys {
+  id: string;
+  label: string | null;
+  key_hash: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface WorkspaceTokens {
+  id: string;
+  workspace_id: string;
+  name: string | null;
+  token_hash: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface Agents {
+  id: string;
+  provider: string;
+  provider_agent_id: string;
+  name: string;
+  status: string;
+  tags: Generated<string>;
+  created_at: string;
+  updated_at: string;
+  description: string | null;
+  snapshot: Generated<string>;
+  overrides: Generated<string>;
+  channel: string | null;
+  credentials: string | null;
+  sync_status: Generated<string>;
+  last_synced_at: string | null;
+  sync_error: string | null;
+  calls_cursor_ms: number | null;
+}
+
+export interface AgentVersions {
+  agent_id: string;
+  version: number;
+  synced_at: string;
+  changed_paths: string;
+  configuration: string;
+}
+
+export interface AgentErrors {
+  id: Generated<number>;
+  agent_id: string;
+  at: string;
+  kind: string;
+  message: string;
+  call_id: string | null;
+}
+
+export interface Calls {
+  id: string;
+  agent_id: string;
+  provider_call_id: string;
+  started_ms: number | null;
+  started_at: string | null;
+  ended_at: string | null;
+  duration_ms: number | null;
+  end_reason: string | null;
+  cost: number | null;
+  cost_original: string | null;
+  recording_url: string | null;
+  summary: string | null;
+  successful: Flag | null;
+  transcript: string;
+  tool_calls: string;
+}
+
+export interface Personas {
+  id: string;
+  workspace_id: string;
+  name: string;
+  language: string;
+  prompt: string;
+  emotion: string;
+  difficulty: string;
+  background_noise: string;
+  tags: Generated<string>;
+  created_at: string;
+  updated_at: string;
+  created_by_id: string;
+  created_by_name: string;
+}
+
+export interface Scorecards {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string | null;
+  metrics: string;
+  pass_threshold: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Scenarios {
+  id: string;
+  workspace_id: string;
+  name: string;
+  prompt: string;
+  prompt_variables: Generated<string>;
+  personas: Generated<string>;
+  target_agents: Generated<string>;
+  scorecard_id: string | null;
+  tags: Generated<string>;
+  expected_outcome: string | null;
+  expected_behavior: string | null;
+  script: string | null;
+  max_turns: number | null;
+  max_duration_ms: number | null;
+  created_at: string;
+  updated_at: string;
+  created_by_id: string;
+  created_by_name: string;
+}
+
+export interface Executions {
+  id: string;
+  workspace_id: string;
+  scenario_id: string;
+  status: string;
+  created_at: string;
+  variables: Generated<string>;
+  runs: Generated<number>;
+  channel: string | null;
+  estimated_completion: string | null;
+  cancelled_at: string | null;
+}
+
+export interface Simulations {
+  id: string;
+  workspace_id: string;
+  execution_id: string;
+  scenario_id: string;
+  persona_id: string | null;
+  agent_id: string | null;
+  status: string;
+  score: number | null;
+  passed: Flag | null;
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  channel: string | null;
+  duration_ms: number | null;
+  end_reason: string | null;
+  turns: Generated<string>;
+  results: Generated<string>;
+  usage: Generated<string>;
+  error: string | null;
+  attempts: Generated<number>;
+  seq: number | null;
+}
+
+export interface Schedules {
+  id: string;
+  workspace_id: string;
+  name: string;
+  scenario_id: string;
+  periodicity: string;
+  timezone: Generated<string>;
+  period_end_condition: Generated<string>;
+  is_active: Generated<Flag>;
+  next_run: string | null;
+  last_run: string | null;
+  scheduled_runs: Generated<number>;
+  ended_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ScheduleRuns {
+  id: string;
+  schedule_id: string;
+  scheduled_for: string | null;
+  started_at: string;
+  execution_id: string | null;
+  trig: string;
+  outcome: string;
+  reason: string | null;
+  late: Generated<Flag>;
+}
+
+export interface Tools {
+  id: string;
+  name: string;
+  type: string;
+  definition: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ToolVersions {
+  tool_id: string;
+  version: number;
+  definition: string;
+  change: string;
+  created_at: string;
+  created_by_id: string;
+  created_by_name: string;
+}
+
+export interface ToolCalls {
+  id: Generated<number>;
+  tool_id: string;
+  tool_name: string;
+  agent_id: string | null;
+  source: string;
+  started_ms: number;
+  duration_ms: number;
+  outcome: string;
+  status_code: number | null;
+  attempts: number;
+  error_message: string | null;
+  parameters: string | null;
+  result: string | null;
+}
+
+export interface Alerts {
+  id: string;
+  name: string;
+  definition: string;
+  tool_id: string | null;
+  is_active: Generated<Flag>;
+  state: Generated<string>;
+  created_at: string;
+  updated_at: string;
+  last_fired_at: string | null;
+}
+
+export interface AlertEvents {
+  id: string;
+  alert_id: string;
+  state: string;
+  value: number | null;
+  threshold: number | null;
+  time_window: string | null;
+  at: string;
+  deliveries: Generated<string>;
+}
+
+export interface Settings {
+  key: string;
+  value: string;
+  updated_at: string;
+}
