@@ -11,6 +11,6 @@ export default defineConfig({
     // leans on another's leftovers fails here, not later.
     sequence: { shuffle: { files: true, tests: true } },
     setupFiles: ['test/setup/temp-dirs.ts'],
-    globalSetup: ['test/setup/no-leftovers.ts'],
+    globalSetup: ['test/setup/no-leftovers.ts', 'test/setup/postgres-store.ts'],
   },
 });

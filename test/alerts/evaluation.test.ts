@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { ToolCallRecord } from '../../src/tools/types.js';
 import { startReceiver } from '../helpers/receivers.js';
 import { startServer, testClock, type TestServer } from '../helpers/server.js';
+import { storedRows } from '../helpers/store-under-test.js';
 
 describe('alert evaluation: ok -> firing -> resolved', () => {
   let s: TestServer;
@@ -176,10 +177,10 @@ describe('alert evaluation: ok -> firing -> resolved', () => {
   });
 
   it('an agent configuration change on the provider fires at once, and resolves when the window passes', async () => {
-    const db = s.engine.store.db;
-    db.prepare(
+    await storedRows(
+      s.stored,
       "INSERT INTO agents (id, provider, provider_agent_id, name, status, created_at, updated_at) VALUES ('agt_x', 'vapi', 'a', 'Sam', 'active', '2026-06-01T00:00:00Z', '2026-06-01T00:00:00Z')",
-    ).run();
+    );
     const a = (
       await s.call('POST', '/v1/alerts', {
         name: 'Sam changed',
@@ -193,9 +194,11 @@ describe('alert evaluation: ok -> firing -> resolved', () => {
         (e) => e.type === 'alert.firing' && e.data.alertId === a.id && resolve(),
       ),
     );
-    db.prepare(
+    await storedRows(
+      s.stored,
       "INSERT INTO agent_versions (agent_id, version, synced_at, changed_paths, configuration) VALUES ('agt_x', 2, ?, '[\"configuration.prompt\"]', '{}')",
-    ).run(new Date(clock.now()).toISOString());
+      [new Date(clock.now()).toISOString()],
+    );
     s.engine.events.emit('agent.config_changed', {
       agentId: 'agt_x',
       changedPaths: ['configuration.prompt'],
@@ -222,29 +225,36 @@ describe('alerts on simulation results', () => {
   afterAll(() => s.stop());
 
   it('agent_score fires on the average score; scenario_failure on the pass rate of scheduled executions only', async () => {
-    const db = s.engine.store.db;
-    db.prepare(
+    await storedRows(
+      s.stored,
       "INSERT INTO agents (id, provider, provider_agent_id, name, status, created_at, updated_at) VALUES ('agt_a', 'vapi', 'a', 'A', 'active', '2026-06-01T00:00:00Z', '2026-06-01T00:00:00Z')",
-    ).run();
+    );
     const scn = (await s.ws('POST', '/scenarios', { name: 'S', prompt: 'p' })).body.data.scenario
       .id;
     const now = new Date(clock.now() - 60_000).toISOString();
     for (const exe of ['exe_sched', 'exe_hand'])
-      db.prepare(
+      await storedRows(
+        s.stored,
         "INSERT INTO executions (id, workspace_id, scenario_id, status, created_at) VALUES (?, ?, ?, 'completed', ?)",
-      ).run(exe, s.workspaceId, scn, now);
+        [exe, s.workspaceId, scn, now],
+      );
     const sch = (
       await s.ws('POST', '/schedules', { name: 'n', scenarioId: scn, periodicity: 'daily' })
     ).body.data.schedule.id;
-    db.prepare(
+    await storedRows(
+      s.stored,
       "INSERT INTO schedule_runs (id, schedule_id, scheduled_for, started_at, execution_id, trig, outcome) VALUES ('run_1', ?, ?, ?, 'exe_sched', 'schedule', 'started')",
-    ).run(sch, now, now);
-    const sim = db.prepare(
-      "INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, agent_id, status, score, passed, created_at, ended_at) VALUES (?, ?, ?, ?, 'agt_a', 'completed', ?, ?, ?, ?)",
+      [sch, now, now],
     );
-    sim.run('s1', s.workspaceId, 'exe_sched', scn, 40, 0, now, now);
-    sim.run('s2', s.workspaceId, 'exe_sched', scn, 60, 0, now, now);
-    sim.run('s3', s.workspaceId, 'exe_hand', scn, 100, 1, now, now);
+    const sim = (...args: unknown[]) =>
+      storedRows(
+        s.stored,
+        "INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, agent_id, status, score, passed, created_at, ended_at) VALUES (?, ?, ?, ?, 'agt_a', 'completed', ?, ?, ?, ?)",
+        args,
+      );
+    await sim('s1', s.workspaceId, 'exe_sched', scn, 40, 0, now, now);
+    await sim('s2', s.workspaceId, 'exe_sched', scn, 60, 0, now, now);
+    await sim('s3', s.workspaceId, 'exe_hand', scn, 100, 1, now, now);
     const score = (
       await s.call('POST', '/v1/alerts', {
         name: 'Score low',

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeMail, startReceiver, startSmtp } from '../helpers/receivers.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { storedRows } from '../helpers/store-under-test.js';
 
 describe('alert notifications: POST /v1/alerts/{id}/test and /v1/settings', () => {
   let s: TestServer;
@@ -82,9 +83,9 @@ describe('alert notifications: POST /v1/alerts/{id}/test and /v1/settings', () =
       from: 'Callbench <alerts@example.com>',
       allowInsecure: true,
     });
-    expect(
-      JSON.stringify(s.engine.store.db.prepare('SELECT value FROM settings').all()),
-    ).not.toContain('smtp-pass-9876');
+    expect(JSON.stringify(await storedRows(s.stored, 'SELECT value FROM settings'))).not.toContain(
+      'smtp-pass-9876',
+    );
     // Sending the mask back keeps the password.
     await s.call('PATCH', '/v1/settings', { smtp: { password: '****9876', secure: false } });
     expect((await s.call('GET', '/v1/settings')).body.smtp.password).toBe('****9876');

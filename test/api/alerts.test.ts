@@ -1,6 +1,7 @@
 import type { Json } from '../helpers/json.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { secretsOf, storedRows } from '../helpers/store-under-test.js';
 
 describe('alerts', () => {
   let s: TestServer;
@@ -64,7 +65,7 @@ describe('alerts', () => {
       },
     });
     expect(
-      JSON.stringify(s.engine.store.db.prepare('SELECT definition FROM alerts').all()),
+      JSON.stringify(await storedRows(s.stored, 'SELECT definition FROM alerts')),
     ).not.toContain('abcdef123456');
   });
 
@@ -191,10 +192,7 @@ describe('alerts', () => {
       secret: '****6789',
     });
     const stored = (await s.engine.store.alerts.get(a.id))!.definition.notifications as Json;
-    const { SecretBox } = await import('../../src/secrets.js');
-    expect(
-      (await SecretBox.forDataDir(s.dataDir, s.engine.store)).open(stored.webhook.secret),
-    ).toBe('whsec_0123456789');
+    expect((await secretsOf(s)).open(stored.webhook.secret)).toBe('whsec_0123456789');
     expect(
       paths(await s.call('PATCH', `/v1/alerts/${a.id}`, { condition: { metric: 'vibes' } })),
     ).toEqual(['condition.metric']);

@@ -2,6 +2,7 @@ import type { Json } from '../helpers/json.js';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { storedRows } from '../helpers/store-under-test.js';
 
 /** A raw request, so that Host and Origin can be set as an attacker's browser would. */
 function raw(
@@ -65,9 +66,10 @@ describe('credentials', () => {
     expect(res.status).toBe(200);
     const keys = (await s.call('GET', '/v1/keys')).body.keys;
     expect(keys).toEqual(before);
-    const stored = s.engine.store.db.prepare('SELECT key_hash FROM api_keys').all() as {
-      key_hash: string;
-    }[];
+    const stored = await storedRows<{ key_hash: string }>(
+      s.stored,
+      'SELECT key_hash FROM api_keys',
+    );
     expect(JSON.stringify(stored)).not.toContain('ci-secret-key-0123456789');
     expect(JSON.stringify(stored)).not.toContain(s.key);
   });
@@ -76,7 +78,7 @@ describe('credentials', () => {
     const created = await s.call('POST', '/v1/keys', { label: 'script' });
     expect(created.status).toBe(201);
     const secret = created.body.key.key as string;
-    const dump = JSON.stringify(s.engine.store.db.prepare('SELECT * FROM api_keys').all());
+    const dump = JSON.stringify(await storedRows(s.stored, 'SELECT * FROM api_keys'));
     expect(dump).not.toContain(secret);
     expect(JSON.stringify((await s.call('GET', '/v1/keys')).body)).not.toContain(secret);
     expect(

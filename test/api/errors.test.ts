@@ -1,7 +1,6 @@
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { storedRows } from '../helpers/store-under-test.js';
 
 describe('status codes and the error envelope', () => {
   let s: TestServer;
@@ -61,10 +60,8 @@ describe('status codes and the error envelope', () => {
 
   it('an unexpected failure is a 500 with a request id, and loses nothing already committed', async () => {
     const kept = (await s.ws('POST', '/personas', { name: 'Kept', prompt: 'p' })).body.data.persona;
-    // Break the store from outside, as a corrupted or tampered file would.
-    const other = new Database(join(s.dataDir, 'callbench.db'));
-    other.exec('DROP TABLE schedules');
-    other.close();
+    // Break the store from outside, as a damaged or tampered database would.
+    await storedRows(s.stored, 'ALTER TABLE schedules RENAME TO schedules_gone');
     const res = await s.ws('GET', '/schedules');
     expect(res.status).toBe(500);
     expect(res.body).toMatchObject({

@@ -1,6 +1,7 @@
 import type { Json } from '../helpers/json.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, testClock, type TestServer } from '../helpers/server.js';
+import { storedRows } from '../helpers/store-under-test.js';
 
 describe('personas', () => {
   let s: TestServer;
@@ -198,16 +199,20 @@ describe('personas', () => {
 
     // Usage comes from stored simulations: give Clara two, Anna one. Raw rows on purpose: chosen
     // scores and end states that only full executions against an agent could otherwise make.
-    const db = s.engine.store.db;
     const scn = (await s.ws('POST', '/scenarios', { name: 'S', prompt: 'p' })).body.data.scenario
       .id;
-    db.prepare(
+    await storedRows(
+      s.stored,
       "INSERT INTO executions (id, workspace_id, scenario_id, status, created_at) VALUES ('exe_1', ?, ?, 'completed', '2026-06-01T00:00:00Z')",
-    ).run(s.workspaceId, scn);
-    const sim = db.prepare(
-      "INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, persona_id, status, score, passed, created_at, ended_at) VALUES (?, ?, 'exe_1', ?, ?, ?, ?, ?, '2026-06-01T00:00:00Z', ?)",
+      [s.workspaceId, scn],
     );
-    sim.run(
+    const sim = (...args: unknown[]) =>
+      storedRows(
+        s.stored,
+        "INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, persona_id, status, score, passed, created_at, ended_at) VALUES (?, ?, 'exe_1', ?, ?, ?, ?, ?, '2026-06-01T00:00:00Z', ?)",
+        args,
+      );
+    await sim(
       'sim_1',
       s.workspaceId,
       scn,
@@ -217,7 +222,7 @@ describe('personas', () => {
       1,
       '2026-06-01T00:05:00Z',
     );
-    sim.run(
+    await sim(
       'sim_2',
       s.workspaceId,
       scn,
@@ -227,7 +232,7 @@ describe('personas', () => {
       0,
       '2026-06-01T00:09:00Z',
     );
-    sim.run(
+    await sim(
       'sim_3',
       s.workspaceId,
       scn,
@@ -237,7 +242,7 @@ describe('personas', () => {
       null,
       '2026-06-01T00:01:00Z',
     );
-    sim.run('sim_4', s.workspaceId, scn, ids['happy hannah'], 'queued', null, null, null);
+    await sim('sim_4', s.workspaceId, scn, ids['happy hannah'], 'queued', null, null, null);
     expect(names(await s.ws('GET', '/personas?sortBy=usage&sortOrder=desc')).slice(0, 2)).toEqual([
       'Confused Clara',
       'Angry Anna',

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, testClock, type TestServer } from '../helpers/server.js';
+import { storedRows } from '../helpers/store-under-test.js';
 
 describe('scenarios and scorecards', () => {
   let s: TestServer;
@@ -12,11 +13,11 @@ describe('scenarios and scorecards', () => {
     persona = (await s.ws('POST', '/personas', { name: 'P', prompt: 'p' })).body.data.persona.id;
     // Agents arrive through provider connections (a later issue); the table is what scenarios check.
     agent = 'agt_test1';
-    s.engine.store.db
-      .prepare(
-        "INSERT INTO agents (id, provider, provider_agent_id, name, status, created_at, updated_at) VALUES (?, 'vapi', 'a1', 'Support bot', 'active', '2026-06-01T00:00:00Z', '2026-06-01T00:00:00Z')",
-      )
-      .run(agent);
+    await storedRows(
+      s.stored,
+      "INSERT INTO agents (id, provider, provider_agent_id, name, status, created_at, updated_at) VALUES (?, 'vapi', 'a1', 'Support bot', 'active', '2026-06-01T00:00:00Z', '2026-06-01T00:00:00Z')",
+      [agent],
+    );
   });
   afterAll(() => s.stop());
 
@@ -279,14 +280,18 @@ describe('scenarios and scorecards', () => {
         .scenario.id;
       const b = (await s.ws('POST', '/scenarios', { name: 'Stats B', prompt: 'p' })).body.data
         .scenario.id;
-      const db = s.engine.store.db;
-      db.prepare(
+      await storedRows(
+        s.stored,
         "INSERT INTO executions (id, workspace_id, scenario_id, status, created_at) VALUES ('exe_a', ?, ?, 'completed', '2026-06-09T00:00:00Z')",
-      ).run(s.workspaceId, a);
-      const sim = db.prepare(
-        "INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, status, score, passed, created_at, ended_at) VALUES (?, ?, 'exe_a', ?, ?, ?, ?, ?, ?)",
+        [s.workspaceId, a],
       );
-      sim.run(
+      const sim = (...args: unknown[]) =>
+        storedRows(
+          s.stored,
+          "INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, status, score, passed, created_at, ended_at) VALUES (?, ?, 'exe_a', ?, ?, ?, ?, ?, ?)",
+          args,
+        );
+      await sim(
         's1',
         s.workspaceId,
         a,
@@ -296,7 +301,7 @@ describe('scenarios and scorecards', () => {
         '2026-06-09T00:00:00Z',
         '2026-06-09T00:01:00Z',
       );
-      sim.run(
+      await sim(
         's2',
         s.workspaceId,
         a,
@@ -306,7 +311,7 @@ describe('scenarios and scorecards', () => {
         '2026-06-09T00:00:00Z',
         '2026-06-09T00:02:00Z',
       );
-      sim.run(
+      await sim(
         's3',
         s.workspaceId,
         a,
@@ -316,8 +321,8 @@ describe('scenarios and scorecards', () => {
         '2026-06-09T00:00:00Z',
         '2026-06-09T00:03:00Z',
       );
-      sim.run('s4', s.workspaceId, a, 'cancelled', null, null, '2026-06-09T00:00:00Z', null);
-      sim.run(
+      await sim('s4', s.workspaceId, a, 'cancelled', null, null, '2026-06-09T00:00:00Z', null);
+      await sim(
         's5',
         s.workspaceId,
         a,

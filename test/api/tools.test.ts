@@ -1,6 +1,7 @@
 import type { Json } from '../helpers/json.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { secretsOf, storedRows } from '../helpers/store-under-test.js';
 
 const api = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
@@ -240,9 +241,10 @@ describe('tools', () => {
     ).body;
     expect(created.config.auth.token).toBe('****9876');
     const raw = JSON.stringify(
-      s.engine.store.db
-        .prepare('SELECT definition FROM tools UNION ALL SELECT definition FROM tool_versions')
-        .all(),
+      await storedRows(
+        s.stored,
+        'SELECT definition FROM tools UNION ALL SELECT definition FROM tool_versions',
+      ),
     );
     expect(raw).not.toContain(token);
     // Read it, change the description, send it back: the stored token must survive.
@@ -253,9 +255,7 @@ describe('tools', () => {
     });
     expect(updated.status).toBe(200);
     const stored = (await s.engine.store.tools.findByName('secretive'))!.definition as Json;
-    const secrets = await (
-      await import('../../src/secrets.js')
-    ).SecretBox.forDataDir(s.dataDir, s.engine.store);
+    const secrets = await secretsOf(s);
     expect(secrets.open(stored.config.auth.token)).toBe(token);
     // A new value replaces it.
     await s.call('PUT', '/v1/tools/secretive', {
@@ -275,9 +275,10 @@ describe('tools', () => {
     expect(created.body.config.connection).toBe('postgres://app:****@127.0.0.1:5432/crm');
     expect(
       JSON.stringify(
-        s.engine.store.db
-          .prepare('SELECT definition FROM tools UNION ALL SELECT definition FROM tool_versions')
-          .all(),
+        await storedRows(
+          s.stored,
+          'SELECT definition FROM tools UNION ALL SELECT definition FROM tool_versions',
+        ),
       ),
     ).not.toContain('db-pass-4321');
     const { id: _i, version: _v, created_at: _c, updated_at: _u, ...definition } = created.body;
@@ -285,10 +286,7 @@ describe('tools', () => {
     const dry = await s.call('POST', '/v1/tools/pg_secret/test', { dryRun: true });
     expect(dry.body.request.connection).toBe('postgres://app:****@127.0.0.1:5432/crm');
     const stored = (await s.engine.store.tools.findByName('pg_secret'))!.definition as Json;
-    const { SecretBox } = await import('../../src/secrets.js');
-    expect(
-      (await SecretBox.forDataDir(s.dataDir, s.engine.store)).open(stored.config.connection),
-    ).toBe(connection);
+    expect((await secretsOf(s)).open(stored.config.connection)).toBe(connection);
   });
 
   it('numbers every version and rolls back as a new version', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
 import { startServer, tempDir } from '../helpers/server.js';
+import { onPostgres } from '../helpers/store-under-test.js';
 
 /** A data dir whose store holds sealed secrets: a tool's bearer token and the SMTP password. */
 async function dirWithSecrets(): Promise<string> {
@@ -37,7 +38,9 @@ const startIn = async (dir: string): Promise<Error | null> => {
 const cli = (args: string[], input = '') =>
   spawnSync(process.execPath, ['src/cli/callbench.mjs', ...args], { encoding: 'utf8', input });
 
-describe('the secret key', () => {
+// A data dir's key file is the desktop's; a team server's key comes from its environment
+// (test/cli/team-server-start.test.ts).
+describe.skipIf(onPostgres())('the secret key of a data dir', () => {
   it('a missing key with sealed secrets stored: start refused, naming the file and both ways out', async () => {
     const dir = await dirWithSecrets();
     const keyFile = join(dir, 'secret.key');

@@ -1,28 +1,22 @@
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../src/store/db.js';
-import { createStore, type Store } from '../../src/store/index.js';
-import { migrate } from '../../src/store/migrate.js';
+import type { Store } from '../../src/store/index.js';
+import { openStore } from '../../src/store/open.js';
 import { tempDir } from '../helpers/server.js';
 
 const at = '2026-06-01T00:00:00.000Z';
 const workspace = (id: string) => ({ id, name: id, created_at: at });
 
 describe('store transactions', () => {
-  let db: Db | null = null;
-  const open = (options: { checkTransactions?: boolean } = {}): Store => {
-    const dir = tempDir();
-    db = openDatabase(join(dir, 'callbench.db'));
-    migrate(db, join(dir, 'backups'));
-    return createStore(db, options);
-  };
-  afterEach(() => {
-    db?.close();
-    db = null;
+  let opened: Store | null = null;
+  const open = async (options: { checkTransactions?: boolean } = {}): Promise<Store> =>
+    (opened = await openStore({ dataDir: tempDir(), ...options }));
+  afterEach(async () => {
+    await opened?.close();
+    opened = null;
   });
 
   it('a write made elsewhere while a transaction awaits waits for it, and survives its rollback', async () => {
-    const store = open();
+    const store = await open();
     const elsewhere: { write?: Promise<unknown> } = {};
     await expect(
       store.transaction(async (tx) => {
@@ -39,7 +33,7 @@ describe('store transactions', () => {
   });
 
   it('a read made elsewhere never sees what an open transaction has written', async () => {
-    const store = open();
+    const store = await open();
     const elsewhere: { read?: Promise<number> } = {};
     await store.transaction(async (tx) => {
       await tx.workspaces.insert(workspace('ws_a'));
@@ -51,7 +45,7 @@ describe('store transactions', () => {
   });
 
   it('transactions run one after another, in the order they were asked for', async () => {
-    const store = open();
+    const store = await open();
     const order: string[] = [];
     const run = (name: string) =>
       store.transaction(async (tx) => {
@@ -73,14 +67,14 @@ describe('store transactions', () => {
   });
 
   it('a failed call answers a rejection, never a throw', async () => {
-    const store = open();
+    const store = await open();
     await store.workspaces.insert(workspace('ws_once'));
     const again = store.workspaces.insert(workspace('ws_once'));
     await expect(again).rejects.toThrow(/UNIQUE/);
   });
 
   it('checked (as tests run it), the outer store called inside a transaction fails at once', async () => {
-    const store = open({ checkTransactions: true });
+    const store = await open({ checkTransactions: true });
     const later: { count?: Promise<number> } = {};
     await expect(
       store.transaction(async (tx) => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine, type Engine, type EngineOptions } from '../../src/engine.js';
 import type { Clock } from '../../src/clock.js';
+import { dropStore, storeOptions, type StoredIn } from './store-under-test.js';
 
 export interface Api {
   method: string;
@@ -19,6 +20,8 @@ export interface TestServer {
   workspaceId: string;
   engine: Engine;
   dataDir: string;
+  /** Where the store is, for storedRows() (test/helpers/store-under-test.ts). */
+  stored: StoredIn;
   /** A request with the API key unless headers say otherwise; JSON bodies are sent as JSON. */
   call(
     method: string,
@@ -60,8 +63,10 @@ export async function startServer(
   const dataDir = options.dataDir ?? tempDir();
   const { ui, ...engineOptions } = options;
   // Every answer in every test is checked against its published response schema.
+  const where = await storeOptions(dataDir);
   const engine = createEngine({
     dataDir,
+    ...where,
     checkOutputs: true,
     checkTransactions: true,
     ...engineOptions,
@@ -109,12 +114,17 @@ export async function startServer(
     workspaceId,
     engine,
     dataDir,
+    stored: where.databaseUrl
+      ? { dialect: 'postgres', databaseUrl: where.databaseUrl }
+      : { dialect: 'sqlite', sqlite: () => engine.store.db },
     call,
     ws: (method, path, body, headers) =>
       call(method, `/api/v1/workspaces/${workspaceId}${path}`, body, headers),
     async stop() {
       await engine.stop();
-      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (options.dataDir) return;
+      rmSync(dataDir, { recursive: true, force: true });
+      await dropStore(dataDir);
     },
   };
 }

@@ -3,6 +3,7 @@ import { createModelClient } from '../../src/llm/client.js';
 import { emptyUsage } from '../../src/llm/types.js';
 import { startFakeModels } from '../helpers/fake-models.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { secretsOf, storedRows } from '../helpers/store-under-test.js';
 
 const FAST = { attempts: 3, baseDelayMs: 5, timeoutMs: 5_000 };
 
@@ -189,22 +190,14 @@ describe('model roles in /v1/settings', () => {
       source: 'settings',
     });
     expect(res.body.llm.caller.source).toBe('environment');
-    expect(
-      JSON.stringify(s.engine.store.db.prepare('SELECT value FROM settings').all()),
-    ).not.toContain('sk-ant-secret-7777');
+    expect(JSON.stringify(await storedRows(s.stored, 'SELECT value FROM settings'))).not.toContain(
+      'sk-ant-secret-7777',
+    );
     await s.call('PATCH', '/v1/settings', {
       llm: { judge: { apiKey: '****7777', model: 'claude-judge-2' } },
     });
     const { connectionFor } = await import('../../src/llm/settings.js');
-    const { SecretBox } = await import('../../src/secrets.js');
-    expect(
-      await connectionFor(
-        s.engine.store,
-        await SecretBox.forDataDir(s.dataDir, s.engine.store),
-        'judge',
-        null,
-      ),
-    ).toEqual({
+    expect(await connectionFor(s.engine.store, await secretsOf(s), 'judge', null)).toEqual({
       kind: 'anthropic',
       apiKey: 'sk-ant-secret-7777',
       model: 'claude-judge-2',

@@ -6,6 +6,7 @@ import {
   type FakeProviders,
 } from '../helpers/fake-providers.js';
 import { startServer, testClock, type TestServer } from '../helpers/server.js';
+import { storedRows } from '../helpers/store-under-test.js';
 import { FAST_RETRY, nextSync } from './helpers.js';
 
 describe('provider connections: Vapi end to end', () => {
@@ -107,7 +108,7 @@ describe('provider connections: Vapi end to end', () => {
 
   it('stores the provider key encrypted only', async () => {
     await connected();
-    const raw = JSON.stringify(s.engine.store.db.prepare('SELECT * FROM agents').all());
+    const raw = JSON.stringify(await storedRows(s.stored, 'SELECT * FROM agents'));
     expect(raw).not.toContain(GOOD_KEY);
   });
 
@@ -227,9 +228,10 @@ describe('provider connections: Vapi end to end', () => {
   it('a stored credential that no longer opens marks the agent; the engine keeps serving', async () => {
     const agentId = await connected();
     // Damaged at rest: a sealed value no key opens.
-    s.engine.store.db
-      .prepare('UPDATE agents SET credentials = ? WHERE id = ?')
-      .run(JSON.stringify({ $enc: Buffer.alloc(48, 1).toString('base64') }), agentId);
+    await storedRows(s.stored, 'UPDATE agents SET credentials = ? WHERE id = ?', [
+      JSON.stringify({ $enc: Buffer.alloc(48, 1).toString('base64') }),
+      agentId,
+    ]);
     const done = nextSync(s, agentId);
     expect((await s.call('POST', `/v1/agents/${agentId}/sync`)).status).toBe(202);
     expect(await done).toMatchObject({ ok: false, error: expect.stringContaining('credentials') });
@@ -360,10 +362,11 @@ describe('provider connections: Vapi end to end', () => {
         status: 'idle',
         importedCalls: 250,
       });
-      const n = fresh.engine.store.db
-        .prepare('SELECT COUNT(*) AS n, COUNT(DISTINCT provider_call_id) AS d FROM calls')
-        .get();
-      expect(n).toEqual({ n: 250, d: 250 });
+      const n = await storedRows(
+        fresh.stored,
+        'SELECT COUNT(*) AS n, COUNT(DISTINCT provider_call_id) AS d FROM calls',
+      );
+      expect(n).toEqual([{ n: 250, d: 250 }]);
     } finally {
       await fresh.stop();
     }
@@ -391,6 +394,6 @@ describe('provider connections: Vapi end to end', () => {
     expect((await s.call('POST', `/v1/agents/${agentId}/sync`)).status).toBe(409);
     await s.call('DELETE', `/v1/agents/${agentId}?purge=true`);
     expect((await s.call('GET', `/v1/agents/${agentId}`)).status).toBe(404);
-    expect(s.engine.store.db.prepare('SELECT COUNT(*) AS n FROM calls').get()).toEqual({ n: 0 });
+    expect(await storedRows(s.stored, 'SELECT COUNT(*) AS n FROM calls')).toEqual([{ n: 0 }]);
   });
 });

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startFakeBrain } from '../helpers/fake-brain.js';
 import { startServer, tempDir, testClock, type TestServer } from '../helpers/server.js';
 
@@ -234,7 +234,15 @@ describe('schedules run scenarios on a moved clock', () => {
     await s.stop();
     clock.set('2026-09-01T03:30:00Z');
     s = await startServer(options());
-    const list = await runs(sch.id);
+    // The catch-up tick starts with the engine and runs beside the first requests.
+    const list = await vi.waitFor(
+      async () => {
+        const found = await runs(sch.id);
+        expect(found).toHaveLength(1);
+        return found;
+      },
+      { timeout: 5000 },
+    );
     expect(list).toEqual([
       expect.objectContaining({ late: true, scheduledFor: '2026-09-01T01:00:00.000Z' }),
     ]);

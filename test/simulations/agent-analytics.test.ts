@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { recommend } from '../../src/simulations/agent-analytics.js';
 import { startServer, testClock, type TestServer } from '../helpers/server.js';
+import { storedRows } from '../helpers/store-under-test.js';
 
 const DAY = 86_400_000;
 
@@ -11,18 +12,23 @@ describe('agent analytics: GET /v1/agents/{id}/analytics', () => {
   beforeEach(() => clock.set('2026-06-30T12:00:00Z'));
   beforeAll(async () => {
     s = await startServer({ clock });
-    const db = s.engine.store.db;
-    db.prepare(
+    await storedRows(
+      s.stored,
       "INSERT INTO agents (id, provider, provider_agent_id, name, status, created_at, updated_at) VALUES ('agt_a', 'vapi', 'a', 'A', 'active', '2026-06-01T00:00:00Z', '2026-06-01T00:00:00Z')",
-    ).run();
+    );
     const scn = (await s.ws('POST', '/scenarios', { name: 'S', prompt: 'p' })).body.data.scenario
       .id;
-    db.prepare(
+    await storedRows(
+      s.stored,
       "INSERT INTO executions (id, workspace_id, scenario_id, status, created_at) VALUES ('exe_a', ?, ?, 'completed', '2026-06-01T00:00:00Z')",
-    ).run(s.workspaceId, scn);
-    const sim = db.prepare(
-      "INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, agent_id, status, score, passed, created_at, ended_at, results) VALUES (?, ?, 'exe_a', ?, 'agt_a', 'completed', ?, ?, ?, ?, ?)",
+      [s.workspaceId, scn],
     );
+    const sim = (...args: unknown[]) =>
+      storedRows(
+        s.stored,
+        "INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, agent_id, status, score, passed, created_at, ended_at, results) VALUES (?, ?, 'exe_a', ?, 'agt_a', 'completed', ?, ?, ?, ?, ?)",
+        args,
+      );
     const r = (category: string, score: number, name = category, reasoning = 'ok') => ({
       metric_id: name,
       name,
@@ -34,7 +40,7 @@ describe('agent analytics: GET /v1/agents/{id}/analytics', () => {
     });
     const at = (daysAgo: number) => new Date(clock.now() - daysAgo * DAY).toISOString();
     // This week: tone 100, 100, 40 (avg 80: good, stable against 78); accuracy 90, 60, 30 (avg 60); earlier week: accuracy 90, tone 78.
-    sim.run(
+    await sim(
       's1',
       s.workspaceId,
       scn,
@@ -44,7 +50,7 @@ describe('agent analytics: GET /v1/agents/{id}/analytics', () => {
       at(1),
       JSON.stringify([r('tone', 100), r('accuracy', 90)]),
     );
-    sim.run(
+    await sim(
       's2',
       s.workspaceId,
       scn,
@@ -54,7 +60,7 @@ describe('agent analytics: GET /v1/agents/{id}/analytics', () => {
       at(2),
       JSON.stringify([r('tone', 100), r('accuracy', 60)]),
     );
-    sim.run(
+    await sim(
       's3',
       s.workspaceId,
       scn,
@@ -67,7 +73,7 @@ describe('agent analytics: GET /v1/agents/{id}/analytics', () => {
         r('accuracy', 30, 'Correct', 'wrong delivery date'),
       ]),
     );
-    sim.run(
+    await sim(
       's4',
       s.workspaceId,
       scn,
@@ -77,7 +83,7 @@ describe('agent analytics: GET /v1/agents/{id}/analytics', () => {
       at(10),
       JSON.stringify([r('tone', 78), r('accuracy', 90)]),
     );
-    sim.run('s5', s.workspaceId, scn, 10, 0, at(40), at(40), JSON.stringify([r('tone', 0)]));
+    await sim('s5', s.workspaceId, scn, 10, 0, at(40), at(40), JSON.stringify([r('tone', 0)]));
   });
   afterAll(() => s.stop());
 

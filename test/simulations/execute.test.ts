@@ -1,10 +1,9 @@
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentSnapshot } from '../../src/providers/types.js';
 import { startFakeBrain } from '../helpers/fake-brain.js';
 import { startServer, tempDir, type TestServer } from '../helpers/server.js';
+import { storedAt, storedRows } from '../helpers/store-under-test.js';
 import { startTarget, type Target } from '../helpers/target.js';
 
 const snapshot = (): AgentSnapshot => ({
@@ -309,25 +308,26 @@ describe('executing scenarios: whole simulated conversations, scored', () => {
   it('after a crash, a simulation that was running runs again from the start, exactly once', async () => {
     await s.stop();
     // Raw rows on purpose: the state a crash leaves behind, which no operation can make.
-    const db = new Database(join(dataDir, 'callbench.db'));
-    const ws = (db.prepare('SELECT id FROM workspaces').get() as { id: string }).id;
-    db.prepare(
+    const at = await storedAt(dataDir);
+    const ws = (await storedRows<{ id: string }>(at, 'SELECT id FROM workspaces'))[0]!.id;
+    const now = new Date().toISOString();
+    await storedRows(
+      at,
       "INSERT INTO executions (id, workspace_id, scenario_id, status, created_at, variables) VALUES ('exe_crash', ?, ?, 'running', ?, '{}')",
-    ).run(ws, ids.scripted, new Date().toISOString());
-    db.prepare(
+      [ws, ids.scripted, now],
+    );
+    await storedRows(
+      at,
       'INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, persona_id, agent_id, channel, status, created_at, started_at, attempts, seq, turns) VALUES (\'sim_crash\', ?, \'exe_crash\', ?, ?, \'agt_sam\', \'replica\', \'running\', ?, ?, 1, 999, \'[{"role":"caller","text":"half","at_ms":0,"latency_ms":null}]\')',
-    ).run(ws, ids.scripted, ids.persona, new Date().toISOString(), new Date().toISOString());
-    db.close();
+      [ws, ids.scripted, ids.persona, now, now],
+    );
     s = await startServer(engineOptions());
     const done = (await s.ws('GET', '/executions/exe_crash?wait=20')).body.data.execution;
     expect(done).toMatchObject({ status: 'completed', counts: { completed: 1 } });
     const sim = (await s.ws('GET', '/simulations/sim_crash')).body.data.simulation;
     expect(sim.turns[1]).toMatchObject({ role: 'caller', text: 'Where is my order A1?' });
     expect(
-      s.engine.store.db
-        .prepare("SELECT attempts FROM simulations WHERE id = 'sim_crash'")
-        .pluck()
-        .get(),
-    ).toBe(2);
+      await storedRows(s.stored, "SELECT attempts FROM simulations WHERE id = 'sim_crash'"),
+    ).toEqual([{ attempts: 2 }]);
   });
 });

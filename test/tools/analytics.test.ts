@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolCallRecord } from '../../src/tools/types.js';
 import { startServer, testClock, type TestServer } from '../helpers/server.js';
+import { storedRows } from '../helpers/store-under-test.js';
 
 const DAY = 86_400_000;
 
@@ -193,9 +194,7 @@ describe('tool analytics: GET /v1/tools/{id}/analytics', () => {
     ).body.id;
     await s.call('POST', '/v1/tools/logged/test', { agentId: 'agt_7' });
     await s.engine.store.toolCalls.flush();
-    const rows = s.engine.store.db
-      .prepare('SELECT * FROM tool_calls WHERE tool_id = ?')
-      .all(id) as Record<string, unknown>[];
+    const rows = await storedRows(s.stored, 'SELECT * FROM tool_calls WHERE tool_id = ?', [id]);
     expect(rows).toEqual([
       expect.objectContaining({
         source: 'test',
@@ -206,9 +205,9 @@ describe('tool analytics: GET /v1/tools/{id}/analytics', () => {
         result: null,
       }),
     ]);
-    expect(
-      JSON.stringify(s.engine.store.db.prepare('SELECT * FROM tool_calls').all()),
-    ).not.toContain('log-secret-token-1');
+    expect(JSON.stringify(await storedRows(s.stored, 'SELECT * FROM tool_calls'))).not.toContain(
+      'log-secret-token-1',
+    );
     const a = (await s.call('GET', `/v1/tools/${id}/analytics`)).body;
     expect(a.usage).toMatchObject({ totalCalls: 1, uniqueAgents: 1 });
     expect(a.errors[0]).toMatchObject({ type: 'network_error', count: 1, percentage: 100 });

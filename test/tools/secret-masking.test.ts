@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
+import { storedRows } from '../helpers/store-under-test.js';
 import type { Target } from '../helpers/target.js';
 import { toolFixture } from './fixture.js';
 
@@ -16,11 +17,10 @@ describe('every tool secret is masked', () => {
   const stored = async () => {
     await s.engine.store.toolCalls.flush(); // the call log is written in batches
     return JSON.stringify(
-      s.engine.store.db
-        .prepare(
-          "SELECT definition FROM tools UNION ALL SELECT definition FROM tool_versions UNION ALL SELECT coalesce(error_message, '') || coalesce(result, '') || coalesce(parameters, '') FROM tool_calls",
-        )
-        .all(),
+      await storedRows(
+        s.stored,
+        "SELECT definition FROM tools UNION ALL SELECT definition FROM tool_versions UNION ALL SELECT coalesce(error_message, '') || coalesce(result, '') || coalesce(parameters, '') FROM tool_calls",
+      ),
     );
   };
 

@@ -1,0 +1,125 @@
+import { spawn, spawnSync } from 'node:child_process';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migratePostgres } from '../../src/store/sql/migrate-postgres.js';
+import { startPostgres, type Postgres } from '../helpers/postgres.js';
+import { tempDir } from '../helpers/server.js';
+import { onPostgres } from '../helpers/store-under-test.js';
+
+const KEY = 'team-key-0123456789-0123456789-0123456789';
+const PASSWORD = 'pg-test-pass';
+
+/** The CLI with only the environment given (no CALLBENCH_* of the run leaks in). */
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  spawnSync(process.execPath, ['src/cli/callbench.mjs', ...args], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: tempDir(), ...env },
+    timeout: 30_000,
+  });
+
+/** `serve` on a database until it says where it listens; then stopped as a service manager would. */
+function serveOnce(url: string, env: Record<string, string>): Promise<string> {
+  const child = spawn(
+    process.execPath,
+    ['src/cli/callbench.mjs', 'serve', '--port', '0', '--data-dir', tempDir(), '--database', url],
+    { env: { PATH: process.env.PATH, HOME: tempDir(), ...env } },
+  );
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('listening on')) child.kill('SIGTERM');
+    });
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${out}`)),
+    );
+  });
+}
+
+/** The one line a refused start prints, and its exit status. */
+const refusal = (r: ReturnType<typeof cli>) => ({
+  status: r.status,
+  lines: r.stderr.trim().split('\n'),
+});
+
+describe.skipIf(onPostgres())('a team server that cannot start says why in one line', () => {
+  let server: Postgres;
+  let n = 0;
+  /** A new empty database on the test's server. */
+  async function database(): Promise<string> {
+    const name = `team_start_${++n}`;
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    await client.query(`CREATE DATABASE ${name}`);
+    await client.end();
+    const url = new URL(server.url);
+    url.pathname = `/${name}`;
+    return url.toString();
+  }
+  beforeAll(async () => {
+    server = await startPostgres(PASSWORD);
+  });
+  afterAll(() => server?.stop());
+
+  it('nothing listening at the address', () => {
+    const r = refusal(
+      cli(['serve', '--database', 'postgres://cb:secret-pw@127.0.0.1:1/cb'], {
+        CALLBENCH_SECRET_KEY: KEY,
+      }),
+    );
+    expect(r.status).toBe(1);
+    expect(r.lines).toHaveLength(1);
+    expect(r.lines[0]).toMatch(
+      /Cannot use the database at postgres:\/\/cb:\*\*\*\*@127\.0\.0\.1:1\/cb: nothing is listening/,
+    );
+  });
+
+  it('a wrong password, never echoed', async () => {
+    const url = new URL(await database());
+    url.password = 'not-the-password';
+    const r = refusal(cli(['serve', '--database', url.toString()], { CALLBENCH_SECRET_KEY: KEY }));
+    expect(r.status).toBe(1);
+    expect(r.lines).toEqual([expect.stringContaining('the password was refused')]);
+    expect(r.lines[0]).not.toContain('not-the-password');
+  });
+
+  it('a database written by a newer Callbench', async () => {
+    const url = await database();
+    await migratePostgres(url);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query(
+      "INSERT INTO schema_migrations VALUES (42, 'from the future', 'abc', '2030-01-01T00:00:00Z')",
+    );
+    await client.end();
+    const r = refusal(cli(['serve', '--database', url], { CALLBENCH_SECRET_KEY: KEY }));
+    expect(r.status).toBe(1);
+    expect(r.lines).toEqual([expect.stringContaining('written by a newer Callbench')]);
+  });
+
+  it('a missing or short secret key; a URL that is not PostgreSQL', async () => {
+    const url = await database();
+    const missing = refusal(cli(['serve', '--database', url]));
+    expect(missing.status).toBe(1);
+    expect(missing.lines).toEqual([expect.stringContaining('needs CALLBENCH_SECRET_KEY')]);
+    const short = refusal(cli(['serve', '--database', url], { CALLBENCH_SECRET_KEY: 'short' }));
+    expect(short.lines).toEqual([expect.stringContaining('at least 32')]);
+    const mysql = refusal(cli(['serve'], { CALLBENCH_DATABASE_URL: 'mysql://x@127.0.0.1/db' }));
+    expect(mysql.status).toBe(2);
+    expect(mysql.lines[0]).toContain('must be a PostgreSQL URL');
+  });
+
+  it('starts with its key; another key is refused, since the secrets are sealed with the first', async () => {
+    const url = await database();
+    const out = await serveOnce(url, { CALLBENCH_SECRET_KEY: KEY });
+    expect(out).toContain('Callbench engine (team database postgres://postgres:****@');
+    expect(out).not.toContain(PASSWORD);
+    const other = refusal(
+      cli(['serve', '--database', url], { CALLBENCH_SECRET_KEY: `${KEY}-but-another` }),
+    );
+    expect(other.status).toBe(1);
+    expect(other.lines).toEqual([expect.stringContaining('is not the key')]);
+  });
+});
