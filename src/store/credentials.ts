@@ -75,13 +75,17 @@ function apiKeys(ctx: StoreContext) {
         .where('id', '=', id)
         .executeTakeFirst();
     },
+    /** Read on every request: cached until anything is written (a revocation included). */
     async findKeyBySecret(secret: string): Promise<ApiKeyRecord | undefined> {
-      return ctx.db
-        .selectFrom('api_keys')
-        .select(KEY_COLUMNS)
-        .where('key_hash', '=', hashCredential(secret))
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
+      const hash = hashCredential(secret);
+      return ctx.cache.get(`api_key:${hash}`, () =>
+        ctx.db
+          .selectFrom('api_keys')
+          .select(KEY_COLUMNS)
+          .where('key_hash', '=', hash)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst(),
+      );
     },
     async touchKey(id: string, at: string): Promise<void> {
       await ctx.db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();

@@ -15,12 +15,15 @@ export function createWorkspaceStore(ctx: StoreContext) {
         .execute();
       return ws;
     },
+    /** Read on every workspace request: cached until anything is written. */
     async get(id: string): Promise<Workspace | undefined> {
-      return ctx.db
-        .selectFrom('workspaces')
-        .select(['id', 'name', 'created_at'])
-        .where('id', '=', id)
-        .executeTakeFirst();
+      return ctx.cache.get(`workspace:${id}`, () =>
+        ctx.db
+          .selectFrom('workspaces')
+          .select(['id', 'name', 'created_at'])
+          .where('id', '=', id)
+          .executeTakeFirst(),
+      );
     },
     async list(): Promise<Workspace[]> {
       return ctx.db
