@@ -22,6 +22,7 @@ import { converse, Interrupted } from './conversation.js';
 import { modelJudge } from './judge.js';
 import { replicaAgent } from './replica.js';
 import { createCancellations } from './cancellations.js';
+import { createLeases, type Leases } from './leases.js';
 import { chatAgent, type AgentUnderTest } from './agent-under-test.js';
 import { simulationSettings, type SimulationSettings } from './settings.js';
 import { openAgentChat } from '../providers/agent-chat.js';
@@ -40,7 +41,11 @@ export interface RunnerDeps {
   /** Used where the settings (PATCH /v1/settings {simulations}) say nothing. */
   defaults: SimulationSettings;
   modelPolicy?: ModelPolicy;
-  log(message: string): void;
+  /** How long a claimed simulation's lease holds without renewal (servers sharing a database). */
+  leaseMs?: number;
+  /** This process's pool size, whatever the settings say (a team server worker's --concurrency). */
+  concurrency?: number;
+  log: (message: string) => void;
 }
 
 /** What a simulation runs with, as stored now; an error when one of them was deleted since. */
@@ -68,19 +73,25 @@ type Ending = Partial<Finished> & { status: Simulation['status'] };
 async function finishSimulation(
   deps: RunnerDeps,
   sim: Simulation,
-  ran: { began: number; usage: Finished['usage']; ending: Ending },
+  ran: { began: number; usage: Finished['usage']; ending: Ending; heldBy: string },
 ): Promise<void> {
-  await deps.store.simulations.finish(sim.id, {
-    end_reason: null,
-    turns: [],
-    score: null,
-    passed: null,
-    results: [],
-    ...ran.ending,
-    usage: ran.usage,
-    ended_at: isoNow(deps.clock),
-    duration_ms: Date.now() - ran.began,
-  });
+  const recorded = await deps.store.simulations.finish(
+    sim.id,
+    {
+      end_reason: null,
+      turns: [],
+      score: null,
+      passed: null,
+      results: [],
+      ...ran.ending,
+      usage: ran.usage,
+      ended_at: isoNow(deps.clock),
+      duration_ms: Date.now() - ran.began,
+    },
+    ran.heldBy,
+  );
+  // Not ours any more (its lease lapsed and it was taken back): the run that holds it records it.
+  if (!recorded) return;
   deps.events.emit('simulation.finished', {
     simulationId: sim.id,
     executionId: sim.execution_id,
@@ -184,6 +195,7 @@ interface RunContext {
   deps: RunnerDeps;
   clientFor: (connection: ModelConnection) => ModelClient;
   cancellations: ReturnType<typeof createCancellations>;
+  leases: Leases;
   /** The engine is stopping: the simulation is left running, to run again at the next start. */
   stopping: () => boolean;
 }
@@ -197,7 +209,9 @@ async function runSimulation(
   const { store } = deps;
   const began = Date.now();
   const usage = emptyUsage();
-  const finish = (ending: Ending) => finishSimulation(deps, sim, { began, usage, ending });
+  const held = ctx.leases.hold(sim.id);
+  const finish = (ending: Ending) =>
+    finishSimulation(deps, sim, { began, usage, ending, heldBy: ctx.leases.owner });
   try {
     const { scenario, persona, agent, variables } = await inputsOf(store, sim);
     const connections = await connectionsFor(store, deps.secrets, deps.llmDefault);
@@ -231,12 +245,12 @@ async function runSimulation(
         },
         usage,
         shouldStop: () =>
-          ctx.stopping()
+          ctx.stopping() || held.lost()
             ? 'interrupt'
             : cancellations.isCancelled(sim.execution_id)
               ? 'cancel'
               : null,
-        signal: abort.signal,
+        signal: AbortSignal.any([abort.signal, held.signal]),
       });
     } finally {
       abort.release();
@@ -262,9 +276,39 @@ async function runSimulation(
       results,
     });
   } catch (err) {
-    if (err instanceof Interrupted) return; // stays running: the next start runs it again
+    // Interrupted, it stays running: the next start (or, once its lease lapses, another server)
+    // runs it again. With its lease lost, it is no longer ours to record.
+    if (err instanceof Interrupted || held.lost()) return;
     await finish({ status: 'failed', end_reason: 'error', error: (err as Error).message });
+  } finally {
+    held.release();
   }
+}
+
+/**
+ * Runs `task` whenever asked while `on()`, one run at a time: asked during a run, it runs once more
+ * after it. (Two fills at once would each see room in the pool and claim past its size.)
+ */
+function oneAtATime(task: () => Promise<void>, on: () => boolean, fail: (err: Error) => void) {
+  let running: Promise<void> | null = null;
+  let again = false;
+  const run = (): void => {
+    if (!on()) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = task()
+      .catch((err: unknown) => fail(err as Error))
+      .finally(() => {
+        running = null;
+        if (again) {
+          again = false;
+          run();
+        }
+      });
+  };
+  return Object.assign(run, { settled: () => running ?? Promise.resolve() });
 }
 
 /**
@@ -283,32 +327,26 @@ export function createSimulationRunner(deps: RunnerDeps) {
   let stopping = false;
   const cancellations = createCancellations(store);
   let started = false;
-  const ctx: RunContext = { deps, clientFor, cancellations, stopping: () => stopping };
+  const leases = createLeases({
+    store,
+    leaseMs: deps.leaseMs,
+    shared: store.dialect === 'postgres',
+    pump: () => pump(),
+    log: deps.log,
+  });
+  const ctx: RunContext = { deps, clientFor, cancellations, leases, stopping: () => stopping };
 
-  // One fill at a time: two at once would each see room in the pool and claim past its size.
-  let filling: Promise<void> | null = null;
-  let fillAgain = false;
-  function pump(): void {
-    if (!started || stopping) return;
-    if (filling) {
-      fillAgain = true;
-      return;
-    }
-    filling = fill()
-      .catch((err: unknown) => deps.log(`the simulation queue failed: ${(err as Error).message}`))
-      .finally(() => {
-        filling = null;
-        if (fillAgain) {
-          fillAgain = false;
-          pump();
-        }
-      });
-  }
+  const pump = oneAtATime(
+    () => fill(),
+    () => started && !stopping,
+    (err) => deps.log(`the simulation queue failed: ${err.message}`),
+  );
 
   async function fill(): Promise<void> {
-    const { concurrency } = await simulationSettings(store, deps.defaults);
+    const concurrency =
+      deps.concurrency ?? (await simulationSettings(store, deps.defaults)).concurrency;
     while (active.size < concurrency && !stopping) {
-      const sim = await store.simulations.claim(isoNow(clock));
+      const sim = await store.simulations.claim(isoNow(clock), leases.lease());
       if (!sim) return;
       events.emit('simulation.progress', {
         simulationId: sim.id,
@@ -329,11 +367,17 @@ export function createSimulationRunner(deps: RunnerDeps) {
 
   return {
     async start(): Promise<void> {
-      // Recovered before anything is claimed: a claim first would be taken for an interrupted run.
-      const recovered = await store.simulations.recover(isoNow(clock));
+      // Alone on its store (SQLite, the data dir locked), a running simulation is one the last
+      // stop interrupted: recovered before anything is claimed, or a claim would be taken for
+      // one. Servers sharing a database take back only what a stopped server's lapsed leases
+      // left (leases.ts).
+      if (store.dialect === 'sqlite') {
+        const recovered = await store.simulations.recover(isoNow(clock));
+        if (recovered)
+          deps.log(`${recovered} simulation(s) interrupted by the last stop will run again`);
+      }
       started = true;
-      if (recovered)
-        deps.log(`${recovered} simulation(s) interrupted by the last stop will run again`);
+      leases.start();
       pump();
     },
     enqueued: pump,
@@ -351,7 +395,8 @@ export function createSimulationRunner(deps: RunnerDeps) {
     },
     async stop(): Promise<void> {
       stopping = true;
-      await filling;
+      leases.stop();
+      await pump.settled();
       await Promise.allSettled([...active]);
       await models.close();
     },

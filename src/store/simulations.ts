@@ -229,6 +229,15 @@ async function readExecutions(
   return out;
 }
 
+/** Who runs a claimed simulation, and until when unless renewed (epoch milliseconds). */
+export interface Lease {
+  owner: string;
+  untilMs: number;
+}
+
+/** Runs of one simulation before it fails: a simulation that kills its server is not run forever. */
+const MAX_ATTEMPTS = 3;
+
 /** Rows per INSERT of many simulations: well below either database's limit of bound values. */
 const CHUNK = 500;
 
@@ -422,16 +431,17 @@ function simulationReads(ctx: StoreContext) {
   };
 }
 
-/** The work queue: claiming, finishing and recovering simulations. */
+/** The work queue: claiming simulations and keeping them claimed. */
 function simulationQueue(ctx: StoreContext) {
   return {
     /**
-     * Takes the oldest queued simulation and marks it running (one transaction: never twice). On
-     * PostgreSQL the row is locked as it is picked, and a row another server is claiming is
-     * skipped for the next one.
+     * Takes the oldest queued simulation and marks it running under the caller's lease (one
+     * transaction: never twice). On PostgreSQL the row is locked as it is picked, and a row
+     * another server is claiming is skipped for the next one.
      */
     claim(
       at: string,
+      lease: Lease,
     ): Promise<(Simulation & { workspace_id: string; attempts: number }) | undefined> {
       return ctx.atomic(async (tx) => {
         const { rows } = await sql<SimRow>`SELECT ${SIM_COLUMNS} FROM simulations s
@@ -442,7 +452,13 @@ function simulationQueue(ctx: StoreContext) {
         if (!row) return undefined;
         await tx
           .updateTable('simulations')
-          .set({ status: 'running', started_at: at, attempts: sql`attempts + 1` })
+          .set({
+            status: 'running',
+            started_at: at,
+            attempts: sql`attempts + 1`,
+            lease_owner: lease.owner,
+            lease_until_ms: lease.untilMs,
+          })
           .where('id', '=', row.id)
           .execute();
         return {
@@ -450,6 +466,55 @@ function simulationQueue(ctx: StoreContext) {
           workspace_id: row.workspace_id,
           attempts: row.attempts + 1,
         };
+      });
+    },
+    /**
+     * Extends the owner's leases on these running simulations; answers the ids it still holds
+     * (one missing was taken back after its lease lapsed, or ended by a cancel).
+     */
+    async renewLeases(lease: Lease, ids: string[]): Promise<Set<string>> {
+      if (ids.length === 0) return new Set();
+      const rows = await ctx.db
+        .updateTable('simulations')
+        .set({ lease_until_ms: lease.untilMs })
+        .where('id', 'in', ids)
+        .where('lease_owner', '=', lease.owner)
+        .where('status', '=', 'running')
+        .returning('id')
+        .execute();
+      return new Set(rows.map((r) => r.id));
+    },
+  };
+}
+
+/** Taking simulations back from servers that stopped while running them. */
+function simulationRecovery(ctx: StoreContext) {
+  return {
+    /**
+     * Running simulations whose lease lapsed (their server died) go back to the queue, to run
+     * again from the start; those that have had three attempts fail instead.
+     */
+    requeueLapsed(nowMs: number, at: string): Promise<{ requeued: number; failed: number }> {
+      return ctx.atomic(async (tx) => {
+        const lapsed = (q: typeof tx) =>
+          q
+            .updateTable('simulations')
+            .where('status', '=', 'running')
+            .where('lease_until_ms', '<', nowMs);
+        const failed = await lapsed(tx)
+          .set({
+            status: 'failed',
+            ended_at: at,
+            end_reason: 'error',
+            error: 'its server stopped three times while running it',
+            lease_owner: null,
+          })
+          .where('attempts', '>=', MAX_ATTEMPTS)
+          .executeTakeFirst();
+        const requeued = await lapsed(tx)
+          .set({ status: 'queued', started_at: null, turns: '[]', lease_owner: null })
+          .executeTakeFirst();
+        return { requeued: Number(requeued.numUpdatedRows), failed: Number(failed.numUpdatedRows) };
       });
     },
     /** After a crash: running simulations start again from the start, at most twice more, else fail. */
@@ -464,7 +529,7 @@ function simulationQueue(ctx: StoreContext) {
             error: 'interrupted three times',
           })
           .where('status', '=', 'running')
-          .where('attempts', '>=', 3)
+          .where('attempts', '>=', MAX_ATTEMPTS)
           .execute();
         const requeued = await tx
           .updateTable('simulations')
@@ -480,6 +545,11 @@ function simulationQueue(ctx: StoreContext) {
 /** Ending simulations, and where one stands. */
 function simulationEnds({ db }: StoreContext) {
   return {
+    /**
+     * Records how a simulation ended, if the lease it ran under still holds: a server that lost
+     * its lease (the simulation was taken back and runs elsewhere) records nothing. Answers whether
+     * the result was recorded.
+     */
     async finish(
       id: string,
       r: Pick<
@@ -494,8 +564,9 @@ function simulationEnds({ db }: StoreContext) {
         | 'results'
         | 'usage'
       > & { error?: string },
-    ): Promise<void> {
-      await db
+      heldBy: string,
+    ): Promise<boolean> {
+      const result = await db
         .updateTable('simulations')
         .set({
           status: r.status,
@@ -508,10 +579,13 @@ function simulationEnds({ db }: StoreContext) {
           results: toJson(r.results),
           usage: toJson(r.usage),
           error: r.error ?? null,
+          lease_owner: null,
         })
         .where('id', '=', id)
         .where('status', '=', 'running')
-        .execute();
+        .where('lease_owner', '=', heldBy)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
     },
     async status(id: string): Promise<string | undefined> {
       const row = await db
@@ -583,6 +657,7 @@ export function createSimulationStore(ctx: StoreContext) {
     ...executionReads(ctx),
     ...simulationReads(ctx),
     ...simulationQueue(ctx),
+    ...simulationRecovery(ctx),
     ...simulationEnds(ctx),
     ...simulationFigures(ctx),
     execution,

@@ -4,6 +4,7 @@ import { m003Providers } from './003-providers.js';
 import { m004Alerts } from './004-alerts.js';
 import { m005Simulations } from './005-simulations.js';
 import { m006ScheduleRuns } from './006-schedule-runs.js';
+import { m007SimulationLeases } from './007-simulation-leases.js';
 
 import type { Migration } from './migration.js';
 
@@ -17,4 +18,5 @@ export const migrations: Migration[] = [
   m004Alerts,
   m005Simulations,
   m006ScheduleRuns,
+  m007SimulationLeases,
 ];

@@ -202,6 +202,8 @@ export interface Simulations {
   error: string | null;
   attempts: Generated<number>;
   seq: number | null;
+  lease_owner: string | null;
+  lease_until_ms: number | null;
 }
 
 export interface Schedules {
