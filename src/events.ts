@@ -37,6 +37,14 @@ export class EventBus {
     this.emitter.emit('event', { type, at: new Date().toISOString(), data });
   }
 
+  /**
+   * Hands subscribers an event built elsewhere (another server's, carried by the team event relay)
+   * as it is: its `at` is when it happened there, and subscribers get this very object.
+   */
+  deliver(event: EngineEvent): void {
+    this.emitter.emit('event', event);
+  }
+
   subscribe(listener: EventListener): () => void {
     this.emitter.on('event', listener);
     return () => this.emitter.off('event', listener);
