@@ -37,6 +37,19 @@ export interface EngineOptions {
   maxTurns?: number;
   maxDurationMs?: number;
   modelPolicy?: ModelPolicy;
+  /**
+   * A worker process of a team server: it runs simulations and nothing else (no first key, no
+   * schedules, sync or alert evaluation, no HTTP).
+   */
+  worker?: boolean;
+  /** A worker's pool size (--concurrency): fixed, whatever the shared settings say. */
+  workerConcurrency?: number;
+  /** Runs simulations (default true); `serve --no-worker` leaves them to the worker processes. */
+  runSimulations?: boolean;
+  /** Team server: how long a claimed simulation's lease holds unless renewed (default 30 s). */
+  leaseMs?: number;
+  /** Team server: how often an instance that does not lead asks to (default 10 s). */
+  leaderRetryMs?: number;
   /** Check every answer against its operation's response schema (tests: undocumented fields fail). */
   checkOutputs?: boolean;
   /**

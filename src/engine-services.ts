@@ -9,6 +9,8 @@ import { createToolRuntime } from './tools/deps.js';
 import { createAlertService } from './alerts/service.js';
 import { createAlertEvaluator } from './alerts/evaluator.js';
 import { createSimulationRunner } from './simulations/runner.js';
+import { relayEvents } from './team/event-relay.js';
+import { lead } from './team/leadership.js';
 import { createScheduler } from './schedules/scheduler.js';
 import { createAdapters } from './providers/registry.js';
 import { createSyncService } from './providers/sync.js';
@@ -20,6 +22,81 @@ export interface ServiceBase {
   clock: Clock;
   events: EventBus;
   log: Logger;
+}
+
+/** What an engine runs in the background, and how it starts (see startBackground). */
+function backgroundWork(
+  options: EngineOptions,
+  s: Pick<EngineServices, 'runner' | 'scheduler' | 'evaluator' | 'sync' | 'events'> & {
+    log: Logger;
+  },
+) {
+  const { runner, scheduler, evaluator, sync, log } = s;
+  const logError = (m: string) => log.error(m);
+  /**
+   * Works the queue, runs schedules, evaluates alerts, syncs agents; answers how to stop what it
+   * started. On a team server, the work that must not run twice (schedules, sync, alerts) runs
+   * on one instance at a time, whichever leads; a worker runs simulations only, and a server
+   * started with --no-worker leaves them to the workers.
+   */
+  return async (what: { simulations: boolean; singletons: boolean }) => {
+    const stopRelay = await relayAcrossInstances(options, s);
+    if (what.simulations) await runner.start();
+    if (!what.singletons) return stopRelay;
+    let stopEvaluator: (() => void) | null = null;
+    const startSingletons = async () => {
+      scheduler.start(logError);
+      stopEvaluator = evaluator.start();
+      await sync.schedule(options.syncIntervalMinutes ?? 15);
+    };
+    const stopSingletons = async () => {
+      scheduler.stop();
+      stopEvaluator?.();
+      stopEvaluator = null;
+      sync.unschedule();
+      await evaluator.idle();
+    };
+    if (!options.databaseUrl) {
+      await startSingletons();
+      return stopSingletons;
+    }
+    const leadership = lead({
+      url: options.databaseUrl,
+      name: 'callbench-singletons',
+      onLead: startSingletons,
+      onLose: stopSingletons,
+      log: (m) => log.info(m),
+      retryMs: options.leaderRetryMs,
+    });
+    return async () => {
+      await leadership.stop();
+      await stopRelay();
+    };
+  };
+}
+
+/**
+ * On a team server, engine events reach every instance (LISTEN/NOTIFY): a browser attached to any
+ * server sees work any worker does, and a cancel made anywhere stops the simulation at once on the
+ * worker that runs it.
+ */
+async function relayAcrossInstances(
+  options: EngineOptions,
+  s: Pick<EngineServices, 'runner' | 'events'> & { log: Logger },
+): Promise<() => Promise<void>> {
+  if (!options.databaseUrl) return async () => {};
+  const relay = await relayEvents({
+    url: options.databaseUrl,
+    events: s.events,
+    log: (m) => s.log.info(m),
+  });
+  const unsubscribe = s.events.subscribe((e) => {
+    if (e.type === 'execution.cancelled') s.runner.cancelled(e.data.executionId);
+  });
+  return async () => {
+    unsubscribe();
+    await relay.close();
+  };
 }
 
 /**
@@ -62,6 +139,8 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
     llmDefault,
     defaults: simulationDefaults,
     modelPolicy: options.modelPolicy,
+    leaseMs: options.leaseMs,
+    concurrency: options.workerConcurrency,
     log: logError,
   });
   const partial = {
@@ -81,13 +160,6 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
   const services: EngineServices = { ...partial, scheduler };
   return {
     services,
-    /** Works the queue, runs schedules, evaluates alerts, syncs agents; answers how to stop the evaluator. */
-    startBackground: async (): Promise<() => void> => {
-      await runner.start();
-      scheduler.start(logError);
-      const stopEvaluator = evaluator.start();
-      await sync.schedule(options.syncIntervalMinutes ?? 15);
-      return stopEvaluator;
-    },
+    startBackground: backgroundWork(options, { ...services, log }),
   };
 }

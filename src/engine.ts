@@ -57,7 +57,8 @@ interface Running {
   invoke: Invoke;
   services: EngineServices;
   /** Set when this engine runs the background work (the exclusive one on its data dir). */
-  stopEvaluator: (() => void) | null;
+  /** Stops the schedules, sync and alert evaluation (and their leadership on a team server). */
+  stopBackground: (() => Promise<void>) | null;
   releaseLock: (() => void) | null;
 }
 
@@ -118,11 +119,9 @@ async function prepareStore(
 
 /** Stops what a started engine runs, in order: background work first, the database last. */
 async function stopRunning(r: Running): Promise<void> {
-  r.services.scheduler.stop();
+  await r.stopBackground?.();
   await r.services.runner.stop();
   await r.services.sync.stop();
-  r.stopEvaluator?.();
-  await r.services.evaluator.idle();
   await r.store.close();
   r.releaseLock?.();
 }
@@ -150,7 +149,10 @@ async function openEngine(
   const { clock, events, log } = base;
   createDataDir(options.dataDir);
   const exclusive = options.exclusive ?? true;
-  const releaseLock = exclusive ? acquireDataDirLock(options.dataDir) : null;
+  // The data dir holds a desktop's store: one engine at a time. A team server's store is the
+  // database, shared by every instance (workers on one machine may share a data dir).
+  const releaseLock =
+    exclusive && !options.databaseUrl ? acquireDataDirLock(options.dataDir) : null;
   let store: Store | null = null;
   try {
     const prepared = await prepareStore(options, log);
@@ -164,10 +166,16 @@ async function openEngine(
       log,
     });
     const invoke = createInvoker(catalogue, services, { checkOutputs: options.checkOutputs });
-    const result = await bootstrap(store, exclusive, clock);
+    // A worker never makes the first key: whoever serves the API shows it.
+    const result = await bootstrap(store, exclusive && !options.worker, clock);
     // Only the one engine on a data dir works the queue; the CLI's short commands never do.
-    const stopEvaluator = exclusive ? await startBackground() : null;
-    return { running: { store, invoke, services, stopEvaluator, releaseLock }, result };
+    const stopBackground = exclusive
+      ? await startBackground({
+          simulations: options.runSimulations !== false,
+          singletons: !options.worker,
+        })
+      : null;
+    return { running: { store, invoke, services, stopBackground, releaseLock }, result };
   } catch (err) {
     await store?.close();
     releaseLock?.();

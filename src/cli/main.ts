@@ -10,10 +10,13 @@ import { secrets } from './secrets.js';
 const USAGE = `Usage: callbench <command> [options]
 
 Commands:
-  serve [--port N] [--host H] [--data-dir DIR] [--database URL]
+  serve [--port N] [--host H] [--data-dir DIR] [--database URL] [--no-worker]
                                                  Start the engine and its local HTTP API; with
                                                  --database (or CALLBENCH_DATABASE_URL), a team
-                                                 server on PostgreSQL (key: CALLBENCH_SECRET_KEY)
+                                                 server on PostgreSQL (key: CALLBENCH_SECRET_KEY);
+                                                 --no-worker leaves simulations to the workers
+  worker --database URL [--concurrency N]        Run a team server's simulations (N at once,
+                                                 default 4); start as many as the load needs
   keys create [--label L]                        Create an API key (printed once)
   keys list                                      List API keys
   keys revoke <id>                               Revoke an API key
@@ -63,25 +66,30 @@ const STORE_OPTIONS = {
 async function serve(args: string[], out: Out): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { port: { type: 'string' }, host: { type: 'string' }, ...STORE_OPTIONS },
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'no-worker': { type: 'boolean' },
+      ...STORE_OPTIONS,
+    },
   });
   const port = Number(values.port ?? process.env.CALLBENCH_PORT ?? DEFAULT_PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new AppError('bad_port', 2, `--port must be 0 to 65535, got ${values.port}`);
   const host = values.host ?? process.env.CALLBENCH_HOST ?? DEFAULT_HOST;
   installProcessGuards((m) => console.error(m));
+  const where = storeOf(values);
+  if (values['no-worker'] && !where.databaseUrl)
+    throw new AppError(
+      'bad_option',
+      2,
+      '--no-worker is for a team server (--database): on its own, this engine runs the simulations',
+    );
   const engine = createEngine({
-    ...storeOf(values),
+    ...where,
     envApiKey: process.env.CALLBENCH_API_KEY || undefined,
-    llmDefault:
-      process.env.CALLBENCH_LLM_API_KEY && process.env.CALLBENCH_LLM_MODEL
-        ? {
-            kind: 'openai',
-            baseUrl: process.env.CALLBENCH_LLM_BASE_URL || undefined,
-            apiKey: process.env.CALLBENCH_LLM_API_KEY,
-            model: process.env.CALLBENCH_LLM_MODEL,
-          }
-        : null,
+    llmDefault: llmFromEnvironment(),
+    runSimulations: !values['no-worker'],
     syncIntervalMinutes: process.env.CALLBENCH_SYNC_MINUTES
       ? Number(process.env.CALLBENCH_SYNC_MINUTES)
       : undefined,
@@ -113,11 +121,60 @@ async function serve(args: string[], out: Out): Promise<number> {
   out(
     `Open ${engine.loginUrl()} in a browser for the interface (a one-time login link, valid 15 minutes; POST /v1/login-links with an API key makes another).`,
   );
-  await new Promise<void>((resolve) => {
+  await untilStopped();
+  await engine.stop();
+  return 0;
+}
+
+/** The default model of every role, from CALLBENCH_LLM_BASE_URL, _API_KEY and _MODEL. */
+function llmFromEnvironment() {
+  return process.env.CALLBENCH_LLM_API_KEY && process.env.CALLBENCH_LLM_MODEL
+    ? {
+        kind: 'openai' as const,
+        baseUrl: process.env.CALLBENCH_LLM_BASE_URL || undefined,
+        apiKey: process.env.CALLBENCH_LLM_API_KEY,
+        model: process.env.CALLBENCH_LLM_MODEL,
+      }
+    : null;
+}
+
+/** Resolves when the process is asked to stop (Ctrl-C, or a service manager's SIGTERM). */
+const untilStopped = () =>
+  new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+
+/** A team server's worker: runs simulations from the shared queue until stopped. */
+async function worker(args: string[], out: Out): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { concurrency: { type: 'string' }, ...STORE_OPTIONS },
+  });
+  const where = storeOf(values);
+  if (!where.databaseUrl)
+    throw new AppError(
+      'bad_option',
+      2,
+      'A worker works for a team server: give its database with --database URL or CALLBENCH_DATABASE_URL',
+    );
+  const concurrency = Number(values.concurrency ?? 4);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
+    throw new AppError('bad_option', 2, `--concurrency must be 1 to 64, got ${values.concurrency}`);
+  installProcessGuards((m) => console.error(m));
+  const engine = createEngine({
+    ...where,
+    worker: true,
+    workerConcurrency: concurrency,
+    llmDefault: llmFromEnvironment(),
+    log: { info: (m) => out(m), error: (m, err) => console.error(m, err) },
+  });
+  await engine.start();
+  out(
+    `Callbench worker (${engine.storeDescription}) running up to ${concurrency} simulations at once`,
+  );
+  await untilStopped();
   await engine.stop();
   return 0;
 }
@@ -209,6 +266,8 @@ export async function main(argv: string[], out: Out = (l) => console.log(l)): Pr
     switch (command) {
       case 'serve':
         return await serve(rest, out);
+      case 'worker':
+        return await worker(rest, out);
       case 'keys':
         return await keys(rest, out);
       case 'workspaces':

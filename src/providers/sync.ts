@@ -372,6 +372,11 @@ export function createSyncService(deps: SyncDeps) {
     async idle(): Promise<void> {
       while (running.size) await Promise.allSettled([...running.values()]);
     },
+    /** Ends the periodic syncs (another instance now runs them); asked syncs still run. */
+    unschedule(): void {
+      task?.stop();
+      task = null;
+    },
     async stop(): Promise<void> {
       stopping = true;
       task?.stop();

@@ -1,0 +1,190 @@
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createEngine, type Engine } from '../../src/engine.js';
+import type { EngineOptions } from '../../src/engine-options.js';
+import { startFakeBrain } from '../helpers/fake-brain.js';
+import { startPostgres, type Postgres } from '../helpers/postgres.js';
+import { tempDir } from '../helpers/server.js';
+import { onPostgres } from '../helpers/store-under-test.js';
+import { executeRuns, newDatabase, seedTeamScenario, TEAM_KEY } from '../helpers/team.js';
+
+// These start their own PostgreSQL, whichever store the run is on: they run once, in the SQLite run.
+describe.skipIf(onPostgres())('a team server: instances and workers sharing one database', () => {
+  let server: Postgres;
+  let brain: Awaited<ReturnType<typeof startFakeBrain>>;
+  let n = 0;
+  const engines: Engine[] = [];
+
+  beforeAll(async () => {
+    server = await startPostgres();
+    brain = await startFakeBrain({ delayMs: 20 });
+  });
+  afterEach(async () => {
+    await Promise.allSettled(engines.splice(0).map((e) => e.stop()));
+  });
+  afterAll(async () => {
+    await brain?.stop();
+    server?.stop();
+  });
+
+  /** One instance of the team server on the database, started. */
+  async function instance(url: string, options: Partial<EngineOptions> = {}) {
+    const lines: string[] = [];
+    const engine = createEngine({
+      dataDir: tempDir(),
+      databaseUrl: url,
+      secretKey: TEAM_KEY,
+      llmDefault: { kind: 'openai', baseUrl: brain.url, apiKey: 'k', model: 'm' },
+      maxTurns: 100,
+      leaseMs: 1_200,
+      leaderRetryMs: 200,
+      log: { info: (m) => lines.push(m), error: (m) => lines.push(m) },
+      ...options,
+    });
+    engines.push(engine);
+    await engine.start();
+    return { engine, lines };
+  }
+
+  const finishedOn = (engine: Engine) => {
+    const ids: string[] = [];
+    engine.events.subscribe((e) => {
+      if (e.type === 'simulation.finished') ids.push(e.data.simulationId);
+    });
+    return ids;
+  };
+
+  const simulationsOf = async (engine: Engine, executionId: string, workspaceId: string) =>
+    (
+      (await engine.invoke('executions.simulations', {
+        workspace_id: workspaceId,
+        execution_id: executionId,
+      })) as { data: { simulations: { id: string; status: string }[] } }
+    ).data.simulations;
+
+  it('workers share the queue: every simulation runs once, on one of them, seen by every instance', async () => {
+    const url = await newDatabase(server.url, `team_${++n}`);
+    const api = await instance(url, { runSimulations: false });
+    const team = await seedTeamScenario(api.engine, 3);
+    // Each worker's agent answers from a model of its own: its calls show the worker did work.
+    const brains = [await startFakeBrain({ delayMs: 20 }), await startFakeBrain({ delayMs: 20 })];
+    try {
+      for (const b of brains)
+        await instance(url, {
+          worker: true,
+          workerConcurrency: 3,
+          llmDefault: { kind: 'openai', baseUrl: b.url, apiKey: 'k', model: 'm' },
+        });
+      // The API instance runs nothing: it hears of every end through the database's events.
+      const seen = finishedOn(api.engine);
+      await executeRuns(api.engine, team, 40);
+      await vi.waitFor(() => expect(new Set(seen).size).toBe(40), { timeout: 30_000 });
+      expect(seen).toHaveLength(40);
+      for (const b of brains) expect(b.calls.replica).toBeGreaterThan(0);
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      const { rows } = await client.query(
+        'SELECT status, attempts::int AS attempts, COUNT(*)::int AS n FROM simulations GROUP BY status, attempts',
+      );
+      await client.end();
+      expect(rows).toEqual([{ status: 'completed', attempts: 1, n: 40 }]);
+    } finally {
+      for (const b of brains) await b.stop();
+    }
+  });
+
+  it("a dead worker's simulation runs again elsewhere once its lease lapses; its late result is refused", async () => {
+    const url = await newDatabase(server.url, `team_${++n}`);
+    const api = await instance(url, { runSimulations: false });
+    const team = await seedTeamScenario(api.engine, 2);
+    const [execution] = await executeRuns(api.engine, team, 1);
+    // A worker claims it, then dies without a word: its lease is never renewed.
+    const claimed = await api.engine.store.simulations.claim(new Date().toISOString(), {
+      owner: 'dead-worker',
+      untilMs: Date.now() + 300,
+    });
+    expect(claimed?.execution_id).toBe(execution);
+    const b = await instance(url, { worker: true, workerConcurrency: 2 });
+    const onB = finishedOn(b.engine);
+    await vi.waitFor(() => expect(onB).toEqual([claimed!.id]), { timeout: 10_000 });
+    expect(b.lines.join('\n')).toContain('of a server that stopped will run again');
+    const late = await api.engine.store.simulations.finish(
+      claimed!.id,
+      {
+        status: 'failed',
+        ended_at: new Date().toISOString(),
+        duration_ms: 1,
+        end_reason: 'error',
+        turns: [],
+        score: null,
+        passed: null,
+        results: [],
+        usage: { llm_calls: 0, input_tokens: 0, output_tokens: 0 },
+        error: 'late',
+      },
+      'dead-worker',
+    );
+    expect(late).toBe(false);
+    const sim = await api.engine.store.simulations.simulation(team.workspaceId, claimed!.id);
+    expect(sim).toMatchObject({ status: 'completed' });
+    const attempts = await api.engine.store.simulations.claim(new Date().toISOString(), {
+      owner: 'x',
+      untilMs: 0,
+    });
+    expect(attempts).toBeUndefined(); // nothing left queued
+  });
+
+  it('a cancel made on one instance stops the simulation another runs, within a second', async () => {
+    const slow = await startFakeBrain({ delayMs: 250 });
+    try {
+      const url = await newDatabase(server.url, `team_${++n}`);
+      const api = await instance(url, { runSimulations: false });
+      const team = await seedTeamScenario(api.engine, 40);
+      const b = await instance(url, {
+        worker: true,
+        workerConcurrency: 1,
+        llmDefault: { kind: 'openai', baseUrl: slow.url, apiKey: 'k', model: 'm' },
+      });
+      const onB = finishedOn(b.engine);
+      const [execution] = await executeRuns(api.engine, team, 1);
+      await vi.waitFor(
+        async () =>
+          expect((await simulationsOf(api.engine, execution!, team.workspaceId))[0]?.status).toBe(
+            'running',
+          ),
+        { timeout: 5_000 },
+      );
+      await new Promise((r) => setTimeout(r, 600)); // a few turns in
+      const cancelledAt = Date.now();
+      const res = await api.engine.invoke('executions.cancel', {
+        workspace_id: team.workspaceId,
+        execution_id: execution,
+      });
+      expect(res.status).toBe(200);
+      await vi.waitFor(() => expect(onB).toHaveLength(1), { timeout: 5_000 });
+      expect(Date.now() - cancelledAt).toBeLessThan(1_500);
+      const [sim] = await simulationsOf(api.engine, execution!, team.workspaceId);
+      expect(sim?.status).toBe('cancelled');
+    } finally {
+      await slow.stop();
+    }
+  });
+
+  it('schedules, sync and alerts run on one instance at a time; another takes over when it stops', async () => {
+    const url = await newDatabase(server.url, `team_${++n}`);
+    const a = await instance(url);
+    const b = await instance(url);
+    const leading = () =>
+      [a, b].filter((i) => i.lines.some((l) => l.includes('callbench-singletons: leading')));
+    await vi.waitFor(() => expect(leading()).toHaveLength(1), { timeout: 5_000 });
+    await new Promise((r) => setTimeout(r, 600)); // the other asked again, and was refused
+    expect(leading()).toHaveLength(1);
+    const [leader] = leading();
+    const other = leader === a ? b : a;
+    await leader!.engine.stop();
+    await vi.waitFor(
+      () => expect(other.lines.some((l) => l.includes('callbench-singletons: leading'))).toBe(true),
+      { timeout: 3_000 },
+    );
+  });
+});
