@@ -55,7 +55,21 @@ function storeOf(values: { 'data-dir'?: string; database?: string }) {
     dataDir: dataDirOf(values),
     databaseUrl,
     secretKey: databaseUrl ? process.env.CALLBENCH_SECRET_KEY : undefined,
+    leaseMs: leaseFromEnvironment(),
   };
+}
+
+/**
+ * CALLBENCH_LEASE_SECONDS: how long a team server's claimed simulation holds without renewal
+ * (default 30): shorter takes a dead worker's simulations back sooner, at more renewal queries.
+ */
+function leaseFromEnvironment(): number | undefined {
+  const text = process.env.CALLBENCH_LEASE_SECONDS;
+  if (!text) return undefined;
+  const seconds = Number(text);
+  if (!Number.isFinite(seconds) || seconds < 2 || seconds > 3600)
+    throw new AppError('usage', 2, `CALLBENCH_LEASE_SECONDS must be 2 to 3600, got ${text}`);
+  return seconds * 1000;
 }
 
 const STORE_OPTIONS = {
