@@ -46,6 +46,11 @@ export interface EngineOptions {
   workerConcurrency?: number;
   /** Runs simulations (default true); `serve --no-worker` leaves them to the worker processes. */
   runSimulations?: boolean;
+  /**
+   * A team server's names as its users address it, `name:port` (CALLBENCH_PUBLIC_HOSTS): accepted
+   * in Host and Origin beside 127.0.0.1 and localhost.
+   */
+  publicHosts?: string[];
   /** Team server: how long a claimed simulation's lease holds unless renewed (default 30 s). */
   leaseMs?: number;
   /** Team server: how often an instance that does not lead asks to (default 10 s). */

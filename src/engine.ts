@@ -56,7 +56,6 @@ interface Running {
   store: Store;
   invoke: Invoke;
   services: EngineServices;
-  /** Set when this engine runs the background work (the exclusive one on its data dir). */
   /** Stops the schedules, sync and alert evaluation (and their leadership on a team server). */
   stopBackground: (() => Promise<void>) | null;
   releaseLock: (() => void) | null;
@@ -223,6 +222,7 @@ export function createEngine(options: EngineOptions): Engine {
         invoke,
         authenticate: createAuthenticator({ store, clock, envApiKey: options.envApiKey, osUser }),
         host,
+        publicHosts: options.publicHosts,
         log,
         ui: ui && { ...ui, events, sessions },
       });

@@ -104,6 +104,9 @@ async function serve(args: string[], out: Out): Promise<number> {
     envApiKey: process.env.CALLBENCH_API_KEY || undefined,
     llmDefault: llmFromEnvironment(),
     runSimulations: !values['no-worker'],
+    publicHosts: process.env.CALLBENCH_PUBLIC_HOSTS?.split(',')
+      .map((h) => h.trim())
+      .filter(Boolean),
     syncIntervalMinutes: process.env.CALLBENCH_SYNC_MINUTES
       ? Number(process.env.CALLBENCH_SYNC_MINUTES)
       : undefined,

@@ -20,6 +20,8 @@ export interface ServerOptions {
   invoke: Invoke;
   authenticate: Authenticate;
   host: string;
+  /** Further `name:port` a browser may address us by (a team server's names behind a proxy). */
+  publicHosts?: string[];
   log: Logger;
   /** Browser mode: the renderer, its operation route and the event stream. */
   ui?: Omit<UiOptions, 'invoke'>;
@@ -49,8 +51,8 @@ const favicon = (() => {
 })();
 
 /** Hosts a browser may address us by. Anything else is refused, so DNS rebinding cannot reach us. */
-function allowedHosts(host: string, port: number): Set<string> {
-  const hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+function allowedHosts(host: string, port: number, more: string[] = []): Set<string> {
+  const hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, ...more]);
   if (!['127.0.0.1', 'localhost', '::1'].includes(host))
     hosts.add(`${host.includes(':') ? `[${host}]` : host}:${port}`);
   return hosts;
@@ -156,7 +158,11 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   );
 
   const hostsAllowed = (): Set<string> =>
-    (hosts ??= allowedHosts(opts.host, (app.server.address() as { port: number }).port));
+    (hosts ??= allowedHosts(
+      opts.host,
+      (app.server.address() as { port: number }).port,
+      opts.publicHosts,
+    ));
   // A callback hook, not an async one: no promise for requests that need no credential lookup.
   app.addHook('onRequest', (req, _reply, done) => {
     let lookup: Promise<void> | undefined;

@@ -1,0 +1,25 @@
+# The team server's image: the same engine as the desktop app, on PostgreSQL.
+# docker-compose.yml runs it as the API server and as workers.
+FROM node:20-bookworm-slim
+
+WORKDIR /app
+ENV ELECTRON_SKIP_BINARY_DOWNLOAD=1 \
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 \
+    NODE_ENV=production
+
+COPY package.json package-lock.json .npmrc ./
+# Development tools are needed to build the browser interface (vite) and to run the TypeScript
+# engine (tsx); the image keeps them rather than shipping a second build step.
+RUN npm ci --include=dev --no-audit --no-fund
+
+COPY . .
+RUN node scripts/build.mjs renderer
+
+# Local files (nothing of value on a team server: the store is the database).
+ENV CALLBENCH_DATA_DIR=/var/lib/callbench
+RUN mkdir -p /var/lib/callbench && chown node:node /var/lib/callbench
+USER node
+
+EXPOSE 4477
+ENTRYPOINT ["node", "src/cli/callbench.mjs"]
+CMD ["serve", "--host", "0.0.0.0", "--port", "4477"]
