@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../store/index.js';
 import type { Lease } from '../store/simulations.js';
+import { createBackoff } from './backoff.js';
 
 export interface LeaseOptions {
   store: Store;
@@ -66,15 +67,25 @@ export function createLeases(options: LeaseOptions) {
     if (requeued) options.pump();
   }
 
-  /** Runs a periodic task; a failure (the database unreachable) is said, and tried next period. */
+  /**
+   * Runs a periodic task. A failure (the database unreachable) is said, and the task waits ever
+   * longer before its next try, until one succeeds.
+   */
   const every = (ms: number, task: () => Promise<void> | void, what: string) => {
     let running = false;
+    const backoff = createBackoff(ms);
     const timer = setInterval(() => {
-      if (running) return;
+      if (running || backoff.waiting()) return;
       running = true;
       Promise.resolve()
         .then(task)
-        .catch((err: unknown) => log(`${what} failed, trying again: ${(err as Error).message}`))
+        .then(
+          () => backoff.succeeded() && log(`${what}: works again`),
+          (err: unknown) => {
+            const wait = backoff.failed();
+            log(`${what} failed (${(err as Error).message}); trying again in ${wait / 1000} s`);
+          },
+        )
         .finally(() => (running = false));
     }, ms);
     timer.unref();

@@ -22,6 +22,7 @@ import { converse, Interrupted } from './conversation.js';
 import { modelJudge } from './judge.js';
 import { replicaAgent } from './replica.js';
 import { createCancellations } from './cancellations.js';
+import { createBackoff } from './backoff.js';
 import { createLeases, type Leases } from './leases.js';
 import { chatAgent, type AgentUnderTest } from './agent-under-test.js';
 import { simulationSettings, type SimulationSettings } from './settings.js';
@@ -312,6 +313,25 @@ function oneAtATime(task: () => Promise<void>, on: () => boolean, fail: (err: Er
 }
 
 /**
+ * Fills the pool when asked, one fill at a time. With the database unreachable, the queue is tried
+ * again ever less often, and said so each time.
+ */
+function queuePump(fill: () => Promise<void>, on: () => boolean, log: (m: string) => void) {
+  const backoff = createBackoff();
+  return oneAtATime(
+    async () => {
+      await fill();
+      if (backoff.succeeded()) log('the simulation queue answers again');
+    },
+    () => on() && !backoff.waiting(),
+    (err) => {
+      const wait = backoff.failed();
+      log(`the simulation queue failed (${err.message}); trying again in ${wait / 1000} s`);
+    },
+  );
+}
+
+/**
  * Works the simulation queue (queued rows in SQLite) with a pool of `concurrency` workers.
  * A simulation interrupted by a stop or a crash is still `running` in the store; the next start
  * puts it back in the queue, so it runs again from the start, never lost and never twice at once.
@@ -336,10 +356,10 @@ export function createSimulationRunner(deps: RunnerDeps) {
   });
   const ctx: RunContext = { deps, clientFor, cancellations, leases, stopping: () => stopping };
 
-  const pump = oneAtATime(
+  const pump = queuePump(
     () => fill(),
     () => started && !stopping,
-    (err) => deps.log(`the simulation queue failed: ${err.message}`),
+    deps.log,
   );
 
   async function fill(): Promise<void> {

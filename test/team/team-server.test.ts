@@ -170,6 +170,43 @@ describe.skipIf(onPostgres())('a team server: instances and workers sharing one 
     }
   });
 
+  it('a worker that loses its database says so, retries with backoff, and loses nothing', async () => {
+    const url = await newDatabase(server.url, `team_${++n}`);
+    const api = await instance(url, { runSimulations: false });
+    const team = await seedTeamScenario(api.engine, 4);
+    const b = await instance(url, { worker: true, workerConcurrency: 4 });
+    const seen = finishedOn(api.engine);
+    await executeRuns(api.engine, team, 20);
+    await vi.waitFor(() => expect(seen.length).toBeGreaterThan(2), { timeout: 20_000 });
+    // The database goes away for two seconds: every connection ended, no new one accepted.
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    const name = new URL(url).pathname.slice(1);
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [
+      name,
+    ]);
+    await new Promise((r) => setTimeout(r, 2_000));
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+    await admin.end();
+    const rows = async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      const { rows } = await client.query<{ status: string; n: number }>(
+        'SELECT status, COUNT(*)::int AS n FROM simulations GROUP BY status',
+      );
+      await client.end();
+      return rows;
+    };
+    await vi.waitFor(async () => expect(await rows()).toEqual([{ status: 'completed', n: 20 }]), {
+      timeout: 30_000,
+      interval: 500,
+    });
+    const said = b.lines.join('\n');
+    expect(said).toMatch(/failed \(.*\); trying again in \d+ s/);
+    expect(said).toMatch(/answers again|works again/);
+  });
+
   it('schedules, sync and alerts run on one instance at a time; another takes over when it stops', async () => {
     const url = await newDatabase(server.url, `team_${++n}`);
     const a = await instance(url);

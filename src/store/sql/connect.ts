@@ -100,6 +100,11 @@ export function postgresDatabase(url: string, options: PostgresOptions = {}): St
     connectionTimeoutMillis: 10_000,
   });
   pool.on('error', (err) => options.onIdleError?.(err));
+  // A connection that breaks while a transaction holds it between queries (the server restarted)
+  // emits its error on the client, which the pool listens to only while the client is idle:
+  // without a listener of its own, that error would end the process. The transaction's next
+  // query fails, and is answered as an error.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const kysely = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   return {
     kysely,
