@@ -31,6 +31,36 @@ const DEFAULT_LEASE_MS = 30_000;
 const POLL_MS = 1_000;
 
 /**
+ * Runs a periodic task. A failure (the database unreachable) is said, and the task waits ever
+ * longer before its next try, until one succeeds.
+ */
+function repeatWithBackoff(p: {
+  ms: number;
+  task: () => Promise<void> | void;
+  what: string;
+  log: (message: string) => void;
+}): NodeJS.Timeout {
+  let running = false;
+  const backoff = createBackoff(p.ms);
+  const timer = setInterval(() => {
+    if (running || backoff.waiting()) return;
+    running = true;
+    Promise.resolve()
+      .then(p.task)
+      .then(
+        () => backoff.succeeded() && p.log(`${p.what}: works again`),
+        (err: unknown) => {
+          const wait = backoff.failed();
+          p.log(`${p.what} failed (${(err as Error).message}); trying again in ${wait / 1000} s`);
+        },
+      )
+      .finally(() => (running = false));
+  }, p.ms);
+  timer.unref();
+  return timer;
+}
+
+/**
  * The leases under which this runner holds its simulations. A server that dies stops renewing;
  * once its leases lapse, any server puts those simulations back in the queue, and the dead one
  * could not record a result even if it came back (results are recorded only under a held lease).
@@ -67,30 +97,8 @@ export function createLeases(options: LeaseOptions) {
     if (requeued) options.pump();
   }
 
-  /**
-   * Runs a periodic task. A failure (the database unreachable) is said, and the task waits ever
-   * longer before its next try, until one succeeds.
-   */
-  const every = (ms: number, task: () => Promise<void> | void, what: string) => {
-    let running = false;
-    const backoff = createBackoff(ms);
-    const timer = setInterval(() => {
-      if (running || backoff.waiting()) return;
-      running = true;
-      Promise.resolve()
-        .then(task)
-        .then(
-          () => backoff.succeeded() && log(`${what}: works again`),
-          (err: unknown) => {
-            const wait = backoff.failed();
-            log(`${what} failed (${(err as Error).message}); trying again in ${wait / 1000} s`);
-          },
-        )
-        .finally(() => (running = false));
-    }, ms);
-    timer.unref();
-    timers.push(timer);
-  };
+  const every = (ms: number, task: () => Promise<void> | void, what: string) =>
+    timers.push(repeatWithBackoff({ ms, task, what, log }));
 
   return {
     owner,
@@ -112,8 +120,18 @@ export function createLeases(options: LeaseOptions) {
       every(leaseMs / 6, takeBackLapsed, 'taking back simulations of stopped servers');
       every(POLL_MS, options.pump, 'polling the simulation queue');
     },
-    stop(): void {
+    /** Stops renewing; on a shared store, what was still running goes back to the queue now. */
+    async stop(): Promise<void> {
       for (const timer of timers.splice(0)) clearInterval(timer);
+      if (!shared) return;
+      const released = await store.simulations.releaseLeases(owner).catch((err: unknown) => {
+        log(
+          `could not hand back running simulations (${(err as Error).message}); they run again once their leases lapse`,
+        );
+        return 0;
+      });
+      if (released)
+        log(`${released} simulation(s) interrupted by this stop went back to the queue`);
     },
   };
 }

@@ -415,9 +415,10 @@ export function createSimulationRunner(deps: RunnerDeps) {
     },
     async stop(): Promise<void> {
       stopping = true;
-      leases.stop();
       await pump.settled();
       await Promise.allSettled([...active]);
+      // After the interrupted simulations have settled: they stay running, ours to hand back.
+      await leases.stop();
       await models.close();
     },
   };

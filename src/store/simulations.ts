@@ -491,6 +491,25 @@ function simulationQueue(ctx: StoreContext) {
 function simulationRecovery(ctx: StoreContext) {
   return {
     /**
+     * A server stopping in good order hands back the simulations it was running: they go back to
+     * the queue at once for another server, without counting the attempt it could not finish.
+     */
+    async releaseLeases(owner: string): Promise<number> {
+      const result = await ctx.db
+        .updateTable('simulations')
+        .set({
+          status: 'queued',
+          started_at: null,
+          turns: '[]',
+          lease_owner: null,
+          attempts: sql`attempts - 1`,
+        })
+        .where('status', '=', 'running')
+        .where('lease_owner', '=', owner)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+    /**
      * Running simulations whose lease lapsed (their server died) go back to the queue, to run
      * again from the start; those that have had three attempts fail instead.
      */

@@ -170,6 +170,33 @@ describe.skipIf(onPostgres())('a team server: instances and workers sharing one 
     }
   });
 
+  it('a worker stopped in good order hands its running simulations back at once', async () => {
+    const slow = await startFakeBrain({ delayMs: 300 });
+    try {
+      const url = await newDatabase(server.url, `team_${++n}`);
+      const api = await instance(url, { runSimulations: false });
+      const team = await seedTeamScenario(api.engine, 30);
+      const b = await instance(url, {
+        worker: true,
+        workerConcurrency: 2,
+        leaseMs: 60_000,
+        llmDefault: { kind: 'openai', baseUrl: slow.url, apiKey: 'k', model: 'm' },
+      });
+      const [execution] = await executeRuns(api.engine, team, 2);
+      const statuses = async () =>
+        (await simulationsOf(api.engine, execution!, team.workspaceId)).map((s) => s.status);
+      await vi.waitFor(async () => expect(await statuses()).toEqual(['running', 'running']), {
+        timeout: 10_000,
+      });
+      await b.engine.stop();
+      // Not after the minute the lease would hold: now, for the next worker.
+      expect(await statuses()).toEqual(['queued', 'queued']);
+      expect(b.lines.join('\n')).toContain('2 simulation(s) interrupted by this stop went back');
+    } finally {
+      await slow.stop();
+    }
+  });
+
   it('a worker that loses its database says so, retries with backoff, and loses nothing', async () => {
     const url = await newDatabase(server.url, `team_${++n}`);
     const api = await instance(url, { runSimulations: false });
