@@ -4,14 +4,19 @@ import { catalogue } from '../src/operations/catalogue.js';
 import { createEngine, type Engine } from '../src/engine.js';
 import { AppError } from '../src/errors.js';
 import { IPC_EVENT, IPC_INVOKE } from '../preload/api.js';
-import { createIpcHandler, type IpcSenderInfo } from './ipc.js';
+import { createIpcHandler, type DesktopOperation, type IpcSenderInfo } from './ipc.js';
 import { notifyFromEvents, type NotificationFactory } from './notifications.js';
 import { PrefsPatch, type PrefsStore } from './prefs.js';
+import { createTeamServer, type SafeStorageLike, type TeamServer } from './team-server.js';
 import { guardContents, windowOptions, type GuardedContents } from './window.js';
 
 /** The window as main uses it. */
 export interface AppWindow {
-  webContents: GuardedContents & { id: number; send(channel: string, payload: unknown): void };
+  webContents: GuardedContents & {
+    id: number;
+    send(channel: string, payload: unknown): void;
+    reload(): void;
+  };
   loadFile(path: string): Promise<void>;
   getBounds(): { x: number; y: number; width: number; height: number };
   on(event: 'close' | 'closed', listener: () => void): unknown;
@@ -46,6 +51,8 @@ export interface DesktopDeps {
   createNotification: NotificationFactory;
   openExternal(this: void, url: string): Promise<unknown>;
   prefs: PrefsStore;
+  /** The OS keychain, which seals the team server's API key. */
+  safeStorage: SafeStorageLike;
   /** The built renderer's index.html and the preload bundle. */
   rendererFile: string;
   preloadFile: string;
@@ -55,6 +62,7 @@ export interface DesktopDeps {
 export interface DesktopApp {
   engine: Engine;
   window: AppWindow;
+  team: TeamServer;
   serverUrl(): string | null;
   stop(): Promise<void>;
 }
@@ -113,61 +121,55 @@ export async function startDesktop(deps: DesktopDeps): Promise<DesktopApp | null
     if (window && !window.isDestroyed()) prefs.set('windowBounds', window.getBounds());
   });
 
-  const prefsView = () => ({
-    theme: prefs.get('theme'),
-    server: { ...prefs.get('server'), url: serverUrl },
+  const toWindow = (message: unknown) => {
+    if (window && !window.isDestroyed()) window.webContents.send(IPC_EVENT, message);
+  };
+  const team = createTeamServer({
+    prefs,
+    safeStorage: deps.safeStorage,
+    log: deps.log,
+    onEvent: toWindow,
+    // After the answer has gone back: the page that asked for the switch reads it, then reloads.
+    reload: () =>
+      void setTimeout(() => {
+        if (window && !window.isDestroyed()) window.webContents.reload();
+      }, 0),
   });
+
   deps.ipcMain.handle(
     IPC_INVOKE,
     createIpcHandler({
       operations: new Set(catalogue.map((op) => op.name)),
-      invoke: (name, input) => engine.invoke(name, input),
+      // The catalogue's operations go to the engine in use: this computer's, or the team server.
+      invoke: (name, input) =>
+        team.inUse() === 'team' ? team.invoke(name, input) : engine.invoke(name, input),
       trusted: () =>
         window && !window.isDestroyed()
           ? { webContentsId: window.webContents.id, url: appUrl }
           : null,
       log: deps.log,
       desktop: {
-        'desktop.preferences.get': { input: z.strictObject({}), handler: prefsView },
-        'desktop.preferences.update': {
-          input: PrefsPatch,
-          async handler(patch: {
-            theme?: 'light' | 'dark' | 'system';
-            server?: { enabled?: boolean; port?: number };
-          }) {
-            if (patch.theme) prefs.set('theme', patch.theme);
-            if (patch.server) {
-              const before = prefs.get('server');
-              prefs.set('server', { ...before, ...patch.server });
-              try {
-                await applyServer();
-              } catch (err) {
-                prefs.set('server', before);
-                await applyServer().catch(() => {});
-                throw err;
-              }
-            }
-            return prefsView();
-          },
-        },
+        ...preferenceOperations(prefs, applyServer, () => serverUrl),
+        ...team.operations,
       },
     }),
   );
 
+  // The window hears the engine in use: this computer's events, or the team server's stream.
   const offEvents = engine.events.subscribe((e) => {
-    if (window && !window.isDestroyed()) window.webContents.send(IPC_EVENT, e);
+    if (team.inUse() === 'local') toWindow(e);
   });
+  team.follow();
   const offNotifications = notifyFromEvents(
     (l) => engine.events.subscribe(l),
     deps.createNotification,
     (alertId) => {
       focus();
-      if (window && !window.isDestroyed())
-        window.webContents.send(IPC_EVENT, {
-          type: 'app.navigate',
-          at: new Date().toISOString(),
-          data: { path: alertId ? `alerts/${alertId}` : 'alerts' },
-        });
+      toWindow({
+        type: 'app.navigate',
+        at: new Date().toISOString(),
+        data: { path: alertId ? `alerts/${alertId}` : 'alerts' },
+      });
     },
   );
   await window.loadFile(deps.rendererFile);
@@ -176,6 +178,7 @@ export async function startDesktop(deps: DesktopDeps): Promise<DesktopApp | null
   const stop = () =>
     (stopping ??= (async () => {
       offEvents();
+      team.stop();
       offNotifications();
       await engine.stop();
     })());
@@ -187,7 +190,43 @@ export async function startDesktop(deps: DesktopDeps): Promise<DesktopApp | null
       void stop().finally(() => app.exit(0));
     }
   });
-  return { engine, window, serverUrl: () => serverUrl, stop };
+  return { engine, window, team, serverUrl: () => serverUrl, stop };
+}
+
+/** desktop.preferences.*: the theme, and the local API (moved back when it cannot listen). */
+function preferenceOperations(
+  prefs: PrefsStore,
+  applyServer: () => Promise<void>,
+  serverUrl: () => string | null,
+): {
+  'desktop.preferences.get': DesktopOperation<'desktop.preferences.get'>;
+  'desktop.preferences.update': DesktopOperation<'desktop.preferences.update'>;
+} {
+  const view = () => ({
+    theme: prefs.get('theme'),
+    server: { ...prefs.get('server'), url: serverUrl() },
+  });
+  return {
+    'desktop.preferences.get': { input: z.strictObject({}), handler: view },
+    'desktop.preferences.update': {
+      input: PrefsPatch,
+      async handler(patch) {
+        if (patch.theme) prefs.set('theme', patch.theme);
+        if (patch.server) {
+          const before = prefs.get('server');
+          prefs.set('server', { ...before, ...patch.server });
+          try {
+            await applyServer();
+          } catch (err) {
+            prefs.set('server', before);
+            await applyServer().catch(() => {});
+            throw err;
+          }
+        }
+        return view();
+      },
+    },
+  };
 }
 
 export const rendererPaths = (root: string) => ({

@@ -1,4 +1,4 @@
-import { BrowserWindow, Notification, app, dialog, ipcMain, shell } from 'electron';
+import { BrowserWindow, Notification, app, dialog, ipcMain, safeStorage, shell } from 'electron';
 import Store from 'electron-store';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,15 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const log = (m: string) => console.error(`[callbench] ${m}`);
 installProcessGuards(log);
 const prefs = new Store<DesktopPrefs>({ name: 'desktop-preferences', defaults: DEFAULT_PREFS });
+// On Linux without a secret store, safeStorage "encrypts" with a password written in Electron
+// itself: that is no keychain, so it counts as unavailable and no key is stored.
+const keychain = {
+  isEncryptionAvailable: () =>
+    safeStorage.isEncryptionAvailable() &&
+    !(process.platform === 'linux' && safeStorage.getSelectedStorageBackend() === 'basic_text'),
+  encryptString: (plainText: string) => safeStorage.encryptString(plainText),
+  decryptString: (encrypted: Buffer) => safeStorage.decryptString(encrypted),
+};
 
 void startDesktop({
   app,
@@ -20,6 +29,7 @@ void startDesktop({
   createNotification: (options) => new Notification(options),
   openExternal: (url) => shell.openExternal(url),
   prefs,
+  safeStorage: keychain,
   ...rendererPaths(root),
   log,
 }).catch((err: unknown) => {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import type { Engine } from '../src/engine.js';
 import { toAppError } from '../src/server/envelope.js';
 import type { DesktopOperationMap, DesktopOperationName, InvokeAnswer } from '../preload/api.js';
 
@@ -22,7 +21,8 @@ export interface DesktopOperation<N extends DesktopOperationName = DesktopOperat
 export interface IpcHandlerOptions {
   /** Names of the engine's catalogue: the only engine operations the renderer may invoke. */
   operations: ReadonlySet<string>;
-  invoke: Engine['invoke'];
+  /** Runs a catalogue operation on the engine in use (this computer's, or the team server). */
+  invoke(name: string, input: object): Promise<{ status: number; data: unknown }>;
   desktop: { [N in DesktopOperationName]: DesktopOperation<N> };
   /** The web contents id of the app's window and the URL its renderer was loaded from. */
   trusted(): { webContentsId: number; url: string } | null;

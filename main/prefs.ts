@@ -6,12 +6,26 @@ export interface DesktopPrefs {
   windowBounds: Bounds;
   theme: 'light' | 'dark' | 'system';
   server: { enabled: boolean; port: number };
+  team: TeamPrefs;
 }
+
+/**
+ * The team server: its URL, its API key sealed by the OS keychain (safeStorage, base64; never the
+ * key itself), and which engine the window talks to.
+ */
+export interface TeamPrefs {
+  url: string | null;
+  sealedKey: string | null;
+  inUse: 'local' | 'team';
+}
+
+export const NO_TEAM: TeamPrefs = { url: null, sealedKey: null, inUse: 'local' };
 
 export const DEFAULT_PREFS: DesktopPrefs = {
   windowBounds: { width: 1280, height: 820 },
   theme: 'system',
   server: { enabled: true, port: 4477 },
+  team: NO_TEAM,
 };
 
 /** What the Settings screen may change. */

@@ -22,10 +22,26 @@ export interface DesktopPreferencesPatch {
   server?: { enabled?: boolean; port?: number };
 }
 
+/** The team server as Settings and the app bar see it: its URL, never its key. */
+export interface TeamServerView {
+  url: string | null;
+  /** An API key is saved (sealed by the OS keychain, in main only). */
+  keySaved: boolean;
+  /** Which engine the window talks to: this computer's, or the team server. */
+  inUse: 'local' | 'team';
+}
+
 /** The desktop app's own operations, answered by main: their inputs and outputs. */
 export interface DesktopOperationMap {
   'desktop.preferences.get': { input: Record<string, never>; output: DesktopPreferencesView };
   'desktop.preferences.update': { input: DesktopPreferencesPatch; output: DesktopPreferencesView };
+  'desktop.team.get': { input: Record<string, never>; output: TeamServerView };
+  /** Checks that the server answers with this key, then keeps both (the key sealed). */
+  'desktop.team.save': { input: { url: string; apiKey: string }; output: TeamServerView };
+  /** Switches the window to one engine or the other; the page reloads. */
+  'desktop.team.use': { input: { target: 'local' | 'team' }; output: TeamServerView };
+  /** Forgets the URL and key, and goes back to this computer. */
+  'desktop.team.forget': { input: Record<string, never>; output: TeamServerView };
 }
 export type DesktopOperationName = keyof DesktopOperationMap;
 export type AnyOperationName = OperationName | DesktopOperationName;

@@ -1,6 +1,8 @@
 import {
+  Alert,
   AppBar,
   Box,
+  Chip,
   CssBaseline,
   Drawer,
   IconButton,
@@ -8,15 +10,17 @@ import {
   List,
   ListItemButton,
   ListItemText,
+  Snackbar,
   ThemeProvider,
   Toolbar,
   Tooltip,
   Typography,
   createTheme,
 } from '@mui/material';
-import { Suspense, lazy, useEffect, useMemo } from 'react';
+import { Suspense, lazy, useEffect, useMemo, useState } from 'react';
 import { useSession } from './stores/session';
 import { useEngineEventStream } from './stores/events';
+import { engineLabel, useTeam } from './stores/team';
 import { Overview } from './screens/Overview';
 import { WorkspaceSwitcher } from './ui/WorkspaceSwitcher';
 
@@ -91,6 +95,51 @@ function Screen({ route }: { route: string[] }) {
   }
 }
 
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/**
+ * Desktop only: which engine the window reads, this computer's or the team server. A click on the
+ * team server goes back to this computer (main reloads the page); on this computer, to Settings.
+ */
+function EngineChip() {
+  const transport = useSession((s) => s.client?.transport);
+  const navigate = useSession((s) => s.navigate);
+  const { view, load, switchTo } = useTeam();
+  const [error, setError] = useState<string | null>(null);
+  const fail = (e: unknown) => setError(messageOf(e));
+  useEffect(() => {
+    if (transport === 'ipc') load().catch((e: unknown) => setError(messageOf(e)));
+  }, [transport, load]);
+  if (transport !== 'ipc' || !view) return null;
+  const onTeam = view.inUse === 'team';
+  const goHome = () => switchTo('local').catch(fail);
+  return (
+    <>
+      <Tooltip
+        title={
+          onTeam
+            ? `Reading the team server at ${view.url}. Click to use this computer instead.`
+            : 'Reading this computer. Connect to a team server in Settings.'
+        }
+      >
+        <Chip
+          size="small"
+          variant="outlined"
+          label={engineLabel(view)}
+          aria-label={`Engine in use: ${engineLabel(view)}`}
+          onClick={() => (onTeam ? void goHome() : navigate('settings'))}
+          sx={{ mr: 1, color: 'inherit', borderColor: 'currentColor' }}
+        />
+      </Tooltip>
+      <Snackbar open={Boolean(error)} autoHideDuration={8_000} onClose={() => setError(null)}>
+        <Alert severity="error" onClose={() => setError(null)}>
+          {error}
+        </Alert>
+      </Snackbar>
+    </>
+  );
+}
+
 export function App() {
   const { theme: mode, setTheme, route, navigate, workspaceId } = useSession();
   const theme = useMemo(() => createTheme({ palette: { mode } }), [mode]);
@@ -107,6 +156,7 @@ export function App() {
             <Typography variant="h6" component="div" sx={{ flex: 1 }}>
               Callbench
             </Typography>
+            <EngineChip />
             <WorkspaceSwitcher />
             <Tooltip title={`Switch to ${mode === 'light' ? 'dark' : 'light'} theme`}>
               <IconButton

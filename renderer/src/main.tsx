@@ -81,11 +81,51 @@ function KeyPrompt() {
   );
 }
 
+/**
+ * Desktop: the engine in use did not answer at start (a team server out of reach). Says why, and
+ * offers to try again or to go back to this computer (main reloads the page either way).
+ */
+function Unreachable({ client, error }: { client: Client; error: unknown }) {
+  const [problem, setProblem] = useState<unknown>(null);
+  const shown = problem ?? error;
+  return (
+    <Box sx={{ display: 'grid', placeItems: 'center', minHeight: '100vh' }}>
+      <Paper sx={{ p: 4, width: 520 }} role="alert">
+        <Typography variant="h5" component="h1" gutterBottom>
+          The engine does not answer
+        </Typography>
+        <Typography variant="body2" gutterBottom>
+          {shown instanceof Error ? shown.message : String(shown)}
+        </Typography>
+        <Button variant="contained" sx={{ mt: 2, mr: 1 }} onClick={() => location.reload()}>
+          Try again
+        </Button>
+        <Button
+          sx={{ mt: 2 }}
+          onClick={() =>
+            void client.invoke('desktop.team.use', { target: 'local' }).catch(setProblem)
+          }
+        >
+          Use this computer
+        </Button>
+      </Paper>
+    </Box>
+  );
+}
+
 const root = createRoot(document.getElementById('root')!);
+let startFailure: { client: Client; error: unknown } | null = null;
 function render(): void {
+  const { needsKey, client } = useSession.getState();
   root.render(
     <StrictMode>
-      {useSession.getState().needsKey || !useSession.getState().client ? <KeyPrompt /> : <App />}
+      {startFailure ? (
+        <Unreachable {...startFailure} />
+      ) : needsKey || !client ? (
+        <KeyPrompt />
+      ) : (
+        <App />
+      )}
     </StrictMode>,
   );
 }
@@ -94,7 +134,10 @@ useSession.subscribe((s, before) => {
 });
 
 async function start(): Promise<void> {
-  if (window.callbench) return connect(ipcClient(window.callbench));
+  if (window.callbench) {
+    const ipc = ipcClient(window.callbench);
+    return connect(ipc).catch((error: unknown) => void (startFailure = { client: ipc, error }));
+  }
   // A session from a login link first (the page itself holds no secret), then a key entered before.
   const stored = localStorage.getItem(KEY_STORAGE);
   try {

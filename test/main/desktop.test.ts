@@ -1,114 +1,11 @@
 import type { Json } from '../helpers/json.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDesktop, type AppWindow, type DesktopApp, type DesktopDeps } from '../../main/app.js';
-import { DEFAULT_PREFS } from '../../main/prefs.js';
+import { startDesktop, type DesktopApp } from '../../main/app.js';
 import { guardContents, windowOptions } from '../../main/window.js';
-import { IPC_EVENT, IPC_INVOKE, type InvokeAnswer } from '../../preload/api.js';
-
-type Listener = (...args: Json[]) => void;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-
-/** Fakes of the Electron APIs main uses: they record what main asks of them. */
-function fakes(lock = true) {
-  const appListeners = new Map<string, Listener[]>();
-  const calls = {
-    quit: 0,
-    exit: [] as number[],
-    openExternal: [] as string[],
-    notifications: [] as { title: string; body: string; click?: Listener; shown: boolean }[],
-  };
-  const sent: { channel: string; payload: Json }[] = [];
-  let handler: ((event: Json, ...args: unknown[]) => Promise<unknown>) | null = null;
-  const contentsListeners = new Map<string, Listener>();
-  let openHandler: ((d: { url: string }) => { action: string }) | null = null;
-  const state = { focused: 0, shown: 0, options: null as Json };
-  const mainFrame = { url: '' };
-  const window: AppWindow = {
-    webContents: {
-      id: 7,
-      send: (channel: string, payload: unknown) => void sent.push({ channel, payload }),
-      on: ((event: string, l: Listener) => void contentsListeners.set(event, l)) as Json,
-      setWindowOpenHandler: (h: typeof openHandler) => void (openHandler = h),
-      mainFrame,
-    } as Json,
-    loadFile(path) {
-      mainFrame.url = `file://${path}`;
-      return Promise.resolve();
-    },
-    getBounds: () => ({ x: 1, y: 2, width: 1000, height: 700 }),
-    on: () => undefined,
-    once: (_e, l) => l(),
-    show: () => void state.shown++,
-    focus: () => void state.focused++,
-    restore: () => undefined,
-    isMinimized: () => false,
-    isDestroyed: () => false,
-  };
-  const prefs = new Map<string, unknown>(Object.entries(DEFAULT_PREFS));
-  const dataDir = mkdtempSync(join(tmpdir(), 'callbench-desktop-'));
-  const deps: DesktopDeps = {
-    app: {
-      requestSingleInstanceLock: () => lock,
-      getPath: () => dataDir,
-      on: (event, l) => void appListeners.set(event, [...(appListeners.get(event) ?? []), l]),
-      whenReady: () => Promise.resolve(),
-      quit: () => void calls.quit++,
-      exit: (code = 0) => void calls.exit.push(code),
-    },
-    createWindow: (options) => {
-      state.options = options;
-      return window;
-    },
-    ipcMain: { handle: (channel, l) => void (channel === IPC_INVOKE && (handler = l)) },
-    createNotification: (o) => {
-      const n = { ...o, shown: false } as (typeof calls.notifications)[number];
-      calls.notifications.push(n);
-      return {
-        on: (_e: 'click', l: Listener) => void (n.click = l),
-        show: () => void (n.shown = true),
-      };
-    },
-    openExternal: (url) => Promise.resolve(void calls.openExternal.push(url)),
-    prefs: {
-      get: (k) => prefs.get(k) as Json,
-      set: (k, v) => void prefs.set(k, v),
-    },
-    rendererFile: '/opt/callbench/dist/renderer/index.html',
-    preloadFile: '/opt/callbench/dist/preload/index.cjs',
-    log: () => undefined,
-  };
-  return {
-    deps,
-    calls,
-    sent,
-    state,
-    window,
-    mainFrame,
-    dataDir,
-    prefs,
-    appListeners,
-    contentsListeners,
-    openHandler: () => openHandler!,
-    /** A message as it arrives from the app's own page, or from elsewhere. */
-    invoke: (
-      name: unknown,
-      input?: unknown,
-      sender: Json = { sender: { id: 7, mainFrame }, senderFrame: mainFrame },
-    ) => handler!(sender, name, input) as Promise<InvokeAnswer>,
-  };
-}
+import { IPC_EVENT } from '../../preload/api.js';
+import { fakes, freePort, type Listener } from './fake-desktop.js';
 
 describe('the desktop main process, with its Electron APIs faked', () => {
   let f: ReturnType<typeof fakes>;

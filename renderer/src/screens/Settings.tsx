@@ -1,6 +1,7 @@
 import {
   Alert,
   Box,
+  Button,
   Card,
   CardContent,
   FormControlLabel,
@@ -15,9 +16,10 @@ import {
   TextField,
   Typography,
 } from '@mui/material';
-import { useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import type { InputOf, OutputOf } from '../client';
 import { client, useSession } from '../stores/session';
+import { useTeam } from '../stores/team';
 import {
   ActionButton,
   ConfirmButton,
@@ -288,10 +290,98 @@ function DesktopServer() {
   );
 }
 
+/**
+ * Desktop only: the team server (its URL and an API key, which main seals with the OS keychain and
+ * never hands back), and which engine the window reads. Each switch reloads the page.
+ */
+function TeamServer() {
+  const { view, load, save, switchTo, forget } = useTeam();
+  const [url, setUrl] = useState<string | null>(null);
+  const [apiKey, setApiKey] = useState('');
+  useEffect(() => {
+    void load().catch(() => {});
+  }, [load]);
+  const typedUrl = url ?? view?.url ?? '';
+  const connect = useAction(async () => {
+    await save({ url: typedUrl, apiKey });
+    setApiKey('');
+    await switchTo('team');
+  });
+  const change = useAction(switchTo);
+  const remove = useAction(forget);
+  if (!view) return null;
+  const onTeam = view.inUse === 'team';
+  return (
+    <Section title="Team server">
+      <Typography variant="body2" sx={{ mb: 1 }}>
+        {onTeam
+          ? `In use: the team server at ${view.url}. This computer's engine keeps running for its own workspace.`
+          : 'In use: this computer. Connect to a team server (callbench serve) to share agents, suites and results.'}
+      </Typography>
+      <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap', alignItems: 'flex-start' }}>
+        <TextField
+          size="small"
+          label="URL"
+          placeholder="https://callbench.example.com"
+          value={typedUrl}
+          onChange={(e) => setUrl(e.target.value)}
+          error={Boolean(fieldError(connect.error, 'url'))}
+          helperText={fieldError(connect.error, 'url')}
+          sx={{ minWidth: 280 }}
+        />
+        <TextField
+          size="small"
+          label="API key"
+          type="password"
+          autoComplete="off"
+          value={apiKey}
+          onChange={(e) => setApiKey(e.target.value)}
+          error={Boolean(fieldError(connect.error, 'apiKey'))}
+          helperText={
+            fieldError(connect.error, 'apiKey') ??
+            (view.keySaved ? 'saved in the OS keychain; enter it again to change it' : undefined)
+          }
+        />
+        <ActionButton
+          busy={connect.busy}
+          disabled={!typedUrl.trim() || !apiKey.trim()}
+          onClick={() => void connect.run()}
+        >
+          Save and connect
+        </ActionButton>
+        {onTeam ? (
+          <Button disabled={change.busy} onClick={() => void change.run('local')}>
+            Use this computer
+          </Button>
+        ) : (
+          view.keySaved && (
+            <Button disabled={change.busy} onClick={() => void change.run('team')}>
+              {change.busy ? 'Connecting…' : 'Use team server'}
+            </Button>
+          )
+        )}
+        {view.url && (
+          <ConfirmButton
+            color="warning"
+            question="Forget the team server?"
+            consequence="Its URL and API key are removed from this computer, and the app reads this computer's engine again."
+            confirmLabel="Forget"
+            onConfirm={() => remove.run()}
+          >
+            Forget
+          </ConfirmButton>
+        )}
+      </Stack>
+      <ErrorNote error={connect.error ?? change.error ?? remove.error} />
+    </Section>
+  );
+}
+
 export function Settings() {
   const settings = useLoad(() => client().invoke('settings.get'), []);
   const llm = settings.data?.llm;
   const { theme, setTheme } = useSession();
+  const transport = useSession((s) => s.client?.transport);
   const [smtp, setSmtp] = useState<SmtpForm>(smtpForm(null));
   const [engine, setEngine] = useState<EngineForm>({});
   // The forms start from what the engine answered, each time it answers: adjusted while rendering.
@@ -361,6 +451,7 @@ export function Settings() {
       <Section title="API server">
         <DesktopServer />
       </Section>
+      {transport === 'ipc' && <TeamServer />}
       <Keys />
       {llm && (
         <Section title="Language models">

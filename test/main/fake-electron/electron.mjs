@@ -28,7 +28,13 @@ export const app = {
 export class BrowserWindow {
   constructor(options) {
     say('window', options.webPreferences);
-    this.webContents = { id: 1, send: () => {}, on: () => {}, setWindowOpenHandler: () => {} };
+    this.webContents = {
+      id: 1,
+      send: () => {},
+      on: () => {},
+      setWindowOpenHandler: () => {},
+      reload: () => say('reload', true),
+    };
     this.webContents.mainFrame = { url: '' };
   }
   async loadFile(file) {
@@ -72,8 +78,15 @@ export class Notification {
   show() {}
 }
 export const shell = { openExternal: async () => {} };
+// A keychain that seals reversibly but never in clear (the real one is the OS's).
+export const safeStorage = {
+  isEncryptionAvailable: () => true,
+  getSelectedStorageBackend: () => 'gnome_libsecret',
+  encryptString: (text) => Buffer.from(`sealed:${Buffer.from(text).toString('hex')}`),
+  decryptString: (sealed) => Buffer.from(sealed.toString().slice(7), 'hex').toString(),
+};
 // A startup failure shows a box: here it is a line the test can read.
 export const dialog = {
   showErrorBox: (title, content) => console.log(`[dialog] ${title}: ${content}`),
 };
-export default { app, BrowserWindow, dialog, ipcMain, Notification, shell };
+export default { app, BrowserWindow, dialog, ipcMain, Notification, safeStorage, shell };
