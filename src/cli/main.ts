@@ -110,7 +110,10 @@ async function serve(args: string[], out: Out): Promise<number> {
     syncIntervalMinutes: process.env.CALLBENCH_SYNC_MINUTES
       ? Number(process.env.CALLBENCH_SYNC_MINUTES)
       : undefined,
-    log: { info: (m) => out(m), error: (m, err) => console.error(m, err) },
+    log: {
+      info: (m) => out(m),
+      error: (m, err) => console.error(...(err === undefined ? [m] : [m, err])),
+    },
   });
   const { firstApiKey } = await engine.start();
   // Headless, an OS notification is a line in the log.
@@ -185,7 +188,10 @@ async function worker(args: string[], out: Out): Promise<number> {
     worker: true,
     workerConcurrency: concurrency,
     llmDefault: llmFromEnvironment(),
-    log: { info: (m) => out(m), error: (m, err) => console.error(m, err) },
+    log: {
+      info: (m) => out(m),
+      error: (m, err) => console.error(...(err === undefined ? [m] : [m, err])),
+    },
   });
   await engine.start();
   out(

@@ -43,6 +43,7 @@ class Relay {
   private connecting: Promise<void> | null = null;
   private retry: NodeJS.Timeout | null = null;
   private pending = 0;
+  private sending: Promise<unknown> = Promise.resolve();
   private failing = false;
   private closed = false;
 
@@ -94,9 +95,10 @@ class Relay {
       return;
     }
     this.pending++;
-    // pg sends one client's queries in order, so events reach the others in emit order.
-    void client
-      .query('SELECT pg_notify($1, $2)', [this.channel, payload])
+    // One NOTIFY at a time, each after the last: events reach the others in emit order, and the
+    // client is never asked a query while one is running (pg deprecates that).
+    this.sending = this.sending
+      .then(() => client.query('SELECT pg_notify($1, $2)', [this.channel, payload]))
       .then(
         () => (this.failing = false),
         (err: Error) => {

@@ -4,6 +4,7 @@ import { providersBench } from './providers.js';
 import { alertsBench } from './alerts.js';
 import { simulationsBench } from './simulations.js';
 import { uiBench } from './ui.js';
+import { teamBench } from './team.js';
 import type { Figure } from './harness.js';
 
 /**
@@ -20,6 +21,7 @@ const suites: [string, (s: number) => Promise<Figure[]>][] = (
     ['alerts', alertsBench],
     ['simulations', simulationsBench],
     ['ui', uiBench],
+    ['team', teamBench],
   ] as [string, (s: number) => Promise<Figure[]>][]
 ).filter(([name]) => !only || name === only);
 
