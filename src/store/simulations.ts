@@ -519,7 +519,9 @@ function simulationRecovery(ctx: StoreContext) {
           q
             .updateTable('simulations')
             .where('status', '=', 'running')
-            .where('lease_until_ms', '<', nowMs);
+            // No lease at all: running since before leases were recorded (an upgrade), or left by
+            // a crash of a build without them; nobody holds it.
+            .where((w) => w.or([w('lease_until_ms', '<', nowMs), w('lease_until_ms', 'is', null)]));
         const failed = await lapsed(tx)
           .set({
             status: 'failed',
