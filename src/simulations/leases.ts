@@ -39,9 +39,11 @@ function repeatWithBackoff(p: {
   task: () => Promise<void> | void;
   what: string;
   log: (message: string) => void;
+  /** The longest wait after failures (default 30 s). */
+  maxMs?: number;
 }): NodeJS.Timeout {
   let running = false;
-  const backoff = createBackoff(p.ms);
+  const backoff = createBackoff(p.ms, p.maxMs);
   const timer = setInterval(() => {
     if (running || backoff.waiting()) return;
     running = true;
@@ -69,54 +71,74 @@ function repeatWithBackoff(p: {
 export function createLeases(options: LeaseOptions) {
   const { store, shared, log } = options;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-  const owner = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
-  const held = new Map<string, AbortController>();
+  // Every claim's token starts with this server's prefix: a stop hands back all of its own.
+  const prefix = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}/`;
+  let claims = 0;
+  const held = new Map<string, { owner: string; controller: AbortController }>();
   const timers: NodeJS.Timeout[] = [];
-  const lease = (): Lease => ({ owner, untilMs: Date.now() + leaseMs });
+  let renewedAt = Date.now();
+
+  /** Stops the runs whose claims no longer hold (or whose holding cannot be known). */
+  const stopRuns = (ids: Iterable<string>, why: string) => {
+    for (const id of ids) {
+      const run = held.get(id);
+      if (!run || run.controller.signal.aborted) continue;
+      log(`simulation ${id}: ${why}; stopping it here`);
+      run.controller.abort();
+    }
+  };
 
   async function renew(): Promise<void> {
-    const ids = [...held.keys()];
-    const kept = await store.simulations.renewLeases(lease(), ids);
-    for (const id of ids) {
-      const controller = held.get(id);
-      if (kept.has(id) || !controller || controller.signal.aborted) continue;
-      log(
-        `simulation ${id}: its lease was lost (taken back, or ended elsewhere); stopping it here`,
-      );
-      controller.abort();
+    const claimsNow = [...held].map(([id, run]) => ({ id, owner: run.owner, run }));
+    let kept: Set<string>;
+    try {
+      kept = await store.simulations.renewLeases(claimsNow, leaseMs);
+    } catch (err) {
+      // Unrenewed past the lease, another server may run them now: this one must not go on.
+      if (Date.now() - renewedAt > leaseMs)
+        stopRuns(held.keys(), 'its lease could not be renewed in time');
+      throw err;
     }
+    renewedAt = Date.now();
+    // A run that ended meanwhile is no longer held: only runs still held under this claim stop.
+    const lost = claimsNow.filter((c) => !kept.has(c.id) && held.get(c.id) === c.run);
+    stopRuns(
+      lost.map((c) => c.id),
+      'its lease was lost (taken back, or ended elsewhere)',
+    );
   }
 
   async function takeBackLapsed(): Promise<void> {
-    const { requeued, failed } = await store.simulations.requeueLapsed(
-      Date.now(),
-      new Date().toISOString(),
-    );
+    const { requeued, failed } = await store.simulations.requeueLapsed(new Date().toISOString());
     if (requeued) log(`${requeued} simulation(s) of a server that stopped will run again`);
     if (failed) log(`${failed} simulation(s) failed: their servers stopped three times`);
     if (requeued) options.pump();
   }
 
-  const every = (ms: number, task: () => Promise<void> | void, what: string) =>
-    timers.push(repeatWithBackoff({ ms, task, what, log }));
+  const every = (ms: number, task: () => Promise<void> | void, what: string, maxMs?: number) =>
+    timers.push(repeatWithBackoff({ ms, task, what, log, maxMs }));
 
   return {
-    owner,
-    lease,
-    hold(id: string): HeldLease {
-      const controller = new AbortController();
-      held.set(id, controller);
+    /** A new claim's lease: a token of its own, under this server's prefix. */
+    claim: (): Lease => ({ owner: `${prefix}${++claims}`, ms: leaseMs }),
+    hold(id: string, owner: string): HeldLease {
+      // Still held under an older claim: that run lost its lease and must not go on beside this.
+      stopRuns([id], 'it was claimed again');
+      const run = { owner, controller: new AbortController() };
+      held.set(id, run);
       return {
-        signal: controller.signal,
-        lost: () => controller.signal.aborted,
+        signal: run.controller.signal,
+        lost: () => run.controller.signal.aborted,
         release: () => {
-          if (held.get(id) === controller) held.delete(id);
+          if (held.get(id) === run) held.delete(id);
         },
       };
     },
     start(): void {
       if (!shared) return;
-      every(leaseMs / 6, renew, 'renewing simulation leases');
+      renewedAt = Date.now();
+      // Retries after failures stay well inside the lease, so a short outage does not cost it.
+      every(leaseMs / 6, renew, 'renewing simulation leases', leaseMs / 3);
       every(leaseMs / 6, takeBackLapsed, 'taking back simulations of stopped servers');
       every(POLL_MS, options.pump, 'polling the simulation queue');
     },
@@ -124,7 +146,7 @@ export function createLeases(options: LeaseOptions) {
     async stop(): Promise<void> {
       for (const timer of timers.splice(0)) clearInterval(timer);
       if (!shared) return;
-      const released = await store.simulations.releaseLeases(owner).catch((err: unknown) => {
+      const released = await store.simulations.releaseLeases(prefix).catch((err: unknown) => {
         log(
           `could not hand back running simulations (${(err as Error).message}); they run again once their leases lapse`,
         );

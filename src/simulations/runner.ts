@@ -205,17 +205,17 @@ interface RunContext {
 async function runSimulation(
   ctx: RunContext,
   sim: Simulation & { workspace_id: string },
+  claim: string,
 ): Promise<void> {
   const { deps, clientFor, cancellations } = ctx;
-  const { store } = deps;
   const began = Date.now();
   const usage = emptyUsage();
-  const held = ctx.leases.hold(sim.id);
+  const held = ctx.leases.hold(sim.id, claim);
   const finish = (ending: Ending) =>
-    finishSimulation(deps, sim, { began, usage, ending, heldBy: ctx.leases.owner });
+    finishSimulation(deps, sim, { began, usage, ending, heldBy: claim });
   try {
-    const { scenario, persona, agent, variables } = await inputsOf(store, sim);
-    const connections = await connectionsFor(store, deps.secrets, deps.llmDefault);
+    const { scenario, persona, agent, variables } = await inputsOf(deps.store, sim);
+    const connections = await connectionsFor(deps.store, deps.secrets, deps.llmDefault);
     const connection = (role: 'caller' | 'judge' | 'replica') => connections[role];
     const callerConnection = scenario.script ? null : connection('caller');
     if (!scenario.script && !callerConnection)
@@ -230,7 +230,7 @@ async function runSimulation(
       usage,
       began,
     });
-    const limits = await simulationSettings(store, deps.defaults);
+    const limits = await simulationSettings(deps.store, deps.defaults);
     const abort = cancellations.holdSignal(sim.execution_id);
     let outcome;
     try {
@@ -260,7 +260,7 @@ async function runSimulation(
     if (outcome.cancelled)
       return finish({ status: 'cancelled', turns: outcome.turns, end_reason: null });
     const { score, passed, results } = await scoreOutcome(outcome, scenario, {
-      store,
+      store: deps.store,
       workspaceId: sim.workspace_id,
       // The judge model is reached only when a metric asks for it.
       judge: () => {
@@ -366,14 +366,15 @@ export function createSimulationRunner(deps: RunnerDeps) {
     const concurrency =
       deps.concurrency ?? (await simulationSettings(store, deps.defaults)).concurrency;
     while (active.size < concurrency && !stopping) {
-      const sim = await store.simulations.claim(isoNow(clock), leases.lease());
+      const lease = leases.claim();
+      const sim = await store.simulations.claim(isoNow(clock), lease);
       if (!sim) return;
       events.emit('simulation.progress', {
         simulationId: sim.id,
         executionId: sim.execution_id,
         status: 'running',
       });
-      const job = runSimulation(ctx, sim)
+      const job = runSimulation(ctx, sim, lease.owner)
         .catch((err) =>
           deps.log(`simulation ${sim.id} failed unexpectedly: ${(err as Error).message}`),
         )

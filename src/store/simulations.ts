@@ -229,10 +229,14 @@ async function readExecutions(
   return out;
 }
 
-/** Who runs a claimed simulation, and until when unless renewed (epoch milliseconds). */
+/**
+ * One claim of a simulation: its token (unique to the claim, so a server that lost a claim and
+ * claimed the simulation again cannot renew or record the old run), and how long it holds
+ * unless renewed, timed by the database's clock.
+ */
 export interface Lease {
   owner: string;
-  untilMs: number;
+  ms: number;
 }
 
 /** Runs of one simulation before it fails: a simulation that kills its server is not run forever. */
@@ -457,7 +461,7 @@ function simulationQueue(ctx: StoreContext) {
             started_at: at,
             attempts: sql`attempts + 1`,
             lease_owner: lease.owner,
-            lease_until_ms: lease.untilMs,
+            lease_until_ms: sql`${ctx.dialect.nowMs()} + ${lease.ms}`,
           })
           .where('id', '=', row.id)
           .execute();
@@ -469,20 +473,24 @@ function simulationQueue(ctx: StoreContext) {
       });
     },
     /**
-     * Extends the owner's leases on these running simulations; answers the ids it still holds
-     * (one missing was taken back after its lease lapsed, or ended by a cancel).
+     * Extends these claims of running simulations by `ms`; answers the ids whose claim still
+     * holds (one missing was taken back after its lease lapsed, or ended by a cancel).
      */
-    async renewLeases(lease: Lease, ids: string[]): Promise<Set<string>> {
-      if (ids.length === 0) return new Set();
-      const rows = await ctx.db
-        .updateTable('simulations')
-        .set({ lease_until_ms: lease.untilMs })
-        .where('id', 'in', ids)
-        .where('lease_owner', '=', lease.owner)
-        .where('status', '=', 'running')
-        .returning('id')
-        .execute();
-      return new Set(rows.map((r) => r.id));
+    async renewLeases(claims: { id: string; owner: string }[], ms: number): Promise<Set<string>> {
+      const kept = new Set<string>();
+      // One short UPDATE per claim: a server holds a handful, renewed every few seconds.
+      for (const c of claims) {
+        const row = await ctx.db
+          .updateTable('simulations')
+          .set({ lease_until_ms: sql`${ctx.dialect.nowMs()} + ${ms}` })
+          .where('id', '=', c.id)
+          .where('lease_owner', '=', c.owner)
+          .where('status', '=', 'running')
+          .returning('id')
+          .executeTakeFirst();
+        if (row) kept.add(row.id);
+      }
+      return kept;
     },
   };
 }
@@ -494,7 +502,7 @@ function simulationRecovery(ctx: StoreContext) {
      * A server stopping in good order hands back the simulations it was running: they go back to
      * the queue at once for another server, without counting the attempt it could not finish.
      */
-    async releaseLeases(owner: string): Promise<number> {
+    async releaseLeases(ownerPrefix: string): Promise<number> {
       const result = await ctx.db
         .updateTable('simulations')
         .set({
@@ -505,7 +513,7 @@ function simulationRecovery(ctx: StoreContext) {
           attempts: sql`attempts - 1`,
         })
         .where('status', '=', 'running')
-        .where('lease_owner', '=', owner)
+        .where(sql<boolean>`substr(lease_owner, 1, ${ownerPrefix.length}) = ${ownerPrefix}`)
         .executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
@@ -513,7 +521,7 @@ function simulationRecovery(ctx: StoreContext) {
      * Running simulations whose lease lapsed (their server died) go back to the queue, to run
      * again from the start; those that have had three attempts fail instead.
      */
-    requeueLapsed(nowMs: number, at: string): Promise<{ requeued: number; failed: number }> {
+    requeueLapsed(at: string): Promise<{ requeued: number; failed: number }> {
       return ctx.atomic(async (tx) => {
         const lapsed = (q: typeof tx) =>
           q
@@ -521,7 +529,12 @@ function simulationRecovery(ctx: StoreContext) {
             .where('status', '=', 'running')
             // No lease at all: running since before leases were recorded (an upgrade), or left by
             // a crash of a build without them; nobody holds it.
-            .where((w) => w.or([w('lease_until_ms', '<', nowMs), w('lease_until_ms', 'is', null)]));
+            .where((w) =>
+              w.or([
+                w('lease_until_ms', '<', ctx.dialect.nowMs()),
+                w('lease_until_ms', 'is', null),
+              ]),
+            );
         const failed = await lapsed(tx)
           .set({
             status: 'failed',

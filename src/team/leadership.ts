@@ -40,16 +40,25 @@ export function lead(options: LeadershipOptions): { stop(): Promise<void> } {
   const lose = async (why: string): Promise<void> => {
     const old = client;
     client = null;
+    if (leading) {
+      leading = false;
+      options.log(`${options.name}: no longer leading (${why})`);
+      // Stopped before the lock goes with the connection: never two leaders at once.
+      await options.onLose();
+    }
     if (old) await old.end().catch(() => undefined);
-    if (!leading) return;
-    leading = false;
-    options.log(`${options.name}: no longer leading (${why})`);
-    await options.onLose();
   };
 
   async function attempt(): Promise<void> {
     if (!client) {
-      const c = new pg.Client({ connectionString: options.url, application_name: options.name });
+      const c = new pg.Client({
+        connectionString: options.url,
+        application_name: options.name,
+        // A connection that went silent (a partition, a paused machine) is found out, not trusted.
+        keepAlive: true,
+        connectionTimeoutMillis: 10_000,
+        query_timeout: 10_000,
+      });
       // A broken connection loses the lock: stop leading before another instance starts.
       c.on('error', (err) => void lose(err.message).then(schedule));
       await c.connect();
@@ -61,6 +70,11 @@ export function lead(options: LeadershipOptions): { stop(): Promise<void> } {
       }
       client = c;
     }
+    if (leading) {
+      // Still connected, so still holding the lock: a query that fails or times out ends it.
+      await client.query('SELECT 1');
+      return;
+    }
     const { rows } = await client.query<{ held: boolean }>(
       'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS held',
       [options.name],
@@ -69,11 +83,14 @@ export function lead(options: LeadershipOptions): { stop(): Promise<void> } {
       leading = true;
       options.log(`${options.name}: leading`);
       await options.onLead();
+      // Lost while starting: what started after the loss was stopped must stop too.
+      if (!leading) await options.onLose();
     }
   }
 
+  /** Asks for the lock again (or, leading, checks the connection holding it) every retryMs. */
   function schedule(): void {
-    if (stopped || leading || timer) return;
+    if (stopped || timer) return;
     timer = setTimeout(() => {
       timer = null;
       attempt()

@@ -101,7 +101,7 @@ describe.skipIf(onPostgres())('a team server: instances and workers sharing one 
     // A worker claims it, then dies without a word: its lease is never renewed.
     const claimed = await api.engine.store.simulations.claim(new Date().toISOString(), {
       owner: 'dead-worker',
-      untilMs: Date.now() + 300,
+      ms: 300,
     });
     expect(claimed?.execution_id).toBe(execution);
     const b = await instance(url, { worker: true, workerConcurrency: 2 });
@@ -129,7 +129,7 @@ describe.skipIf(onPostgres())('a team server: instances and workers sharing one 
     expect(sim).toMatchObject({ status: 'completed' });
     const attempts = await api.engine.store.simulations.claim(new Date().toISOString(), {
       owner: 'x',
-      untilMs: 0,
+      ms: 0,
     });
     expect(attempts).toBeUndefined(); // nothing left queued
   });

@@ -44,6 +44,11 @@ export interface DialectSql {
    * it until this one ends (PostgreSQL's advisory lock; SQLite's transactions are one at a time).
    */
   transactionLock(name: string): RawBuilder<unknown>;
+  /**
+   * The database's clock in epoch milliseconds. Leases are timed by it, never by a server's own
+   * clock: servers whose clocks disagree still agree on when a lease lapses.
+   */
+  nowMs(): RawBuilder<number>;
   /** The names of a table's text columns. */
   textColumns(db: Kysely<Tables>, table: string): Promise<string[]>;
 }
@@ -70,6 +75,7 @@ export const sqliteSql: DialectSql = {
     where: sql<boolean>`personas_name_fts MATCH ${`"${text.replace(/"/g, '""')}"`}`,
   }),
   forUpdateSkipLocked: () => sql``,
+  nowMs: () => sql<number>`CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)`,
   transactionLock: () => sql`SELECT 1`,
   textColumns: async (db, table) => {
     const { rows } = await sql<{
@@ -97,6 +103,7 @@ export const postgresSql: DialectSql = {
     where: postgresSql.containsCaseless(`${alias}.name`, text),
   }),
   forUpdateSkipLocked: () => sql`FOR UPDATE SKIP LOCKED`,
+  nowMs: () => sql<number>`CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)`,
   transactionLock: (name) => sql`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`,
   textColumns: async (db, table) => {
     const { rows } = await sql<{
