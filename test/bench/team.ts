@@ -4,14 +4,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { createEngine } from '../../src/engine.js';
 import { startFakeBrain } from '../helpers/fake-brain.js';
-import { startPostgres, type Postgres } from '../helpers/postgres.js';
-import {
-  executeRuns,
-  newDatabase,
-  seedTeamScenario,
-  TEAM_KEY,
-  type TeamScenario,
-} from '../helpers/team.js';
+import { ensureDatabase, startPostgres, type Postgres } from '../helpers/postgres.js';
+import { executeRuns, seedTeamScenario, TEAM_KEY, type TeamScenario } from '../helpers/team.js';
 import { median, round, type Figure } from './harness.js';
 import {
   auditOf,
@@ -161,7 +155,7 @@ async function timed(
 
 /** One measured run on a fresh database: `workers` worker processes, warmed up, then timed. */
 async function measuredRun(bench: Bench, workers: number, chaos: boolean): Promise<RunResult> {
-  const url = await newDatabase(bench.postgres.url, `bench_team_${++bench.runs}`);
+  const url = await ensureDatabase(bench.postgres.url, `bench_team_${++bench.runs}`);
   const api = createEngine({
     dataDir: mkdtempSync(join(bench.root, 'api-')),
     databaseUrl: url,

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migratePostgres } from '../../src/store/sql/migrate-postgres.js';
-import { startPostgres, type Postgres } from '../helpers/postgres.js';
+import { ensureDatabase, startPostgres, type Postgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
 import { onPostgres } from '../helpers/store-under-test.js';
 
@@ -48,16 +48,7 @@ describe.skipIf(onPostgres())('a team server that cannot start says why in one l
   let server: Postgres;
   let n = 0;
   /** A new empty database on the test's server. */
-  async function database(): Promise<string> {
-    const name = `team_start_${++n}`;
-    const client = new pg.Client({ connectionString: server.url });
-    await client.connect();
-    await client.query(`CREATE DATABASE ${name}`);
-    await client.end();
-    const url = new URL(server.url);
-    url.pathname = `/${name}`;
-    return url.toString();
-  }
+  const database = () => ensureDatabase(server.url, `team_start_${++n}`);
   beforeAll(async () => {
     server = await startPostgres(PASSWORD);
   });

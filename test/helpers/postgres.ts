@@ -11,6 +11,7 @@ import {
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 
 export interface Postgres {
   url: string;
@@ -92,4 +93,25 @@ export async function startPostgres(password = 'pg-test-pass'): Promise<Postgres
       }
     },
   };
+}
+
+/**
+ * A database on the server of `adminUrl`, made when missing, and its URL. The C collation sorts
+ * text by code point, as SQLite does, so every ordered answer is the same on both stores.
+ */
+export async function ensureDatabase(adminUrl: string, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (!rowCount)
+      await client.query(
+        `CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`,
+      );
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
 }

@@ -2,12 +2,11 @@ import Database from 'better-sqlite3';
 import { basename, join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
+import { ensureDatabase } from './postgres.js';
+import { TEAM_KEY } from './team.js';
 import { SecretBox } from '../../src/secrets.js';
 import type { Store } from '../../src/store/index.js';
 import { numericTypes } from '../../src/store/sql/connect.js';
-
-/** The team server's key every PostgreSQL test server shares. */
-const TEST_SECRET_KEY = 'test-secret-key-of-at-least-32-characters';
 
 /** Whether this run's stores are on PostgreSQL (CALLBENCH_TEST_STORE=postgres). */
 export const onPostgres = (): boolean => inject('postgresAdminUrl') !== null;
@@ -37,19 +36,8 @@ export async function storeOptions(
 ): Promise<{ databaseUrl?: string; secretKey?: string }> {
   const adminUrl = inject('postgresAdminUrl');
   if (adminUrl === null) return {};
-  const name = databaseName(dataDir);
-  await admin(async (client) => {
-    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    // The C collation sorts text by code point, as SQLite does, so that every ordered answer
-    // is the same on both stores.
-    if (!rowCount)
-      await client.query(
-        `CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`,
-      );
-  });
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { databaseUrl: url.toString(), secretKey: TEST_SECRET_KEY };
+  const databaseUrl = await ensureDatabase(adminUrl, databaseName(dataDir));
+  return { databaseUrl, secretKey: TEAM_KEY };
 }
 
 /** Drops a data dir's database, if this run made one. */
@@ -127,6 +115,6 @@ export async function secretsOf(where: {
   engine: { store: Store };
 }): Promise<SecretBox> {
   return where.stored.dialect === 'postgres'
-    ? SecretBox.forTeam(TEST_SECRET_KEY, where.engine.store)
+    ? SecretBox.forTeam(TEAM_KEY, where.engine.store)
     : SecretBox.forDataDir(where.dataDir, where.engine.store);
 }

@@ -1,25 +1,8 @@
-import pg from 'pg';
 import type { Engine } from '../../src/engine.js';
 import type { AgentSnapshot } from '../../src/providers/types.js';
 
-/** The secret key every instance of a test team server shares. */
+/** The secret key every instance of a test team server shares (and every PostgreSQL test store). */
 export const TEAM_KEY = 'team-test-key-0123456789-0123456789';
-
-/** A new empty database on a PostgreSQL server (C collation, as the tests' stores use). */
-export async function newDatabase(adminUrl: string, name: string): Promise<string> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(
-      `CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`,
-    );
-  } finally {
-    await client.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
 
 const snapshot: AgentSnapshot = {
   name: 'Team agent',

@@ -3,10 +3,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createEngine, type Engine } from '../../src/engine.js';
 import type { EngineOptions } from '../../src/engine-options.js';
 import { startFakeBrain } from '../helpers/fake-brain.js';
-import { startPostgres, type Postgres } from '../helpers/postgres.js';
+import { ensureDatabase, startPostgres, type Postgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
 import { onPostgres } from '../helpers/store-under-test.js';
-import { executeRuns, newDatabase, seedTeamScenario, TEAM_KEY } from '../helpers/team.js';
+import { executeRuns, seedTeamScenario, TEAM_KEY } from '../helpers/team.js';
 
 // These start their own PostgreSQL, whichever store the run is on: they run once, in the SQLite run.
 describe.skipIf(onPostgres())('a team server: instances and workers sharing one database', () => {
@@ -63,7 +63,7 @@ describe.skipIf(onPostgres())('a team server: instances and workers sharing one 
     ).data.simulations;
 
   it('workers share the queue: every simulation runs once, on one of them, seen by every instance', async () => {
-    const url = await newDatabase(server.url, `team_${++n}`);
+    const url = await ensureDatabase(server.url, `team_${++n}`);
     const api = await instance(url, { runSimulations: false });
     const team = await seedTeamScenario(api.engine, 3);
     // Each worker's agent answers from a model of its own: its calls show the worker did work.
@@ -94,7 +94,7 @@ describe.skipIf(onPostgres())('a team server: instances and workers sharing one 
   });
 
   it("a dead worker's simulation runs again elsewhere once its lease lapses; its late result is refused", async () => {
-    const url = await newDatabase(server.url, `team_${++n}`);
+    const url = await ensureDatabase(server.url, `team_${++n}`);
     const api = await instance(url, { runSimulations: false });
     const team = await seedTeamScenario(api.engine, 2);
     const [execution] = await executeRuns(api.engine, team, 1);
@@ -137,7 +137,7 @@ describe.skipIf(onPostgres())('a team server: instances and workers sharing one 
   it('a cancel made on one instance stops the simulation another runs, within a second', async () => {
     const slow = await startFakeBrain({ delayMs: 250 });
     try {
-      const url = await newDatabase(server.url, `team_${++n}`);
+      const url = await ensureDatabase(server.url, `team_${++n}`);
       const api = await instance(url, { runSimulations: false });
       const team = await seedTeamScenario(api.engine, 40);
       const b = await instance(url, {
@@ -173,7 +173,7 @@ describe.skipIf(onPostgres())('a team server: instances and workers sharing one 
   it('a worker stopped in good order hands its running simulations back at once', async () => {
     const slow = await startFakeBrain({ delayMs: 300 });
     try {
-      const url = await newDatabase(server.url, `team_${++n}`);
+      const url = await ensureDatabase(server.url, `team_${++n}`);
       const api = await instance(url, { runSimulations: false });
       const team = await seedTeamScenario(api.engine, 30);
       const b = await instance(url, {
@@ -198,7 +198,7 @@ describe.skipIf(onPostgres())('a team server: instances and workers sharing one 
   });
 
   it('a worker that loses its database says so, retries with backoff, and loses nothing', async () => {
-    const url = await newDatabase(server.url, `team_${++n}`);
+    const url = await ensureDatabase(server.url, `team_${++n}`);
     const api = await instance(url, { runSimulations: false });
     const team = await seedTeamScenario(api.engine, 4);
     const b = await instance(url, { worker: true, workerConcurrency: 4 });
@@ -235,7 +235,7 @@ describe.skipIf(onPostgres())('a team server: instances and workers sharing one 
   });
 
   it('schedules, sync and alerts run on one instance at a time; another takes over when it stops', async () => {
-    const url = await newDatabase(server.url, `team_${++n}`);
+    const url = await ensureDatabase(server.url, `team_${++n}`);
     const a = await instance(url);
     const b = await instance(url);
     const leading = () =>
