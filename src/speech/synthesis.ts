@@ -1,0 +1,78 @@
+import type { ChildProcesses } from './child-processes.js';
+import { speakWithElevenLabs, speakWithOpenAI } from './cloud-voices.js';
+import type { PcmCache } from './pcm-cache.js';
+import { SharedRuns } from './shared-runs.js';
+import type { Slots } from './slots.js';
+import { toSpeechRate } from './speech-rate.js';
+import { speakWithSystemVoice, type SpokenAudio } from './system-voice.js';
+import {
+  SPEECH_SAMPLE_RATE,
+  SpeechError,
+  type SpeechConnection,
+  type SpeechEngineName,
+  type Synthesized,
+} from './types.js';
+
+/** One line to speak, its voice settled (speed in range, defaults applied). */
+export interface Line {
+  engine: SpeechEngineName;
+  text: string;
+  voiceId: string | null;
+  speed: number;
+}
+
+export interface SynthesisContext {
+  processes: ChildProcesses;
+  slots: Slots;
+  platform: NodeJS.Platform;
+  cache: PcmCache;
+  /** The cloud engine's usable connection, or a SpeechError saying which setting to fill. */
+  connectionFor: (engine: 'openai' | 'elevenlabs') => Promise<SpeechConnection>;
+}
+
+/**
+ * Speech for lines, from the cache when it has them, else from the engine (one run per line
+ * however many ask at once), always delivered as a private copy so no caller can change another's.
+ */
+export class Synthesis {
+  private readonly runs = new SharedRuns<Int16Array>();
+
+  constructor(private readonly context: SynthesisContext) {}
+
+  async speak(line: Line, signal?: AbortSignal): Promise<Synthesized> {
+    const started = performance.now();
+    const key = JSON.stringify([line.engine, line.voiceId, line.speed, line.text]);
+    const hit = this.context.cache.get(key);
+    if (hit) return { pcm: hit.slice(), sampleRate: SPEECH_SAMPLE_RATE, synthMs: 0, cached: true };
+    const pcm = await this.runs.join(key, (shared) => this.produce(key, line, shared), signal);
+    const synthMs = performance.now() - started;
+    return { pcm: pcm.slice(), sampleRate: SPEECH_SAMPLE_RATE, synthMs, cached: false };
+  }
+
+  /** Fails every line in progress with `reason`. */
+  abortAll(reason: Error): void {
+    this.runs.abortAll(reason);
+  }
+
+  private async produce(key: string, line: Line, signal: AbortSignal): Promise<Int16Array> {
+    const speech = await toSpeechRate(await this.fromEngine(line, signal), signal);
+    if (speech.length === 0) {
+      const quoted = line.text.length > 80 ? `${line.text.slice(0, 80)}...` : line.text;
+      throw new SpeechError(
+        line.engine,
+        `${line.engine} produced no audible speech for "${quoted}"`,
+      );
+    }
+    this.context.cache.set(key, speech);
+    return speech;
+  }
+
+  private async fromEngine(line: Line, signal: AbortSignal): Promise<SpokenAudio> {
+    const { context } = this;
+    if (line.engine === 'openai')
+      return speakWithOpenAI(line, await context.connectionFor('openai'), signal);
+    if (line.engine === 'elevenlabs')
+      return speakWithElevenLabs(line, await context.connectionFor('elevenlabs'), signal);
+    return speakWithSystemVoice(line, context, signal);
+  }
+}
