@@ -85,15 +85,13 @@ function socketInbox(socket: WebSocket, timeoutMs: number) {
 }
 
 /**
- * ElevenLabs text conversation: the agent's WebSocket with `text_only` set at initiation.
- * Always through a signed URL, which works for private and public agents alike.
+ * The conversation socket's URL for an agent, text or audio alike: always a signed URL, which
+ * private and public agents both accept, so the key itself never travels on the socket.
  */
-export async function elevenLabsChat(
+export async function elevenLabsConversationUrl(
   call: ProviderCall,
   agentId: string,
-  expectsFirstMessage: boolean,
-  timeoutMs: number,
-): Promise<ChatSession> {
+): Promise<string> {
   const signed = obj(
     await call({ path: '/v1/convai/conversation/get-signed-url', query: { agent_id: agentId } }),
   );
@@ -103,8 +101,20 @@ export async function elevenLabsChat(
       'bad_response',
       'ElevenLabs answered no signed_url for the conversation',
     );
+  return url;
+}
 
-  const socket = new WebSocket(url);
+/**
+ * ElevenLabs text conversation: the agent's WebSocket with `text_only` set at initiation.
+ * Always through a signed URL, which works for private and public agents alike.
+ */
+export async function elevenLabsChat(
+  call: ProviderCall,
+  agentId: string,
+  expectsFirstMessage: boolean,
+  timeoutMs: number,
+): Promise<ChatSession> {
+  const socket = new WebSocket(await elevenLabsConversationUrl(call, agentId));
   const events = socketInbox(socket, timeoutMs);
   const until = events.until;
 

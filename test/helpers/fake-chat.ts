@@ -1,8 +1,9 @@
 import { handled } from './handled.js';
 import type { JsonObject } from './json.js';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { WebSocketServer } from 'ws';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
 
 type Json = JsonObject;
 
@@ -124,45 +125,74 @@ export function handleProviderChat(
   return false;
 }
 
-/** ElevenLabs' conversation WebSocket, text only: refuses a conversation that did not ask for text_only. */
-export function attachElevenSocket(server: Server, log: ChatLog): void {
-  const wss = new WebSocketServer({ server, path: '/v1/convai/conversation' });
+/** What serves an ElevenLabs conversation whose init message did not ask for text only. */
+export type ElevenAudioConversation = (socket: WebSocket, init: Json) => void;
+
+/**
+ * ElevenLabs' conversation WebSocket as an upgrade handler (answers false for other paths, so
+ * several socket routes can share one server). Text-only conversations are served here; any
+ * other goes to `audio` when given, and is refused otherwise.
+ */
+export function elevenSocketUpgrade(
+  log: ChatLog,
+  audio?: ElevenAudioConversation,
+): (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean {
+  const wss = new WebSocketServer({ noServer: true });
   wss.on('connection', (socket, req) => {
     if (!String(req.url).includes('conversation_signature=sig123'))
       return socket.close(4001, 'unsigned');
-    const send = (v: Json) => socket.send(JSON.stringify(v));
-    socket.on('message', (data) => {
-      const m = JSON.parse((data as Buffer).toString('utf8')) as Json;
-      if (m.type === 'conversation_initiation_client_data') {
-        if (m.conversation_config_override?.conversation?.text_only !== true)
-          return send({ type: 'error', message: 'audio not supported by this fake' });
-        send({
-          type: 'conversation_initiation_metadata',
-          conversation_initiation_metadata_event: { conversation_id: 'conv_live' },
-        });
-        send({ type: 'ping', ping_event: { event_id: 7, ping_ms: 5 } });
-        send({ type: 'agent_response', agent_response_event: { agent_response: 'Hi, Eve here' } });
-      } else if (m.type === 'pong') {
-        if (m.event_id === 7) log.pongs++;
-      } else if (m.type === 'user_message') {
-        log.requests.push({ api: 'eleven', body: m });
-        const r = botReply(String(m.text));
-        if (r.tool)
-          send({
-            type: 'agent_tool_response',
-            agent_tool_response: {
-              tool_name: r.tool.name,
-              tool_call_id: 'x',
-              tool_type: 'webhook',
-              is_error: false,
-            },
-          });
-        send({ type: 'agent_response', agent_response_event: { agent_response: r.text } });
-        // Closed a little later, so the end is seen at the next turn, as a real hang-up would be.
-        if (r.ended) setTimeout(() => socket.close(1000), 200);
-      }
+    socket.once('message', (data) => {
+      const first = JSON.parse((data as Buffer).toString('utf8')) as Json;
+      const textOnly = first.conversation_config_override?.conversation?.text_only === true;
+      if (first.type === 'conversation_initiation_client_data' && !textOnly && audio)
+        return audio(socket, first);
+      const onMessage = elevenTextConversation(socket, log);
+      onMessage(first);
+      socket.on('message', (more) =>
+        onMessage(JSON.parse((more as Buffer).toString('utf8')) as Json),
+      );
     });
   });
+  return (req, socket, head) => {
+    if (new URL(req.url ?? '/', 'http://x').pathname !== '/v1/convai/conversation') return false;
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    return true;
+  };
+}
+
+/** One text-mode conversation: the handler of each message the caller sends. */
+function elevenTextConversation(socket: WebSocket, log: ChatLog): (m: Json) => void {
+  const send = (v: Json) => socket.send(JSON.stringify(v));
+  return (m) => {
+    if (m.type === 'conversation_initiation_client_data') {
+      if (m.conversation_config_override?.conversation?.text_only !== true)
+        return send({ type: 'error', message: 'audio not supported by this fake' });
+      send({
+        type: 'conversation_initiation_metadata',
+        conversation_initiation_metadata_event: { conversation_id: 'conv_live' },
+      });
+      send({ type: 'ping', ping_event: { event_id: 7, ping_ms: 5 } });
+      send({ type: 'agent_response', agent_response_event: { agent_response: 'Hi, Eve here' } });
+    } else if (m.type === 'pong') {
+      if (m.event_id === 7) log.pongs++;
+    } else if (m.type === 'user_message') {
+      log.requests.push({ api: 'eleven', body: m });
+      const r = botReply(String(m.text));
+      if (r.tool)
+        send({
+          type: 'agent_tool_response',
+          agent_tool_response: {
+            tool_name: r.tool.name,
+            tool_call_id: 'x',
+            tool_type: 'webhook',
+            is_error: false,
+          },
+        });
+      send({ type: 'agent_response', agent_response_event: { agent_response: r.text } });
+      // Closed a little later, so the end is seen at the next turn, as a real hang-up would be.
+      if (r.ended) setTimeout(() => socket.close(1000), 200);
+    }
+  };
 }
 
 /** An agent of the tester's own at a URL: OpenAI-compatible at /v1/chat/completions, plain JSON at /simple. */

@@ -1,8 +1,11 @@
 import { handled } from './handled.js';
 import type { JsonObject } from './json.js';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
-import { attachElevenSocket, handleProviderChat, newChatLog, type ChatLog } from './fake-chat.js';
+import { elevenSocketUpgrade, handleProviderChat, newChatLog, type ChatLog } from './fake-chat.js';
+import { prepareSpeech, type BrainOptions, type FakeBrainRecord } from './fake-voice-brain.js';
+import { createVoiceFakes } from './fake-voice.js';
 
 type Json = JsonObject;
 
@@ -87,6 +90,8 @@ export interface FakeProviders {
   hits: Map<string, number>;
   /** Text chat traffic (the provider simulation channel). */
   chat: ChatLog;
+  /** The voice agents (with the `voice` option): one brain record per audio call. */
+  voice: { brains: FakeBrainRecord[]; mediaStreamUrl: string } | null;
   /** Requests that could change something at the provider (anything but GET and the list/search POSTs). */
   writes: string[];
   state: {
@@ -107,7 +112,22 @@ export interface FakeProviders {
   stop(): Promise<void>;
 }
 
-export async function startFakeProviders(): Promise<FakeProviders> {
+export interface FakeProvidersOptions {
+  /**
+   * Also serve the providers' voice protocols (Vapi's call socket, ElevenLabs in audio mode,
+   * Bland's web-agent socket, Twilio Media Streams at /media-stream), run by a voice brain with
+   * these options: agents connected through our API keep this server as their base URL.
+   */
+  voice?: BrainOptions;
+}
+
+export async function startFakeProviders(
+  options: FakeProvidersOptions = {},
+): Promise<FakeProviders> {
+  if (options.voice) await prepareSpeech(options.voice, [16000, 8000]);
+  const voice = options.voice
+    ? createVoiceFakes({ brain: options.voice, key: GOOD_KEY, elevenSignature: 'sig123' })
+    : null;
   const hits = new Map<string, number>();
   const chat = newChatLog();
   const writes: string[] = [];
@@ -175,6 +195,8 @@ export async function startFakeProviders(): Promise<FakeProviders> {
         '',
       );
       if (state.revoked || key !== GOOD_KEY) return send(401, { message: 'Invalid key' });
+      const voiceRequest = { method: req.method!, path, headers: req.headers, body };
+      if (voice?.http({ ...voiceRequest, host: String(req.headers.host) }, send)) return;
       const throttled = [...state.throttleOnce].find((p) => path.startsWith(p));
       if (throttled) {
         state.throttleOnce.delete(throttled);
@@ -447,16 +469,23 @@ export async function startFakeProviders(): Promise<FakeProviders> {
       return send(404, { message: `no fake for ${path}` });
     }),
   );
-  attachElevenSocket(server, chat);
+  const elevenUpgrade = elevenSocketUpgrade(chat, voice?.elevenAudio);
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (elevenUpgrade(req, socket, head) || voice?.upgrade(req, socket, head)) return;
+    socket.destroy();
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://127.0.0.1:${port}`,
     hits,
     chat,
+    voice: voice && { brains: voice.brains, mediaStreamUrl: `ws://127.0.0.1:${port}/media-stream` },
     writes,
     state,
     stop: () =>
       new Promise((r) => {
+        voice?.close();
         server.closeAllConnections();
         server.close(() => r());
       }),

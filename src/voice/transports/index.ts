@@ -1,0 +1,35 @@
+/**
+ * Which transport carries an audio call for an agent of each provider, and why none does for
+ * the ones refused.
+ */
+import type { Dial } from '../transport.js';
+import { dialBland } from './bland.js';
+import { dialElevenLabs } from './elevenlabs.js';
+import { dialTwilio } from './twilio.js';
+import { dialVapi } from './vapi.js';
+
+export const RETELL_AUDIO_REFUSED =
+  "Retell agents cannot take audio simulations: Retell's audio runs on WebRTC, in a LiveKit room " +
+  'the caller joins with a short-lived token, not on a socket Callbench can stream to; joining ' +
+  "from Node needs LiveKit's native, developer-preview SDK and a LiveKit server to test it " +
+  'against, which Callbench does not ship. Run Retell agents in text mode.';
+
+export type DialerChoice = { dial: Dial; experimental: boolean } | { refused: string };
+
+export function dialerFor(provider: string): DialerChoice {
+  switch (provider) {
+    case 'vapi':
+      return { dial: dialVapi, experimental: false };
+    case 'elevenlabs':
+      return { dial: dialElevenLabs, experimental: false };
+    case 'bland':
+      // Its socket protocol is undocumented, read from its browser SDK.
+      return { dial: dialBland, experimental: true };
+    case 'http':
+      return { dial: dialTwilio, experimental: false };
+    case 'retell':
+      return { refused: RETELL_AUDIO_REFUSED };
+    default:
+      return { refused: `Agents of provider ${provider} cannot take audio simulations.` };
+  }
+}

@@ -1,0 +1,317 @@
+/**
+ * The "voice brain" every fake voice agent shares, whatever protocol carries it: it hears the
+ * caller's frames, finds their speech (SpeechDetector for utterances, and the exact last sample
+ * of speech for timing), and answers with real synthesized speech after a configured delay, in
+ * real time (paced 20 ms frames) or in a burst. It records the truth on its own clock
+ * (performance.now()) so tests can check what Callbench measures against what happened.
+ */
+import { durationMs, samplesPerFrame } from '../../src/audio/pcm.js';
+import { startPacer } from '../../src/audio/pacer.js';
+import { SpeechDetector } from '../../src/audio/vad.js';
+import type { JsonObject } from './json.js';
+import { speak, speechBounds } from './fake-voice-speech.js';
+
+export interface BrainOptions {
+  /** Spoken as soon as the call is up; null or absent: the agent waits for the caller. */
+  firstMessage?: string | null;
+  /** The agent's answers, cycled. */
+  replies?: string[];
+  /** Answer this long after the caller's last speech sample reached the fake (default 500). */
+  delayMs?: number;
+  /** Answer this long after the caller STARTS speaking, while they still speak (a talk-over). */
+  talkOverAfterMs?: number;
+  /** After this many answers the agent goes silent (it still listens). */
+  silentAfterTurns?: number;
+  /** Hang up once the answer number N has played out. */
+  hangupAfterTurns?: number;
+  /** Send each answer at once (faster than real time) instead of in paced 20 ms frames. */
+  burst?: boolean;
+  /** Kill the socket abruptly this long after the call started. */
+  dropAfterMs?: number;
+  /** What the agent "heard" of the caller's utterance n (default `[caller speech n]`). */
+  heardTexts?: string[];
+  /** Caller speech over the agent for this long stops the agent (default 300; null: never). */
+  bargeInMs?: number | null;
+  /** ElevenLabs only: ask the caller to run a client tool right after the conversation starts. */
+  clientToolCall?: boolean;
+}
+
+export interface FakeTurn {
+  text: string;
+  /** When the caller's last speech sample reached the fake; null for a talk-over answer. */
+  callerEndMs: number | null;
+  callerStartMs: number | null;
+  /** When the answer's first sample (speech) was handed to the socket. */
+  agentStartMs: number;
+  talkOver: boolean;
+  interrupted: boolean;
+}
+
+export type FakeProtocol = 'vapi' | 'elevenlabs' | 'bland' | 'twilio';
+
+export interface FakeBrainRecord {
+  protocol: FakeProtocol;
+  connectedAtMs: number;
+  callerFrames: number;
+  /** Caller utterances heard, with what the fake says it heard, at their start. */
+  heard: { text: string; atMs: number }[];
+  /** Everything the agent started saying (the first message too). */
+  said: { text: string; atMs: number }[];
+  firstMessageStartMs: number | null;
+  turns: FakeTurn[];
+  interruptions: number;
+  endedBy: 'caller' | 'agent' | 'drop' | null;
+  /** What the caller's side sent to set the call up (Vapi create body, ElevenLabs init, Twilio start). */
+  init: JsonObject | null;
+  marksSent: { name: string; atMs: number }[];
+  marksEchoed: { name: string; atMs: number }[];
+  pongs: number;
+  /** Every other control message the caller's side sent (hang-ups, stops, tool results). */
+  clientMessages: JsonObject[];
+}
+
+/** What a protocol fake does with what the brain decides. */
+export interface BrainLink {
+  rate: number;
+  audio(pcm: Int16Array): void;
+  replyStarted?(text: string): void;
+  /** The last chunk of an answer was sent (a Twilio/Bland mark follows it). */
+  replyEnded?(): void;
+  /** The caller barged in: the agent stopped, its unplayed audio is void. */
+  interrupted(): void;
+  heard?(text: string): void;
+  hangup(): void;
+  drop(): void;
+}
+
+export const DEFAULT_REPLIES = ['Sure, I can help you with that today.'];
+const BARGE_IN_MS = 300;
+/** A pause shorter than this is still one stretch of the caller's speech. */
+const SPEECH_GAP_MS = 150;
+
+export function newBrainRecord(protocol: FakeProtocol): FakeBrainRecord {
+  return {
+    protocol,
+    connectedAtMs: performance.now(),
+    callerFrames: 0,
+    heard: [],
+    said: [],
+    firstMessageStartMs: null,
+    turns: [],
+    interruptions: 0,
+    endedBy: null,
+    init: null,
+    marksSent: [],
+    marksEchoed: [],
+    pongs: 0,
+    clientMessages: [],
+  };
+}
+
+/** Every line a brain may say, synthesized ahead at each rate, so answers are never late. */
+export async function prepareSpeech(options: BrainOptions, rates: number[]): Promise<void> {
+  const lines = [...(options.replies ?? DEFAULT_REPLIES), options.firstMessage ?? null];
+  await Promise.all(
+    rates.flatMap((rate) => lines.filter((l): l is string => !!l).map((l) => speak(l, rate))),
+  );
+}
+
+interface Reply {
+  turn: FakeTurn | null;
+  until: number;
+  stop(): void;
+  bargeSince: number | null;
+}
+
+export class VoiceBrain {
+  private readonly detector: SpeechDetector;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private lastLoudMs = 0;
+  private loudFrameAt = -Infinity;
+  private utterance: { startMs: number; answered: boolean; closed: boolean } | null = null;
+  private replyTimer: NodeJS.Timeout | null = null;
+  private reply: Reply | null = null;
+  private over = false;
+
+  constructor(
+    private readonly options: BrainOptions,
+    private readonly link: BrainLink,
+    readonly record: FakeBrainRecord,
+  ) {
+    this.detector = new SpeechDetector(link.rate, { endMs: 600 });
+  }
+
+  /** The call is up: the first message, and the drop if one is planned. */
+  start(): void {
+    const { dropAfterMs, firstMessage } = this.options;
+    if (dropAfterMs !== undefined)
+      this.after(dropAfterMs, () => {
+        this.record.endedBy = 'drop';
+        this.stop();
+        this.link.drop();
+      });
+    if (firstMessage) void this.say(firstMessage, null);
+  }
+
+  /** One frame of the caller, as it arrived. */
+  feed(frame: Int16Array): void {
+    if (this.over) return;
+    const now = performance.now();
+    this.record.callerFrames++;
+    const [, end] = speechBounds(frame);
+    if (end > 0) this.lastLoudMs = now + (end * 1000) / this.link.rate;
+    for (const event of this.detector.feed(frame, now)) {
+      if (event.type === 'start') this.utteranceStarted(event.atMs);
+      else this.utteranceEnded();
+    }
+    if (end > 0) this.callerSpoke(now);
+  }
+
+  /** The call is over: nothing more is said or scheduled. */
+  stop(): void {
+    this.over = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    this.reply?.stop();
+    this.reply = null;
+  }
+
+  private after(ms: number, fn: () => void): NodeJS.Timeout {
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        if (!this.over) fn();
+      },
+      Math.max(0, ms),
+    );
+    this.timers.add(timer);
+    return timer;
+  }
+
+  private utteranceStarted(startMs: number): void {
+    this.utterance = { startMs, answered: false, closed: false };
+    const { talkOverAfterMs } = this.options;
+    if (talkOverAfterMs === undefined) return;
+    this.utterance.answered = true;
+    this.after(startMs + talkOverAfterMs - performance.now(), () =>
+      this.answer({ callerEndMs: null, talkOver: true }),
+    );
+  }
+
+  private utteranceEnded(): void {
+    this.closeUtterance();
+  }
+
+  private closeUtterance(): void {
+    const u = this.utterance;
+    if (!u || u.closed) return;
+    u.closed = true;
+    const n = this.record.heard.length;
+    const text = this.options.heardTexts?.[n] ?? `[caller speech ${n + 1}]`;
+    this.record.heard.push({ text, atMs: u.startMs });
+    this.link.heard?.(text);
+  }
+
+  /** A frame with speech: the caller may be barging in, and the answer waits for them to stop. */
+  private callerSpoke(now: number): void {
+    this.watchBargeIn(now);
+    this.loudFrameAt = now;
+    const u = this.utterance;
+    if (!u || u.answered) return;
+    if (this.replyTimer) clearTimeout(this.replyTimer);
+    const callerEndMs = this.lastLoudMs;
+    const wait = callerEndMs + (this.options.delayMs ?? 500) - performance.now();
+    this.replyTimer = this.after(wait, () => this.answer({ callerEndMs, talkOver: false }));
+  }
+
+  private watchBargeIn(now: number): void {
+    const reply = this.reply;
+    const limit = this.options.bargeInMs === undefined ? BARGE_IN_MS : this.options.bargeInMs;
+    if (!reply || limit === null || reply.turn?.talkOver || now >= reply.until) return;
+    if (reply.bargeSince === null || now - this.loudFrameAt > SPEECH_GAP_MS) reply.bargeSince = now;
+    else if (now - reply.bargeSince >= limit) this.interrupt(reply);
+  }
+
+  private interrupt(reply: Reply): void {
+    reply.stop();
+    this.reply = null;
+    this.record.interruptions++;
+    if (reply.turn) reply.turn.interrupted = true;
+    this.link.interrupted();
+  }
+
+  private answer(how: { callerEndMs: number | null; talkOver: boolean }): void {
+    // Still talking: what the caller said meanwhile is taken as a backchannel.
+    if (this.reply) return;
+    const u = this.utterance;
+    if (u) u.answered = true;
+    this.closeUtterance();
+    const n = this.record.turns.length;
+    const { silentAfterTurns } = this.options;
+    if (silentAfterTurns !== undefined && n >= silentAfterTurns) return;
+    const replies = this.options.replies ?? DEFAULT_REPLIES;
+    const text = replies[n % replies.length]!;
+    const turn: FakeTurn = {
+      text,
+      callerEndMs: how.callerEndMs,
+      callerStartMs: u?.startMs ?? null,
+      agentStartMs: Number.NaN,
+      talkOver: how.talkOver,
+      interrupted: false,
+    };
+    this.record.turns.push(turn);
+    void this.say(text, turn);
+  }
+
+  /** Speaks `text`: paced 20 ms frames, or everything at once in a burst. */
+  private async say(text: string, turn: FakeTurn | null): Promise<void> {
+    const pcm = await speak(text, this.link.rate); // prepared ahead: already settled
+    if (this.over) return;
+    const reply: Reply = { turn, until: Infinity, stop: () => undefined, bargeSince: null };
+    this.reply = reply;
+    const started = () => {
+      const at = performance.now();
+      if (turn) turn.agentStartMs = at;
+      else this.record.firstMessageStartMs = at;
+      this.record.said.push({ text, atMs: at });
+      reply.until = at + durationMs(pcm.length, this.link.rate);
+      this.link.replyStarted?.(text);
+    };
+    const finished = () => {
+      this.link.replyEnded?.();
+      this.after(reply.until - performance.now(), () => this.played(reply));
+    };
+    const frame = samplesPerFrame(this.link.rate);
+    if (this.options.burst) {
+      started();
+      for (let i = 0; i < pcm.length; i += frame * 5)
+        this.link.audio(pcm.subarray(i, i + frame * 5));
+      return finished();
+    }
+    const pacer = startPacer({
+      frameMs: 20,
+      onFrame: (i) => {
+        if (i === 0) started();
+        this.link.audio(pcm.subarray(i * frame, (i + 1) * frame));
+        if ((i + 1) * frame < pcm.length) return;
+        pacer.stop();
+        finished();
+      },
+    });
+    reply.stop = () => pacer.stop();
+  }
+
+  /** An answer played out to its end: the agent may hang up now. */
+  private played(reply: Reply): void {
+    if (this.reply !== reply) return;
+    this.reply = null;
+    const { hangupAfterTurns } = this.options;
+    if (!reply.turn || hangupAfterTurns === undefined) return;
+    if (this.record.turns.length < hangupAfterTurns) return;
+    this.after(300, () => {
+      this.record.endedBy = 'agent';
+      this.stop();
+      this.link.hangup();
+    });
+  }
+}
