@@ -58,6 +58,7 @@ export const OPERATION_NAMES = [
   'settings.update',
   'simulations.get',
   'simulations.list',
+  'simulations.recording',
   'tokens.create',
   'tokens.revoke',
   'tools.analytics',

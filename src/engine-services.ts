@@ -5,6 +5,7 @@ import type { EngineServices } from './operations/types.js';
 import type { SecretBox } from './secrets.js';
 import type { Logger } from './server/app.js';
 import type { Store } from './store/index.js';
+import type { Recordings } from './voice/recordings.js';
 import { createToolRuntime } from './tools/deps.js';
 import { createAlertService } from './alerts/service.js';
 import { createAlertEvaluator } from './alerts/evaluator.js';
@@ -14,6 +15,9 @@ import { lead } from './team/leadership.js';
 import { createScheduler } from './schedules/scheduler.js';
 import { createAdapters } from './providers/registry.js';
 import { createSyncService } from './providers/sync.js';
+import { createSpeech } from './speech/index.js';
+import { createRecordings } from './voice/recordings.js';
+import { speechConnections } from './voice/speech-settings.js';
 
 /** What every service is built from: the open store, its secrets, the clock, the event bus. */
 export interface ServiceBase {
@@ -27,7 +31,10 @@ export interface ServiceBase {
 /** What an engine runs in the background, and how it starts (see startBackground). */
 function backgroundWork(
   options: EngineOptions,
-  s: Pick<EngineServices, 'runner' | 'scheduler' | 'evaluator' | 'sync' | 'events'> & {
+  s: Pick<
+    EngineServices,
+    'runner' | 'scheduler' | 'evaluator' | 'sync' | 'events' | 'recordings'
+  > & {
     log: Logger;
   },
 ) {
@@ -42,7 +49,13 @@ function backgroundWork(
   return async (what: { simulations: boolean; singletons: boolean }) => {
     const stopRelay = await relayAcrossInstances(options, s);
     if (what.simulations) await runner.start();
-    if (!what.singletons) return stopRelay;
+    // Recordings live in each instance's own data dir: each sweeps its own.
+    const stopSweeping = sweepRecordings(s.recordings, logError);
+    if (!what.singletons)
+      return async () => {
+        stopSweeping();
+        await stopRelay();
+      };
     let stopEvaluator: (() => void) | null = null;
     const startSingletons = async () => {
       scheduler.start(logError);
@@ -58,7 +71,10 @@ function backgroundWork(
     };
     if (!options.databaseUrl) {
       await startSingletons();
-      return stopSingletons;
+      return async () => {
+        stopSweeping();
+        await stopSingletons();
+      };
     }
     const leadership = lead({
       url: options.databaseUrl,
@@ -69,10 +85,25 @@ function backgroundWork(
       retryMs: options.leaderRetryMs,
     });
     return async () => {
+      stopSweeping();
       await leadership.stop();
       await stopRelay();
     };
   };
+}
+
+const HOUR_MS = 3_600_000;
+
+/** Removes expired and orphaned recordings now and every hour; answers how to stop. */
+function sweepRecordings(recordings: Recordings, log: (m: string) => void): () => void {
+  const sweep = () =>
+    void recordings
+      .sweep(Date.now())
+      .catch((err: unknown) => log(`sweeping recordings failed: ${(err as Error).message}`));
+  sweep();
+  const timer = setInterval(sweep, HOUR_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /**
@@ -120,6 +151,8 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
     events,
   });
   const adapters = createAdapters(options.providerRetry);
+  const speech = createSpeech({ connections: () => speechConnections(store, secrets) });
+  const recordings = createRecordings({ dataDir: options.dataDir, store, log: logError });
   const sync = createSyncService({ store, secrets, clock, events, adapters, log: logError });
   const alerts = createAlertService({
     store,
@@ -141,6 +174,8 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
     modelPolicy: options.modelPolicy,
     leaseMs: options.leaseMs,
     concurrency: options.workerConcurrency,
+    speech,
+    recordings,
     log: logError,
   });
   const partial = {
@@ -155,6 +190,8 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
     llmDefault,
     runner,
     simulationDefaults,
+    speech,
+    recordings,
   };
   const scheduler = createScheduler(partial);
   const services: EngineServices = { ...partial, scheduler };

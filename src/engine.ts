@@ -120,6 +120,7 @@ async function prepareStore(
 async function stopRunning(r: Running): Promise<void> {
   await r.stopBackground?.();
   await r.services.runner.stop();
+  await r.services.speech.close();
   await r.services.sync.stop();
   await r.store.close();
   r.releaseLock?.();

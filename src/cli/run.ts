@@ -31,6 +31,7 @@ interface Simulation {
   error?: string;
   duration_ms: number | null;
   results: { name: string; passed: boolean; reasoning: string }[];
+  audio: { response_latency_ms: { p50: number | null; p90: number | null } } | null;
 }
 interface ErrorBody {
   error?: { message?: string; details?: { path: string; message: string }[] };
@@ -47,6 +48,8 @@ interface Row {
   failed: string[];
   error: string | undefined;
   seconds: number;
+  /** Audio simulations: response latency p50/p90. */
+  latency: string;
 }
 
 type Call = <T>(method: string, path: string, body?: unknown) => Promise<T>;
@@ -84,7 +87,7 @@ function api(base: string, key: string): Call {
 }
 
 const USAGE =
-  'Usage: callbench run <scenario id or name> [--workspace W] [--var name=value ...] [--runs N] [--wait] [--junit FILE] [--json]';
+  'Usage: callbench run <scenario id or name> [--workspace W] [--var name=value ...] [--runs N] [--channel C] [--mode text|audio] [--wait] [--junit FILE] [--json]';
 
 function options(args: string[]) {
   const { values, positionals } = parseArgs({
@@ -100,6 +103,7 @@ function options(args: string[]) {
       key: { type: 'string' },
       url: { type: 'string' },
       channel: { type: 'string' },
+      mode: { type: 'string' },
     },
   });
   const ref = positionals[0];
@@ -180,13 +184,16 @@ async function rowsOf(call: Call, ws: string, executionId: string): Promise<Row[
       failed: sim.results.filter((r) => !r.passed).map((r) => `${r.name}: ${r.reasoning}`),
       error: sim.error,
       seconds: (sim.duration_ms ?? 0) / 1000,
+      latency: sim.audio
+        ? `${sim.audio.response_latency_ms.p50 ?? '-'}/${sim.audio.response_latency_ms.p90 ?? '-'} ms`
+        : '-',
     });
   }
   return rows;
 }
 
 function printSummary(rows: Row[], state: Execution, out: Out): void {
-  out(['persona', 'agent', 'score', 'passed', 'failed metrics'].join('\t'));
+  out(['persona', 'agent', 'score', 'passed', 'latency p50/p90', 'failed metrics'].join('\t'));
   for (const r of rows)
     out(
       [
@@ -194,6 +201,7 @@ function printSummary(rows: Row[], state: Execution, out: Out): void {
         r.agent,
         r.score ?? '-',
         r.status === 'completed' ? String(r.passed ?? '-') : r.status,
+        r.latency,
         r.error ?? (r.failed.map((f) => f.split(':')[0]).join(', ') || '-'),
       ].join('\t'),
     );
@@ -238,6 +246,7 @@ export async function run(
         variables: o.variables,
         ...(o.runs ? { runs: Number(o.runs) } : {}),
         ...(o.channel ? { channel: o.channel } : {}),
+        ...(o.mode ? { mode: o.mode } : {}),
       },
     );
     err(

@@ -30,6 +30,15 @@ export const METRIC_CONFIGS = {
   max_turns: z.strictObject({ max: z.number().int().min(1).max(1_000) }),
   max_latency_ms: z.strictObject({ max: z.number().positive().max(600_000) }),
   ended_by: z.strictObject({ who: z.enum(['agent', 'caller']) }),
+  /** Audio simulations: the agent's response latency (p90 of the call's turns, or the slowest). */
+  max_response_latency_ms: z.strictObject({
+    max: z.number().positive().max(600_000),
+    on: z.enum(['p90', 'max']).default('p90'),
+  }),
+  /** Audio simulations: connect to the agent's first sound. */
+  max_time_to_first_audio_ms: z.strictObject({ max: z.number().positive().max(600_000) }),
+  /** Audio simulations: total time the agent talked over the caller. */
+  max_talk_over_ms: z.strictObject({ max: z.number().min(0).max(600_000) }),
 } as const;
 
 export type MetricType = keyof typeof METRIC_CONFIGS;

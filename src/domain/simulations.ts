@@ -1,4 +1,5 @@
 /** Shapes of a simulation that the store keeps and the simulation domain makes. */
+import type { TextSource, TurnAudio } from './audio.js';
 
 export interface Turn {
   role: 'caller' | 'agent' | 'tool';
@@ -9,6 +10,12 @@ export interface Turn {
   tool?: { name: string; arguments: unknown; result: unknown; success: boolean | null };
   /** Scripted mode: the expectation on this agent reply, when the script line had one. */
   expectation?: { passed: boolean; problems: string[] };
+  /** Audio mode: when this turn's speech ran on the call's clock. */
+  audio?: TurnAudio;
+  /** Audio mode: where the text came from (the script, the caller model, the provider, STT). */
+  source?: TextSource;
+  /** Audio mode, caller turns: what the provider's speech recognition heard, where it says. */
+  heard?: string;
 }
 
 export interface MetricResult {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isoNow } from '../clock.js';
+import { Percentiles } from '../domain/audio.js';
 import { AppError, conflict, invalidField, notFound } from '../errors.js';
 import { openCredentials } from '../providers/credentials.js';
 import { connectHttpAgent, probeHttpAgent } from '../providers/http-agent.js';
@@ -105,6 +106,12 @@ export const agentOperations = [
           .describe(
             'http agents in the openai format: the model name sent with each request (default "default")',
           ),
+        websocket_url: z
+          .url({ protocol: /^wss?$/ })
+          .optional()
+          .describe(
+            'http agents: where they take audio calls, speaking Twilio Media Streams (Pipecat, LiveKit and most home-built stacks)',
+          ),
       }),
       format: z
         .enum(['openai', 'simple'])
@@ -135,12 +142,18 @@ export const agentOperations = [
           apiKey: credentials.api_key,
           format: format ?? 'simple',
           model: credentials.model,
+          websocketUrl: credentials.websocket_url,
         });
         return withStatus(created ? 201 : 200, await agentView(ctx.store, agent));
       }
       if (format) throw invalidField('format', 'applies to agents with provider "http" only');
       if (credentials.model)
         throw invalidField('credentials.model', 'applies to agents with provider "http" only');
+      if (credentials.websocket_url)
+        throw invalidField(
+          'credentials.websocket_url',
+          'applies to agents with provider "http" only (providers\' audio is reached through their API)',
+        );
       if (!credentials.api_key)
         throw new AppError('validation_error', 400, 'credentials.api_key is required', [
           { path: 'credentials.api_key', message: 'is required' },
@@ -397,6 +410,15 @@ export const agentOperations = [
         }),
       ),
       recommendations: z.array(z.string()),
+      audio: z
+        .object({
+          calls: z.number().int(),
+          response_latency_ms: Percentiles.describe('Over every agent reply of every audio call'),
+          time_to_first_audio_ms: Percentiles.describe('Over the calls'),
+          talk_overs: z.number().int(),
+        })
+        .nullable()
+        .describe("The window's audio simulations of this agent; null when there were none"),
     }),
     async handler({ agent_id, days }, ctx) {
       await getAgent(ctx, agent_id);

@@ -1,6 +1,15 @@
 import { z } from 'zod';
+import {
+  AudioSummary,
+  Percentiles,
+  SIMULATION_MODES,
+  TEXT_SOURCES,
+  TurnAudio,
+} from '../domain/audio.js';
+import { summarize } from '../audio/stats.js';
 import { isoNow } from '../clock.js';
-import { notFound } from '../errors.js';
+import { AppError, notFound } from '../errors.js';
+import { FileAnswer, FileData } from './file-answer.js';
 import { startCheckedExecution } from '../simulations/start.js';
 import type { Execution } from '../store/simulations.js';
 import { Id, pagination, Pagination, Paging, Timestamp, WorkspaceParams } from './common.js';
@@ -18,6 +27,10 @@ const ExecutionSchema = z.object({
   variables: z.record(z.string(), z.string()),
   runs: z.number().int(),
   channel: z.string().nullable(),
+  mode: z
+    .enum(SIMULATION_MODES)
+    .nullable()
+    .describe("The mode asked for every simulation; null: each scenario's own"),
   counts: z.object({
     queued: z.number().int(),
     running: z.number().int(),
@@ -43,14 +56,16 @@ const SimulationSchema = z.object({
   persona_name: NameNow,
   agent_name: NameNow,
   channel: z.string(),
+  mode: z.enum(SIMULATION_MODES).describe('text, or audio (a real audio call)'),
   status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
   created_at: Timestamp,
   started_at: Timestamp.nullable(),
   ended_at: Timestamp.nullable(),
   duration_ms: z.number().int().nullable(),
   end_reason: z
-    .enum(['agent_ended', 'caller_ended', 'max_turns', 'max_duration', 'error'])
-    .nullable(),
+    .enum(['agent_ended', 'caller_ended', 'max_turns', 'max_duration', 'silence', 'error'])
+    .nullable()
+    .describe('silence: audio calls where no one spoke past the silence limit'),
   turns: z.array(
     z.object({
       role: z.enum(['caller', 'agent', 'tool']),
@@ -69,6 +84,14 @@ const SimulationSchema = z.object({
         .object({ passed: z.boolean(), problems: z.array(z.string()) })
         .optional()
         .describe('Scripted lines: the expectation on this agent reply, when the line had one'),
+      audio: TurnAudio.optional().describe(
+        "Audio mode: when this turn's speech ran (ms from connect)",
+      ),
+      source: z.enum(TEXT_SOURCES).optional().describe('Audio mode: where the text came from'),
+      heard: z
+        .string()
+        .optional()
+        .describe("Audio mode, caller turns: what the provider's speech recognition heard"),
     }),
   ),
   score: z.number().nullable(),
@@ -90,6 +113,11 @@ const SimulationSchema = z.object({
     input_tokens: z.number().int(),
     output_tokens: z.number().int(),
   }),
+  audio: AudioSummary.nullable().describe('Audio mode: what the call measured'),
+  recording_url: z
+    .string()
+    .nullable()
+    .describe('Audio mode: the stereo WAV (agent left, caller right), while it is kept'),
   error: z.string().optional(),
 });
 
@@ -133,6 +161,12 @@ export const executionOperations = [
         .describe(
           "Overrides each agent's own channel for this execution: provider (its provider's text chat API), replica (its effective configuration on the replica model), http (agents at a URL)",
         ),
+      mode: z
+        .enum(SIMULATION_MODES)
+        .optional()
+        .describe(
+          "text, or audio (real audio calls through the provider's audio channel); absent: the scenario's audio.enabled",
+        ),
     },
     output: z.object({
       execution: ExecutionSchema.pick({
@@ -143,11 +177,12 @@ export const executionOperations = [
         estimated_completion: true,
       }),
     }),
-    async handler({ workspace_id, scenario_id, variables, runs, channel }, ctx) {
+    async handler({ workspace_id, scenario_id, variables, runs, channel, mode }, ctx) {
       const execution = await startCheckedExecution(ctx, workspace_id, scenario_id, {
         variables: variables ?? {},
         runs: runs ?? 1,
         channel,
+        mode,
       });
       return withStatus(202, { execution });
     },
@@ -175,7 +210,18 @@ export const executionOperations = [
     http: { method: 'GET', path: `${base}/executions/:execution_id` },
     params: { ...WorkspaceParams, execution_id: Id },
     query: { wait: z.coerce.number().min(0).max(120).optional() },
-    output: z.object({ execution: ExecutionSchema }),
+    output: z.object({
+      execution: ExecutionSchema.extend({
+        audio: z
+          .object({
+            calls: z.number().int(),
+            response_latency_ms: Percentiles.describe('Over every agent reply of every audio call'),
+            time_to_first_audio_ms: Percentiles.describe('Over the calls'),
+          })
+          .nullable()
+          .describe('Its audio simulations that ended; null when it has none'),
+      }),
+    }),
     async handler({ workspace_id, execution_id, wait }, ctx) {
       let execution = await getExecution(ctx, workspace_id, execution_id);
       if (wait && !TERMINAL.has(execution.status)) {
@@ -199,7 +245,7 @@ export const executionOperations = [
         });
         execution = await getExecution(ctx, workspace_id, execution_id);
       }
-      return { execution };
+      return { execution: { ...execution, audio: await audioOf(ctx, execution_id) } };
     },
   }),
   defineOperation({
@@ -224,7 +270,8 @@ export const executionOperations = [
     output: z.object({ simulations: z.array(SimulationSchema) }),
     async handler({ workspace_id, execution_id }, ctx) {
       await getExecution(ctx, workspace_id, execution_id);
-      return { simulations: await ctx.store.simulations.simulationsOf(execution_id) };
+      const sims = await ctx.store.simulations.simulationsOf(execution_id);
+      return { simulations: sims.map((s) => presented(s, workspace_id)) };
     },
   }),
   defineOperation({
@@ -246,6 +293,7 @@ export const executionOperations = [
           persona_name: true,
           agent_name: true,
           channel: true,
+          mode: true,
           status: true,
           created_at: true,
           ended_at: true,
@@ -279,7 +327,65 @@ export const executionOperations = [
     async handler({ workspace_id, simulation_id }, ctx) {
       const simulation = await ctx.store.simulations.simulation(workspace_id, simulation_id);
       if (!simulation) throw notFound('simulation', simulation_id);
-      return { simulation };
+      return { simulation: presented(simulation, workspace_id) };
+    },
+  }),
+  defineOperation({
+    name: 'simulations.recording',
+    summary:
+      'The stereo WAV of an audio simulation (agent left, caller right, one clock); Range requests answer 206',
+    http: { method: 'GET', path: `${base}/simulations/:simulation_id/recording` },
+    params: { ...WorkspaceParams, simulation_id: Id },
+    output: FileData,
+    async handler({ workspace_id, simulation_id }, ctx) {
+      const simulation = await ctx.store.simulations.simulation(workspace_id, simulation_id);
+      if (!simulation) throw notFound('simulation', simulation_id);
+      const name = simulation.recording;
+      const size = name === null ? null : await ctx.recordings.size(name);
+      if (name === null || size === null)
+        throw new AppError(
+          'not_found',
+          404,
+          simulation.mode === 'audio'
+            ? `Simulation ${simulation_id} has no recording (not recorded yet, or removed after the retention days)`
+            : `Simulation ${simulation_id} ran in text mode: it has no recording`,
+        );
+      return new FileAnswer('audio/wav', size, (range) => ctx.recordings.read(name, range));
     },
   }),
 ];
+
+/** Latency over an execution's ended audio calls (every agent reply), first audio over the calls. */
+async function audioOf(ctx: OperationContext, executionId: string) {
+  const calls = (await ctx.store.simulations.simulationsOf(executionId)).filter((s) => s.audio);
+  if (!calls.length) return null;
+  return {
+    calls: calls.length,
+    response_latency_ms: summarize(
+      calls.flatMap((c) =>
+        c.turns.flatMap((t) => (t.role === 'agent' && t.latency_ms !== null ? [t.latency_ms] : [])),
+      ),
+    ),
+    time_to_first_audio_ms: summarize(
+      calls.flatMap((c) =>
+        c.audio!.time_to_first_audio_ms === null ? [] : [c.audio!.time_to_first_audio_ms],
+      ),
+    ),
+  };
+}
+
+/** A simulation as answered: where its recording is, never the file's name. */
+function presented<T extends { id: string; recording: string | null; audio: AudioSummary | null }>(
+  sim: T,
+  workspaceId: string,
+) {
+  const { recording, ...rest } = sim;
+  return {
+    ...rest,
+    // Removed after the retention days: the summary says so too.
+    audio: rest.audio && { ...rest.audio, recording: recording !== null },
+    recording_url: recording
+      ? `/api/v1/workspaces/${workspaceId}/simulations/${sim.id}/recording`
+      : null,
+  };
+}

@@ -1,3 +1,4 @@
+import { FileAnswer, fileData } from './file-answer.js';
 import type { z } from 'zod';
 import { assertShallow } from '../json-depth.js';
 import { outputProblems } from './output-check.js';
@@ -95,7 +96,13 @@ export function createInvoker(
 ) {
   const byName = new Map(catalogue.map((op) => [op.name, op]));
 
-  return async function invoke(name: string, raw: unknown, caller: Caller): Promise<InvokeResult> {
+  /** `binary`: the operation's own HTTP route, which streams a file answer as it is. */
+  return async function invoke(
+    name: string,
+    raw: unknown,
+    caller: Caller,
+    how: { binary?: boolean } = {},
+  ): Promise<InvokeResult> {
     const op = byName.get(name);
     if (!op) throw new AppError('unknown_operation', 404, `There is no operation named '${name}'`);
     // Every transport comes through here: HTTP, IPC and the CLI alike.
@@ -118,7 +125,11 @@ export function createInvoker(
     ) {
       throw notFound('workspace', parsed.workspace_id as string);
     }
-    const out = await op.handler(parsed, { ...services, caller });
+    let out = await op.handler(parsed, { ...services, caller });
+    if (out instanceof FileAnswer) {
+      if (how.binary) return { status: op.http?.status ?? 200, data: out };
+      out = await fileData(out);
+    }
     const result: InvokeResult =
       out instanceof WithStatus
         ? { status: out.status, data: out.data }

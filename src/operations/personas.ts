@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PersonaVoice } from '../domain/audio.js';
 import { conflict, invalidField, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { isoNow } from '../clock.js';
@@ -75,6 +76,9 @@ const fields = {
   difficulty: z.enum(DIFFICULTIES).optional(),
   backgroundNoise: z.enum(BACKGROUND_NOISES).optional(),
   tags: Tags.optional(),
+  voice: PersonaVoice.nullable()
+    .optional()
+    .describe('How the persona sounds in audio simulations; null: the offline system voice'),
 };
 
 const UsageStats = z.object({
@@ -95,7 +99,11 @@ const PersonaFields = {
   updated_at: Timestamp,
   created_by: UserRef,
 };
-export const PersonaSchema = z.object({ ...PersonaFields, prompt: z.string() });
+export const PersonaSchema = z.object({
+  ...PersonaFields,
+  prompt: z.string(),
+  voice: PersonaVoice.nullable(),
+});
 const PersonaListItem = z.object({ ...PersonaFields, usage_stats: UsageStats });
 const PersonaWithUsage = PersonaSchema.extend({ usage_stats: UsageStats });
 const PersonaUpdated = PersonaSchema.pick({
@@ -132,6 +140,7 @@ export const personaOperations = [
         difficulty: input.difficulty ?? 'medium',
         backgroundNoise: input.backgroundNoise ?? 'none',
         tags: input.tags ?? [],
+        voice: input.voice ?? null,
         created_at: now,
         updated_at: now,
         created_by: ctx.caller.user,
@@ -197,19 +206,12 @@ export const personaOperations = [
       }
       const p = await ctx.store.personas.update(workspace_id, persona_id, patch, isoNow(ctx.clock));
       if (!p) throw notFound('persona', persona_id);
-      const { id, name, language, prompt, emotion, difficulty, backgroundNoise, tags, updated_at } =
-        p;
+      // The specification's fields exactly (the voice is in personas.get).
+      const { id, name, language, prompt, emotion, difficulty, backgroundNoise, tags } = p;
       return {
         persona: {
-          id,
-          name,
-          language,
-          prompt,
-          emotion,
-          difficulty,
-          backgroundNoise,
-          tags,
-          updated_at,
+          ...{ id, name, language, prompt, emotion, difficulty, backgroundNoise, tags },
+          updated_at: p.updated_at,
         },
       };
     },

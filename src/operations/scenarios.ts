@@ -1,6 +1,7 @@
 import { IdentifierName } from '../domain/names.js';
 import { z } from 'zod';
 import { ScriptLine } from '../domain/scenarios.js';
+import { ScenarioAudio } from '../domain/audio.js';
 import { isoNow } from '../clock.js';
 import { conflict, invalidField, notFound, validationError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
@@ -49,6 +50,9 @@ const fields = {
   script: z.array(ScriptLine).min(1).max(200).nullable().optional(),
   maxTurns: z.number().int().min(1).max(200).nullable().optional(),
   maxDurationMs: z.number().int().min(1_000).max(3_600_000).nullable().optional(),
+  audio: ScenarioAudio.nullable()
+    .optional()
+    .describe('Run as real audio calls (voices, latency, recording); null or absent: text'),
 };
 
 export const ScenarioSchema = z.object({
@@ -74,6 +78,7 @@ export const ScenarioSchema = z.object({
     .nullable(),
   maxTurns: z.number().int().nullable(),
   maxDurationMs: z.number().int().nullable(),
+  audio: ScenarioAudio.nullable(),
   created_at: Timestamp,
   updated_at: Timestamp,
   created_by: UserRef,
@@ -163,6 +168,7 @@ export const scenarioOperations = [
           script: input.script ?? null,
           maxTurns: input.maxTurns ?? null,
           maxDurationMs: input.maxDurationMs ?? null,
+          audio: input.audio ?? null,
           created_at: now,
           updated_at: now,
           created_by: ctx.caller.user,

@@ -6,6 +6,14 @@ import { isSealed, mask } from '../secrets.js';
 import { defineOperation, type OperationContext } from './types.js';
 import { connectionFor, patchRoles, presentRoles } from '../llm/settings.js';
 import { ROLES } from '../llm/types.js';
+import {
+  patchSpeech,
+  PresentedSpeech,
+  presentSpeech,
+  RECORDING_RETENTION,
+  recordingRetentionDays,
+  SpeechPatch,
+} from '../voice/speech-settings.js';
 import { ConnectionTestSchema } from './common.js';
 import { SIMULATION_LIMITS, simulationSettings } from '../simulations/settings.js';
 
@@ -63,6 +71,12 @@ const SettingsSchema = z.object({
   sync: z
     .object({ intervalMinutes: z.number().int() })
     .describe('Minutes between periodic syncs of connected agents'),
+  speech: PresentedSpeech.describe(
+    'Speech engines of audio simulations beyond the offline system voice (null: not configured)',
+  ),
+  recordings: z
+    .object({ retentionDays: z.number().int() })
+    .describe('Days a recording of an audio call is kept'),
   network: z
     .object({ maxResponseMiB: z.number() })
     .describe(
@@ -139,6 +153,8 @@ async function present(ctx: OperationContext) {
     simulations: await simulationSettings(ctx.store, ctx.simulationDefaults),
     sync: { intervalMinutes: await ctx.sync.intervalMinutes() },
     network: { maxResponseMiB: responseCap() / MIB },
+    speech: await presentSpeech(ctx.store, ctx.secrets),
+    recordings: { retentionDays: await recordingRetentionDays(ctx.store) },
   };
 }
 
@@ -161,9 +177,25 @@ export const settingsOperations = [
       simulations: SimulationsPatch.optional(),
       sync: z.strictObject({ intervalMinutes: z.number().int().min(1).max(59) }).optional(),
       network: z.strictObject({ maxResponseMiB: z.number().min(1).max(1_024) }).optional(),
+      speech: SpeechPatch.optional(),
+      recordings: z
+        .strictObject({
+          retentionDays: z.number().int().min(RECORDING_RETENTION.min).max(RECORDING_RETENTION.max),
+        })
+        .optional(),
     },
     output: SettingsSchema,
-    async handler({ smtp, llm, simulations, sync, network }, ctx) {
+    async handler({ smtp, llm, simulations, sync, network, speech, recordings }, ctx) {
+      if (speech) {
+        const patched = await patchSpeech(ctx.store, ctx.secrets, speech);
+        if (patched.errors.length)
+          throw validationError(
+            patched.errors.map((e) => `${e.path} ${e.message}`).join('; '),
+            patched.errors,
+          );
+        await ctx.store.settings.set('speech', patched.speech, isoNow(ctx.clock));
+      }
+      if (recordings) await ctx.store.settings.set('recordings', recordings, isoNow(ctx.clock));
       if (network) {
         await ctx.store.settings.set('network', network, isoNow(ctx.clock));
         await applyNetworkSettings(ctx.store);

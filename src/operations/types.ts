@@ -12,6 +12,8 @@ import type { AlertEvaluator } from '../alerts/evaluator.js';
 import type { ModelConnection } from '../llm/types.js';
 import type { SimulationRunner } from '../simulations/runner.js';
 import type { Scheduler } from '../schedules/scheduler.js';
+import type { Speech } from '../speech/index.js';
+import type { Recordings } from '../voice/recordings.js';
 
 /** Who is calling: an API key, a workspace token, or the desktop user over IPC. */
 export type Caller =
@@ -34,6 +36,10 @@ export interface EngineServices {
   /** Simulation pool size and limits where the settings say nothing (the engine's options). */
   simulationDefaults: SimulationSettings;
   scheduler: Scheduler;
+  /** Voices and speech-to-text of audio simulations. */
+  speech: Speech;
+  /** Recordings of audio calls in the data dir. */
+  recordings: Recordings;
 }
 
 export interface OperationContext extends EngineServices {

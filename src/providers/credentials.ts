@@ -10,6 +10,8 @@ export interface AgentCredentials {
   format?: 'openai' | 'simple';
   /** Agents reached over HTTP in the openai format: the model name sent with each request. */
   model?: string;
+  /** Agents reached over HTTP: where they take audio calls (Twilio Media Streams over WebSocket). */
+  websocketUrl?: string;
 }
 
 export const sealCredentials = (secrets: SecretBox, creds: AgentCredentials) =>

@@ -35,6 +35,8 @@ export interface HttpAgentInput {
   apiKey?: string;
   format: 'openai' | 'simple';
   model?: string;
+  /** Where it takes audio calls (Twilio Media Streams over WebSocket). */
+  websocketUrl?: string;
 }
 
 /** Connects (or reconnects, renewing how it is reached) an agent reached at a URL of the tester's. */
@@ -49,6 +51,7 @@ export async function connectHttpAgent(
     apiKey: input.apiKey,
     format: input.format,
     model: input.model,
+    websocketUrl: input.websocketUrl,
   });
   const existing = await store.agents.findByProvider('http', input.name);
   const now = isoNow(clock);

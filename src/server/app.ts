@@ -1,9 +1,10 @@
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { AppError, forbidden, unauthorized, validationError } from '../errors.js';
 import { assertShallow } from '../json-depth.js';
 import type { Invoke } from '../operations/invoke.js';
+import { FileAnswer, parseRange } from '../operations/file-answer.js';
 import type { Caller, Operation } from '../operations/types.js';
 import type { Authenticate } from './auth.js';
 import { failure, success, toAppError } from './envelope.js';
@@ -141,6 +142,20 @@ function inputOf(op: Operation, req: FastifyRequest): Record<string, unknown> {
   return { ...query, ...bodyFields, ...params };
 }
 
+/** A file answer as bytes, whole or the one range asked for. */
+function sendFile(req: FastifyRequest, reply: FastifyReply, file: FileAnswer) {
+  const range = parseRange(req.headers.range, file.size);
+  reply.header('accept-ranges', 'bytes').type(file.contentType);
+  if (range === 'unsatisfiable')
+    return reply.code(416).header('content-range', `bytes */${file.size}`).send();
+  if (!range) return reply.header('content-length', file.size).send(file.read());
+  return reply
+    .code(206)
+    .header('content-range', `bytes ${range.start}-${range.end}/${file.size}`)
+    .header('content-length', range.end - range.start + 1)
+    .send(file.read(range));
+}
+
 export function buildServer(opts: ServerOptions): FastifyInstance {
   const app = Fastify({
     bodyLimit: 1024 * 1024,
@@ -194,7 +209,10 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
       method: op.http.method,
       url: op.http.path,
       handler: async (req, reply) => {
-        const { status, data } = await opts.invoke(op.name, inputOf(op, req), req.caller!);
+        const { status, data } = await opts.invoke(op.name, inputOf(op, req), req.caller!, {
+          binary: true,
+        });
+        if (data instanceof FileAnswer) return sendFile(req, reply, data);
         reply.code(status).send(success(req.url, data));
       },
     });

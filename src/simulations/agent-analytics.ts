@@ -1,3 +1,4 @@
+import { summarize } from '../audio/stats.js';
 import type { Store } from '../store/index.js';
 import type { EndedForAgent } from '../store/simulations.js';
 import type { MetricResult } from './scoring.js';
@@ -89,6 +90,7 @@ export async function agentAnalytics(store: Store, agentId: string, days: number
     .sort((a, b) => a.category.localeCompare(b.category));
   const overallScore = mean(current.map((r) => r.score).filter((s): s is number => s !== null));
   const simulations = simulationCounts(current);
+  const audio = await audioFigures(store, agentId, new Date(from).toISOString(), now);
   const advice = recommend(categoryBreakdown, current.length);
   if (simulations.errored)
     advice.unshift(
@@ -104,6 +106,26 @@ export async function agentAnalytics(store: Store, agentId: string, days: number
       : null,
     categoryBreakdown: categoryBreakdown.map(({ previous: _p, ...c }) => c),
     recommendations: advice,
+    audio,
+  };
+}
+
+/** The window's audio calls: latency over every reply of every call, first audio over the calls. */
+async function audioFigures(store: Store, agentId: string, fromIso: string, now: number) {
+  const calls = await store.simulations.audioForAgent(
+    agentId,
+    fromIso,
+    new Date(now).toISOString(),
+  );
+  if (!calls.length) return null;
+  const firsts = calls.flatMap((c) =>
+    c.audio.time_to_first_audio_ms === null ? [] : [c.audio.time_to_first_audio_ms],
+  );
+  return {
+    calls: calls.length,
+    response_latency_ms: summarize(calls.flatMap((c) => c.latencies)),
+    time_to_first_audio_ms: summarize(firsts),
+    talk_overs: calls.reduce((n, c) => n + c.audio.talk_over.count, 0),
   };
 }
 

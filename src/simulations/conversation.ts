@@ -3,6 +3,7 @@ import type { ModelClient } from '../llm/types.js';
 import type { Usage } from '../llm/types.js';
 import type { Persona } from '../store/personas.js';
 import type { Scenario } from '../store/scenarios.js';
+import type { ScriptLine } from '../domain/scenarios.js';
 import { callerInstructions, fill, stripEnd } from './caller.js';
 import type { AgentUnderTest } from './agent-under-test.js';
 import type { EndReason, Turn } from './scoring.js';
@@ -52,13 +53,13 @@ function unlessAborted<T>(step: Promise<T>, signal: AbortSignal | undefined): Pr
 }
 
 /** A caller: the next line of the script, or the caller model's next turn. */
-function makeCaller({
+export function makeCaller({
   scenario,
   persona,
   variables,
   callerModel: model,
   usage,
-}: ConversationSetup) {
+}: Pick<ConversationSetup, 'scenario' | 'persona' | 'variables' | 'callerModel' | 'usage'>) {
   if (scenario.script) {
     const lines = scenario.script;
     let i = 0;
@@ -154,19 +155,33 @@ async function takeTurns(
 
     const expect = caller.expectation();
     if (expect) {
-      const problems: string[] = [];
-      if (expect.contains && !reply.text.toLowerCase().includes(expect.contains.toLowerCase()))
-        problems.push(`did not say "${expect.contains}"`);
-      if (expect.regex && patternProblem(expect.regex))
-        problems.push(`could not be checked: /${expect.regex}/ ${patternProblem(expect.regex)}`);
-      else if (expect.regex && !compileUserPattern(expect.regex, 'i').test(reply.text))
-        problems.push(`did not match /${expect.regex}/`);
-      if (expect.toolCalled && !reply.toolTurns.some((t) => t.tool?.name === expect.toolCalled))
-        problems.push(`did not call ${expect.toolCalled}`);
+      const problems = expectationProblems(expect, reply.text, reply.toolTurns);
       turns[turns.length - 1]!.expectation = { passed: problems.length === 0, problems };
       if (problems.length)
         failedExpectations.push(`After "${said.text}" the agent ${problems.join(', ')}.`);
     }
     if (reply.ended) return { turns, endReason: 'agent_ended', failedExpectations };
   }
+}
+
+/** What a reply failed of a script line's expectation (empty when it held). */
+export function expectationProblems(
+  expect: NonNullable<ScriptLine['expect']>,
+  replyText: string,
+  toolTurns: Turn[] | null,
+): string[] {
+  const problems: string[] = [];
+  if (expect.contains && !replyText.toLowerCase().includes(expect.contains.toLowerCase()))
+    problems.push(`did not say "${expect.contains}"`);
+  if (expect.regex && patternProblem(expect.regex))
+    problems.push(`could not be checked: /${expect.regex}/ ${patternProblem(expect.regex)}`);
+  else if (expect.regex && !compileUserPattern(expect.regex, 'i').test(replyText))
+    problems.push(`did not match /${expect.regex}/`);
+  if (expect.toolCalled && toolTurns === null)
+    problems.push(
+      `could not be checked for a call of ${expect.toolCalled}: this audio channel does not report tool calls`,
+    );
+  else if (expect.toolCalled && !toolTurns!.some((t) => t.tool?.name === expect.toolCalled))
+    problems.push(`did not call ${expect.toolCalled}`);
+  return problems;
 }

@@ -30,6 +30,11 @@ import { openAgentChat } from '../providers/agent-chat.js';
 import type { ProviderName } from '../providers/registry.js';
 import type { ProviderAdapter } from '../providers/types.js';
 import { metricsFor, scoreConversation, type MetricResult } from './scoring.js';
+import type { Speech } from '../speech/index.js';
+import type { Recordings } from '../voice/recordings.js';
+import type { AudioOutcome } from '../voice/audio-conversation.js';
+import type { AudioSummary } from '../domain/audio.js';
+import { runAudioConversation } from '../voice/run-audio.js';
 
 export interface RunnerDeps {
   store: Store;
@@ -46,6 +51,10 @@ export interface RunnerDeps {
   leaseMs?: number;
   /** This process's pool size, whatever the settings say (a team server worker's --concurrency). */
   concurrency?: number;
+  /** Voices of audio simulations, and speech-to-text where an audio line carries no text. */
+  speech: Speech;
+  /** Where audio calls are recorded. */
+  recordings: Recordings;
   log: (message: string) => void;
 }
 
@@ -133,7 +142,7 @@ type StoredScenario = NonNullable<Awaited<ReturnType<Store['scenarios']['get']>>
 
 /** Scores a finished conversation: the scorecard's metrics, then the script's expectations. */
 async function scoreOutcome(
-  outcome: Outcome,
+  outcome: Outcome & { audio?: AudioSummary | null },
   scenario: StoredScenario,
   ctx: { store: Store; workspaceId: string; judge: () => ReturnType<typeof modelJudge> | null },
 ): Promise<{ score: number | null; passed: boolean | null; results: MetricResult[] }> {
@@ -144,7 +153,7 @@ async function scoreOutcome(
   const judge = metrics.some((m) => m.type === 'llm_judge') ? ctx.judge() : null;
   const scored = await scoreConversation(
     metrics,
-    { turns: outcome.turns, endReason: outcome.endReason },
+    { turns: outcome.turns, endReason: outcome.endReason, audio: outcome.audio ?? null },
     scorecard?.passThreshold ?? 70,
     judge,
   );
@@ -167,6 +176,75 @@ async function scoreOutcome(
     else if (passed === null) passed = true;
   }
   return { score: scored.score, passed, results };
+}
+
+/** A text conversation with the agent on its channel (its replica, provider chat, or URL). */
+async function converseInText(
+  ctx: RunContext,
+  run: {
+    sim: Simulation;
+    agent: NonNullable<Awaited<ReturnType<Store['agents']['get']>>>;
+    setup: Omit<Parameters<typeof converse>[0], 'agent'>;
+    usage: ReturnType<typeof emptyUsage>;
+    began: number;
+    connection: (role: 'caller' | 'judge' | 'replica') => ModelConnection | null;
+  },
+): Promise<Outcome> {
+  const agentUnderTest = await agentFor(run.sim.channel, run.agent, {
+    deps: ctx.deps,
+    model: (role) => {
+      const found = run.connection(role);
+      if (!found) throw new Error(`no language model is configured for the ${role} role`);
+      return ctx.clientFor(found);
+    },
+    usage: run.usage,
+    began: run.began,
+  });
+  try {
+    return await converse({ ...run.setup, agent: agentUnderTest });
+  } finally {
+    await agentUnderTest.close().catch(() => {});
+  }
+}
+
+/**
+ * How a conversation ended, for the store: its recording kept (audio), then failed, cancelled,
+ * or scored against the scorecard and the script.
+ */
+async function endingOf(
+  deps: RunnerDeps,
+  run: {
+    sim: Simulation & { workspace_id: string };
+    scenario: StoredScenario;
+    outcome: Outcome & Partial<AudioOutcome>;
+    judge: () => ReturnType<typeof modelJudge> | null;
+  },
+): Promise<Ending> {
+  const { sim, outcome } = run;
+  const kept = outcome.wav ? await keepRecording(deps, sim.id, outcome.wav) : null;
+  const audio = outcome.audio ? { ...outcome.audio, recording: kept !== null } : null;
+  const recorded = { audio, recording: kept, turns: outcome.turns };
+  if (outcome.failure)
+    return { status: 'failed', end_reason: 'error', error: outcome.failure, ...recorded };
+  if (outcome.cancelled) return { status: 'cancelled', end_reason: null, ...recorded };
+  const scored = await scoreOutcome(outcome, run.scenario, {
+    store: deps.store,
+    workspaceId: sim.workspace_id,
+    judge: run.judge,
+  });
+  return { status: 'completed', end_reason: outcome.endReason, ...scored, ...recorded };
+}
+
+/** Stores a call's recording; answers its name, or null when it could not be written (said in the log). */
+async function keepRecording(deps: RunnerDeps, simId: string, wav: Buffer): Promise<string | null> {
+  try {
+    return await deps.recordings.save(simId, wav);
+  } catch (err) {
+    deps.log(
+      `the recording of simulation ${simId} could not be written: ${(err as Error).message}`,
+    );
+    return null;
+  }
 }
 
 /** One short model call, no retries: does this connection answer now? */
@@ -220,62 +298,46 @@ async function runSimulation(
     const callerConnection = scenario.script ? null : connection('caller');
     if (!scenario.script && !callerConnection)
       throw new Error('no language model is configured for the caller role');
-    const agentUnderTest = await agentFor(sim.channel, agent, {
-      deps,
-      model: (role) => {
-        const found = connection(role);
-        if (!found) throw new Error(`no language model is configured for the ${role} role`);
-        return clientFor(found);
-      },
-      usage,
-      began,
-    });
     const limits = await simulationSettings(deps.store, deps.defaults);
     const abort = cancellations.holdSignal(sim.execution_id);
-    let outcome;
+    const setup = {
+      scenario,
+      persona,
+      variables,
+      callerModel: callerConnection && clientFor(callerConnection),
+      limits: {
+        maxTurns: scenario.maxTurns ?? limits.maxTurns,
+        maxDurationMs: scenario.maxDurationMs ?? limits.maxDurationMs,
+      },
+      usage,
+      shouldStop: () =>
+        ctx.stopping() || held.lost()
+          ? ('interrupt' as const)
+          : cancellations.isCancelled(sim.execution_id)
+            ? ('cancel' as const)
+            : null,
+      signal: AbortSignal.any([abort.signal, held.signal]),
+    };
+    let outcome: Outcome & Partial<AudioOutcome>;
     try {
-      outcome = await converse({
-        scenario,
-        persona,
-        variables,
-        agent: agentUnderTest,
-        callerModel: callerConnection && clientFor(callerConnection),
-        limits: {
-          maxTurns: scenario.maxTurns ?? limits.maxTurns,
-          maxDurationMs: scenario.maxDurationMs ?? limits.maxDurationMs,
-        },
-        usage,
-        shouldStop: () =>
-          ctx.stopping() || held.lost()
-            ? 'interrupt'
-            : cancellations.isCancelled(sim.execution_id)
-              ? 'cancel'
-              : null,
-        signal: AbortSignal.any([abort.signal, held.signal]),
-      });
+      outcome =
+        sim.mode === 'audio'
+          ? await runAudioConversation(setup, {
+              agent,
+              secrets: deps.secrets,
+              speech: deps.speech,
+              adapters: deps.adapters,
+            })
+          : await converseInText(ctx, { sim, agent, setup, usage, began, connection });
     } finally {
       abort.release();
-      await agentUnderTest.close().catch(() => {});
     }
-    if (outcome.cancelled)
-      return finish({ status: 'cancelled', turns: outcome.turns, end_reason: null });
-    const { score, passed, results } = await scoreOutcome(outcome, scenario, {
-      store: deps.store,
-      workspaceId: sim.workspace_id,
+    const judge = () => {
       // The judge model is reached only when a metric asks for it.
-      judge: () => {
-        const found = connection('judge');
-        return found ? modelJudge(clientFor(found), usage) : null;
-      },
-    });
-    await finish({
-      status: 'completed',
-      turns: outcome.turns,
-      end_reason: outcome.endReason,
-      score,
-      passed,
-      results,
-    });
+      const found = connection('judge');
+      return found ? modelJudge(clientFor(found), usage) : null;
+    };
+    await finish(await endingOf(deps, { sim, scenario, outcome, judge }));
   } catch (err) {
     // Interrupted, it stays running: the next start (or, once its lease lapses, another server)
     // runs it again. With its lease lost, it is no longer ours to record.

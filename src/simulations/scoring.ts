@@ -1,15 +1,19 @@
 export type { MetricResult, Turn } from '../domain/simulations.js';
 import { compileUserPattern, patternProblem } from '../domain/patterns.js';
 import type { MetricConfigOf } from '../domain/metrics.js';
+import type { AudioSummary } from '../domain/audio.js';
 import type { MetricResult, Turn } from '../domain/simulations.js';
 import type { Metric } from '../store/scorecards.js';
 
 /** A turn of a simulated conversation, as the simulation resource records it. */
-export type EndReason = 'agent_ended' | 'caller_ended' | 'max_turns' | 'max_duration' | 'error';
+export type EndReason =
+  'agent_ended' | 'caller_ended' | 'max_turns' | 'max_duration' | 'silence' | 'error';
 
 export interface Conversation {
   turns: Turn[];
   endReason: EndReason;
+  /** Audio simulations: what the call measured. */
+  audio?: AudioSummary | null;
 }
 
 /** Asks the judge model to score a criterion on a conversation: 0 to 100 and its reasoning. */
@@ -139,7 +143,40 @@ async function judgedMetric(
   }
 }
 
+/** Figures only an audio call has: latency from the audio, first sound, talking over the caller. */
+function audioMetric(m: Metric, c: Conversation): MetricResult {
+  const a = c.audio;
+  if (!a)
+    return unevaluated(
+      m,
+      'Only audio simulations measure this (the simulation ran in text mode).',
+      'not an audio simulation',
+    );
+  const within = (figure: number | null, max: number, what: string) =>
+    figure === null
+      ? unevaluated(m, `No ${what} was measured (the agent never answered).`, `no ${what}`)
+      : verdict(m, figure <= max, `The ${what} was ${figure} ms (at most ${max}).`);
+  if (m.type === 'max_response_latency_ms') {
+    const cfg = m.config as MetricConfigOf<'max_response_latency_ms'>;
+    const on = cfg.on ?? 'p90';
+    return within(a.response_latency_ms[on], cfg.max, `${on} response latency`);
+  }
+  if (m.type === 'max_time_to_first_audio_ms') {
+    const cfg = m.config as MetricConfigOf<'max_time_to_first_audio_ms'>;
+    return within(a.time_to_first_audio_ms, cfg.max, 'time to first audio');
+  }
+  const cfg = m.config as MetricConfigOf<'max_talk_over_ms'>;
+  return verdict(
+    m,
+    a.talk_over.total_ms <= cfg.max,
+    `The agent talked over the caller ${a.talk_over.count} time(s), ${a.talk_over.total_ms} ms in all (at most ${cfg.max}).`,
+  );
+}
+
 const DETERMINISTIC: Record<string, (m: Metric, c: Conversation) => MetricResult> = {
+  max_response_latency_ms: audioMetric,
+  max_time_to_first_audio_ms: audioMetric,
+  max_talk_over_ms: audioMetric,
   contains: textMetric,
   not_contains: textMetric,
   regex: regexMetric,

@@ -16,11 +16,16 @@ import type { Channel } from './agent-under-test.js';
 import { simulationSettings, type SimulationSettings } from './settings.js';
 import { channelOf } from '../providers/view.js';
 import type { AgentRecord } from '../store/agents.js';
+import type { SimulationMode } from '../domain/audio.js';
+import type { Speech } from '../speech/index.js';
+import { audioCallProblem, voiceProblems } from '../voice/audio-plan.js';
 
 export interface ExecutionRequest {
   variables: Record<string, string>;
   runs: number;
   channel?: Channel;
+  /** Text or audio for every simulation; absent: the scenario's own (`audio.enabled`). */
+  mode?: SimulationMode;
 }
 
 /** Why `agent` cannot be reached on `channel`, or null when it can. */
@@ -49,6 +54,7 @@ export interface ExecutionDeps {
   llmDefault: ModelConnection | null;
   runner: SimulationRunner;
   simulationDefaults: SimulationSettings;
+  speech: Speech;
 }
 
 /** What an execution would run, and every problem found without touching the network. */
@@ -57,6 +63,7 @@ interface ExecutionPlan {
   scenario: Scenario;
   variables: Record<string, string>;
   channels: Map<string, Channel>;
+  mode: SimulationMode;
   problems: ErrorDetail[];
   /** Models the execution needs, by role (for the reachability check). */
   models: Partial<Record<Role, ModelConnection>>;
@@ -127,6 +134,7 @@ async function planExecution(
       'judge',
       'an llm_judge metric (or the expectedOutcome) needs a language model for the judge role',
     );
+  const mode: SimulationMode = req.mode ?? (scenario.audio?.enabled ? 'audio' : 'text');
   const channels = new Map<string, Channel>();
   for (const agentId of scenario.targetAgents) {
     const agent = await ctx.store.agents.get(agentId);
@@ -144,8 +152,33 @@ async function planExecution(
     const replica = channel === 'replica' ? model('replica') : null;
     if (replica) models.replica = replica;
     channels.set(agentId, channel);
+    if (mode === 'audio' && !problem) {
+      const audioProblem = await audioCallProblem({
+        agent,
+        channel,
+        websocketUrl: websocketUrlOf(ctx, agent),
+        speech: ctx.speech,
+        scripted: Boolean(scenario.script),
+      });
+      if (audioProblem)
+        problems.push({
+          path: req.mode ? 'mode' : 'audio.enabled',
+          message: `agent ${agent.name} (${agentId}) cannot take an audio call: ${audioProblem}`,
+        });
+    }
   }
-  return { workspaceId, scenario, variables, channels, problems, models };
+  if (mode === 'audio') problems.push(...(await personaVoiceProblems(ctx, workspaceId, scenario)));
+  return { workspaceId, scenario, variables, channels, mode, problems, models };
+}
+
+/** Voices of the scenario's personas that cannot speak now. */
+async function personaVoiceProblems(ctx: ExecutionDeps, workspaceId: string, scenario: Scenario) {
+  const personas = [];
+  for (const id of scenario.personas) {
+    const p = await ctx.store.personas.profile(workspaceId, id);
+    if (p) personas.push(p);
+  }
+  return voiceProblems(personas, ctx.speech);
 }
 
 const refuse = (problems: ErrorDetail[]): AppError =>
@@ -186,6 +219,14 @@ function baseUrlOf(ctx: ExecutionDeps, agent: AgentRecord): string | null {
   }
 }
 
+function websocketUrlOf(ctx: ExecutionDeps, agent: AgentRecord): string | null {
+  try {
+    return openCredentials(ctx.secrets, agent)?.websocketUrl ?? null;
+  } catch {
+    return null;
+  }
+}
+
 async function createExecution(ctx: ExecutionDeps, plan: ExecutionPlan, req: ExecutionRequest) {
   const { scenario, channels } = plan;
   const now = ctx.clock.now();
@@ -196,6 +237,7 @@ async function createExecution(ctx: ExecutionDeps, plan: ExecutionPlan, req: Exe
         persona_id,
         agent_id,
         channel: channels.get(agent_id)!,
+        mode: plan.mode,
       })),
     ),
   );
@@ -210,6 +252,7 @@ async function createExecution(ctx: ExecutionDeps, plan: ExecutionPlan, req: Exe
       variables: plan.variables,
       runs: req.runs,
       channel: req.channel ?? null,
+      mode: req.mode ?? null,
       created_at: isoNow(ctx.clock),
       estimated_completion: estimate,
     },

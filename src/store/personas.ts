@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import type { PersonaVoice } from '../domain/audio.js';
 import { fromJson, toJson, type ColumnMap } from './db.js';
 import { pageOf, patchRow, type StoreContext } from './sql/query.js';
 import { RAN, noUsage, usageByIds, type UsageStats } from './usage.js';
@@ -17,13 +18,15 @@ export interface Persona {
   difficulty: string;
   backgroundNoise: string;
   tags: string[];
+  /** How the persona sounds in audio mode; null: the offline system voice. */
+  voice: PersonaVoice | null;
   created_at: string;
   updated_at: string;
   created_by: User;
 }
 
 export type PersonaWithUsage = Persona & { usage_stats: UsageStats };
-export type PersonaListItem = Omit<PersonaWithUsage, 'prompt'>;
+export type PersonaListItem = Omit<PersonaWithUsage, 'prompt' | 'voice'>;
 
 export interface PersonaQuery {
   name?: string;
@@ -41,7 +44,7 @@ export interface PersonaQuery {
 export type PersonaPatch = Partial<
   Pick<
     Persona,
-    'name' | 'language' | 'prompt' | 'emotion' | 'difficulty' | 'backgroundNoise' | 'tags'
+    'name' | 'language' | 'prompt' | 'emotion' | 'difficulty' | 'backgroundNoise' | 'tags' | 'voice'
   >
 >;
 
@@ -54,6 +57,7 @@ interface Row {
   difficulty: string;
   background_noise: string;
   tags: string;
+  voice?: string | null;
   created_at: string;
   updated_at: string;
   created_by_id: string;
@@ -69,6 +73,7 @@ const fromRow = (r: Row): Persona => ({
   difficulty: r.difficulty,
   backgroundNoise: r.background_noise,
   tags: fromJson<string[]>(r.tags),
+  voice: fromJson<PersonaVoice | null>(r.voice ?? null),
   created_at: r.created_at,
   updated_at: r.updated_at,
   created_by: { id: r.created_by_id, name: r.created_by_name },
@@ -110,6 +115,7 @@ const PATCH_COLUMNS: ColumnMap = {
   difficulty: { column: 'difficulty' },
   backgroundNoise: { column: 'background_noise' },
   tags: { column: 'tags', json: true },
+  voice: { column: 'voice', json: true },
 };
 
 const LIST_COLUMNS = sql.raw(
@@ -176,6 +182,7 @@ async function insertPersona({ db }: StoreContext, workspaceId: string, p: Perso
       difficulty: p.difficulty,
       background_noise: p.backgroundNoise,
       tags: toJson(p.tags),
+      voice: p.voice === null ? null : toJson(p.voice),
       created_at: p.created_at,
       updated_at: p.updated_at,
       created_by_id: p.created_by.id,

@@ -1,3 +1,4 @@
+import type { ScenarioAudio } from '../domain/audio.js';
 import type { ScriptLine } from '../domain/scenarios.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { fromJson, toJson, type ColumnMap } from './db.js';
@@ -26,6 +27,8 @@ export interface Scenario {
   script: ScriptLine[] | null;
   maxTurns: number | null;
   maxDurationMs: number | null;
+  /** Audio calls unless an execution says text; null: text. */
+  audio: ScenarioAudio | null;
   created_at: string;
   updated_at: string;
   created_by: User;
@@ -71,6 +74,7 @@ interface Row {
   script: string | null;
   max_turns: number | null;
   max_duration_ms: number | null;
+  audio: string | null;
   created_at: string;
   updated_at: string;
   created_by_id: string;
@@ -91,6 +95,7 @@ const fromRow = (r: Row): Scenario => ({
   script: fromJson(r.script),
   maxTurns: r.max_turns,
   maxDurationMs: r.max_duration_ms,
+  audio: fromJson(r.audio),
   created_at: r.created_at,
   updated_at: r.updated_at,
   created_by: { id: r.created_by_id, name: r.created_by_name },
@@ -109,11 +114,12 @@ const PATCH_COLUMNS: ColumnMap = {
   script: { column: 'script', json: true },
   maxTurns: { column: 'max_turns' },
   maxDurationMs: { column: 'max_duration_ms' },
+  audio: { column: 'audio', json: true },
 };
 
 /** The columns of a Row, from `scenarios s`. */
 const COLUMNS = sql.raw(
-  's.id, s.name, s.prompt, s.prompt_variables, s.personas, s.target_agents, s.scorecard_id, s.tags, s.expected_outcome, s.expected_behavior, s.script, s.max_turns, s.max_duration_ms, s.created_at, s.updated_at, s.created_by_id, s.created_by_name',
+  's.id, s.name, s.prompt, s.prompt_variables, s.personas, s.target_agents, s.scorecard_id, s.tags, s.expected_outcome, s.expected_behavior, s.script, s.max_turns, s.max_duration_ms, s.audio, s.created_at, s.updated_at, s.created_by_id, s.created_by_name',
 );
 
 /** ORDER BY keys of each sort; usage counts the simulations each scenario ran. */
@@ -201,6 +207,7 @@ function scenarioWrites({ db }: StoreContext) {
           script: s.script === null ? null : toJson(s.script),
           max_turns: s.maxTurns,
           max_duration_ms: s.maxDurationMs,
+          audio: s.audio === null ? null : toJson(s.audio),
           created_at: s.created_at,
           updated_at: s.updated_at,
           created_by_id: s.created_by.id,

@@ -1,3 +1,4 @@
+import type { AudioSummary, SimulationMode } from '../domain/audio.js';
 import type { MetricResult, Turn, Usage } from '../domain/simulations.js';
 import { sql, type Kysely } from 'kysely';
 import { fromJson, toJson } from './db.js';
@@ -12,6 +13,7 @@ export interface Simulation {
   persona_id: string | null;
   agent_id: string | null;
   channel: string;
+  mode: SimulationMode;
   status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
   created_at: string;
   started_at: string | null;
@@ -23,6 +25,10 @@ export interface Simulation {
   passed: boolean | null;
   results: MetricResult[];
   usage: Usage;
+  /** Audio mode: what the call measured (null in text mode, or before it ran). */
+  audio: AudioSummary | null;
+  /** Audio mode: the recording's file name in the data dir, while it is kept. */
+  recording: string | null;
   error?: string;
 }
 
@@ -38,6 +44,8 @@ export interface Execution {
   variables: Record<string, string>;
   runs: number;
   channel: string | null;
+  /** The mode this execution asked for; null: each scenario's own. */
+  mode: SimulationMode | null;
   counts: Record<'queued' | 'running' | 'completed' | 'failed' | 'cancelled', number>;
   avg_score: number | null;
   pass_rate: number | null;
@@ -67,6 +75,7 @@ export interface SimulationSummary extends RunNames {
   persona_id: string | null;
   agent_id: string | null;
   channel: string;
+  mode: SimulationMode;
   status: Simulation['status'];
   created_at: string;
   ended_at: string | null;
@@ -94,6 +103,7 @@ interface SimRow {
   persona_id: string | null;
   agent_id: string | null;
   channel: string;
+  mode: SimulationMode;
   status: Simulation['status'];
   created_at: string;
   started_at: string | null;
@@ -101,6 +111,8 @@ interface SimRow {
   duration_ms: number | null;
   end_reason: string | null;
   turns: string;
+  audio: string | null;
+  recording: string | null;
   score: number | null;
   passed: number | null;
   results: string;
@@ -117,6 +129,7 @@ const simFromRow = (r: SimRow): Simulation => ({
   persona_id: r.persona_id,
   agent_id: r.agent_id,
   channel: r.channel,
+  mode: r.mode,
   status: r.status,
   created_at: r.created_at,
   started_at: r.started_at,
@@ -128,12 +141,14 @@ const simFromRow = (r: SimRow): Simulation => ({
   passed: r.passed === null ? null : r.passed === 1,
   results: fromJson(r.results),
   usage: fromJson(r.usage),
+  audio: fromJson(r.audio),
+  recording: r.recording,
   ...(r.error ? { error: r.error } : {}),
 });
 
 /** The columns of a SimRow, from `simulations s`. */
 const SIM_COLUMNS = sql.raw(
-  's.id, s.execution_id, s.scenario_id, s.persona_id, s.agent_id, s.channel, s.status, s.created_at, s.started_at, s.ended_at, s.duration_ms, s.end_reason, s.turns, s.score, s.passed, s.results, s.usage, s.error, s.attempts, s.workspace_id',
+  's.id, s.execution_id, s.scenario_id, s.persona_id, s.agent_id, s.channel, s.mode, s.status, s.created_at, s.started_at, s.ended_at, s.duration_ms, s.end_reason, s.turns, s.score, s.passed, s.results, s.usage, s.audio, s.recording, s.error, s.attempts, s.workspace_id',
 );
 
 const round = (n: number | null) => (n === null ? null : Math.round(n * 100) / 100);
@@ -148,6 +163,7 @@ interface ExecutionRow {
   variables: string;
   runs: number;
   channel: string | null;
+  mode: string | null;
   cancelled_at: string | null;
 }
 
@@ -172,7 +188,7 @@ async function readExecutions(
   if (ids.length === 0) return out;
   const { rows: executions } = await sql<ExecutionRow>`SELECT e.id, e.scenario_id,
       (SELECT name FROM scenarios WHERE id = e.scenario_id) AS scenario_name,
-      e.estimated_completion, e.created_at, e.variables, e.runs, e.channel, e.cancelled_at
+      e.estimated_completion, e.created_at, e.variables, e.runs, e.channel, e.mode, e.cancelled_at
     FROM executions e WHERE e.workspace_id = ${workspaceId} AND e.id IN (${valueList(ids)})`.execute(
     db,
   );
@@ -221,6 +237,7 @@ async function readExecutions(
       variables: fromJson(e.variables),
       runs: e.runs,
       channel: e.channel,
+      mode: e.mode as SimulationMode | null,
       counts,
       avg_score: round(agg.avg),
       pass_rate: round(agg.rate),
@@ -245,6 +262,53 @@ const MAX_ATTEMPTS = 3;
 /** Rows per INSERT of many simulations: well below either database's limit of bound values. */
 const CHUNK = 500;
 
+/** A simulation an execution queues: who calls which agent, how. */
+interface NewSimulation {
+  id: string;
+  persona_id: string;
+  agent_id: string;
+  channel: string;
+  mode: SimulationMode;
+}
+
+/** A new execution's simulations, numbered after the last one queued (inside its transaction). */
+async function insertSimulations(
+  db: Kysely<Tables>,
+  e: { id: string; workspaceId: string; scenarioId: string; created_at: string },
+  sims: {
+    id: string;
+    persona_id: string;
+    agent_id: string;
+    channel: string;
+    mode: SimulationMode;
+  }[],
+): Promise<void> {
+  const { rows } = await sql<{
+    last: number;
+  }>`SELECT COALESCE(MAX(seq), 0) AS last FROM simulations`.execute(db);
+  const next = rows[0]!.last + 1;
+  for (let i = 0; i < sims.length; i += CHUNK) {
+    await db
+      .insertInto('simulations')
+      .values(
+        sims.slice(i, i + CHUNK).map((s, j) => ({
+          id: s.id,
+          workspace_id: e.workspaceId,
+          execution_id: e.id,
+          scenario_id: e.scenarioId,
+          persona_id: s.persona_id,
+          agent_id: s.agent_id,
+          channel: s.channel,
+          mode: s.mode,
+          status: 'queued',
+          created_at: e.created_at,
+          seq: next + i + j,
+        })),
+      )
+      .execute();
+  }
+}
+
 /** Creating and cancelling executions. */
 function executionWrites(ctx: StoreContext) {
   return {
@@ -256,10 +320,11 @@ function executionWrites(ctx: StoreContext) {
         variables: Record<string, string>;
         runs: number;
         channel: string | null;
+        mode: SimulationMode | null;
         created_at: string;
         estimated_completion: string;
       },
-      sims: { id: string; persona_id: string; agent_id: string; channel: string }[],
+      sims: NewSimulation[],
     ): Promise<void> {
       await ctx.atomic(async (db) => {
         // Executions created together number their simulations one after the other: PostgreSQL's
@@ -276,32 +341,11 @@ function executionWrites(ctx: StoreContext) {
             variables: toJson(e.variables),
             runs: e.runs,
             channel: e.channel,
+            mode: e.mode,
             estimated_completion: e.estimated_completion,
           })
           .execute();
-        const { rows } = await sql<{
-          last: number;
-        }>`SELECT COALESCE(MAX(seq), 0) AS last FROM simulations`.execute(db);
-        const next = rows[0]!.last + 1;
-        for (let i = 0; i < sims.length; i += CHUNK) {
-          await db
-            .insertInto('simulations')
-            .values(
-              sims.slice(i, i + CHUNK).map((s, j) => ({
-                id: s.id,
-                workspace_id: e.workspaceId,
-                execution_id: e.id,
-                scenario_id: e.scenarioId,
-                persona_id: s.persona_id,
-                agent_id: s.agent_id,
-                channel: s.channel,
-                status: 'queued',
-                created_at: e.created_at,
-                seq: next + i + j,
-              })),
-            )
-            .execute();
-        }
+        await insertSimulations(db, e, sims);
       });
     },
     async cancel(workspaceId: string, executionId: string, at: string): Promise<void> {
@@ -381,6 +425,7 @@ const summaryFromRow = (r: SummaryRow): SimulationSummary => ({
   persona_name: r.persona_name,
   agent_name: r.agent_name,
   channel: r.channel,
+  mode: r.mode,
   status: r.status,
   created_at: r.created_at,
   ended_at: r.ended_at,
@@ -413,7 +458,7 @@ function simulationReads(ctx: StoreContext) {
         db,
         {
           select: sql`s.id, s.execution_id, s.scenario_id, s.persona_id, s.agent_id,
-            ${sql.raw(RUN_NAMES_SQL)}, s.channel, s.status, s.created_at, s.ended_at, s.duration_ms,
+            ${sql.raw(RUN_NAMES_SQL)}, s.channel, s.mode, s.status, s.created_at, s.ended_at, s.duration_ms,
             s.end_reason, s.score, s.passed, ${ctx.dialect.jsonArrayLength('s.turns')} AS turn_count,
             s.error`,
           from: sql`simulations s WHERE ${where}`,
@@ -597,7 +642,8 @@ function simulationEnds({ db }: StoreContext) {
         | 'passed'
         | 'results'
         | 'usage'
-      > & { error?: string },
+      > &
+        Partial<Pick<Simulation, 'audio' | 'recording'>> & { error?: string },
       heldBy: string,
     ): Promise<boolean> {
       const result = await db
@@ -612,6 +658,8 @@ function simulationEnds({ db }: StoreContext) {
           passed: r.passed === null ? null : Number(r.passed),
           results: toJson(r.results),
           usage: toJson(r.usage),
+          audio: r.audio ? toJson(r.audio) : null,
+          recording: r.recording ?? null,
           error: r.error ?? null,
           lease_owner: null,
         })
@@ -620,6 +668,26 @@ function simulationEnds({ db }: StoreContext) {
         .where('lease_owner', '=', heldBy)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
+    },
+    /** Which of these recording names a simulation still keeps. */
+    async withRecordings(names: string[]): Promise<Set<string>> {
+      const out = new Set<string>();
+      for (let i = 0; i < names.length; i += CHUNK) {
+        const rows = await db
+          .selectFrom('simulations')
+          .select('recording')
+          .where('recording', 'in', names.slice(i, i + CHUNK))
+          .execute();
+        for (const r of rows) if (r.recording) out.add(r.recording);
+      }
+      return out;
+    },
+    async forgetRecording(name: string): Promise<void> {
+      await db
+        .updateTable('simulations')
+        .set({ recording: null })
+        .where('recording', '=', name)
+        .execute();
     },
     async status(id: string): Promise<string | undefined> {
       const row = await db
@@ -657,6 +725,25 @@ function simulationFigures({ db }: StoreContext) {
           AND execution_id IN (SELECT execution_id FROM schedule_runs
             WHERE trig = 'schedule' AND execution_id IS NOT NULL)`.execute(db);
       return rows[0]!;
+    },
+    /** What the agent's audio calls between two times measured: each call's summary and its agent latencies. */
+    async audioForAgent(
+      agentId: string,
+      fromIso: string,
+      toIso: string,
+    ): Promise<{ audio: AudioSummary; latencies: number[] }[]> {
+      const { rows } = await sql<{ audio: string; turns: string }>`SELECT audio, turns
+        FROM simulations
+        WHERE agent_id = ${agentId} AND mode = 'audio' AND audio IS NOT NULL
+          AND status IN ('completed', 'failed')
+          AND COALESCE(ended_at, created_at) >= ${fromIso}
+          AND COALESCE(ended_at, created_at) <= ${toIso}`.execute(db);
+      return rows.map((r) => ({
+        audio: fromJson<AudioSummary>(r.audio),
+        latencies: fromJson<Turn[]>(r.turns).flatMap((t) =>
+          t.role === 'agent' && t.latency_ms !== null ? [t.latency_ms] : [],
+        ),
+      }));
     },
     /** Scores and metric results of an agent's simulations that ran between two times. */
     async scoredForAgent(

@@ -40,6 +40,7 @@ async function engineWith(count: number, marked: number) {
         difficulty: 'medium',
         backgroundNoise: 'none',
         tags: ['bench', WORDS[i % 10]!.toLowerCase()],
+        voice: null,
         created_at: at,
         updated_at: at,
         created_by: { id: 'usr_bench', name: 'bench' },

@@ -48,6 +48,7 @@ async function seeded(count: number): Promise<string> {
           variables: {},
           runs: 20,
           channel: null,
+          mode: null,
           created_at: now,
           estimated_completion: now,
         },
@@ -56,6 +57,7 @@ async function seeded(count: number): Promise<string> {
           persona_id: persona,
           agent_id: 'agt_b',
           channel: 'replica',
+          mode: 'text' as const,
         })),
       );
     }

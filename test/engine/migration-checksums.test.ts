@@ -32,6 +32,14 @@ const SHIPPED_SQLITE: Record<number, { name: string; checksum: string }> = {
     name: 'schedule runs',
     checksum: 'c1b776dcef16948c1a7ef8f63787574c5866eaf5a4631542e43dda50288fcab2',
   },
+  7: {
+    name: 'simulation leases',
+    checksum: 'a52eb7ea00780a147a519148406fefb8e35df10a421fb1aedf04de4faee378d8',
+  },
+  8: {
+    name: 'audio simulations',
+    checksum: 'e13ab45ca3e6bbe2636dfe1679bdb8471ac9f6bd6a98d042bb0f1bbfa4b82a66',
+  },
 };
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');

@@ -116,6 +116,8 @@ describe('agent analytics: GET /v1/agents/{id}/analytics', () => {
         'Improve accuracy: 60 is below 80; most common issue: Correct: wrong delivery date (1x).',
         'accuracy fell from 90 to 60 against the previous window: look at configuration changes in that time.',
       ],
+      // No audio simulation in the window.
+      audio: null,
     });
   });
 

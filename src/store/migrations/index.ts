@@ -5,6 +5,7 @@ import { m004Alerts } from './004-alerts.js';
 import { m005Simulations } from './005-simulations.js';
 import { m006ScheduleRuns } from './006-schedule-runs.js';
 import { m007SimulationLeases } from './007-simulation-leases.js';
+import { m008AudioSimulations } from './008-audio-simulations.js';
 
 import type { Migration } from './migration.js';
 
@@ -19,4 +20,5 @@ export const migrations: Migration[] = [
   m005Simulations,
   m006ScheduleRuns,
   m007SimulationLeases,
+  m008AudioSimulations,
 ];

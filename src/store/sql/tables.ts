@@ -133,6 +133,7 @@ export interface Personas {
   updated_at: string;
   created_by_id: string;
   created_by_name: string;
+  voice: string | null;
 }
 
 export interface Scorecards {
@@ -165,6 +166,7 @@ export interface Scenarios {
   updated_at: string;
   created_by_id: string;
   created_by_name: string;
+  audio: string | null;
 }
 
 export interface Executions {
@@ -178,6 +180,7 @@ export interface Executions {
   channel: string | null;
   estimated_completion: string | null;
   cancelled_at: string | null;
+  mode: string | null;
 }
 
 export interface Simulations {
@@ -204,6 +207,9 @@ export interface Simulations {
   seq: number | null;
   lease_owner: string | null;
   lease_until_ms: number | null;
+  mode: Generated<string>;
+  audio: string | null;
+  recording: string | null;
 }
 
 export interface Schedules {

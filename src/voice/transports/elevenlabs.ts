@@ -176,10 +176,16 @@ export const dialElevenLabs: Dial = async (req): Promise<AudioCall> => {
   // Until the conversation has started, the far side's end fails the dial instead of being
   // reported to the loop.
   let decode: ((b64: string) => Int16Array) | null = null;
+  // The loop's events (a class: its methods are called on it, never copied off it).
+  const loop = req.events;
   const events: AgentAudioEvents = {
-    ...req.events,
+    audio: (pcm, eventId) => loop.audio(pcm, eventId),
+    clear: (upto) => loop.clear(upto),
+    agentText: (text) => loop.agentText(text),
+    correctAgentText: (text) => loop.correctAgentText(text),
+    heard: (text) => loop.heard(text),
     ended: (how, detail) => {
-      if (decode) req.events.ended(how, detail);
+      if (decode) loop.ended(how, detail);
     },
   };
   const line = new CallLine(socket, { provider: PROVIDER, events, secret: req.apiKey });

@@ -14,19 +14,21 @@ export const RETELL_AUDIO_REFUSED =
   "from Node needs LiveKit's native, developer-preview SDK and a LiveKit server to test it " +
   'against, which Callbench does not ship. Run Retell agents in text mode.';
 
-export type DialerChoice = { dial: Dial; experimental: boolean } | { refused: string };
+/** A transport, the PCM rate its calls run at (known before dialling), and whether it is experimental. */
+export type DialerChoice =
+  { dial: Dial; sampleRate: number; experimental: boolean } | { refused: string };
 
 export function dialerFor(provider: string): DialerChoice {
   switch (provider) {
     case 'vapi':
-      return { dial: dialVapi, experimental: false };
+      return { dial: dialVapi, sampleRate: 16_000, experimental: false };
     case 'elevenlabs':
-      return { dial: dialElevenLabs, experimental: false };
+      return { dial: dialElevenLabs, sampleRate: 16_000, experimental: false };
     case 'bland':
       // Its socket protocol is undocumented, read from its browser SDK.
-      return { dial: dialBland, experimental: true };
+      return { dial: dialBland, sampleRate: 16_000, experimental: true };
     case 'http':
-      return { dial: dialTwilio, experimental: false };
+      return { dial: dialTwilio, sampleRate: 8_000, experimental: false };
     case 'retell':
       return { refused: RETELL_AUDIO_REFUSED };
     default:

@@ -1,0 +1,279 @@
+import { performance } from 'node:perf_hooks';
+import { FRAME_MS, samplesPerFrame } from '../audio/pcm.js';
+import { startPacer, type Pacer } from '../audio/pacer.js';
+import { PlayoutTimeline } from '../audio/playout.js';
+import { SpeechDetector, type SpeechEvent } from '../audio/vad.js';
+import { StereoRecording } from '../audio/wav.js';
+import type { ScriptLine } from '../domain/scenarios.js';
+import type { AgentAudioEvents, AudioCall } from './transport.js';
+import type { Speech as SpeechSpan } from './call-measures.js';
+
+/**
+ * One audio call on one clock: the caller's frames go out every 20 ms (speech, else silence, never
+ * a gap), the agent's audio is laid on its playout timeline as it arrives and read back frame by
+ * frame for voice activity and the recording. Who speaks when is kept here; what to say next is
+ * the conversation's business (audio-conversation.ts), told through `onAgentTurnEnd`.
+ */
+
+/** A caller line queued to be spoken. */
+export interface Utterance {
+  pcm: Int16Array;
+  /** Where its speech starts and ends within `pcm` (trimming keeps a little silence around it). */
+  speechFromMs: number;
+  speechToMs: number;
+  text: string;
+  source: 'script' | 'model';
+  /** Scripted lines: the expectation on the agent's reply. */
+  expect?: ScriptLine['expect'];
+}
+
+export interface CallerSpeech extends SpeechSpan {
+  utterance: Utterance;
+}
+
+export interface AgentSpeech extends SpeechSpan {
+  /** The agent's audio of this span, kept only where its words need speech-to-text. */
+  pcm: Int16Array[];
+  /** Its words by speech-to-text, where the call already needed them (a model caller listening). */
+  transcript?: string;
+}
+
+/** Something the agent said as text, and when it arrived (ms from connect). */
+export interface TimedText {
+  atMs: number;
+  text: string;
+}
+
+export type CallEnd =
+  { how: 'agent_hangup' } | { how: 'dropped'; detail: string } | { how: 'local' };
+
+export interface LiveCallOptions {
+  /** Most of the call to record (the recording is bounded by it). */
+  maxMs: number;
+  /** Keep the agent's audio per span (for speech-to-text). */
+  keepAgentAudio: boolean;
+  /** Asked every frame; answers whether the call should end now (and why, for the caller). */
+  onFrame: (nowMs: number) => void;
+  /** The agent's speech stopped and nothing more is queued to play: its turn ended. */
+  onAgentTurnEnd: (nowMs: number) => void;
+  /** The far side ended the call (hang-up or drop). */
+  onEnded: (end: CallEnd) => void;
+}
+
+/** The level a sample must reach to count as speech when timing the caller's own line. */
+const AUDIBLE = 104; // about -50 dBFS
+
+/** A line to say, with where its speech starts and ends measured once, off the frames' clock. */
+export function spoken(
+  pcm: Int16Array,
+  rate: number,
+  what: Pick<Utterance, 'text' | 'source'>,
+): Utterance {
+  let first = pcm.findIndex((x) => Math.abs(x) >= AUDIBLE);
+  let last = pcm.length - 1;
+  while (last > 0 && Math.abs(pcm[last]!) < AUDIBLE) last--;
+  if (first < 0) first = last = 0;
+  return {
+    pcm,
+    speechFromMs: (first / rate) * 1000,
+    speechToMs: ((last + 1) / rate) * 1000,
+    ...what,
+  };
+}
+
+/** The receiving half: what a transport reports, stamped with the call's clock. */
+export class CallInbox implements AgentAudioEvents {
+  readonly agentTexts: TimedText[] = [];
+  readonly heardTexts: TimedText[] = [];
+  /** Set once the call is up: before that, audio and events are held with their arrival times. */
+  private target: LiveCall | null = null;
+  private readonly early: { atMs: number; apply: (call: LiveCall) => void }[] = [];
+  endedAs: CallEnd | null = null;
+  onEnd: ((end: CallEnd) => void) | null = null;
+  clock: () => number = () => performance.now();
+
+  private deliver(apply: (call: LiveCall) => void): void {
+    if (this.target) apply(this.target);
+    else this.early.push({ atMs: this.clock(), apply });
+  }
+  attach(call: LiveCall): void {
+    this.target = call;
+    for (const e of this.early.splice(0)) e.apply(call);
+  }
+  audio(pcm: Int16Array, eventId?: number): void {
+    this.deliver((call) => call.agentAudio(pcm, eventId));
+  }
+  clear(uptoEventId?: number): void {
+    this.deliver((call) => call.agentClear(uptoEventId));
+  }
+  agentText(text: string): void {
+    this.agentTexts.push({ atMs: this.target?.nowMs() ?? 0, text });
+  }
+  correctAgentText(text: string): void {
+    const last = this.agentTexts.at(-1);
+    if (last) last.text = text;
+    else this.agentText(text);
+  }
+  heard(text: string): void {
+    this.heardTexts.push({ atMs: this.target?.nowMs() ?? 0, text });
+  }
+  ended(how: 'agent_hangup' | 'dropped', detail: string): void {
+    if (this.endedAs) return;
+    this.endedAs = how === 'dropped' ? { how, detail } : { how };
+    this.onEnd?.(this.endedAs);
+  }
+}
+
+export class LiveCall {
+  readonly rate: number;
+  readonly callerSpeech: CallerSpeech[] = [];
+  readonly agentSpeech: AgentSpeech[] = [];
+  readonly recording: StereoRecording;
+  private readonly frame: number;
+  private readonly playout: PlayoutTimeline;
+  private readonly vad: SpeechDetector;
+  private pacer: Pacer | null = null;
+  private agentReadMs = 0;
+  private speaking: { u: Utterance; pos: number; startMs: number } | null = null;
+  private openAgent: AgentSpeech | null = null;
+  /** The last half second of agent windows: speech-to-text wants the onset the detector confirmed late. */
+  private readonly recent: { atMs: number; pcm: Int16Array }[] = [];
+  private agentTurnOpen = false;
+  private stopped = false;
+
+  constructor(
+    readonly call: AudioCall,
+    private readonly options: LiveCallOptions,
+  ) {
+    this.rate = call.sampleRate;
+    this.frame = samplesPerFrame(this.rate);
+    this.playout = new PlayoutTimeline(this.rate);
+    this.vad = new SpeechDetector(this.rate, { startMs: 250, endMs: 700 });
+    this.recording = new StereoRecording({ sampleRate: this.rate, maxMs: options.maxMs });
+  }
+
+  /** Ms since the call connected (the first caller frame), on the monotonic clock. */
+  nowMs(): number {
+    return this.pacer ? performance.now() - this.pacer.startedAt : 0;
+  }
+
+  start(): void {
+    this.pacer = startPacer({
+      frameMs: FRAME_MS,
+      onFrame: (index) => this.tick(index),
+      onError: (err) => this.options.onEnded({ how: 'dropped', detail: String(err) }),
+    });
+  }
+
+  /** The caller is silent, with nothing queued. */
+  get callerIdle(): boolean {
+    return this.speaking === null;
+  }
+
+  /** The agent is speaking, or has audio queued to play. */
+  agentBusy(nowMs: number): boolean {
+    return this.vad.speaking || this.playout.bufferedAfter(nowMs);
+  }
+
+  /** Starts speaking `u` at the next frame. */
+  say(u: Utterance): void {
+    this.speaking = { u, pos: 0, startMs: -1 };
+  }
+
+  agentAudio(pcm: Int16Array, eventId?: number): void {
+    if (!this.stopped) this.playout.push(pcm, this.nowMs(), eventId);
+  }
+
+  agentClear(uptoEventId?: number): void {
+    this.playout.flush(this.nowMs(), uptoEventId);
+  }
+
+  private tick(index: number): void {
+    if (this.stopped) return;
+    const frameStart = index * FRAME_MS;
+    const out = this.callerFrame(frameStart);
+    this.call.send(out);
+    this.recording.put('caller', frameStart, out);
+    const now = this.nowMs();
+    this.readAgent(now);
+    this.options.onFrame(now);
+  }
+
+  /** The next 20 ms of the caller: its line where one is being said, else silence. */
+  private callerFrame(frameStart: number): Int16Array {
+    const out = new Int16Array(this.frame);
+    const s = this.speaking;
+    if (!s) return out;
+    if (s.startMs < 0) s.startMs = frameStart;
+    const part = s.u.pcm.subarray(s.pos, s.pos + this.frame);
+    out.set(part);
+    s.pos += part.length;
+    if (s.pos >= s.u.pcm.length) {
+      // Timed by the speech itself, not the silence trimming left around it.
+      this.callerSpeech.push({
+        start: s.startMs + s.u.speechFromMs,
+        end: s.startMs + s.u.speechToMs,
+        utterance: s.u,
+      });
+      this.speaking = null;
+    }
+    return out;
+  }
+
+  /** Reads the agent's playout up to now, a frame at a time: voice activity and the recording. */
+  private readAgent(now: number): void {
+    while (this.agentReadMs + FRAME_MS <= now) {
+      const from = this.agentReadMs;
+      const window = this.playout.take(from, from + FRAME_MS);
+      this.recording.put('agent', from, window);
+      if (this.openAgent && this.options.keepAgentAudio) this.openAgent.pcm.push(window);
+      if (this.options.keepAgentAudio) {
+        this.recent.push({ atMs: from, pcm: window });
+        if (this.recent.length > 25) this.recent.shift();
+      }
+      for (const e of this.vad.feed(window, from)) this.onVoice(e);
+      this.agentReadMs += FRAME_MS;
+    }
+    if (this.agentTurnOpen && !this.agentBusy(now)) {
+      this.agentTurnOpen = false;
+      this.options.onAgentTurnEnd(now);
+    }
+  }
+
+  private onVoice(e: SpeechEvent): void {
+    if (e.type === 'start') {
+      // The detector confirms a span ~250 ms after its onset: that audio is already read, and kept.
+      const since = this.recent.filter((w) => w.atMs + FRAME_MS > e.atMs).map((w) => w.pcm);
+      this.openAgent = { start: e.atMs, end: e.atMs, pcm: since };
+      this.agentTurnOpen = true;
+    } else if (this.openAgent) {
+      this.openAgent.end = e.atMs;
+      this.agentSpeech.push(this.openAgent);
+      this.openAgent = null;
+    }
+  }
+
+  /** Stops the frames; a span still open (the call ended mid-sentence) closes where it got to. */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.pacer?.stop();
+    if (this.openAgent) {
+      this.openAgent.end = Math.max(this.openAgent.start, this.agentReadMs);
+      this.agentSpeech.push(this.openAgent);
+      this.openAgent = null;
+    }
+    const s = this.speaking;
+    if (s && s.startMs >= 0)
+      this.callerSpeech.push({
+        start: s.startMs + s.u.speechFromMs,
+        end: s.startMs + Math.min(s.u.speechToMs, (s.pos / this.rate) * 1000),
+        utterance: s.u,
+      });
+    this.speaking = null;
+  }
+
+  pacing() {
+    return this.pacer?.stats() ?? { frames: 0, lateP50Ms: 0, lateP99Ms: 0, lateMaxMs: 0 };
+  }
+}

@@ -1,0 +1,49 @@
+import { DEFAULT_VOICE } from '../domain/audio.js';
+import { openCredentials } from '../providers/credentials.js';
+import type { ProviderAdapter } from '../providers/types.js';
+import type { SecretBox } from '../secrets.js';
+import type { Speech } from '../speech/index.js';
+import type { AgentRecord } from '../store/agents.js';
+import type { ConversationSetup } from '../simulations/conversation.js';
+import { converseByAudio, type AudioOutcome } from './audio-conversation.js';
+import { dialerFor } from './transports/index.js';
+
+/** The wire each provider's audio runs on, by provider. */
+const TRANSPORT_NAMES: Record<string, string> = {
+  vapi: 'vapi',
+  elevenlabs: 'elevenlabs',
+  bland: 'bland',
+  http: 'twilio',
+};
+
+/** Places the audio call of one simulation: the agent's transport, keys, and the persona's voice. */
+export function runAudioConversation(
+  setup: Omit<ConversationSetup, 'agent'>,
+  ctx: {
+    agent: AgentRecord;
+    secrets: SecretBox;
+    speech: Speech;
+    adapters: Record<string, ProviderAdapter>;
+  },
+): Promise<AudioOutcome> {
+  const { agent } = ctx;
+  const dialer = dialerFor(agent.provider);
+  if ('refused' in dialer) throw new Error(dialer.refused);
+  const creds = openCredentials(ctx.secrets, agent);
+  if (!creds) throw new Error('the agent has no credentials (disconnected)');
+  return converseByAudio({
+    ...setup,
+    transport: TRANSPORT_NAMES[agent.provider] ?? agent.provider,
+    dial: dialer.dial,
+    lineRate: dialer.sampleRate,
+    request: {
+      baseUrl: creds.baseUrl ?? ctx.adapters[agent.provider]?.defaultBaseUrl ?? '',
+      apiKey: creds.apiKey ?? '',
+      agentId: agent.providerAgentId,
+      websocketUrl: creds.websocketUrl,
+      variables: setup.variables,
+    },
+    speech: ctx.speech,
+    voice: setup.persona.voice ?? DEFAULT_VOICE,
+  });
+}

@@ -1,0 +1,148 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { utimes } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseWav } from '../../src/audio/wav.js';
+import { createRecordings } from '../../src/voice/recordings.js';
+import { startFakeSpeech, type FakeSpeech } from '../helpers/fake-speech.js';
+import { startFakeVoice, type FakeVoice } from '../helpers/fake-voice.js';
+import type { BrainOptions } from '../helpers/fake-voice-brain.js';
+import { createPersona } from '../helpers/http-agents.js';
+import type { Json } from '../helpers/json.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * Audio simulations end to end through the API: a custom agent on Twilio Media Streams (the fake
+ * answers with real speech after a known delay), the caller voiced by espeak-ng, the agent's words
+ * by speech-to-text from a fake STT server. Measured figures are checked against the fake's truth.
+ */
+
+let s: TestServer | null = null;
+let voice: FakeVoice | null = null;
+let speech: FakeSpeech | null = null;
+
+afterEach(async () => {
+  await s?.stop();
+  await voice?.stop();
+  await speech?.stop();
+  s = voice = speech = null;
+});
+
+async function setUp(brain: BrainOptions, script: { say: string; expect?: Json }[]) {
+  voice = await startFakeVoice(brain);
+  speech = await startFakeSpeech();
+  s = await startServer();
+  await s.call('PATCH', '/v1/settings', {
+    speech: { stt: { baseUrl: `${speech.url}/v1`, apiKey: 'fake-speech-key', model: 'whisper-1' } },
+  });
+  const agent = await s.call('POST', '/v1/agents/connect', {
+    provider: 'http',
+    agent_id: 'pipecat-bot',
+    credentials: { base_url: `${voice.url}/chat`, websocket_url: voice.mediaStreamUrl },
+  });
+  expect(agent.status).toBe(201);
+  const persona = await createPersona(s, 'Dana');
+  const scenario = await s.ws('POST', '/scenarios', {
+    name: 'Order status by voice',
+    prompt: 'Ask about an order.',
+    personas: [persona],
+    targetAgents: [agent.body.id],
+    script,
+    audio: { enabled: true },
+  });
+  expect(scenario.status).toBe(201);
+  return { scenarioId: scenario.body.data.scenario.id as string };
+}
+
+async function runToEnd(scenarioId: string): Promise<Json> {
+  const started = await s!.ws('POST', `/scenarios/${scenarioId}/execute`, {});
+  expect(started.status, JSON.stringify(started.body)).toBe(202);
+  const id = started.body.data.execution.id as string;
+  const done = await s!.ws('GET', `/executions/${id}?wait=60`);
+  expect(done.body.data.execution.status).not.toBe('running');
+  const sims = await s!.ws('GET', `/executions/${id}/simulations`);
+  return sims.body.data.simulations[0];
+}
+
+describe('audio simulations', () => {
+  it('measures the agent’s response latency from the audio, within 40 ms of the truth', async () => {
+    const { scenarioId } = await setUp({ delayMs: 700, replies: ['Your order ships tomorrow.'] }, [
+      { say: 'Hello, where is my order?', expect: { contains: 'ships' } },
+      { say: 'Thank you, goodbye.' },
+    ]);
+    speech!.transcripts.push('Your order ships tomorrow.', 'Your order ships tomorrow.');
+    const sim = await runToEnd(scenarioId);
+    expect(sim.status, sim.error).toBe('completed');
+    expect(sim.mode).toBe('audio');
+    const agentTurns = (sim.turns as Json[]).filter((t) => t.role === 'agent');
+    expect(agentTurns.length).toBeGreaterThanOrEqual(2);
+    const truth = voice!.brains[0]!.turns.filter((t) => t.callerEndMs !== null);
+    expect(truth.length).toBe(agentTurns.length);
+    agentTurns.forEach((turn, i) => {
+      const known = truth[i]!.agentStartMs - truth[i]!.callerEndMs!;
+      expect(Math.abs((turn.latency_ms as number) - known)).toBeLessThanOrEqual(40);
+      expect(turn.source).toBe('stt');
+    });
+    expect(agentTurns[0]!.text).toBe('Your order ships tomorrow.');
+    expect(sim.passed).toBe(true);
+    const audio = sim.audio;
+    expect(audio.transport).toBe('twilio');
+    expect(audio.response_latency_ms.p50).toBeGreaterThan(600);
+    // The fake agent shares this process (its VAD, voice and pacing): the bench measures pacing alone.
+    expect(audio.pacing.late_p99_ms).toBeLessThan(25);
+    expect(audio.recording).toBe(true);
+
+    const wav = await fetch(`${s!.url}${sim.recording_url}`, {
+      headers: { authorization: `Bearer ${s!.key}` },
+    });
+    expect(wav.status).toBe(200);
+    expect(wav.headers.get('content-type')).toContain('audio/wav');
+    const parsed = parseWav(new Uint8Array(await wav.arrayBuffer()));
+    expect(parsed.channels).toBe(2);
+    const range = await fetch(`${s!.url}${sim.recording_url}`, {
+      headers: { authorization: `Bearer ${s!.key}`, range: 'bytes=0-43' },
+    });
+    expect(range.status).toBe(206);
+    expect((await range.arrayBuffer()).byteLength).toBe(44);
+
+    // The speech-to-text key is kept encrypted and answered masked.
+    const settings = await s!.call('GET', '/v1/settings');
+    expect(settings.body.speech.stt.apiKey).not.toContain('fake-speech-key');
+
+    // Past the retention days, the recording goes and the simulation says so.
+    const file = join(s!.dataDir, 'recordings', `${sim.id}.wav`);
+    const old = new Date(Date.now() - 31 * 86_400_000);
+    await utimes(file, old, old);
+    const recordings = createRecordings({ dataDir: s!.dataDir, store: s!.engine.store, log() {} });
+    expect(await recordings.sweep(Date.now())).toBe(1);
+    const after = await s!.ws('GET', `/simulations/${sim.id}`);
+    expect(after.body.data.simulation.recording_url).toBeNull();
+    expect(after.body.data.simulation.audio.recording).toBe(false);
+    expect((await s!.ws('GET', `/simulations/${sim.id}/recording`)).status).toBe(404);
+  }, 60_000);
+
+  it('refuses audio up front where the agent cannot take a call, naming why', async () => {
+    const { scenarioId } = await setUp({}, [{ say: 'Hello.' }]);
+    await s!.call('PATCH', '/v1/settings', { speech: { stt: null } });
+    const refused = await s!.ws('POST', `/scenarios/${scenarioId}/execute`, { mode: 'audio' });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('settings.speech.stt');
+    const replica = await s!.ws('POST', `/scenarios/${scenarioId}/execute`, {
+      mode: 'audio',
+      channel: 'replica',
+    });
+    expect(replica.status).toBe(400);
+  }, 30_000);
+
+  it('ends a call whose line drops as failed, keeping the turns so far', async () => {
+    const { scenarioId } = await setUp({ delayMs: 300, dropAfterMs: 4_000 }, [
+      { say: 'Hello, where is my order?' },
+      { say: 'Are you still there?' },
+      { say: 'Hello?' },
+    ]);
+    speech!.transcripts.push('Sure, I can help you with that today.');
+    const sim = await runToEnd(scenarioId);
+    expect(sim.status).toBe('failed');
+    expect(sim.error).toMatch(/dropped/);
+    expect((sim.turns as Json[]).length).toBeGreaterThan(0);
+  }, 60_000);
+});
