@@ -61,6 +61,7 @@ function ConnectDialog({ open, onClose }: { open: boolean; onClose: () => void }
     agent_id: '',
     api_key: '',
     base_url: '',
+    websocket_url: '',
     format: 'simple' as 'simple' | 'openai',
   });
   const load = useAgents((s) => s.load);
@@ -73,6 +74,7 @@ function ConnectDialog({ open, onClose }: { open: boolean; onClose: () => void }
       credentials: {
         ...(form.api_key ? { api_key: form.api_key } : {}),
         ...(form.base_url ? { base_url: form.base_url } : {}),
+        ...(http && form.websocket_url ? { websocket_url: form.websocket_url } : {}),
       },
     });
     await load();
@@ -128,6 +130,19 @@ function ConnectDialog({ open, onClose }: { open: boolean; onClose: () => void }
               <MenuItem value="simple">simple: {'{messages} → {reply}'}</MenuItem>
               <MenuItem value="openai">OpenAI chat completions</MenuItem>
             </TextField>
+          )}
+          {form.provider === 'http' && (
+            <TextField
+              label="Audio WebSocket URL (optional)"
+              placeholder="wss://my-bot.example/media-stream"
+              value={form.websocket_url}
+              onChange={set('websocket_url')}
+              error={Boolean(fieldError(connect.error, 'credentials.websocket_url'))}
+              helperText={
+                fieldError(connect.error, 'credentials.websocket_url') ??
+                'Where it takes audio calls, speaking Twilio Media Streams (Pipecat, LiveKit...)'
+              }
+            />
           )}
           <ErrorNote error={connect.error} />
         </Stack>
@@ -477,6 +492,16 @@ export function AgentDetail({ id }: { id: string }) {
                   simulations: {analytics.data.simulations.passed} passed,{' '}
                   {analytics.data.simulations.errored} errored
                 </Typography>
+                {analytics.data.audio && (
+                  <Typography aria-label="Audio latency">
+                    {analytics.data.audio.calls} audio calls · response latency p50{' '}
+                    {fmtNum(analytics.data.audio.response_latency_ms.p50, ' ms')} · p90{' '}
+                    {fmtNum(analytics.data.audio.response_latency_ms.p90, ' ms')} · max{' '}
+                    {fmtNum(analytics.data.audio.response_latency_ms.max, ' ms')} · first audio p50{' '}
+                    {fmtNum(analytics.data.audio.time_to_first_audio_ms.p50, ' ms')} ·{' '}
+                    {analytics.data.audio.talk_overs} talk-overs
+                  </Typography>
+                )}
                 {analytics.data.categoryBreakdown.length > 0 && (
                   <BarChart
                     height={260}

@@ -18,6 +18,7 @@ import { useExecutions } from '../stores/resources';
 import { client, useSession, wsInput } from '../stores/session';
 import { changesExecution, useEngineRefresh } from '../stores/events';
 import { SimulationList } from '../ui/SimulationList';
+import { AudioFigures, CallRecording } from '../ui/CallRecording';
 import {
   ErrorNote,
   Page,
@@ -157,6 +158,14 @@ export function ExecutionDetail({ id }: { id: string }) {
           <Typography>
             Pass rate {fmtNum(e.pass_rate, '%')} · average {fmtNum(e.avg_score)}
           </Typography>
+          {e.audio && (
+            <Typography aria-label="Audio latency">
+              {e.audio.calls} audio calls · latency p50{' '}
+              {fmtNum(e.audio.response_latency_ms.p50, ' ms')} · p90{' '}
+              {fmtNum(e.audio.response_latency_ms.p90, ' ms')} · max{' '}
+              {fmtNum(e.audio.response_latency_ms.max, ' ms')}
+            </Typography>
+          )}
         </Stack>
       )}
       <SimulationList
@@ -194,6 +203,16 @@ export function SimulationDetail({ id }: { id: string }) {
     () => void sim.reload(),
   );
   const s = sim.data?.simulation;
+  // Audio: the turn being played is highlighted and kept in view as the recording plays.
+  const [playedMs, setPlayedMs] = useState<number | null>(null);
+  const playing = s?.turns.findIndex(
+    (t) =>
+      playedMs !== null && t.audio && t.audio.start_ms <= playedMs && playedMs < t.audio.end_ms,
+  );
+  useEffect(() => {
+    if (playing === undefined || playing < 0) return;
+    document.querySelector(`[data-turn="${playing}"]`)?.scrollIntoView({ block: 'nearest' });
+  }, [playing]);
   return (
     <Page
       title={
@@ -211,22 +230,33 @@ export function SimulationDetail({ id }: { id: string }) {
               <PassChip passed={s.passed} />
               <Typography>score {fmtNum(s.score)}</Typography>
               <Chip size="small" label={`channel ${s.channel}`} />
+              <Chip size="small" label={`${s.mode} mode`} />
               <Chip size="small" label={`ended: ${s.end_reason ?? '—'}`} />
               <Typography variant="body2">
                 {fmtNum(s.duration_ms, ' ms')} · {s.usage.llm_calls} model calls
               </Typography>
             </Stack>
             {s.error && <Typography color="error">{s.error}</Typography>}
+            {s.audio && <AudioFigures audio={s.audio} />}
+            {s.recording_url && <CallRecording sim={s} onTime={setPlayedMs} />}
             <Stack spacing={1} aria-label="Transcript" role="log">
               {s.turns.map((t, i) => (
                 <Box
                   key={i}
-                  sx={{ maxWidth: '75%', p: 1.2, borderRadius: 2, ...ROLE_STYLE[t.role] }}
+                  sx={{
+                    maxWidth: '75%',
+                    p: 1.2,
+                    borderRadius: 2,
+                    ...ROLE_STYLE[t.role],
+                    ...(i === playing ? { outline: '3px solid', outlineColor: 'error.main' } : {}),
+                  }}
                   data-role={t.role}
+                  data-turn={i}
                 >
                   <Typography variant="caption" component="div" sx={{ opacity: 0.8 }}>
                     {t.role} · {(t.at_ms / 1000).toFixed(1)} s
                     {t.latency_ms !== null ? ` · ${t.latency_ms} ms` : ''}
+                    {t.source ? ` · ${t.source.replace('_', ' ')}` : ''}
                   </Typography>
                   {t.role === 'tool' && t.tool ? (
                     <span>
@@ -236,6 +266,11 @@ export function SimulationDetail({ id }: { id: string }) {
                     </span>
                   ) : (
                     <span>{t.text}</span>
+                  )}
+                  {t.heard !== undefined && t.heard !== t.text && (
+                    <Typography variant="body2" sx={{ opacity: 0.8 }}>
+                      Agent heard: “{t.heard}”
+                    </Typography>
                   )}
                   {t.expectation && !t.expectation.passed && (
                     <Typography variant="body2" color="error">

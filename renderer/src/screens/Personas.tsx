@@ -65,6 +65,63 @@ const SORTS = [
   ['usage', 'Usage'],
 ];
 
+type Voice = NonNullable<PersonaForm['voice']>;
+const VOICE_ENGINES: Record<Voice['engine'], string> = {
+  system: 'System voice (offline)',
+  openai: 'OpenAI-compatible',
+  elevenlabs: 'ElevenLabs',
+};
+
+/** How the persona sounds in audio simulations: an engine, a voice of it, a speed. */
+function VoiceFields({
+  voice,
+  onChange,
+  error,
+}: {
+  voice: Voice | null;
+  onChange: (voice: Voice | null) => void;
+  error: (k: string) => string | undefined;
+}) {
+  const v = voice ?? { engine: 'system' as const, voiceId: null, speed: null };
+  return (
+    <Stack direction="row" spacing={1} role="group" aria-label="Voice in audio simulations">
+      <TextField
+        select
+        label="Voice engine"
+        value={v.engine}
+        onChange={(e) => onChange({ ...v, engine: e.target.value as Voice['engine'] })}
+        error={Boolean(error('engine'))}
+        helperText={error('engine') ?? 'How the caller sounds in audio mode'}
+        sx={{ minWidth: 200 }}
+      >
+        {Object.entries(VOICE_ENGINES).map(([k, label]) => (
+          <MenuItem key={k} value={k}>
+            {label}
+          </MenuItem>
+        ))}
+      </TextField>
+      <TextField
+        label="Voice"
+        value={v.voiceId ?? ''}
+        placeholder={v.engine === 'system' ? 'en-us' : v.engine === 'openai' ? 'alloy' : 'voice id'}
+        onChange={(e) => onChange({ ...v, voiceId: e.target.value || null })}
+        error={Boolean(error('voiceId'))}
+        helperText={error('voiceId')}
+      />
+      <TextField
+        label="Speed"
+        type="number"
+        value={v.speed ?? ''}
+        placeholder="1"
+        onChange={(e) => onChange({ ...v, speed: e.target.value ? Number(e.target.value) : null })}
+        error={Boolean(error('speed'))}
+        helperText={error('speed') ?? '0.5 to 2'}
+        sx={{ width: 120 }}
+      />
+    </Stack>
+  );
+}
+
 function PersonaEditor({
   persona,
   onClose,
@@ -81,6 +138,7 @@ function PersonaEditor({
           emotion: persona.emotion,
           difficulty: persona.difficulty,
           tags: persona.tags,
+          voice: persona.voice,
         }
       : {
           name: '',
@@ -89,6 +147,7 @@ function PersonaEditor({
           emotion: 'neutral',
           difficulty: 'medium',
           tags: [],
+          voice: null,
         },
   );
   const save = useAction(async () => {
@@ -99,6 +158,7 @@ function PersonaEditor({
       emotion: form.emotion,
       difficulty: form.difficulty,
       tags: form.tags,
+      voice: form.voice ?? null,
     };
     if (persona)
       await client().invoke('personas.update', wsInput({ persona_id: persona.id, ...body }));
@@ -155,6 +215,11 @@ function PersonaEditor({
                   .filter(Boolean),
               })
             }
+          />
+          <VoiceFields
+            voice={form.voice ?? null}
+            onChange={(voice) => setForm({ ...form, voice })}
+            error={(k) => fieldError(save.error, `voice.${k}`) ?? fieldError(save.error, 'voice')}
           />
           <ErrorNote error={save.error} />
         </Stack>

@@ -6,9 +6,11 @@ import {
   DialogActions,
   DialogContent,
   DialogTitle,
+  FormControlLabel,
   LinearProgress,
   MenuItem,
   Stack,
+  Switch,
   Table,
   TableBody,
   TableCell,
@@ -50,6 +52,7 @@ interface ScenarioForm {
   expectedOutcome: string;
   promptVariables: unknown;
   script: unknown;
+  audio: boolean;
 }
 
 const formOf = (s: Scenario | null): ScenarioForm => ({
@@ -61,6 +64,7 @@ const formOf = (s: Scenario | null): ScenarioForm => ({
   expectedOutcome: s?.expectedOutcome ?? '',
   promptVariables: s?.promptVariables ?? [],
   script: s?.script ?? null,
+  audio: s?.audio?.enabled ?? false,
 });
 
 /** A multiple select answers a list (or, typed in by autofill, one comma-separated string). */
@@ -95,6 +99,7 @@ function ScenarioEditor({
         ? form.script
         : null) as ScenarioInput['script'],
       expectedOutcome: form.expectedOutcome || null,
+      audio: form.audio ? { enabled: true } : null,
     };
     if (scenario)
       await client().invoke('scenarios.update', wsInput({ scenario_id: scenario.id, ...body }));
@@ -166,6 +171,15 @@ function ScenarioEditor({
               </MenuItem>
             ))}
           </TextField>
+          <FormControlLabel
+            control={
+              <Switch
+                checked={form.audio}
+                onChange={(e) => setForm({ ...form, audio: e.target.checked })}
+              />
+            }
+            label="Audio calls: voices, latency from the audio, a recording (executions may say text)"
+          />
           <TextField
             label="Expected outcome (judged)"
             value={form.expectedOutcome}
@@ -202,6 +216,7 @@ function ExecuteDialog({ scenario, onClose }: { scenario: Scenario; onClose: () 
   const [values, setValues] = useState<Record<string, string>>({});
   const [runs, setRuns] = useState('1');
   const [channel, setChannel] = useState('');
+  const [mode, setMode] = useState<'' | 'text' | 'audio'>('');
   // What execute answered, completed with counts, until executions.get answers the whole record.
   const [execution, setExecution] = useState<
     | (Pick<Execution, 'id' | 'status' | 'simulations_created' | 'counts'> &
@@ -218,6 +233,7 @@ function ExecuteDialog({ scenario, onClose }: { scenario: Scenario; onClose: () 
         variables,
         runs: Number(runs),
         ...(channel ? { channel: channel as 'provider' | 'http' | 'replica' } : {}),
+        ...(mode ? { mode } : {}),
       }),
     );
     setExecution({
@@ -287,6 +303,23 @@ function ExecuteDialog({ scenario, onClose }: { scenario: Scenario; onClose: () 
               <MenuItem value="provider">provider</MenuItem>
               <MenuItem value="replica">replica</MenuItem>
               <MenuItem value="http">http</MenuItem>
+            </TextField>
+            <TextField
+              select
+              label="Mode"
+              value={mode}
+              onChange={(e) => setMode(e.target.value as '' | 'text' | 'audio')}
+              error={Boolean(fieldError(start.error, 'mode'))}
+              helperText={
+                fieldError(start.error, 'mode') ??
+                'Audio: real calls with voices, latency from the audio, a recording'
+              }
+            >
+              <MenuItem value="">
+                the scenario's own ({scenario.audio?.enabled ? 'audio' : 'text'})
+              </MenuItem>
+              <MenuItem value="text">text</MenuItem>
+              <MenuItem value="audio">audio</MenuItem>
             </TextField>
             <ErrorNote error={start.error} />
           </Stack>

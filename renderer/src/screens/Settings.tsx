@@ -20,6 +20,7 @@ import { useEffect, useState, type ReactNode } from 'react';
 import type { InputOf, OutputOf } from '../client';
 import { client, useSession } from '../stores/session';
 import { useTeam } from '../stores/team';
+import { SpeechSettings } from '../ui/SpeechSettings';
 import {
   ActionButton,
   ConfirmButton,
@@ -480,6 +481,13 @@ export function Settings() {
               </ActionButton>
             </Stack>
             <ErrorNote error={saveEngine.error} />
+          </Section>
+          <Section title="Speech (audio simulations)">
+            <SpeechSettings
+              speech={settings.data.speech}
+              retentionDays={settings.data.recordings.retentionDays}
+              onSaved={() => void settings.reload()}
+            />
           </Section>
           <Section title="E-mail (SMTP)">
             <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap' }}>
