@@ -5,6 +5,7 @@ import { alertsBench } from './alerts.js';
 import { simulationsBench } from './simulations.js';
 import { uiBench } from './ui.js';
 import { teamBench } from './team.js';
+import { voiceBench } from './voice.js';
 import type { Figure } from './harness.js';
 
 /**
@@ -22,6 +23,7 @@ const suites: [string, (s: number) => Promise<Figure[]>][] = (
     ['simulations', simulationsBench],
     ['ui', uiBench],
     ['team', teamBench],
+    ['voice', voiceBench],
   ] as [string, (s: number) => Promise<Figure[]>][]
 ).filter(([name]) => !only || name === only);
 

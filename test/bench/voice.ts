@@ -1,0 +1,304 @@
+import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { createInterface } from 'node:readline';
+import { startPacer } from '../../src/audio/pacer.js';
+import { createSpeech } from '../../src/speech/index.js';
+import type { FakeBrainRecord } from '../helpers/fake-voice.js';
+import { median, round, type Figure } from './harness.js';
+import { cpuSeconds, machineCpu } from './team-cluster.js';
+import type { MeasuredCall, VoiceRunPlan, VoiceRunResult } from './voice-run.js';
+
+/**
+ * Audio simulations: 20 concurrent calls to a fake Twilio Media Streams agent, and 5 for the
+ * memory comparison. Each run is a fresh engine process (voice-run.ts) and a fresh process of
+ * fakes (voice-fakes.ts), so the engine's pacing and memory are its own. Calls last
+ * max(15, 20 x BENCH_SECONDS) s: 60 s by default.
+ */
+const tsx = ['--import', 'tsx'];
+const CONCURRENT = 20;
+const FEWER = 5;
+/** An agent reply measured this close to one the fake made (on their two clocks) is that reply. */
+const MATCH_MS = 300;
+
+interface FakeUrls {
+  delayMs: number;
+  mediaStreamUrl: string;
+  agentUrl: string;
+  sttUrl: string;
+  truthUrl: string;
+}
+
+/** A script in a child process with JSON lines on stdout (stderr shown); killed at timeoutMs. */
+function childLines(args: string[], timeoutMs: number) {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  void exited.then(() => clearTimeout(timer));
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const script = args.find((a) => a.endsWith('.ts'));
+  return {
+    child,
+    exited,
+    /** The next JSON line (anything else it prints is passed over). */
+    async next<T>(): Promise<T> {
+      for (;;) {
+        const { value, done } = await lines.next();
+        if (done) throw new Error(`${script} gave no answer (exit ${await exited})`);
+        if (value.startsWith('{')) return JSON.parse(value) as T;
+      }
+    },
+  };
+}
+
+/**
+ * What the rest of the machine did while the calls ran: a bare 20 ms pacer (the engine's own,
+ * src/audio/pacer.ts, handing over nothing) in this idle process, the fakes' CPU and the
+ * machine's. The pacer's lateness is the floor the machine's scheduling sets for any process.
+ */
+function observeMachine(fakesPid: number) {
+  const control = startPacer({ frameMs: 20, onFrame: () => undefined });
+  const began = { at: performance.now(), machine: machineCpu(), fakes: cpuSeconds(fakesPid) };
+  return () => {
+    control.stop();
+    const wall = (performance.now() - began.at) / 1000;
+    const machine = machineCpu();
+    const busy = (machine.busy - began.machine.busy) / (machine.total - began.machine.total);
+    return {
+      control: control.stats(),
+      machineCores: busy * availableParallelism(),
+      fakesCores: (cpuSeconds(fakesPid) - began.fakes) / wall,
+    };
+  };
+}
+
+/** One run: the fakes started, the engine's calls placed, and the fakes' truth read back. */
+async function voiceRun(calls: number, callSeconds: number) {
+  const fakes = childLines([...tsx, 'test/bench/voice-fakes.ts'], callSeconds * 1000 + 300_000);
+  let runner: ReturnType<typeof childLines> | null = null;
+  try {
+    const urls = await fakes.next<FakeUrls>();
+    const plan: VoiceRunPlan = { ...urls, calls, callSeconds };
+    runner = childLines(
+      ['--expose-gc', ...tsx, 'test/bench/voice-run.ts', JSON.stringify(plan)],
+      callSeconds * 1000 + 240_000,
+    );
+    await runner.next<{ timed: true }>();
+    const observed = observeMachine(fakes.child.pid!);
+    const result = await runner.next<VoiceRunResult>();
+    const machine = observed();
+    await runner.exited;
+    const truth = (await (await fetch(urls.truthUrl)).json()) as FakeBrainRecord[];
+    return { result, truth, machine, delayMs: urls.delayMs };
+  } finally {
+    // A runner that failed half-way is not left placing calls.
+    runner?.child.kill('SIGKILL');
+    fakes.child.kill('SIGTERM');
+    await fakes.exited;
+  }
+}
+
+/** Nearest-rank percentile, `p` in percent. */
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+interface LatencyCheck {
+  /** Measured minus true latency, ms, signed. */
+  errors: number[];
+  /** Replies measured with no reply of the fake's at that moment. */
+  unmatched: number;
+  /** Replies the fake made to a caller line that the engine did not measure (last second aside). */
+  missed: number;
+}
+
+/**
+ * Each measured reply against the fake's truth (`agentStartMs - callerEndMs`), the call found by
+ * its Twilio callSid and the reply by its start: ms from connect on each side's own clock.
+ */
+function checkLatencies(
+  calls: MeasuredCall[],
+  truth: FakeBrainRecord[],
+  callMs: number,
+): LatencyCheck {
+  const out: LatencyCheck = { errors: [], unmatched: 0, missed: 0 };
+  const bySid = new Map(truth.map((b) => [String(b.init?.start?.callSid), b]));
+  for (const c of calls) {
+    const brain = c.callId ? bySid.get(c.callId) : undefined;
+    const known = (brain?.turns ?? [])
+      .filter((t) => t.callerEndMs !== null && typeof t.agentStartMs === 'number')
+      .map((t) => ({
+        atMs: t.agentStartMs - brain!.connectedAtMs,
+        latencyMs: t.agentStartMs - t.callerEndMs!,
+        used: false,
+      }));
+    for (const turn of c.agentTurns) {
+      const near = known.find((k) => Math.abs(k.atMs - turn.atMs) <= MATCH_MS);
+      if (!near) out.unmatched++;
+      else {
+        near.used = true;
+        out.errors.push(turn.latencyMs - near.latencyMs);
+      }
+    }
+    // A reply starting as the call is cut is not heard long enough to count (250 ms of speech).
+    out.missed += known.filter((k) => !k.used && k.atMs < callMs - 1_000).length;
+  }
+  return out;
+}
+
+const TTS_SENTENCES = [
+  'Hello, I am calling about the order I placed last Tuesday.',
+  'Could you tell me when the package will arrive?',
+  'My account number is four five two one nine.',
+  'I would like to change the delivery address, please.',
+  'The tracking page has not updated in three days.',
+  'Is it possible to get a refund instead of a replacement?',
+  'I was charged twice for the same item this month.',
+  'Can you send the receipt to my work email?',
+  'The box arrived damaged and one of the cups was broken.',
+  'What are your opening hours on the weekend?',
+  'I need to cancel my subscription before it renews.',
+  'Sorry, could you repeat that more slowly?',
+  'My name is Dana Whitfield, spelled with two Ls in Whitfield.',
+  'Yes, that is the right address on Maple Street.',
+  'How long does express shipping usually take?',
+  'I tried the reset link but it expired already.',
+  'Please note that I will be away until the twentieth.',
+  'Is there someone else I can talk to about this?',
+  'Thanks, that answers everything I wanted to know.',
+  'Alright, I think we are done here, goodbye.',
+];
+
+/**
+ * Offline TTS real-time factor on one core: the system voice (espeak-ng in a child process, one at
+ * a time) speaking 20 distinct sentences, so the cache never answers; wall time of each
+ * synthesis over the seconds of speech it made (silence trimmed).
+ */
+async function ttsRealTimeFactor() {
+  const speech = createSpeech({
+    connections: () => Promise.resolve({ openai: null, elevenlabs: null, stt: null }),
+    maxProcesses: 1,
+  });
+  const voice = { engine: 'system', voiceId: null, speed: null } as const;
+  try {
+    await speech.synthesize(
+      'A first line, untimed, so the voice data is in the page cache.',
+      voice,
+    );
+    let synthMs = 0;
+    let speechMs = 0;
+    const each: number[] = [];
+    for (const text of TTS_SENTENCES) {
+      const began = performance.now();
+      const out = await speech.synthesize(text, voice);
+      const took = performance.now() - began;
+      if (out.cached) throw new Error(`"${text}" came from the cache`);
+      const ms = (out.pcm.length / out.sampleRate) * 1000;
+      synthMs += took;
+      speechMs += ms;
+      each.push(took / ms);
+    }
+    return { rtf: synthMs / speechMs, synthMs, speechMs, worst: Math.max(...each) };
+  } finally {
+    await speech.close();
+  }
+}
+
+type Run = Awaited<ReturnType<typeof voiceRun>>;
+
+const endReasons = (calls: MeasuredCall[]) => {
+  const counts = new Map<string, number>();
+  for (const c of calls) {
+    const key = c.status === 'completed' ? (c.endReason ?? '?') : `${c.status}: ${c.error}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].map(([k, n]) => `${n} ${k}`).join(', ');
+};
+
+function pacingFigure({ result, machine }: Run): Figure {
+  const { calls } = result;
+  const p99s = calls.map((c) => c.pacing?.late_p99_ms ?? Number.NaN);
+  const worst = Math.max(...p99s);
+  const completed = calls.filter((c) => c.status === 'completed').length;
+  const frames = median(calls.map((c) => c.pacing?.frames ?? 0));
+  const worstFrame = Math.max(...calls.map((c) => c.pacing?.late_max_ms ?? Number.NaN));
+  const { control } = machine;
+  return {
+    name: `frame pacing lateness p99 of ${CONCURRENT} concurrent audio calls (worst call)`,
+    value: worst,
+    goal: '< 5 ms',
+    met: worst < 5 && completed === CONCURRENT,
+    detail:
+      `each call's own p99 of (frame handed over - frame due), ${frames} frames a call (median); ` +
+      `median call ${median(p99s)} ms, latest frame ${worstFrame} ms; ${completed}/${calls.length} ` +
+      `completed (${endReasons(calls)}); engine event loop delay p99 ${result.loopDelay.p99} ms; ` +
+      `CPU in cores: engine ${round(result.cpuCores)}, fakes ${round(machine.fakesCores)}, machine ` +
+      `${round(machine.machineCores)} of ${availableParallelism()}; meanwhile a bare pacer in an idle ` +
+      `process: p99 ${round(control.lateP99Ms, 1)} ms, max ${round(control.lateMaxMs, 1)} ms`,
+  };
+}
+
+function latencyFigure({ result, truth, delayMs }: Run, callMs: number): Figure {
+  const check = checkLatencies(result.calls, truth, callMs);
+  const abs = check.errors.map(Math.abs);
+  const p99 = percentile(abs, 99);
+  const mean = check.errors.reduce((a, b) => a + b, 0) / check.errors.length;
+  return {
+    name: `response-latency measurement error p99, ${CONCURRENT} concurrent audio calls`,
+    value: round(p99, 1),
+    goal: '< 40 ms',
+    met: p99 < 40 && check.unmatched === 0 && check.missed === 0,
+    detail:
+      `|measured latency_ms - (fake agentStartMs - callerEndMs)| over ${abs.length} replies ` +
+      `(the fake answers ${delayMs} ms after the caller's last sound); p50 ${round(percentile(abs, 50), 1)} ms, ` +
+      `max ${round(Math.max(...abs), 1)} ms, mean signed error ${round(mean, 1)} ms; ` +
+      `${check.unmatched} measured replies matched no fake reply, ${check.missed} fake replies not measured`,
+  };
+}
+
+/**
+ * Heap + external (the audio buffers are ArrayBuffers, counted in external): what the engine holds.
+ * RSS is shown beside it but not judged: it carries ~150 MB of code and native libraries that no
+ * call adds to, and it never shrinks within a run.
+ */
+function memoryFigure(many: Run, few: Run): Figure {
+  const [a, b] = [many.result.memory, few.result.memory];
+  const ratio = a.peakLive / b.peakLive;
+  const perCall = (m: typeof a, n: number) => round((m.peakLive - m.baseLive) / n, 2);
+  return {
+    name: `peak heap+external of the engine process, ${CONCURRENT} concurrent audio calls vs ${FEWER}`,
+    value: round(ratio),
+    goal: '<= 4',
+    met: ratio <= 4,
+    detail:
+      `${round(a.peakLive, 1)} MB against ${round(b.peakLive, 1)} MB, sampled every 200 ms in fresh ` +
+      `engine processes with no GC forced while calls run (a full GC would stall their frames), so ` +
+      `garbage counts too; above the baseline after a warm-up call${a.gc ? ' and a full GC' : ''} ` +
+      `(${round(a.baseLive, 1)} / ${round(b.baseLive, 1)} MB): ${perCall(a, CONCURRENT)} MB a call ` +
+      `against ${perCall(b, FEWER)}; peak RSS ${round(a.peakRss, 1)} / ${round(b.peakRss, 1)} MB ` +
+      `(ratio ${round(a.peakRss / b.peakRss)})`,
+  };
+}
+
+/** `npm run bench voice`. */
+export async function voiceBench(seconds: number): Promise<Figure[]> {
+  const callSeconds = Math.max(15, Math.round(20 * seconds));
+  const tts = await ttsRealTimeFactor();
+  const many = await voiceRun(CONCURRENT, callSeconds);
+  const few = await voiceRun(FEWER, callSeconds);
+  return [
+    pacingFigure(many),
+    latencyFigure(many, callSeconds * 1000),
+    {
+      name: 'offline TTS real-time factor, one core (system voice, espeak-ng)',
+      value: round(tts.rtf, 3),
+      goal: '< 0.2',
+      met: tts.rtf < 0.2,
+      detail:
+        `${round(tts.synthMs / 1000)} s of synthesis for ${round(tts.speechMs / 1000)} s of speech, ` +
+        `${TTS_SENTENCES.length} distinct sentences one at a time (maxProcesses 1, no cache hits); ` +
+        `worst sentence ${round(tts.worst, 3)}`,
+    },
+    memoryFigure(many, few),
+  ];
+}
