@@ -7,12 +7,16 @@ import type { EventBus } from '../events.js';
 import type { Invoke } from '../operations/invoke.js';
 import { sessionCookie, type BrowserSessions } from './sessions.js';
 
-/** What the built renderer may load: itself, its own API, inline styles (MUI's emotion) and data: images. */
+/**
+ * What the built renderer may load: itself, its own API, inline styles (MUI's emotion), data:
+ * images, and call recordings it made into blob: URLs.
+ */
 export const RENDERER_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data:",
+  "media-src 'self' blob:",
   "font-src 'self' data:",
   "connect-src 'self'",
   "object-src 'none'",

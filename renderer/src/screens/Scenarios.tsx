@@ -216,7 +216,7 @@ function ExecuteDialog({ scenario, onClose }: { scenario: Scenario; onClose: () 
   const [values, setValues] = useState<Record<string, string>>({});
   const [runs, setRuns] = useState('1');
   const [channel, setChannel] = useState('');
-  const [mode, setMode] = useState<'' | 'text' | 'audio'>('');
+  const [mode, setMode] = useState<'scenario' | 'text' | 'audio'>('scenario');
   // What execute answered, completed with counts, until executions.get answers the whole record.
   const [execution, setExecution] = useState<
     | (Pick<Execution, 'id' | 'status' | 'simulations_created' | 'counts'> &
@@ -233,7 +233,7 @@ function ExecuteDialog({ scenario, onClose }: { scenario: Scenario; onClose: () 
         variables,
         runs: Number(runs),
         ...(channel ? { channel: channel as 'provider' | 'http' | 'replica' } : {}),
-        ...(mode ? { mode } : {}),
+        ...(mode !== 'scenario' ? { mode } : {}),
       }),
     );
     setExecution({
@@ -308,14 +308,14 @@ function ExecuteDialog({ scenario, onClose }: { scenario: Scenario; onClose: () 
               select
               label="Mode"
               value={mode}
-              onChange={(e) => setMode(e.target.value as '' | 'text' | 'audio')}
+              onChange={(e) => setMode(e.target.value as 'scenario' | 'text' | 'audio')}
               error={Boolean(fieldError(start.error, 'mode'))}
               helperText={
                 fieldError(start.error, 'mode') ??
                 'Audio: real calls with voices, latency from the audio, a recording'
               }
             >
-              <MenuItem value="">
+              <MenuItem value="scenario">
                 the scenario's own ({scenario.audio?.enabled ? 'audio' : 'text'})
               </MenuItem>
               <MenuItem value="text">text</MenuItem>
