@@ -55,6 +55,19 @@ const shown = (v: unknown): string => {
 
 const PROVIDERS = ['vapi', 'retell', 'elevenlabs', 'bland', 'http'];
 
+/** Whether the agent takes audio simulations, as its provider's transport allows. */
+function audioCalls(provider: string): { label: string; color?: 'warning'; title?: string } {
+  if (provider === 'bland')
+    return {
+      label: 'audio calls: experimental',
+      color: 'warning',
+      title: "Bland's audio socket is undocumented (read from its browser SDK)",
+    };
+  if (provider === 'retell')
+    return { label: 'audio calls: not available', title: "Retell's audio runs on WebRTC" };
+  return { label: 'audio calls' };
+}
+
 function ConnectDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const [form, setForm] = useState({
     provider: 'vapi',
@@ -370,6 +383,7 @@ export function AgentDetail({ id }: { id: string }) {
             <Chip label={a.provider} />
             <StatusChip value={a.status} />
             <StatusChip value={a.sync.status} />
+            <Chip size="small" variant="outlined" {...audioCalls(a.provider)} />
             <Typography variant="body2">Last synced {fmtDate(a.sync.lastSyncedAt)}</Typography>
             <TextField
               select

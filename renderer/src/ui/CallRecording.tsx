@@ -17,7 +17,11 @@ export function AudioFigures({ audio }: { audio: NonNullable<Sim['audio']> }) {
       sx={{ mb: 2, flexWrap: 'wrap', rowGap: 1 }}
       aria-label="Call figures"
     >
-      <Chip size="small" label={`${audio.transport} call`} />
+      <Chip
+        size="small"
+        color={audio.transport === 'bland' ? 'warning' : 'default'}
+        label={`${audio.transport} call${audio.transport === 'bland' ? ' (experimental)' : ''}`}
+      />
       <Chip size="small" label={`first audio ${ms(audio.time_to_first_audio_ms)}`} />
       <Chip size="small" label={`latency p50 ${ms(l.p50)} · p90 ${ms(l.p90)} · max ${ms(l.max)}`} />
       <Chip
