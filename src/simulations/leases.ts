@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../store/index.js';
-import type { Lease } from '../store/simulations.js';
+import type { EndedHere, Lease } from '../store/simulations.js';
 import { createBackoff } from './backoff.js';
 
 export interface LeaseOptions {
@@ -15,6 +15,8 @@ export interface LeaseOptions {
   shared: boolean;
   /** Asked to claim more work: on each poll, and when lapsed simulations came back to the queue. */
   pump: () => void;
+  /** Simulations the housekeeping ended (failed after three servers died, or cancelled). */
+  ended: (sims: EndedHere[]) => void;
   log: (message: string) => void;
 }
 
@@ -109,9 +111,11 @@ export function createLeases(options: LeaseOptions) {
   }
 
   async function takeBackLapsed(): Promise<void> {
-    const { requeued, failed } = await store.simulations.requeueLapsed(new Date().toISOString());
+    const { requeued, ended } = await store.simulations.requeueLapsed(new Date().toISOString());
     if (requeued) log(`${requeued} simulation(s) of a server that stopped will run again`);
+    const failed = ended.filter((e) => e.status === 'failed').length;
     if (failed) log(`${failed} simulation(s) failed: their servers stopped three times`);
+    if (ended.length) options.ended(ended);
     if (requeued) options.pump();
   }
 
@@ -146,7 +150,8 @@ export function createLeases(options: LeaseOptions) {
     async stop(): Promise<void> {
       for (const timer of timers.splice(0)) clearInterval(timer);
       if (!shared) return;
-      const released = await store.simulations.releaseLeases(prefix).catch((err: unknown) => {
+      const at = new Date().toISOString();
+      const released = await store.simulations.releaseLeases(prefix, at).catch((err: unknown) => {
         log(
           `could not hand back running simulations (${(err as Error).message}); they run again once their leases lapse`,
         );

@@ -14,7 +14,7 @@ import {
 import { effectiveConfiguration } from '../providers/view.js';
 import type { SecretBox } from '../secrets.js';
 import type { Store } from '../store/index.js';
-import type { Simulation } from '../store/simulations.js';
+import type { EndedHere, Simulation } from '../store/simulations.js';
 import { reportedCalls } from '../tools/reported.js';
 import type { RuntimeDeps } from '../tools/types.js';
 import { resolveVariables } from './caller.js';
@@ -393,6 +393,16 @@ function queuePump(fill: () => Promise<void>, on: () => boolean, log: (m: string
   );
 }
 
+/** Simulations the queue's housekeeping ended, told to who listens (on every instance). */
+function announceEnded(events: EventBus, sims: EndedHere[]): void {
+  for (const s of sims)
+    events.emit('simulation.finished', {
+      simulationId: s.id,
+      executionId: s.execution_id,
+      status: s.status,
+    });
+}
+
 /**
  * Works the simulation queue (queued rows in SQLite) with a pool of `concurrency` workers.
  * A simulation interrupted by a stop or a crash is still `running` in the store; the next start
@@ -414,6 +424,7 @@ export function createSimulationRunner(deps: RunnerDeps) {
     leaseMs: deps.leaseMs,
     shared: store.dialect === 'postgres',
     pump: () => pump(),
+    ended: (sims) => announceEnded(events, sims),
     log: deps.log,
   });
   const ctx: RunContext = { deps, clientFor, cancellations, leases, stopping: () => stopping };

@@ -1,6 +1,6 @@
 import type { AudioSummary, SimulationMode } from '../domain/audio.js';
 import type { MetricResult, Turn, Usage } from '../domain/simulations.js';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { fromJson, toJson } from './db.js';
 import { pageOf, valueList, type StoreContext } from './sql/query.js';
 import type { Tables } from './sql/tables.js';
@@ -480,6 +480,31 @@ function simulationReads(ctx: StoreContext) {
   };
 }
 
+/** A simulation ended by the queue's housekeeping rather than by its run. */
+export interface EndedHere {
+  id: string;
+  execution_id: string;
+  status: 'failed' | 'cancelled';
+}
+
+/** Running simulations of cancelled executions (those `which` also holds for) end cancelled now. */
+async function endCancelled(
+  tx: Kysely<Tables>,
+  at: string,
+  which: RawBuilder<boolean>,
+): Promise<{ id: string; execution_id: string }[]> {
+  return tx
+    .updateTable('simulations')
+    .set({ status: 'cancelled', ended_at: at, lease_owner: null })
+    .where('status', '=', 'running')
+    .where(which)
+    .where('execution_id', 'in', (q) =>
+      q.selectFrom('executions').select('id').where('cancelled_at', 'is not', null),
+    )
+    .returning(['id', 'execution_id'])
+    .execute();
+}
+
 /** The work queue: claiming simulations and keeping them claimed. */
 function simulationQueue(ctx: StoreContext) {
   return {
@@ -547,40 +572,39 @@ function simulationRecovery(ctx: StoreContext) {
      * A server stopping in good order hands back the simulations it was running: they go back to
      * the queue at once for another server, without counting the attempt it could not finish.
      */
-    async releaseLeases(ownerPrefix: string): Promise<number> {
-      const result = await ctx.db
-        .updateTable('simulations')
-        .set({
-          status: 'queued',
-          started_at: null,
-          turns: '[]',
-          lease_owner: null,
-          attempts: sql`attempts - 1`,
-        })
-        .where('status', '=', 'running')
-        .where(sql<boolean>`substr(lease_owner, 1, ${ownerPrefix.length}) = ${ownerPrefix}`)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows);
+    async releaseLeases(ownerPrefix: string, at: string): Promise<number> {
+      const owned = sql<boolean>`substr(lease_owner, 1, ${ownerPrefix.length}) = ${ownerPrefix}`;
+      return ctx.atomic(async (tx) => {
+        // Those of a cancelled execution end cancelled: running them again would undo the cancel.
+        await endCancelled(tx, at, owned);
+        const result = await tx
+          .updateTable('simulations')
+          .set({
+            status: 'queued',
+            started_at: null,
+            turns: '[]',
+            lease_owner: null,
+            attempts: sql`attempts - 1`,
+          })
+          .where('status', '=', 'running')
+          .where(owned)
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows);
+      });
     },
     /**
      * Running simulations whose lease lapsed (their server died) go back to the queue, to run
-     * again from the start; those that have had three attempts fail instead.
+     * again from the start; those that have had three attempts fail instead, and those of a
+     * cancelled execution end cancelled. Answers which ended, for who listens.
      */
-    requeueLapsed(at: string): Promise<{ requeued: number; failed: number }> {
+    requeueLapsed(at: string): Promise<{ requeued: number; ended: EndedHere[] }> {
       return ctx.atomic(async (tx) => {
-        const lapsed = (q: typeof tx) =>
-          q
-            .updateTable('simulations')
-            .where('status', '=', 'running')
-            // No lease at all: running since before leases were recorded (an upgrade), or left by
-            // a crash of a build without them; nobody holds it.
-            .where((w) =>
-              w.or([
-                w('lease_until_ms', '<', ctx.dialect.nowMs()),
-                w('lease_until_ms', 'is', null),
-              ]),
-            );
-        const failed = await lapsed(tx)
+        // No lease at all: running since before leases were recorded (an upgrade), or left by a
+        // crash of a build without them; nobody holds it.
+        const lapsed = sql<boolean>`(lease_until_ms < ${ctx.dialect.nowMs()} OR lease_until_ms IS NULL)`;
+        const cancelled = await endCancelled(tx, at, lapsed);
+        const failed = await tx
+          .updateTable('simulations')
           .set({
             status: 'failed',
             ended_at: at,
@@ -588,17 +612,30 @@ function simulationRecovery(ctx: StoreContext) {
             error: 'its server stopped three times while running it',
             lease_owner: null,
           })
+          .where('status', '=', 'running')
+          .where(lapsed)
           .where('attempts', '>=', MAX_ATTEMPTS)
-          .executeTakeFirst();
-        const requeued = await lapsed(tx)
+          .returning(['id', 'execution_id'])
+          .execute();
+        const requeued = await tx
+          .updateTable('simulations')
           .set({ status: 'queued', started_at: null, turns: '[]', lease_owner: null })
+          .where('status', '=', 'running')
+          .where(lapsed)
           .executeTakeFirst();
-        return { requeued: Number(requeued.numUpdatedRows), failed: Number(failed.numUpdatedRows) };
+        return {
+          requeued: Number(requeued.numUpdatedRows),
+          ended: [
+            ...cancelled.map((r) => ({ ...r, status: 'cancelled' as const })),
+            ...failed.map((r) => ({ ...r, status: 'failed' as const })),
+          ],
+        };
       });
     },
     /** After a crash: running simulations start again from the start, at most twice more, else fail. */
     recover(at: string): Promise<number> {
       return ctx.atomic(async (tx) => {
+        await endCancelled(tx, at, sql<boolean>`1 = 1`);
         await tx
           .updateTable('simulations')
           .set({

@@ -134,6 +134,63 @@ describe.skipIf(onPostgres())('a team server: instances and workers sharing one 
     expect(attempts).toBeUndefined(); // nothing left queued
   });
 
+  it('a simulation whose servers died three times fails, and every instance hears it ended', async () => {
+    const url = await ensureDatabase(server.url, `team_${++n}`);
+    const api = await instance(url, { runSimulations: false });
+    const team = await seedTeamScenario(api.engine, 2);
+    const [execution] = await executeRuns(api.engine, team, 1);
+    const seen: { id: string; status: string }[] = [];
+    api.engine.events.subscribe((e) => {
+      if (e.type === 'simulation.finished')
+        seen.push({ id: e.data.simulationId, status: e.data.status });
+    });
+    // Three workers claim it and die in turn; the third lapse is for a live worker to find.
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const claimed = await api.engine.store.simulations.claim(new Date().toISOString(), {
+        owner: `dead-${attempt}`,
+        ms: 1,
+      });
+      expect(claimed?.execution_id).toBe(execution);
+      await new Promise((r) => setTimeout(r, 20));
+      if (attempt < 3) await api.engine.store.simulations.requeueLapsed(new Date().toISOString());
+    }
+    const b = await instance(url, { worker: true, workerConcurrency: 1 });
+    await vi.waitFor(() => expect(seen).toHaveLength(1), { timeout: 10_000 });
+    expect(seen[0]!.status).toBe('failed');
+    expect(b.lines.join('\n')).toContain('their servers stopped three times');
+  });
+
+  it('a lapsed simulation of a cancelled execution is not run again: it ends cancelled', async () => {
+    const url = await ensureDatabase(server.url, `team_${++n}`);
+    const api = await instance(url, { runSimulations: false });
+    const team = await seedTeamScenario(api.engine, 2);
+    const [execution] = await executeRuns(api.engine, team, 1);
+    const claimed = await api.engine.store.simulations.claim(new Date().toISOString(), {
+      owner: 'dead-worker',
+      ms: 1,
+    });
+    expect(claimed?.execution_id).toBe(execution);
+    // Cancelled while its worker is already dead: no one is there to stop it.
+    await api.engine.invoke('executions.cancel', {
+      workspace_id: team.workspaceId,
+      execution_id: execution,
+    });
+    const b = await instance(url, { worker: true, workerConcurrency: 1 });
+    const onB = finishedOn(b.engine);
+    await vi.waitFor(
+      async () =>
+        expect((await simulationsOf(api.engine, execution!, team.workspaceId))[0]?.status).toBe(
+          'cancelled',
+        ),
+      { timeout: 10_000 },
+    );
+    // Every instance hears it ended; no run recorded it (a run would have timed it).
+    await vi.waitFor(() => expect(onB).toEqual([claimed!.id]), { timeout: 5_000 });
+    await new Promise((r) => setTimeout(r, 500));
+    const sim = await api.engine.store.simulations.simulation(team.workspaceId, claimed!.id);
+    expect(sim).toMatchObject({ status: 'cancelled', duration_ms: null, turns: [] });
+  });
+
   it('a cancel made on one instance stops the simulation another runs, within a second', async () => {
     const slow = await startFakeBrain({ delayMs: 250 });
     try {
