@@ -51,8 +51,16 @@ function backgroundWork(
     if (what.simulations) await runner.start();
     // Recordings live in each instance's own data dir: each sweeps its own.
     const stopSweeping = sweepRecordings(s.recordings, logError);
+    // Settings changed here or on another instance: each applies what it runs.
+    const offSettings = s.events.subscribe((e) => {
+      if (e.type !== 'settings.changed') return;
+      if (e.data.keys.includes('simulations')) runner.enqueued();
+      if (e.data.keys.includes('sync'))
+        void sync.rescheduled().catch((err: unknown) => logError(String(err)));
+    });
     if (!what.singletons)
       return async () => {
+        offSettings();
         stopSweeping();
         await stopRelay();
       };
@@ -72,6 +80,7 @@ function backgroundWork(
     if (!options.databaseUrl) {
       await startSingletons();
       return async () => {
+        offSettings();
         stopSweeping();
         await stopSingletons();
       };
@@ -85,6 +94,7 @@ function backgroundWork(
       retryMs: options.leaderRetryMs,
     });
     return async () => {
+      offSettings();
       stopSweeping();
       await leadership.stop();
       await stopRelay();
@@ -153,7 +163,15 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
   const adapters = createAdapters(options.providerRetry);
   const speech = createSpeech({ connections: () => speechConnections(store, secrets) });
   const recordings = createRecordings({ dataDir: options.dataDir, store, log: logError });
-  const sync = createSyncService({ store, secrets, clock, events, adapters, log: logError });
+  const sync = createSyncService({
+    store,
+    secrets,
+    clock,
+    events,
+    adapters,
+    log: logError,
+    info: (m) => log.info(m),
+  });
   const alerts = createAlertService({
     store,
     secrets,

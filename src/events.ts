@@ -14,6 +14,8 @@ export interface EngineEventMap {
   notification: { alertId: string; title: string; body: string };
   'alert.firing': { alertId: string; name: string; value: number | null };
   'alert.resolved': { alertId: string; name: string; value: number | null };
+  /** Settings that changed (their top-level keys): every instance applies what it runs. */
+  'settings.changed': { keys: string[] };
 }
 
 export type EngineEventType = keyof EngineEventMap;

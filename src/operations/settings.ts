@@ -210,13 +210,9 @@ export const settingsOperations = [
           },
           isoNow(ctx.clock),
         );
-        // A larger pool starts more of the queue at once.
-        ctx.runner.enqueued();
       }
-      if (sync) {
-        await ctx.store.settings.set('sync', sync, isoNow(ctx.clock));
-        await ctx.sync.rescheduled();
-      }
+      // Whichever instance runs the sync reschedules it; a larger pool starts more of the queue.
+      if (sync) await ctx.store.settings.set('sync', sync, isoNow(ctx.clock));
       if (llm) {
         const { errors, roles } = await patchRoles(ctx.store, ctx.secrets, llm);
         if (errors.length)
@@ -245,6 +241,10 @@ export const settingsOperations = [
         }
         await ctx.store.settings.set('smtp', merged, isoNow(ctx.clock));
       }
+      const keys = Object.entries({ smtp, llm, simulations, sync, network, speech, recordings })
+        .filter(([, v]) => v !== undefined)
+        .map(([k]) => k);
+      ctx.events.emit('settings.changed', { keys });
       return present(ctx);
     },
   }),

@@ -42,6 +42,8 @@ export interface SyncDeps {
   events: EventBus;
   adapters: Record<ProviderName, ProviderAdapter>;
   log: (message: string) => void;
+  /** What the sync says in passing (its schedule), where the log takes it. */
+  info?: (message: string) => void;
 }
 
 export interface ConnectInput {
@@ -336,6 +338,7 @@ export function createSyncService(deps: SyncDeps) {
     task?.stop();
     const every = Number.isFinite(wanted) ? Math.max(1, Math.min(59, Math.round(wanted))) : 15;
     task = cron.schedule(`*/${every} * * * *`, () => void syncAll());
+    deps.info?.(`agents sync every ${every} minutes`);
   }
 
   async function syncAll(): Promise<void> {

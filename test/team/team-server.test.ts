@@ -308,4 +308,21 @@ describe.skipIf(onPostgres())('a team server: instances and workers sharing one 
       { timeout: 3_000 },
     );
   });
+
+  it('a sync interval changed on any instance reschedules the sync where it runs', async () => {
+    const url = await ensureDatabase(server.url, `team_${++n}`);
+    const a = await instance(url);
+    const b = await instance(url);
+    const leading = () =>
+      [a, b].filter((i) => i.lines.some((l) => l.includes('callbench-singletons: leading')));
+    await vi.waitFor(() => expect(leading()).toHaveLength(1), { timeout: 5_000 });
+    const [leader] = leading();
+    const other = leader === a ? b : a;
+    const res = await other.engine.invoke('settings.update', { sync: { intervalMinutes: 7 } });
+    expect(res.status).toBe(200);
+    await vi.waitFor(
+      () => expect(leader!.lines.join('\n')).toContain('agents sync every 7 minutes'),
+      { timeout: 3_000 },
+    );
+  });
 });
