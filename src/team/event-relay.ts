@@ -57,6 +57,11 @@ class Relay {
     const client = new pg.Client({
       connectionString: this.options.url,
       application_name: RELAY_APPLICATION_NAME,
+      // A LISTEN connection only ever receives: without TCP keepalive, one that went silent (a
+      // partition, a paused machine) would be trusted forever and events from elsewhere lost.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      connectionTimeoutMillis: 10_000,
     });
     // Without an 'error' listener a dropped connection would crash the process.
     client.on('error', (err) => this.lost(client, err.message));
