@@ -85,21 +85,18 @@ async function finishSimulation(
   sim: Simulation,
   ran: { began: number; usage: Finished['usage']; ending: Ending; heldBy: string },
 ): Promise<void> {
-  const recorded = await deps.store.simulations.finish(
-    sim.id,
-    {
-      end_reason: null,
-      turns: [],
-      score: null,
-      passed: null,
-      results: [],
-      ...ran.ending,
-      usage: ran.usage,
-      ended_at: isoNow(deps.clock),
-      duration_ms: Date.now() - ran.began,
-    },
-    ran.heldBy,
-  );
+  const ending: Finished = {
+    end_reason: null,
+    turns: [],
+    score: null,
+    passed: null,
+    results: [],
+    ...ran.ending,
+    usage: ran.usage,
+    ended_at: isoNow(deps.clock),
+    duration_ms: Date.now() - ran.began,
+  };
+  const recorded = await recordEnding(deps, sim.id, ending, ran.heldBy);
   // Not ours any more (its lease lapsed and it was taken back): the run that holds it records it.
   if (!recorded) return;
   deps.events.emit('simulation.finished', {
@@ -107,6 +104,37 @@ async function finishSimulation(
     executionId: sim.execution_id,
     status: ran.ending.status,
   });
+}
+
+/** A result the database could not take, after the retries: the run leaves it running. */
+class EndingNotRecorded extends Error {}
+
+/** Waits between attempts to record an ending: well inside a lease, so it is not lost meanwhile. */
+const RECORD_RETRY_MS = [250, 750, 2_000];
+
+/**
+ * Records an ending, trying again while the database refuses for a moment (a failover, a dropped
+ * connection): a finished run is not turned into a failure by the store's hiccup. When it never
+ * answers, the simulation stays running under a lease that lapses, and runs again elsewhere.
+ */
+async function recordEnding(
+  deps: RunnerDeps,
+  id: string,
+  ending: Finished,
+  heldBy: string,
+): Promise<boolean> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await deps.store.simulations.finish(id, ending, heldBy);
+    } catch (err) {
+      const wait = RECORD_RETRY_MS[attempt];
+      if (wait === undefined) throw new EndingNotRecorded((err as Error).message);
+      deps.log(
+        `the ending of simulation ${id} could not be recorded (${(err as Error).message}); trying again in ${wait} ms`,
+      );
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
 }
 
 /** How the agent under test is reached on its channel: its replica, or its deployed self. */
@@ -340,8 +368,13 @@ async function runSimulation(
     await finish(await endingOf(deps, { sim, scenario, outcome, judge }));
   } catch (err) {
     // Interrupted, it stays running: the next start (or, once its lease lapses, another server)
-    // runs it again. With its lease lost, it is no longer ours to record.
+    // runs it again. With its lease lost, it is no longer ours to record; an ending the database
+    // never took is not recorded as another ending either.
     if (err instanceof Interrupted || held.lost()) return;
+    if (err instanceof EndingNotRecorded) {
+      deps.log(`simulation ${sim.id} stays running, to run again: ${err.message}`);
+      return;
+    }
     await finish({ status: 'failed', end_reason: 'error', error: (err as Error).message });
   } finally {
     held.release();

@@ -191,6 +191,33 @@ describe.skipIf(onPostgres())('a team server: instances and workers sharing one 
     expect(sim).toMatchObject({ status: 'cancelled', duration_ms: null, turns: [] });
   });
 
+  it('a result the database refuses for a moment is recorded once it answers, never as a failure', async () => {
+    const url = await ensureDatabase(server.url, `team_${++n}`);
+    const api = await instance(url, { runSimulations: false });
+    const team = await seedTeamScenario(api.engine, 2);
+    // The database refuses the first two attempts to record an ending (a sequence is not rolled
+    // back with the statement it failed).
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query(`CREATE SEQUENCE ending_faults;
+      CREATE FUNCTION refuse_endings() RETURNS trigger AS $$ BEGIN
+        IF NEW.status <> 'running' AND nextval('ending_faults') <= 2 THEN
+          RAISE EXCEPTION 'transient fault';
+        END IF;
+        RETURN NEW;
+      END $$ LANGUAGE plpgsql;
+      CREATE TRIGGER refuse_endings BEFORE UPDATE ON simulations
+        FOR EACH ROW EXECUTE FUNCTION refuse_endings();`);
+    await client.end();
+    const b = await instance(url, { worker: true, workerConcurrency: 1 });
+    const onB = finishedOn(b.engine);
+    const [execution] = await executeRuns(api.engine, team, 1);
+    await vi.waitFor(() => expect(onB).toHaveLength(1), { timeout: 15_000 });
+    const [sim] = await simulationsOf(api.engine, execution!, team.workspaceId);
+    expect(sim?.status).toBe('completed');
+    expect(b.lines.join('\n')).toContain('could not be recorded (transient fault)');
+  });
+
   it('a cancel made on one instance stops the simulation another runs, within a second', async () => {
     const slow = await startFakeBrain({ delayMs: 250 });
     try {
