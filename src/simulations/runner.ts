@@ -83,7 +83,14 @@ type Ending = Partial<Finished> & { status: Simulation['status'] };
 async function finishSimulation(
   deps: RunnerDeps,
   sim: Simulation,
-  ran: { began: number; usage: Finished['usage']; ending: Ending; heldBy: string },
+  ran: {
+    began: number;
+    usage: Finished['usage'];
+    ending: Ending;
+    heldBy: string;
+    /** Try again while the database refuses (the run got through; its result must not be lost). */
+    retry: boolean;
+  },
 ): Promise<void> {
   const ending: Finished = {
     end_reason: null,
@@ -96,7 +103,7 @@ async function finishSimulation(
     ended_at: isoNow(deps.clock),
     duration_ms: Date.now() - ran.began,
   };
-  const recorded = await recordEnding(deps, sim.id, ending, ran.heldBy);
+  const recorded = await recordEnding(deps, { id: sim.id, ending, heldBy: ran.heldBy }, ran.retry);
   // Not ours any more (its lease lapsed and it was taken back): the run that holds it records it.
   if (!recorded) return;
   deps.events.emit('simulation.finished', {
@@ -119,15 +126,14 @@ const RECORD_RETRY_MS = [250, 750, 2_000];
  */
 async function recordEnding(
   deps: RunnerDeps,
-  id: string,
-  ending: Finished,
-  heldBy: string,
+  { id, ending, heldBy }: { id: string; ending: Finished; heldBy: string },
+  retry: boolean,
 ): Promise<boolean> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await deps.store.simulations.finish(id, ending, heldBy);
     } catch (err) {
-      const wait = RECORD_RETRY_MS[attempt];
+      const wait = retry ? RECORD_RETRY_MS[attempt] : undefined;
       if (wait === undefined) throw new EndingNotRecorded((err as Error).message);
       deps.log(
         `the ending of simulation ${id} could not be recorded (${(err as Error).message}); trying again in ${wait} ms`,
@@ -318,7 +324,7 @@ async function runSimulation(
   const usage = emptyUsage();
   const held = ctx.leases.hold(sim.id, claim);
   const finish = (ending: Ending) =>
-    finishSimulation(deps, sim, { began, usage, ending, heldBy: claim });
+    finishSimulation(deps, sim, { began, usage, ending, heldBy: claim, retry: true });
   try {
     const { scenario, persona, agent, variables } = await inputsOf(deps.store, sim);
     const connections = await connectionsFor(deps.store, deps.secrets, deps.llmDefault);
@@ -375,7 +381,17 @@ async function runSimulation(
       deps.log(`simulation ${sim.id} stays running, to run again: ${err.message}`);
       return;
     }
-    await finish({ status: 'failed', end_reason: 'error', error: (err as Error).message });
+    // One attempt: when the database cannot take it, it is most likely why the run failed (an
+    // outage mid-run), and the simulation stays running to run again once its lease lapses.
+    await finishSimulation(deps, sim, {
+      began,
+      usage,
+      ending: { status: 'failed', end_reason: 'error', error: (err as Error).message },
+      heldBy: claim,
+      retry: false,
+    }).catch((e: unknown) =>
+      deps.log(`simulation ${sim.id} stays running, to run again: ${(e as Error).message}`),
+    );
   } finally {
     held.release();
   }
