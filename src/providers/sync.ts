@@ -306,6 +306,7 @@ export function createSyncService(deps: SyncDeps) {
   const running = new Map<string, Promise<void>>();
   let task: { stop(): unknown } | null = null;
   let defaultMinutes = 15;
+  let scheduledEvery = 15;
   let stopping = false;
 
   const contextOf = (agent: AgentRecord) => providerContext(deps, agent);
@@ -335,10 +336,13 @@ export function createSyncService(deps: SyncDeps) {
     defaultMinutes = minutes;
     const wanted = await intervalMinutes();
     if (stopping) return;
+    const was = task ? scheduledEvery : null;
     task?.stop();
     const every = Number.isFinite(wanted) ? Math.max(1, Math.min(59, Math.round(wanted))) : 15;
     task = cron.schedule(`*/${every} * * * *`, () => void syncAll());
-    deps.info?.(`agents sync every ${every} minutes`);
+    scheduledEvery = every;
+    // Said when a running schedule changes (a start is quiet).
+    if (was !== null && was !== every) deps.info?.(`agents sync every ${every} minutes`);
   }
 
   async function syncAll(): Promise<void> {
