@@ -144,6 +144,14 @@ export class SecretBox {
     return Object.values(value).every((v) => this.opensAll(v));
   }
 
+  /**
+   * A secret sent back in a settings form: the mask of the stored one (answered masked, sent
+   * back unchanged) keeps it; anything else is a new secret, sealed.
+   */
+  sealUnlessMask(sent: string, stored: unknown): Sealed {
+    return isSealed(stored) && sent === mask(this.open(stored)) ? stored : this.seal(sent);
+  }
+
   seal(plain: string): Sealed {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);

@@ -5,6 +5,7 @@
 import { endianness } from 'node:os';
 
 export { resample, Resampler } from './resample.js';
+import { Resampler } from './resample.js';
 
 /** The frame length every transport streams: 20 ms is what telephony and the providers use. */
 export const FRAME_MS = 20;
@@ -159,4 +160,27 @@ export function trimSilence(pcm: Int16Array, sampleRate: number, thresholdDbfs =
     }
   }
   return pcm.slice(Math.max(0, first - window), Math.min(pcm.length, lastEnd + window));
+}
+
+/**
+ * `resample` a slice at a time, yielding to the event loop between slices: a long utterance
+ * never holds up the 20 ms frames of live calls (30 s in one go takes ~60 ms).
+ */
+export async function resampleInSlices(
+  pcm: Int16Array,
+  fromRate: number,
+  toRate: number,
+  signal?: AbortSignal,
+): Promise<Int16Array> {
+  if (fromRate === toRate) return pcm;
+  const resampler = new Resampler(fromRate, toRate);
+  const slice = Math.max(1, Math.round(fromRate / 4));
+  const parts: Int16Array[] = [];
+  for (let at = 0; at < pcm.length; at += slice) {
+    parts.push(resampler.push(pcm.subarray(at, at + slice)));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    signal?.throwIfAborted();
+  }
+  parts.push(resampler.end());
+  return concatPcm(parts);
 }

@@ -198,32 +198,3 @@ export class Resampler {
     return out;
   }
 }
-
-/**
- * `resample` a slice at a time, yielding to the event loop between slices: a long utterance
- * never holds up the 20 ms frames of live calls (30 s in one go takes ~60 ms).
- */
-export async function resampleInSlices(
-  pcm: Int16Array,
-  fromRate: number,
-  toRate: number,
-  signal?: AbortSignal,
-): Promise<Int16Array> {
-  if (fromRate === toRate) return pcm;
-  const resampler = new Resampler(fromRate, toRate);
-  const slice = Math.max(1, Math.round(fromRate / 4));
-  const parts: Int16Array[] = [];
-  for (let at = 0; at < pcm.length; at += slice) {
-    parts.push(resampler.push(pcm.subarray(at, at + slice)));
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    signal?.throwIfAborted();
-  }
-  parts.push(resampler.end());
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}

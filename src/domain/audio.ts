@@ -15,6 +15,8 @@ export const ScenarioAudio = z.strictObject({
 export type ScenarioAudio = z.infer<typeof ScenarioAudio>;
 
 export const VOICE_ENGINES = ['system', 'openai', 'elevenlabs'] as const;
+/** The speeds a voice may ask for; 1 is normal. */
+export const VOICE_SPEEDS = { min: 0.5, max: 2 } as const;
 
 /** How a persona sounds in audio mode: the offline system voice unless it says otherwise. */
 export const PersonaVoice = z.strictObject({
@@ -33,7 +35,13 @@ export const PersonaVoice = z.strictObject({
     .describe(
       'espeak-ng voice such as en-us or en-gb+f3; OpenAI voice such as alloy; ElevenLabs voice id',
     ),
-  speed: z.number().min(0.5).max(2).nullable().default(null).describe('1 is normal'),
+  speed: z
+    .number()
+    .min(VOICE_SPEEDS.min)
+    .max(VOICE_SPEEDS.max)
+    .nullable()
+    .default(null)
+    .describe('1 is normal'),
 });
 export type PersonaVoice = z.infer<typeof PersonaVoice>;
 

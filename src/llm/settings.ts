@@ -1,4 +1,4 @@
-import { isSealed, mask, type Sealed, type SecretBox } from '../secrets.js';
+import { mask, type Sealed, type SecretBox } from '../secrets.js';
 import type { Store } from '../store/index.js';
 import { ROLES, type ModelConnection, type Role } from './types.js';
 
@@ -82,11 +82,7 @@ export async function patchRoles(
     const kind = p.kind ?? before?.kind ?? 'openai';
     const model = p.model ?? before?.model;
     let apiKey = before?.apiKey;
-    if (p.apiKey !== undefined)
-      apiKey =
-        isSealed(apiKey) && p.apiKey === mask(secrets.open(apiKey))
-          ? apiKey
-          : secrets.seal(p.apiKey);
+    if (p.apiKey !== undefined) apiKey = secrets.sealUnlessMask(p.apiKey, apiKey);
     if (!model) errors.push({ path: `llm.${role}.model`, message: 'is required' });
     if (!apiKey) errors.push({ path: `llm.${role}.apiKey`, message: 'is required' });
     const baseUrl = p.baseUrl === null ? undefined : (p.baseUrl ?? before?.baseUrl);

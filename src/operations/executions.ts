@@ -6,7 +6,7 @@ import {
   TEXT_SOURCES,
   TurnAudio,
 } from '../domain/audio.js';
-import { summarize } from '../audio/stats.js';
+import { figuresOverCalls } from '../voice/call-measures.js';
 import { isoNow } from '../clock.js';
 import { AppError, notFound } from '../errors.js';
 import { FileAnswer, FileData } from './file-answer.js';
@@ -217,6 +217,7 @@ export const executionOperations = [
             calls: z.number().int(),
             response_latency_ms: Percentiles.describe('Over every agent reply of every audio call'),
             time_to_first_audio_ms: Percentiles.describe('Over the calls'),
+            talk_overs: z.number().int(),
           })
           .nullable()
           .describe('Its audio simulations that ended; null when it has none'),
@@ -357,21 +358,7 @@ export const executionOperations = [
 
 /** Latency over an execution's ended audio calls (every agent reply), first audio over the calls. */
 async function audioOf(ctx: OperationContext, executionId: string) {
-  const calls = (await ctx.store.simulations.simulationsOf(executionId)).filter((s) => s.audio);
-  if (!calls.length) return null;
-  return {
-    calls: calls.length,
-    response_latency_ms: summarize(
-      calls.flatMap((c) =>
-        c.turns.flatMap((t) => (t.role === 'agent' && t.latency_ms !== null ? [t.latency_ms] : [])),
-      ),
-    ),
-    time_to_first_audio_ms: summarize(
-      calls.flatMap((c) =>
-        c.audio!.time_to_first_audio_ms === null ? [] : [c.audio!.time_to_first_audio_ms],
-      ),
-    ),
-  };
+  return figuresOverCalls(await ctx.store.simulations.audioCalls({ executionId }));
 }
 
 /** A simulation as answered: where its recording is, never the file's name. */

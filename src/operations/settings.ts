@@ -234,11 +234,8 @@ export const settingsOperations = [
           );
         merged.port ??= 587;
         merged.secure ??= merged.port === 465;
-        const before = current?.password;
-        if (typeof smtp.password === 'string') {
-          const unchanged = isSealed(before) && smtp.password === mask(ctx.secrets.open(before));
-          merged.password = unchanged ? before : ctx.secrets.seal(smtp.password);
-        }
+        if (typeof smtp.password === 'string')
+          merged.password = ctx.secrets.sealUnlessMask(smtp.password, current?.password);
         await ctx.store.settings.set('smtp', merged, isoNow(ctx.clock));
       }
       const keys = Object.entries({ smtp, llm, simulations, sync, network, speech, recordings })

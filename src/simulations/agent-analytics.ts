@@ -1,4 +1,4 @@
-import { summarize } from '../audio/stats.js';
+import { figuresOverCalls } from '../voice/call-measures.js';
 import type { Store } from '../store/index.js';
 import type { EndedForAgent } from '../store/simulations.js';
 import type { MetricResult } from './scoring.js';
@@ -112,21 +112,8 @@ export async function agentAnalytics(store: Store, agentId: string, days: number
 
 /** The window's audio calls: latency over every reply of every call, first audio over the calls. */
 async function audioFigures(store: Store, agentId: string, fromIso: string, now: number) {
-  const calls = await store.simulations.audioForAgent(
-    agentId,
-    fromIso,
-    new Date(now).toISOString(),
-  );
-  if (!calls.length) return null;
-  const firsts = calls.flatMap((c) =>
-    c.audio.time_to_first_audio_ms === null ? [] : [c.audio.time_to_first_audio_ms],
-  );
-  return {
-    calls: calls.length,
-    response_latency_ms: summarize(calls.flatMap((c) => c.latencies)),
-    time_to_first_audio_ms: summarize(firsts),
-    talk_overs: calls.reduce((n, c) => n + c.audio.talk_over.count, 0),
-  };
+  const toIso = new Date(now).toISOString();
+  return figuresOverCalls(await store.simulations.audioCalls({ agentId, fromIso, toIso }));
 }
 
 /** Advice from the breakdown; each rule is tested. */

@@ -156,7 +156,7 @@ async function planExecution(
       const audioProblem = await audioCallProblem({
         agent,
         channel,
-        websocketUrl: websocketUrlOf(ctx, agent),
+        websocketUrl: credentialsOf(ctx, agent)?.websocketUrl ?? null,
         speech: ctx.speech,
         scripted: Boolean(scenario.script),
       });
@@ -199,7 +199,7 @@ async function unreachable(ctx: ExecutionDeps, plan: ExecutionPlan): Promise<Err
   for (const [agentId, channel] of plan.channels) {
     if (channel === 'replica') continue;
     const agent = await ctx.store.agents.get(agentId);
-    const url = agent && baseUrlOf(ctx, agent);
+    const url = agent && (credentialsOf(ctx, agent)?.baseUrl ?? null);
     if (agent && url) targets.push({ path: `agents.${agentId}`, what: `agent ${agent.name}`, url });
   }
   for (const [role, conn] of Object.entries(plan.models))
@@ -211,19 +211,12 @@ async function unreachable(ctx: ExecutionDeps, plan: ExecutionPlan): Promise<Err
     .map((t) => ({ path: t.path, message: `${t.what} at ${t.url} refuses connections` }));
 }
 
-function baseUrlOf(ctx: ExecutionDeps, agent: AgentRecord): string | null {
+/** The agent's credentials, or null when it has none or they do not open. */
+function credentialsOf(ctx: ExecutionDeps, agent: AgentRecord) {
   try {
-    return openCredentials(ctx.secrets, agent)?.baseUrl ?? null;
+    return openCredentials(ctx.secrets, agent);
   } catch {
     return null; // unreadable credentials are reported by the channel check and the sync
-  }
-}
-
-function websocketUrlOf(ctx: ExecutionDeps, agent: AgentRecord): string | null {
-  try {
-    return openCredentials(ctx.secrets, agent)?.websocketUrl ?? null;
-  } catch {
-    return null;
   }
 }
 

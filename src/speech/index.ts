@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { VOICE_SPEEDS } from '../domain/audio.js';
 import { ChildProcesses } from './child-processes.js';
 import { createPcmCache } from './pcm-cache.js';
 import { createSlots } from './slots.js';
@@ -45,8 +46,6 @@ export interface Speech {
 }
 
 const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
-/** The speeds a voice may ask for; 1 is normal. */
-export const VOICE_SPEEDS = { min: 0.5, max: 2 } as const;
 
 type CloudService = 'openai' | 'elevenlabs' | 'stt';
 

@@ -1,5 +1,5 @@
 import { trimSilence } from '../audio/pcm.js';
-import { resampleInSlices } from '../audio/resample.js';
+import { resampleInSlices } from '../audio/pcm.js';
 import type { SpokenAudio } from './system-voice.js';
 import { SPEECH_SAMPLE_RATE } from './types.js';
 

@@ -480,6 +480,12 @@ function simulationReads(ctx: StoreContext) {
   };
 }
 
+/** An ended audio call as figures over calls read it. */
+export interface AudioCall {
+  audio: AudioSummary;
+  latencies: number[];
+}
+
 /** A simulation ended by the queue's housekeeping rather than by its run. */
 export interface EndedHere {
   id: string;
@@ -763,18 +769,19 @@ function simulationFigures({ db }: StoreContext) {
             WHERE trig = 'schedule' AND execution_id IS NOT NULL)`.execute(db);
       return rows[0]!;
     },
-    /** What the agent's audio calls between two times measured: each call's summary and its agent latencies. */
-    async audioForAgent(
-      agentId: string,
-      fromIso: string,
-      toIso: string,
-    ): Promise<{ audio: AudioSummary; latencies: number[] }[]> {
+    /** What audio calls measured (an agent's between two times, or an execution's): each call's summary and its replies' latencies. */
+    async audioCalls(
+      of: { agentId: string; fromIso: string; toIso: string } | { executionId: string },
+    ): Promise<AudioCall[]> {
+      const which =
+        'executionId' in of
+          ? sql`execution_id = ${of.executionId}`
+          : sql`agent_id = ${of.agentId} AND COALESCE(ended_at, created_at) >= ${of.fromIso}
+              AND COALESCE(ended_at, created_at) <= ${of.toIso}`;
       const { rows } = await sql<{ audio: string; turns: string }>`SELECT audio, turns
         FROM simulations
-        WHERE agent_id = ${agentId} AND mode = 'audio' AND audio IS NOT NULL
-          AND status IN ('completed', 'failed')
-          AND COALESCE(ended_at, created_at) >= ${fromIso}
-          AND COALESCE(ended_at, created_at) <= ${toIso}`.execute(db);
+        WHERE ${which} AND mode = 'audio' AND audio IS NOT NULL
+          AND status IN ('completed', 'failed')`.execute(db);
       return rows.map((r) => ({
         audio: fromJson<AudioSummary>(r.audio),
         latencies: fromJson<Turn[]>(r.turns).flatMap((t) =>

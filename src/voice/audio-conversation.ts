@@ -1,4 +1,4 @@
-import { resampleInSlices } from '../audio/resample.js';
+import { concatPcm, resampleInSlices } from '../audio/pcm.js';
 import { DEFAULT_VOICE, type AudioSummary, type PersonaVoice } from '../domain/audio.js';
 import type { Speech } from '../speech/index.js';
 import { fill } from '../simulations/caller.js';
@@ -260,13 +260,7 @@ class CallDriver {
     }
     const spans = this.live.agentSpeech.slice(this.heardUpTo);
     this.heardUpTo = this.live.agentSpeech.length;
-    const pcm = spans.flatMap((s) => s.pcm);
-    const joined = new Int16Array(pcm.reduce((n, p) => n + p.length, 0));
-    let at = 0;
-    for (const p of pcm) {
-      joined.set(p, at);
-      at += p.length;
-    }
+    const joined = concatPcm(spans.flatMap((s) => s.pcm));
     const text = await this.setup.speech.transcribe(joined, this.live.rate, this.setup.signal);
     spans.forEach((s, i) => (s.transcript = i === 0 ? text : ''));
     return text;

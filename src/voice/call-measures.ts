@@ -1,5 +1,5 @@
 import { summarize } from '../audio/stats.js';
-import type { Percentiles } from '../domain/audio.js';
+import type { AudioSummary, Percentiles } from '../domain/audio.js';
 
 /**
  * Figures of one audio call, from when each side spoke (ms from connect). The definitions follow
@@ -63,6 +63,21 @@ function countLongSilences(spans: Speech[]): number {
     reach = Math.max(reach, s.end);
   }
   return count;
+}
+
+/** Figures over many calls: latency over every reply of every call, first audio over the calls. */
+export function figuresOverCalls(calls: { audio: AudioSummary; latencies: number[] }[]) {
+  if (!calls.length) return null;
+  return {
+    calls: calls.length,
+    response_latency_ms: summarize(calls.flatMap((c) => c.latencies)),
+    time_to_first_audio_ms: summarize(
+      calls.flatMap((c) =>
+        c.audio.time_to_first_audio_ms === null ? [] : [c.audio.time_to_first_audio_ms],
+      ),
+    ),
+    talk_overs: calls.reduce((n, c) => n + c.audio.talk_over.count, 0),
+  };
 }
 
 export function measureCall(caller: Speech[], agent: Speech[]): CallMeasures {

@@ -87,18 +87,17 @@ export class CallInbox implements AgentAudioEvents {
   readonly heardTexts: TimedText[] = [];
   /** Set once the call is up: before that, audio and events are held with their arrival times. */
   private target: LiveCall | null = null;
-  private readonly early: { atMs: number; apply: (call: LiveCall) => void }[] = [];
+  private readonly early: ((call: LiveCall) => void)[] = [];
   endedAs: CallEnd | null = null;
   onEnd: ((end: CallEnd) => void) | null = null;
-  clock: () => number = () => performance.now();
 
   private deliver(apply: (call: LiveCall) => void): void {
     if (this.target) apply(this.target);
-    else this.early.push({ atMs: this.clock(), apply });
+    else this.early.push(apply);
   }
   attach(call: LiveCall): void {
     this.target = call;
-    for (const e of this.early.splice(0)) e.apply(call);
+    for (const apply of this.early.splice(0)) apply(call);
   }
   audio(pcm: Int16Array, eventId?: number): void {
     this.deliver((call) => call.agentAudio(pcm, eventId));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isSealed, mask, type Sealed, type SecretBox } from '../secrets.js';
+import { mask, type Sealed, type SecretBox } from '../secrets.js';
 import type { SpeechConnections } from '../speech/types.js';
 import type { Store } from '../store/index.js';
 
@@ -93,11 +93,7 @@ export async function patchSpeech(
     }
     const before = speech[k];
     let apiKey = before?.apiKey;
-    if (p.apiKey !== undefined)
-      apiKey =
-        isSealed(apiKey) && p.apiKey === mask(secrets.open(apiKey))
-          ? apiKey
-          : secrets.seal(p.apiKey);
+    if (p.apiKey !== undefined) apiKey = secrets.sealUnlessMask(p.apiKey, apiKey);
     if (!apiKey) {
       errors.push({ path: `speech.${k}.apiKey`, message: 'is required' });
       continue;
