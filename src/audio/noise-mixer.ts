@@ -1,0 +1,143 @@
+/**
+ * Background noise under the caller's speech at a set signal-to-noise ratio. Speech is brought
+ * to a fixed level first (`normalizeSpeechLevel`), so the SNR is simply where the bed's level
+ * sits below it.
+ */
+import { NOISE_BED_RATE } from './noise-beds.js';
+import { resample } from './resample.js';
+
+/** The RMS level caller speech is normalised to, measured over its speech span. */
+export const SPEECH_LEVEL_DBFS = -20;
+
+/**
+ * A sample at or above this magnitude (about -50 dBFS) is speech: a clip's speech span runs from
+ * the first such sample to the last (the same rule the call uses to find where speech is).
+ */
+export const SPEECH_SPAN_THRESHOLD = 104;
+
+const INT16_MAX = 32767;
+/** Peaks past this (-3 dBFS) are soft-limited rather than clipped. */
+const LIMITER_KNEE = Math.round(INT16_MAX * 10 ** (-3 / 20));
+
+function dbfsToAmplitude(dbfs: number): number {
+  return 32768 * 10 ** (dbfs / 20);
+}
+
+/** Start (inclusive) and end (exclusive) of the speech span, or null if nothing reaches it. */
+export function speechSpan(pcm: Int16Array): { start: number; end: number } | null {
+  let start = 0;
+  while (start < pcm.length && Math.abs(pcm[start]!) < SPEECH_SPAN_THRESHOLD) start++;
+  if (start === pcm.length) return null;
+  let end = pcm.length;
+  while (Math.abs(pcm[end - 1]!) < SPEECH_SPAN_THRESHOLD) end--;
+  return { start, end };
+}
+
+function rmsOver(samples: ArrayLike<number>, start: number, end: number): number {
+  let sum = 0;
+  for (let i = start; i < end; i++) sum += samples[i]! * samples[i]!;
+  return Math.sqrt(sum / Math.max(1, end - start));
+}
+
+/** Above the knee, magnitude bends smoothly (tanh, slope 1 at the knee) towards full scale. */
+function softLimit(value: number): number {
+  const magnitude = Math.abs(value);
+  if (magnitude <= LIMITER_KNEE) return value;
+  const room = INT16_MAX - LIMITER_KNEE;
+  const limited = LIMITER_KNEE + room * Math.tanh((magnitude - LIMITER_KNEE) / room);
+  return value < 0 ? -limited : limited;
+}
+
+/** RMS of `pcm[start..end)` once scaled by `gain` and soft-limited. */
+function limitedRms(pcm: Int16Array, span: { start: number; end: number }, gain: number): number {
+  let sum = 0;
+  for (let i = span.start; i < span.end; i++) sum += softLimit(pcm[i]! * gain) ** 2;
+  return Math.sqrt(sum / (span.end - span.start));
+}
+
+/** Gain corrections for what the limiter takes off: rarely more than one is needed. */
+const LIMITER_PASSES = 4;
+/** The corrections never add more than this (12 dB) on top of the plain RMS gain. */
+const MAX_LIMITER_MAKEUP = 4;
+
+/**
+ * A copy of `pcm` scaled so the RMS over its speech span is SPEECH_LEVEL_DBFS. It never clips:
+ * a peak the gain would push past -3 dBFS is soft-limited (a tanh knee, slope 1 at -3 dBFS, to
+ * full scale) rather than the gain being reduced, since the SNR depends on the speech level
+ * holding. When limiting takes off enough energy to matter (spiky input), the gain is raised a
+ * little to make up for it (at most 12 dB in all). espeak-ng speech (crest 17-19 dB) peaks
+ * around -1 to -3 dBFS at this level, so the limiter bends only its few loudest samples.
+ * All-silent input comes back unchanged (as a copy).
+ */
+export function normalizeSpeechLevel(pcm: Int16Array): Int16Array {
+  const span = speechSpan(pcm);
+  if (!span) return pcm.slice();
+  const target = dbfsToAmplitude(SPEECH_LEVEL_DBFS);
+  const plainGain = target / rmsOver(pcm, span.start, span.end);
+  let gain = plainGain;
+  for (let pass = 0; pass < LIMITER_PASSES; pass++) {
+    const shortfall = target / limitedRms(pcm, span, gain);
+    if (shortfall < 1.001) break;
+    gain = Math.min(gain * shortfall, plainGain * MAX_LIMITER_MAKEUP);
+  }
+  const out = new Int16Array(pcm.length);
+  for (let i = 0; i < pcm.length; i++) out[i] = Math.round(softLimit(pcm[i]! * gain));
+  return out;
+}
+
+/** Resamples a loop as a loop: wrapped context on both sides, so the seam stays seamless. */
+function resampleLoop(bed: Int16Array, fromRate: number, toRate: number): Int16Array {
+  if (fromRate === toRate) return bed;
+  const pad = Math.min(bed.length, 512);
+  const padded = new Int16Array(bed.length + 2 * pad);
+  padded.set(bed.subarray(bed.length - pad), 0);
+  padded.set(bed, pad);
+  padded.set(bed.subarray(0, pad), pad + bed.length);
+  const out = resample(padded, fromRate, toRate);
+  const start = Math.round((pad * toRate) / fromRate);
+  return out.slice(start, start + Math.round((bed.length * toRate) / fromRate));
+}
+
+export interface NoiseMixerOptions {
+  /** The bed, at NOISE_BED_RATE (as `loadNoiseBed` gives it). */
+  bed: Int16Array;
+  /** The call's rate, 8000 or 16000. */
+  sampleRate: number;
+  snrDb: number;
+  random: () => number;
+}
+
+/**
+ * Adds a looping noise bed to the caller's frames. The bed's level is its RMS over the whole loop
+ * at the call's rate, set to SPEECH_LEVEL_DBFS - snrDb: beds with bursts (hammer blows, a PA
+ * chime) are judged over everything they contain, so the SNR over any stretch of a loop or more
+ * is exact, and over shorter stretches it wanders only as much as the bed itself does.
+ */
+export class NoiseMixer {
+  /** The bed at the call's rate, scaled to its level once: mixing is one add per sample. */
+  private readonly loop: Float32Array;
+  private at: number;
+
+  constructor(opts: NoiseMixerOptions) {
+    if (opts.bed.length === 0) throw new Error('the noise bed is empty');
+    const atCallRate = resampleLoop(opts.bed, NOISE_BED_RATE, opts.sampleRate);
+    const rms = rmsOver(atCallRate, 0, atCallRate.length);
+    const gain = rms > 0 ? dbfsToAmplitude(SPEECH_LEVEL_DBFS - opts.snrDb) / rms : 0;
+    this.loop = new Float32Array(atCallRate.length);
+    for (let i = 0; i < atCallRate.length; i++) this.loop[i] = atCallRate[i]! * gain;
+    this.at = Math.floor(opts.random() * this.loop.length) % this.loop.length;
+  }
+
+  /** Adds the next `frame.length` samples of noise to `frame`, in place, saturating to int16. */
+  mixInto(frame: Int16Array): void {
+    const loop = this.loop;
+    let at = this.at;
+    for (let i = 0; i < frame.length; i++) {
+      const sum = frame[i]! + loop[at]!;
+      // Storing into an Int16Array truncates the fraction: no rounding call on the hot path.
+      frame[i] = sum > INT16_MAX ? INT16_MAX : sum < -32768 ? -32768 : sum;
+      at = at + 1 === loop.length ? 0 : at + 1;
+    }
+    this.at = at;
+  }
+}

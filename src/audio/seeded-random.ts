@@ -1,0 +1,25 @@
+/**
+ * Reproducible randomness for audio simulation: a run's noise offset, packet loss and jitter are
+ * drawn from a seed so that a failing call can be replayed sample for sample.
+ */
+import { randomBytes } from 'node:crypto';
+
+/**
+ * mulberry32: a 32-bit state generator, uniform on [0, 1). Small and fast, with a full 2^32
+ * period; statistically fine for simulation (not for anything secret).
+ */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A fresh unsigned 32-bit seed from the operating system's generator. */
+export function randomSeed(): number {
+  return randomBytes(4).readUInt32LE(0);
+}
