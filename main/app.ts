@@ -33,6 +33,8 @@ export interface DesktopDeps {
   app: {
     requestSingleInstanceLock(): boolean;
     getPath(name: 'userData'): string;
+    /** The app's folder (its archive when packaged), where resources/noise ships. */
+    getAppPath(): string;
     on(
       event: 'second-instance' | 'window-all-closed' | 'before-quit',
       listener: (event: { preventDefault(): void }) => void,
@@ -90,6 +92,8 @@ export async function startDesktop(deps: DesktopDeps): Promise<DesktopApp | null
 
   const engine = createEngine({
     dataDir: app.getPath('userData'),
+    // Packaged, the beds ride in the app archive beside dist/ (electron-builder.yml `files`).
+    noiseDir: join(app.getAppPath(), 'resources', 'noise'),
     log: { info: deps.log, error: (m) => deps.log(m) },
   });
   await engine.start();

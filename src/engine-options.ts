@@ -55,6 +55,8 @@ export interface EngineOptions {
   leaseMs?: number;
   /** Team server: how often an instance that does not lead asks to (default 10 s). */
   leaderRetryMs?: number;
+  /** Where the noise beds of audio callers are; default `resources/noise` beside the engine. */
+  noiseDir?: string;
   /** Check every answer against its operation's response schema (tests: undocumented fields fail). */
   checkOutputs?: boolean;
   /**

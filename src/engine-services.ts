@@ -17,6 +17,7 @@ import { createAdapters } from './providers/registry.js';
 import { createSyncService } from './providers/sync.js';
 import { createSpeech } from './speech/index.js';
 import { createRecordings } from './voice/recordings.js';
+import { defaultNoiseDir } from './audio/noise-beds.js';
 import { speechConnections } from './voice/speech-settings.js';
 
 /** What every service is built from: the open store, its secrets, the clock, the event bus. */
@@ -194,6 +195,7 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
     concurrency: options.workerConcurrency,
     speech,
     recordings,
+    noiseDir: options.noiseDir ?? defaultNoiseDir(),
     log: logError,
   });
   const partial = {

@@ -31,7 +31,13 @@ interface Simulation {
   error?: string;
   duration_ms: number | null;
   results: { name: string; passed: boolean; reasoning: string }[];
-  audio: { response_latency_ms: { p50: number | null; p90: number | null } } | null;
+  audio: {
+    response_latency_ms: { p50: number | null; p90: number | null };
+    caller?: {
+      line: { profile: string; seed: number; frames_lost: number };
+      asr: { wer: number | null } | null;
+    };
+  } | null;
 }
 interface ErrorBody {
   error?: { message?: string; details?: { path: string; message: string }[] };
@@ -50,6 +56,8 @@ interface Row {
   seconds: number;
   /** Audio simulations: response latency p50/p90. */
   latency: string;
+  /** Audio simulations: the line and its seed (to replay with --seed), and the recognition's WER. */
+  caller: string;
 }
 
 type Call = <T>(method: string, path: string, body?: unknown) => Promise<T>;
@@ -87,7 +95,7 @@ function api(base: string, key: string): Call {
 }
 
 const USAGE =
-  'Usage: callbench run <scenario id or name> [--workspace W] [--var name=value ...] [--runs N] [--channel C] [--mode text|audio] [--wait] [--junit FILE] [--json]';
+  'Usage: callbench run <scenario id or name> [--workspace W] [--var name=value ...] [--runs N] [--channel C] [--mode text|audio] [--line studio|phone|mobile|JSON] [--seed N] [--wait] [--junit FILE] [--json]';
 
 function options(args: string[]) {
   const { values, positionals } = parseArgs({
@@ -104,6 +112,8 @@ function options(args: string[]) {
       url: { type: 'string' },
       channel: { type: 'string' },
       mode: { type: 'string' },
+      line: { type: 'string' },
+      seed: { type: 'string' },
     },
   });
   const ref = positionals[0];
@@ -121,7 +131,17 @@ function options(args: string[]) {
     }),
   );
   const url = values.url ?? process.env.CALLBENCH_URL ?? 'http://127.0.0.1:4477';
-  return { ...values, ref, key, variables, url };
+  return { ...values, ref, key, variables, url, line: lineOption(values.line) };
+}
+
+/** --line: a profile's name, or a custom line as JSON ({"codec":"mulaw","sampleRate":8000,...}). */
+function lineOption(line: string | undefined): unknown {
+  if (line === undefined || !line.trim().startsWith('{')) return line;
+  try {
+    return JSON.parse(line) as unknown;
+  } catch {
+    throw new CannotRun(`--line takes studio, phone, mobile or a JSON object, got "${line}"`);
+  }
 }
 
 /** The workspace (by id or name, the first by default) and the scenario (by id or name). */
@@ -187,13 +207,25 @@ async function rowsOf(call: Call, ws: string, executionId: string): Promise<Row[
       latency: sim.audio
         ? `${sim.audio.response_latency_ms.p50 ?? '-'}/${sim.audio.response_latency_ms.p90 ?? '-'} ms`
         : '-',
+      caller: callerOf(sim),
     });
   }
   return rows;
 }
 
+/** `mobile seed 1234, WER 14.3%`: the line to replay, and how well the agent heard. */
+function callerOf(sim: Simulation): string {
+  const c = sim.audio?.caller;
+  if (!c) return '-';
+  const wer = c.asr?.wer;
+  const heard = wer === null || wer === undefined ? '' : `, WER ${Math.round(wer * 1000) / 10}%`;
+  return `${c.line.profile} seed ${c.line.seed}${heard}`;
+}
+
 function printSummary(rows: Row[], state: Execution, out: Out): void {
-  out(['persona', 'agent', 'score', 'passed', 'latency p50/p90', 'failed metrics'].join('\t'));
+  out(
+    ['persona', 'agent', 'score', 'passed', 'latency p50/p90', 'line', 'failed metrics'].join('\t'),
+  );
   for (const r of rows)
     out(
       [
@@ -202,6 +234,7 @@ function printSummary(rows: Row[], state: Execution, out: Out): void {
         r.score ?? '-',
         r.status === 'completed' ? String(r.passed ?? '-') : r.status,
         r.latency,
+        r.caller,
         r.error ?? (r.failed.map((f) => f.split(':')[0]).join(', ') || '-'),
       ].join('\t'),
     );
@@ -247,6 +280,8 @@ export async function run(
         ...(o.runs ? { runs: Number(o.runs) } : {}),
         ...(o.channel ? { channel: o.channel } : {}),
         ...(o.mode ? { mode: o.mode } : {}),
+        ...(o.line !== undefined ? { line: o.line } : {}),
+        ...(o.seed !== undefined ? { seed: Number(o.seed) } : {}),
       },
     );
     err(

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { CallerSummary, ConditionFigures, LineChoice } from './callers.js';
+import { Percentiles } from './percentiles.js';
 
 /**
  * Shapes of audio simulations that the store keeps and the voice domain makes: a scenario's audio
@@ -11,6 +13,7 @@ export type SimulationMode = (typeof SIMULATION_MODES)[number];
 /** A scenario run as real audio calls; per execution, `execute {mode}` overrides it. */
 export const ScenarioAudio = z.strictObject({
   enabled: z.boolean().describe('Run this scenario as audio calls unless an execution says text'),
+  line: LineChoice.optional().describe('The line between caller and agent; absent: studio'),
 });
 export type ScenarioAudio = z.infer<typeof ScenarioAudio>;
 
@@ -47,13 +50,7 @@ export type PersonaVoice = z.infer<typeof PersonaVoice>;
 
 export const DEFAULT_VOICE: PersonaVoice = { engine: 'system', voiceId: null, speed: null };
 
-/** p50, p90 and max of a figure over a call's turns (null when no turn had one). */
-export const Percentiles = z.object({
-  p50: z.number().nullable(),
-  p90: z.number().nullable(),
-  max: z.number().nullable(),
-});
-export type Percentiles = z.infer<typeof Percentiles>;
+export { Percentiles } from './percentiles.js';
 
 /** What an audio call measured, from the audio itself (definitions in the README). */
 export const AudioSummary = z.object({
@@ -96,6 +93,9 @@ export const AudioSummary = z.object({
     .nullable()
     .describe("The provider's own transcript of both sides (Vapi's call record)"),
   recording: z.boolean().describe('A stereo WAV is kept (GET .../recording)'),
+  caller: CallerSummary.optional().describe(
+    'The line, the noise, what the caller did (barge-ins, silences, digits) and how the agent took it',
+  ),
 });
 export type AudioSummary = z.infer<typeof AudioSummary>;
 
@@ -110,3 +110,17 @@ export type TurnAudio = z.infer<typeof TurnAudio>;
 
 export const TEXT_SOURCES = ['script', 'model', 'provider', 'stt', 'provider_record'] as const;
 export type TextSource = (typeof TEXT_SOURCES)[number];
+
+/** Figures over many audio calls (an execution's, an agent's window). */
+export const AudioFigures = z.object({
+  calls: z.number().int(),
+  response_latency_ms: Percentiles.describe('Over every agent reply of every audio call'),
+  time_to_first_audio_ms: Percentiles.describe('Over the calls'),
+  talk_overs: z.number().int(),
+  by_conditions: z
+    .array(ConditionFigures)
+    .describe(
+      'By noise and line: where the agent is slow or mishears (calls of realistic callers)',
+    ),
+});
+export type AudioFigures = z.infer<typeof AudioFigures>;

@@ -39,6 +39,19 @@ export const METRIC_CONFIGS = {
   max_time_to_first_audio_ms: z.strictObject({ max: z.number().positive().max(600_000) }),
   /** Audio simulations: total time the agent talked over the caller. */
   max_talk_over_ms: z.strictObject({ max: z.number().min(0).max(600_000) }),
+  /** Audio simulations: how fast the agent's audio stops once the caller barges in. */
+  max_barge_in_stop_ms: z.strictObject({
+    max: z.number().positive().max(600_000),
+    on: z.enum(['p90', 'max']).default('max'),
+  }),
+  /** Audio simulations: backchannels ("mm-hmm") the agent stopped talking for. */
+  max_false_yields: z.strictObject({ max: z.number().int().min(0).max(1_000) }),
+  /** Audio simulations: the agent speaks into every silence the caller keeps, within `withinMs`. */
+  reprompts_after_silence: z.strictObject({
+    withinMs: z.number().positive().max(600_000).default(10_000),
+  }),
+  /** Audio simulations: the word error rate of what the agent's recognition heard of the caller. */
+  max_asr_wer: z.strictObject({ max: z.number().min(0).max(10) }),
 } as const;
 
 export type MetricType = keyof typeof METRIC_CONFIGS;

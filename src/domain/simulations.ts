@@ -1,5 +1,6 @@
 /** Shapes of a simulation that the store keeps and the simulation domain makes. */
 import type { TextSource, TurnAudio } from './audio.js';
+import type { CallerAct } from './callers.js';
 
 export interface Turn {
   role: 'caller' | 'agent' | 'tool';
@@ -16,6 +17,12 @@ export interface Turn {
   source?: TextSource;
   /** Audio mode, caller turns: what the provider's speech recognition heard, where it says. */
   heard?: string;
+  /** Audio mode, caller turns: said over the agent, or keypad digits. */
+  act?: CallerAct;
+  /** Audio mode, caller turns: keypad digits sent. */
+  dtmf?: string;
+  /** Audio mode, caller turns: word error rate of `heard` against `text` (normalised). */
+  wer?: number | null;
 }
 
 export interface MetricResult {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isoNow } from '../clock.js';
-import { Percentiles } from '../domain/audio.js';
+import { AudioFigures } from '../domain/audio.js';
 import { AppError, conflict, invalidField, notFound } from '../errors.js';
 import { openCredentials } from '../providers/credentials.js';
 import { connectHttpAgent, probeHttpAgent } from '../providers/http-agent.js';
@@ -410,15 +410,9 @@ export const agentOperations = [
         }),
       ),
       recommendations: z.array(z.string()),
-      audio: z
-        .object({
-          calls: z.number().int(),
-          response_latency_ms: Percentiles.describe('Over every agent reply of every audio call'),
-          time_to_first_audio_ms: Percentiles.describe('Over the calls'),
-          talk_overs: z.number().int(),
-        })
-        .nullable()
-        .describe("The window's audio simulations of this agent; null when there were none"),
+      audio: AudioFigures.nullable().describe(
+        "The window's audio simulations of this agent; null when there were none",
+      ),
     }),
     async handler({ agent_id, days }, ctx) {
       await getAgent(ctx, agent_id);

@@ -1,7 +1,8 @@
+import { CALLER_ACTS, LineChoice, SimulationLine } from '../domain/callers.js';
 import { z } from 'zod';
 import {
+  AudioFigures,
   AudioSummary,
-  Percentiles,
   SIMULATION_MODES,
   TEXT_SOURCES,
   TurnAudio,
@@ -31,6 +32,12 @@ const ExecutionSchema = z.object({
     .enum(SIMULATION_MODES)
     .nullable()
     .describe("The mode asked for every simulation; null: each scenario's own"),
+  line: z
+    .object({ choice: LineChoice.nullable(), seed: z.number().int().nullable() })
+    .nullable()
+    .describe(
+      "Audio mode: the line and seed asked for every simulation; null: each scenario's own",
+    ),
   counts: z.object({
     queued: z.number().int(),
     running: z.number().int(),
@@ -57,6 +64,9 @@ const SimulationSchema = z.object({
   agent_name: NameNow,
   channel: z.string(),
   mode: z.enum(SIMULATION_MODES).describe('text, or audio (a real audio call)'),
+  line: SimulationLine.nullable().describe(
+    'Audio mode: the line it runs on, and the seed that replays its losses, jitter and caller behaviours',
+  ),
   status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
   created_at: Timestamp,
   started_at: Timestamp.nullable(),
@@ -92,6 +102,16 @@ const SimulationSchema = z.object({
         .string()
         .optional()
         .describe("Audio mode, caller turns: what the provider's speech recognition heard"),
+      act: z
+        .enum(CALLER_ACTS)
+        .optional()
+        .describe('Audio mode, caller turns: said over the agent (barge_in, backchannel), or dtmf'),
+      dtmf: z.string().optional().describe('Audio mode, caller turns: keypad digits sent'),
+      wer: z
+        .number()
+        .nullable()
+        .optional()
+        .describe('Audio mode, caller turns: word error rate of heard against text (normalised)'),
     }),
   ),
   score: z.number().nullable(),
@@ -167,6 +187,18 @@ export const executionOperations = [
         .describe(
           "text, or audio (real audio calls through the provider's audio channel); absent: the scenario's audio.enabled",
         ),
+      line: LineChoice.optional().describe(
+        "Audio mode: the line of every simulation; absent: the scenario's audio.line, else studio",
+      ),
+      seed: z
+        .number()
+        .int()
+        .min(0)
+        .max(2 ** 32 - 1)
+        .optional()
+        .describe(
+          "Audio mode: the seed of every simulation's line losses, jitter and caller behaviours; a simulation's audio.caller.line.seed replays it",
+        ),
     },
     output: z.object({
       execution: ExecutionSchema.pick({
@@ -177,12 +209,14 @@ export const executionOperations = [
         estimated_completion: true,
       }),
     }),
-    async handler({ workspace_id, scenario_id, variables, runs, channel, mode }, ctx) {
+    async handler({ workspace_id, scenario_id, variables, runs, channel, mode, line, seed }, ctx) {
       const execution = await startCheckedExecution(ctx, workspace_id, scenario_id, {
         variables: variables ?? {},
         runs: runs ?? 1,
         channel,
         mode,
+        line,
+        seed,
       });
       return withStatus(202, { execution });
     },
@@ -212,15 +246,9 @@ export const executionOperations = [
     query: { wait: z.coerce.number().min(0).max(120).optional() },
     output: z.object({
       execution: ExecutionSchema.extend({
-        audio: z
-          .object({
-            calls: z.number().int(),
-            response_latency_ms: Percentiles.describe('Over every agent reply of every audio call'),
-            time_to_first_audio_ms: Percentiles.describe('Over the calls'),
-            talk_overs: z.number().int(),
-          })
-          .nullable()
-          .describe('Its audio simulations that ended; null when it has none'),
+        audio: AudioFigures.nullable().describe(
+          'Its audio simulations that ended; null when it has none',
+        ),
       }),
     }),
     async handler({ workspace_id, execution_id, wait }, ctx) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CallerBehaviours, PersonaNoise } from '../domain/callers.js';
 import { PersonaVoice } from '../domain/audio.js';
 import { conflict, invalidField, notFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -79,6 +80,16 @@ const fields = {
   voice: PersonaVoice.nullable()
     .optional()
     .describe('How the persona sounds in audio simulations; null: the offline system voice'),
+  noise: PersonaNoise.nullable()
+    .optional()
+    .describe(
+      'Audio mode: speech over its backgroundNoise; null: by difficulty (easy 25 dB, medium 15, hard 8, very_hard 3)',
+    ),
+  behaviours: CallerBehaviours.nullable()
+    .optional()
+    .describe(
+      'Audio mode: barge-ins, silences, backchannels and hang-ups, each by chance per agent turn',
+    ),
 };
 
 const UsageStats = z.object({
@@ -103,6 +114,8 @@ export const PersonaSchema = z.object({
   ...PersonaFields,
   prompt: z.string(),
   voice: PersonaVoice.nullable(),
+  noise: PersonaNoise.nullable(),
+  behaviours: CallerBehaviours.nullable(),
 });
 const PersonaListItem = z.object({ ...PersonaFields, usage_stats: UsageStats });
 const PersonaWithUsage = PersonaSchema.extend({ usage_stats: UsageStats });
@@ -141,6 +154,8 @@ export const personaOperations = [
         backgroundNoise: input.backgroundNoise ?? 'none',
         tags: input.tags ?? [],
         voice: input.voice ?? null,
+        noise: input.noise ?? null,
+        behaviours: input.behaviours ?? null,
         created_at: now,
         updated_at: now,
         created_by: ctx.caller.user,

@@ -73,9 +73,7 @@ export const ScenarioSchema = z.object({
       providesTrackingInfo: z.boolean().optional(),
     })
     .nullable(),
-  script: z
-    .array(z.object({ say: z.string(), expect: z.record(z.string(), z.unknown()).optional() }))
-    .nullable(),
+  script: z.array(ScriptLine).nullable(),
   maxTurns: z.number().int().nullable(),
   maxDurationMs: z.number().int().nullable(),
   audio: ScenarioAudio.nullable(),

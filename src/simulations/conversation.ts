@@ -69,7 +69,7 @@ export function makeCaller({
       heard(_agentText: string) {},
       next(): Promise<{ text: string; ended: boolean }> {
         if (i >= lines.length) return Promise.resolve({ text: '', ended: true });
-        return Promise.resolve({ text: fill(lines[i++]!.say, variables), ended: false });
+        return Promise.resolve({ text: fill(lines[i++]!.say ?? '', variables), ended: false });
       },
     };
   }

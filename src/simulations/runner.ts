@@ -55,6 +55,8 @@ export interface RunnerDeps {
   speech: Speech;
   /** Where audio calls are recorded. */
   recordings: Recordings;
+  /** Where the noise beds of audio callers are. */
+  noiseDir: string;
   log: (message: string) => void;
 }
 
@@ -361,6 +363,8 @@ async function runSimulation(
               secrets: deps.secrets,
               speech: deps.speech,
               adapters: deps.adapters,
+              noiseDir: deps.noiseDir,
+              line: sim.line,
             })
           : await converseInText(ctx, { sim, agent, setup, usage, began, connection });
     } finally {

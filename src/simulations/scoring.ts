@@ -173,7 +173,83 @@ function audioMetric(m: Metric, c: Conversation): MetricResult {
   );
 }
 
+/** Figures of how the agent took a realistic caller: barge-ins, backchannels, silences, recognition. */
+function callerMetric(m: Metric, c: Conversation): MetricResult {
+  const a = c.audio?.caller;
+  if (!a)
+    return unevaluated(
+      m,
+      'Only audio simulations measure this (the simulation ran in text mode).',
+      'not an audio simulation',
+    );
+  const none = (what: string) => unevaluated(m, `The caller never ${what} on this call.`, 'none');
+  switch (m.type) {
+    case 'max_barge_in_stop_ms': {
+      const cfg = m.config as MetricConfigOf<'max_barge_in_stop_ms'>;
+      const on = cfg.on ?? 'max';
+      const ms = a.barge_ins.stop_ms[on];
+      if (ms === null) return none('barged in while the agent spoke');
+      return verdict(
+        m,
+        ms <= cfg.max,
+        `After ${a.barge_ins.count} barge-in(s), the agent's audio stopped in ${ms} ms (${on}; at most ${cfg.max}).`,
+      );
+    }
+    case 'max_false_yields': {
+      const cfg = m.config as MetricConfigOf<'max_false_yields'>;
+      if (!a.backchannels.count) return none('backchannelled');
+      const n = a.backchannels.false_yields;
+      return verdict(
+        m,
+        n <= cfg.max,
+        `The agent stopped for ${n} of ${a.backchannels.count} backchannel(s) (at most ${cfg.max}).`,
+      );
+    }
+    case 'reprompts_after_silence':
+      return repromptVerdict(m, a.silences);
+    default: {
+      const cfg = m.config as MetricConfigOf<'max_asr_wer'>;
+      if (!a.asr || a.asr.wer === null)
+        return unevaluated(
+          m,
+          "The provider reported nothing of what its recognition heard (Vapi's call record and ElevenLabs' user_transcript do).",
+          'no recognition reported',
+        );
+      const missed = a.asr.misheard.map(
+        (x) => `"${x.said}" as ${x.heard === null ? 'nothing' : `"${x.heard}"`}`,
+      );
+      return verdict(
+        m,
+        a.asr.wer <= cfg.max,
+        `The agent's recognition had a word error rate of ${a.asr.wer} over ${a.asr.words} words (at most ${cfg.max})${missed.length ? `; misheard ${missed.join(', ')}` : ''}.`,
+      );
+    }
+  }
+}
+
+function repromptVerdict(
+  m: Metric,
+  silences: NonNullable<NonNullable<Conversation['audio']>['caller']>['silences'],
+): MetricResult {
+  const cfg = m.config as MetricConfigOf<'reprompts_after_silence'>;
+  const within = cfg.withinMs ?? 10_000;
+  if (!silences.length) return unevaluated(m, 'The caller never kept silent on this call.', 'none');
+  const late = silences.filter((s) => s.reprompt_ms === null || s.reprompt_ms > within);
+  const said = silences.map((s) =>
+    s.reprompt_ms === null ? `no re-prompt in ${s.ms} ms` : `re-prompted after ${s.reprompt_ms} ms`,
+  );
+  return verdict(
+    m,
+    late.length === 0,
+    `In ${silences.length} silence(s) the agent ${said.join('; ')} (within ${within} ms wanted).`,
+  );
+}
+
 const DETERMINISTIC: Record<string, (m: Metric, c: Conversation) => MetricResult> = {
+  max_barge_in_stop_ms: callerMetric,
+  max_false_yields: callerMetric,
+  reprompts_after_silence: callerMetric,
+  max_asr_wer: callerMetric,
   max_response_latency_ms: audioMetric,
   max_time_to_first_audio_ms: audioMetric,
   max_talk_over_ms: audioMetric,

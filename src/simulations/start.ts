@@ -19,6 +19,8 @@ import type { AgentRecord } from '../store/agents.js';
 import type { SimulationMode } from '../domain/audio.js';
 import type { Speech } from '../speech/index.js';
 import { audioCallProblem, voiceProblems } from '../voice/audio-plan.js';
+import { simulationLine } from '../voice/caller-conditions.js';
+import { SCRIPT_LINE_ACTS, type LineChoice } from '../domain/callers.js';
 
 export interface ExecutionRequest {
   variables: Record<string, string>;
@@ -26,6 +28,10 @@ export interface ExecutionRequest {
   channel?: Channel;
   /** Text or audio for every simulation; absent: the scenario's own (`audio.enabled`). */
   mode?: SimulationMode;
+  /** Audio mode: the line for every simulation; absent: the scenario's own (`audio.line`). */
+  line?: LineChoice;
+  /** Audio mode: the seed of every simulation's losses, jitter and behaviours (to replay one). */
+  seed?: number;
 }
 
 /** Why `agent` cannot be reached on `channel`, or null when it can. */
@@ -77,7 +83,7 @@ function variableProblems(scenario: Scenario): ErrorDetail[] {
   const declared = new Set(scenario.promptVariables.map((v) => v.name));
   const texts: [string, string][] = [
     ['prompt', scenario.prompt],
-    ...(scenario.script ?? []).map((l, i): [string, string] => [`script[${i}].say`, l.say]),
+    ...(scenario.script ?? []).map((l, i): [string, string] => [`script[${i}].say`, l.say ?? '']),
   ];
   return texts.flatMap(([path, text]) =>
     [...new Set(placeholdersIn(text))]
@@ -168,7 +174,25 @@ async function planExecution(
     }
   }
   if (mode === 'audio') problems.push(...(await personaVoiceProblems(ctx, workspaceId, scenario)));
+  else problems.push(...textModeProblems(scenario, req));
   return { workspaceId, scenario, variables, channels, mode, problems, models };
+}
+
+/**
+ * What only an audio call can do, asked of a text simulation: a line, a seed, script lines that
+ * barge in, keep silent, send digits or hang up.
+ */
+function textModeProblems(scenario: Scenario, req: ExecutionRequest): ErrorDetail[] {
+  const why = 'only audio simulations have it; run with mode "audio"';
+  const problems: ErrorDetail[] = [];
+  if (req.line !== undefined) problems.push({ path: 'line', message: `a line: ${why}` });
+  if (req.seed !== undefined) problems.push({ path: 'seed', message: `a seed: ${why}` });
+  (scenario.script ?? []).forEach((line, i) => {
+    for (const act of SCRIPT_LINE_ACTS)
+      if (line[act] !== undefined)
+        problems.push({ path: `script[${i}].${act}`, message: `${act}: ${why}` });
+  });
+  return problems;
 }
 
 /** Voices of the scenario's personas that cannot speak now. */
@@ -231,6 +255,8 @@ async function createExecution(ctx: ExecutionDeps, plan: ExecutionPlan, req: Exe
         agent_id,
         channel: channels.get(agent_id)!,
         mode: plan.mode,
+        line:
+          plan.mode === 'audio' ? simulationLine(req.line ?? scenario.audio?.line, req.seed) : null,
       })),
     ),
   );
@@ -246,6 +272,10 @@ async function createExecution(ctx: ExecutionDeps, plan: ExecutionPlan, req: Exe
       runs: req.runs,
       channel: req.channel ?? null,
       mode: req.mode ?? null,
+      line:
+        req.line !== undefined || req.seed !== undefined
+          ? { choice: req.line ?? null, seed: req.seed ?? null }
+          : null,
       created_at: isoNow(ctx.clock),
       estimated_completion: estimate,
     },

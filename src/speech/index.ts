@@ -98,7 +98,11 @@ export function createSpeech(options: SpeechOptions): Speech {
       if (text.trim() === '') throw new SpeechError(voice.engine, 'there is no text to speak');
       if (closed) throw new SpeechError(voice.engine, 'speech has been closed');
       const speed = voice.speed ?? 1;
-      return synthesis.speak({ engine: voice.engine, text, voiceId: voice.voiceId, speed }, signal);
+      const pitch = voice.pitch ?? 1;
+      return synthesis.speak(
+        { engine: voice.engine, text, voiceId: voice.voiceId, speed, pitch },
+        signal,
+      );
     },
     async transcribe(pcm, sampleRate, signal) {
       const { stt } = await options.connections();

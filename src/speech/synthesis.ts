@@ -19,6 +19,8 @@ export interface Line {
   text: string;
   voiceId: string | null;
   speed: number;
+  /** 1 is the voice's own pitch; only the system voice on Linux (espeak-ng) can change it. */
+  pitch: number;
 }
 
 export interface SynthesisContext {
@@ -41,7 +43,7 @@ export class Synthesis {
 
   async speak(line: Line, signal?: AbortSignal): Promise<Synthesized> {
     const started = performance.now();
-    const key = JSON.stringify([line.engine, line.voiceId, line.speed, line.text]);
+    const key = JSON.stringify([line.engine, line.voiceId, line.speed, line.pitch, line.text]);
     const hit = this.context.cache.get(key);
     if (hit) return { pcm: hit.slice(), sampleRate: SPEECH_SAMPLE_RATE, synthMs: 0, cached: true };
     const pcm = await this.runs.join(key, (shared) => this.produce(key, line, shared), signal);

@@ -74,10 +74,14 @@ export const powershellArgs = (script: string): string[] => [
 const windowsRate = (speed: number): number =>
   Math.max(-10, Math.min(10, Math.round((10 * Math.log(speed)) / Math.log(3))));
 
+/** espeak-ng's pitch runs 0..99 around 50; 1 leaves the voice's own. */
+const espeakPitch = (pitch = 1): string[] =>
+  pitch === 1 ? [] : ['-p', String(Math.max(0, Math.min(99, Math.round(50 * pitch))))];
+
 /** The program and arguments that speak `line` on `platform` (exported to test all three). */
 export function systemVoiceCommand(
   platform: NodeJS.Platform,
-  line: { text: string; voiceId: string | null; speed: number },
+  line: { text: string; voiceId: string | null; speed: number; pitch?: number },
   wavFile: string,
 ): Recipe {
   const wpm = String(Math.round(NORMAL_WPM * line.speed));
@@ -105,7 +109,7 @@ export function systemVoiceCommand(
   const voice = line.voiceId ?? 'en-us';
   return {
     command: 'espeak-ng',
-    args: ['--stdout', '-v', voice, '-s', wpm, '--', line.text],
+    args: ['--stdout', '-v', voice, '-s', wpm, ...espeakPitch(line.pitch), '--', line.text],
     wavFile: null,
   };
 }
@@ -120,7 +124,7 @@ export function missingVoiceProgram(platform: NodeJS.Platform): string {
 
 /** Speaks `text` through the system voice; the audio comes back untrimmed, at the voice's own rate. */
 export async function speakWithSystemVoice(
-  line: { text: string; voiceId: string | null; speed: number },
+  line: { text: string; voiceId: string | null; speed: number; pitch?: number },
   context: SystemVoiceContext,
   signal?: AbortSignal,
 ): Promise<SpokenAudio> {

@@ -4,8 +4,11 @@ import { VOICE_ENGINES, type PersonaVoice } from '../domain/audio.js';
 export const SPEECH_ENGINES = VOICE_ENGINES;
 export type SpeechEngineName = (typeof SPEECH_ENGINES)[number];
 
-/** A persona's voice, as the domain defines it. */
-export type VoiceChoice = PersonaVoice;
+/**
+ * A persona's voice, as the domain defines it, with the pitch its delivery asks for (1 is the
+ * voice's own; engines without a pitch control ignore it).
+ */
+export type VoiceChoice = PersonaVoice & { pitch?: number };
 
 /** Where one cloud engine is reached. */
 export interface SpeechConnection {

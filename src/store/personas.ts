@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { PersonaVoice } from '../domain/audio.js';
+import type { CallerBehaviours, PersonaNoise } from '../domain/callers.js';
 import { fromJson, toJson, type ColumnMap } from './db.js';
 import { pageOf, patchRow, type StoreContext } from './sql/query.js';
 import { RAN, noUsage, usageByIds, type UsageStats } from './usage.js';
@@ -20,13 +21,17 @@ export interface Persona {
   tags: string[];
   /** How the persona sounds in audio mode; null: the offline system voice. */
   voice: PersonaVoice | null;
+  /** Audio mode: speech over the background noise; null: the default of its difficulty. */
+  noise: PersonaNoise | null;
+  /** Audio mode: barge-ins, silences, backchannels and hang-ups, by chance; null: none. */
+  behaviours: CallerBehaviours | null;
   created_at: string;
   updated_at: string;
   created_by: User;
 }
 
 export type PersonaWithUsage = Persona & { usage_stats: UsageStats };
-export type PersonaListItem = Omit<PersonaWithUsage, 'prompt' | 'voice'>;
+export type PersonaListItem = Omit<PersonaWithUsage, 'prompt' | 'voice' | 'noise' | 'behaviours'>;
 
 export interface PersonaQuery {
   name?: string;
@@ -44,7 +49,16 @@ export interface PersonaQuery {
 export type PersonaPatch = Partial<
   Pick<
     Persona,
-    'name' | 'language' | 'prompt' | 'emotion' | 'difficulty' | 'backgroundNoise' | 'tags' | 'voice'
+    | 'name'
+    | 'language'
+    | 'prompt'
+    | 'emotion'
+    | 'difficulty'
+    | 'backgroundNoise'
+    | 'tags'
+    | 'voice'
+    | 'noise'
+    | 'behaviours'
   >
 >;
 
@@ -58,6 +72,8 @@ interface Row {
   background_noise: string;
   tags: string;
   voice?: string | null;
+  noise?: string | null;
+  behaviours?: string | null;
   created_at: string;
   updated_at: string;
   created_by_id: string;
@@ -74,6 +90,8 @@ const fromRow = (r: Row): Persona => ({
   backgroundNoise: r.background_noise,
   tags: fromJson<string[]>(r.tags),
   voice: fromJson<PersonaVoice | null>(r.voice ?? null),
+  noise: fromJson<PersonaNoise | null>(r.noise ?? null),
+  behaviours: fromJson<CallerBehaviours | null>(r.behaviours ?? null),
   created_at: r.created_at,
   updated_at: r.updated_at,
   created_by: { id: r.created_by_id, name: r.created_by_name },
@@ -116,6 +134,8 @@ const PATCH_COLUMNS: ColumnMap = {
   backgroundNoise: { column: 'background_noise' },
   tags: { column: 'tags', json: true },
   voice: { column: 'voice', json: true },
+  noise: { column: 'noise', json: true },
+  behaviours: { column: 'behaviours', json: true },
 };
 
 const LIST_COLUMNS = sql.raw(
@@ -183,6 +203,8 @@ async function insertPersona({ db }: StoreContext, workspaceId: string, p: Perso
       background_noise: p.backgroundNoise,
       tags: toJson(p.tags),
       voice: p.voice === null ? null : toJson(p.voice),
+      noise: p.noise === null ? null : toJson(p.noise),
+      behaviours: p.behaviours === null ? null : toJson(p.behaviours),
       created_at: p.created_at,
       updated_at: p.updated_at,
       created_by_id: p.created_by.id,

@@ -1,4 +1,5 @@
 import type { AudioSummary, SimulationMode } from '../domain/audio.js';
+import type { LineChoice, SimulationLine } from '../domain/callers.js';
 import type { MetricResult, Turn, Usage } from '../domain/simulations.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { fromJson, toJson } from './db.js';
@@ -29,7 +30,15 @@ export interface Simulation {
   audio: AudioSummary | null;
   /** Audio mode: the recording's file name in the data dir, while it is kept. */
   recording: string | null;
+  /** Audio mode: the line it runs on, with the seed of its losses, jitter and caller behaviours. */
+  line: SimulationLine | null;
   error?: string;
+}
+
+/** An execution's line: the profile asked for (null: the scenario's), and a seed to replay. */
+export interface ExecutionLine {
+  choice: LineChoice | null;
+  seed: number | null;
 }
 
 export interface Execution {
@@ -46,6 +55,8 @@ export interface Execution {
   channel: string | null;
   /** The mode this execution asked for; null: each scenario's own. */
   mode: SimulationMode | null;
+  /** The line this execution asked for, and the seed; null: each scenario's own. */
+  line: ExecutionLine | null;
   counts: Record<'queued' | 'running' | 'completed' | 'failed' | 'cancelled', number>;
   avg_score: number | null;
   pass_rate: number | null;
@@ -113,6 +124,7 @@ interface SimRow {
   turns: string;
   audio: string | null;
   recording: string | null;
+  line: string | null;
   score: number | null;
   passed: number | null;
   results: string;
@@ -143,12 +155,13 @@ const simFromRow = (r: SimRow): Simulation => ({
   usage: fromJson(r.usage),
   audio: fromJson(r.audio),
   recording: r.recording,
+  line: fromJson(r.line),
   ...(r.error ? { error: r.error } : {}),
 });
 
 /** The columns of a SimRow, from `simulations s`. */
 const SIM_COLUMNS = sql.raw(
-  's.id, s.execution_id, s.scenario_id, s.persona_id, s.agent_id, s.channel, s.mode, s.status, s.created_at, s.started_at, s.ended_at, s.duration_ms, s.end_reason, s.turns, s.score, s.passed, s.results, s.usage, s.audio, s.recording, s.error, s.attempts, s.workspace_id',
+  's.id, s.execution_id, s.scenario_id, s.persona_id, s.agent_id, s.channel, s.mode, s.status, s.created_at, s.started_at, s.ended_at, s.duration_ms, s.end_reason, s.turns, s.score, s.passed, s.results, s.usage, s.audio, s.recording, s.line, s.error, s.attempts, s.workspace_id',
 );
 
 const round = (n: number | null) => (n === null ? null : Math.round(n * 100) / 100);
@@ -164,6 +177,7 @@ interface ExecutionRow {
   runs: number;
   channel: string | null;
   mode: string | null;
+  line: string | null;
   cancelled_at: string | null;
 }
 
@@ -188,7 +202,7 @@ async function readExecutions(
   if (ids.length === 0) return out;
   const { rows: executions } = await sql<ExecutionRow>`SELECT e.id, e.scenario_id,
       (SELECT name FROM scenarios WHERE id = e.scenario_id) AS scenario_name,
-      e.estimated_completion, e.created_at, e.variables, e.runs, e.channel, e.mode, e.cancelled_at
+      e.estimated_completion, e.created_at, e.variables, e.runs, e.channel, e.mode, e.line, e.cancelled_at
     FROM executions e WHERE e.workspace_id = ${workspaceId} AND e.id IN (${valueList(ids)})`.execute(
     db,
   );
@@ -238,6 +252,7 @@ async function readExecutions(
       runs: e.runs,
       channel: e.channel,
       mode: e.mode as SimulationMode | null,
+      line: fromJson(e.line),
       counts,
       avg_score: round(agg.avg),
       pass_rate: round(agg.rate),
@@ -269,19 +284,15 @@ interface NewSimulation {
   agent_id: string;
   channel: string;
   mode: SimulationMode;
+  /** Audio mode: its line and seed. */
+  line: SimulationLine | null;
 }
 
 /** A new execution's simulations, numbered after the last one queued (inside its transaction). */
 async function insertSimulations(
   db: Kysely<Tables>,
   e: { id: string; workspaceId: string; scenarioId: string; created_at: string },
-  sims: {
-    id: string;
-    persona_id: string;
-    agent_id: string;
-    channel: string;
-    mode: SimulationMode;
-  }[],
+  sims: NewSimulation[],
 ): Promise<void> {
   const { rows } = await sql<{
     last: number;
@@ -300,6 +311,7 @@ async function insertSimulations(
           agent_id: s.agent_id,
           channel: s.channel,
           mode: s.mode,
+          line: s.line === null ? null : toJson(s.line),
           status: 'queued',
           created_at: e.created_at,
           seq: next + i + j,
@@ -321,6 +333,7 @@ function executionWrites(ctx: StoreContext) {
         runs: number;
         channel: string | null;
         mode: SimulationMode | null;
+        line: ExecutionLine | null;
         created_at: string;
         estimated_completion: string;
       },
@@ -342,6 +355,7 @@ function executionWrites(ctx: StoreContext) {
             runs: e.runs,
             channel: e.channel,
             mode: e.mode,
+            line: e.line === null ? null : toJson(e.line),
             estimated_completion: e.estimated_completion,
           })
           .execute();

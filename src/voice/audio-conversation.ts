@@ -1,16 +1,15 @@
-import { concatPcm, resampleInSlices } from '../audio/pcm.js';
-import { DEFAULT_VOICE, type AudioSummary, type PersonaVoice } from '../domain/audio.js';
+import { resampleInSlices } from '../audio/pcm.js';
+import type { AudioSummary, PersonaVoice } from '../domain/audio.js';
+import { BACKCHANNEL_PHRASES } from '../domain/callers.js';
 import type { Speech } from '../speech/index.js';
-import { fill } from '../simulations/caller.js';
-import {
-  Interrupted,
-  makeCaller,
-  type ConversationOutcome,
-  type ConversationSetup,
-} from '../simulations/conversation.js';
-import type { EndReason } from '../simulations/scoring.js';
+import type { ConversationOutcome, ConversationSetup } from '../simulations/conversation.js';
 import { measureCall } from './call-measures.js';
-import { CallInbox, LiveCall, spoken, type CallEnd, type Utterance } from './live-call.js';
+import { CallDriver, type Ending } from './call-driver.js';
+import { conditionsOnCall, noiseBedFor, type CallerConditions } from './caller-conditions.js';
+import { inTurns, voiceScriptLine, voiceText, type LineVoicing } from './caller-lines.js';
+import { measureCaller } from './caller-measures.js';
+import { answerPauseMs, deliveredVoice } from './delivery.js';
+import { CallInbox, LiveCall, spoken, type Utterance } from './live-call.js';
 import { assembleTurns } from './call-turns.js';
 import type { AudioCall, Dial, DialRequest } from './transport.js';
 
@@ -20,9 +19,15 @@ export interface AudioConversationSetup extends Omit<ConversationSetup, 'agent'>
   dial: Dial;
   /** The PCM rate the transport's calls run at: lines are converted to it before dialling. */
   lineRate: number;
+  /** The transport carries keypad digits as events (else they go in-band as tones). */
+  dtmfEvents: boolean;
   request: Omit<DialRequest, 'events' | 'signal'>;
   speech: Speech;
   voice: PersonaVoice | null;
+  /** The caller's noise, line and behaviours, with the seed that replays them. */
+  conditions: CallerConditions;
+  /** Where the noise beds are (`resources/noise`). */
+  noiseDir: string;
   /** No one speaks this long: the call ends (`silence`). */
   silenceLimitMs?: number;
   /** The agent says nothing this long after connecting: the caller speaks first. */
@@ -37,32 +42,50 @@ export interface AudioOutcome extends ConversationOutcome {
   wav: Buffer;
 }
 
-/** The pause before the caller answers, after the agent's turn is heard to end: impatient callers answer fast. */
-const PAUSE_MS: Record<string, number> = { easy: 500, medium: 350, hard: 200, very_hard: 100 };
+/** What is made before dialling, so that neither synthesis nor file reads count as the agent's latency. */
+interface Prepared {
+  voicing: LineVoicing;
+  script: (Utterance | null)[] | null;
+  backchannels: Utterance[];
+  bed: Int16Array | null;
+}
 
-type Phase = 'opening' | 'agent' | 'preparing' | 'speaking' | 'waiting' | 'closing' | 'done';
-
-type Ending =
-  { reason: EndReason } | { cancelled: true } | { failure: string } | { interrupted: true };
+/**
+ * Everything the caller will need that can be made before the call: its scripted lines and
+ * backchannels voiced at the line's rate, and its noise bed read. A failure here (a speech engine,
+ * a missing noise bed) fails the simulation with nothing dialled.
+ */
+async function prepareCaller(setup: AudioConversationSetup): Promise<Prepared> {
+  const voicing: LineVoicing = {
+    speech: setup.speech,
+    voice: deliveredVoice(setup.voice, setup.persona.emotion),
+    variables: setup.variables,
+    rate: setup.lineRate,
+    dtmfEvents: setup.dtmfEvents,
+    signal: setup.signal,
+  };
+  const bed = await noiseBedFor(setup.conditions, setup.noiseDir);
+  const lines = setup.scenario.script;
+  const script = lines ? await inTurns(lines, (l) => voiceScriptLine(l, voicing)) : null;
+  const b = setup.conditions.behaviours?.backchannel;
+  const phrases = b && b.probability > 0 ? (b.phrases ?? BACKCHANNEL_PHRASES) : null;
+  const backchannels = phrases
+    ? await inTurns(phrases, async (text) =>
+        spoken(await voiceText(text, voicing), setup.lineRate, { text, source: 'script' }),
+      )
+    : [];
+  return { voicing, script, backchannels, bed };
+}
 
 /**
  * One simulated audio call: the caller's lines are voiced (scripted ones before dialling, so
- * synthesis never counts as the agent's latency), spoken on the live call at real-time pace, and
- * the agent's answers measured from its audio. Ends when the agent hangs up, the caller is done,
- * a limit is reached, or the line drops.
+ * synthesis never counts as the agent's latency), spoken on the live call at real-time pace over
+ * the persona's noise and the simulation's line, and the agent's answers measured from its audio.
+ * Ends when the agent hangs up, the caller is done or hangs up, a limit is reached, or the line
+ * drops.
  */
 export async function converseByAudio(setup: AudioConversationSetup): Promise<AudioOutcome> {
-  const voice = setup.voice ?? DEFAULT_VOICE;
-  const script = setup.scenario.script;
-  // Every scripted line voiced (at the line's rate) before the call, so that neither synthesis
-  // nor conversion counts as the agent's latency or delays the first frame; a synthesis failure
-  // fails here, with nothing dialled.
-  const voiced = script
-    ? await inTurns(script, async (l) => {
-        const v = await setup.speech.synthesize(fill(l.say, setup.variables), voice, setup.signal);
-        return atRate(v.pcm, setup.lineRate, setup.signal);
-      })
-    : null;
+  const prepared = await prepareCaller(setup);
   const inbox = new CallInbox();
   const call = await setup.dial({
     ...setup.request,
@@ -71,261 +94,138 @@ export async function converseByAudio(setup: AudioConversationSetup): Promise<Au
   });
   try {
     // A transport that took another rate than it said: converted now (the first frame waits).
-    const lines =
-      voiced && call.sampleRate !== setup.lineRate
-        ? await inTurns(voiced, (v) => resampleInSlices(v, setup.lineRate, call.sampleRate))
-        : voiced;
-    return await new CallDriver(setup, call, inbox, lines).run();
+    if (call.sampleRate !== setup.lineRate)
+      await toCallRate(prepared, setup.lineRate, call.sampleRate);
+    return await runCall(setup, call, inbox, prepared);
   } catch (err) {
     await call.hangup().catch(() => {});
     throw err;
   }
 }
 
-/** Voices at most this many lines at once (each holds an abort listener and a voice process). */
-const AT_ONCE = 4;
-
-/** `work` on each item, a few at a time; answers in order. */
-async function inTurns<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < items.length; i = next++) out[i] = await work(items[i]!);
+async function toCallRate(p: Prepared, from: number, to: number): Promise<void> {
+  const convert = async (u: Utterance): Promise<Utterance> => {
+    const pcm = await resampleInSlices(u.pcm, from, to);
+    return { ...u, pcm };
   };
-  await Promise.all(Array.from({ length: Math.min(AT_ONCE, items.length) }, worker));
-  return out;
+  if (p.script) p.script = await inTurns(p.script, (u) => (u ? convert(u) : Promise.resolve(null)));
+  p.backchannels = await inTurns(p.backchannels, convert);
+  p.voicing = { ...p.voicing, rate: to };
 }
 
-/** 16 kHz speech at the call's rate, converted a slice at a time. */
-const atRate = (pcm16k: Int16Array, rate: number, signal?: AbortSignal) =>
-  resampleInSlices(pcm16k, 16_000, rate, signal);
+async function runCall(
+  setup: AudioConversationSetup,
+  call: AudioCall,
+  inbox: CallInbox,
+  prepared: Prepared,
+): Promise<AudioOutcome> {
+  const parts = conditionsOnCall(setup.conditions, prepared.bed, call.sampleRate);
+  // The model caller must hear the agent during the call: where the line carries no text, STT.
+  const sttNeeded =
+    call.agentTextSource === 'stt' ||
+    (call.agentTextSource === 'provider_record' && !prepared.script);
+  let driver: CallDriver | null = null;
+  const live = new LiveCall(call, {
+    maxMs: setup.limits.maxDurationMs + 10_000,
+    keepAgentAudio: sttNeeded,
+    onFrame: (now) => driver?.onFrame(now),
+    onAgentTurnEnd: (now) => driver?.onAgentTurnEnd(now),
+    onEnded: (end) => driver?.onFarEnd(end),
+    noise: parts.noise,
+    line: parts.line,
+  });
+  driver = new CallDriver({
+    setup,
+    call,
+    inbox,
+    live,
+    script: prepared.script,
+    dice: parts.dice,
+    voicing: prepared.voicing,
+    backchannels: prepared.backchannels,
+    pauseMs: answerPauseMs(setup.persona),
+    sttNeeded,
+  });
+  const ending = await driver.run();
+  return outcome(
+    { setup, call, inbox, live, driver, lineStats: parts.line?.stats() ?? null },
+    ending,
+  );
+}
 
-class CallDriver {
-  private readonly live: LiveCall;
-  private readonly caller: ReturnType<typeof makeCaller>;
-  private phase: Phase = 'opening';
-  private replies = 0;
-  private lastActivityMs = 0;
-  private readyAtMs = 0;
-  private prepared: { utterance: Utterance | null; ended: boolean } | null = null;
-  private thinkMs = 0;
-  private finalLine = false;
-  private scriptIndex = 0;
-  private settle: ((e: Ending) => void) | null = null;
-  private ending: Ending | null = null;
-  private readonly sttNeeded: boolean;
+interface Finished {
+  setup: AudioConversationSetup;
+  call: AudioCall;
+  inbox: CallInbox;
+  live: LiveCall;
+  driver: CallDriver;
+  lineStats: ReturnType<NonNullable<ReturnType<typeof conditionsOnCall>['line']>['stats']> | null;
+}
 
-  constructor(
-    private readonly setup: AudioConversationSetup,
-    private readonly call: AudioCall,
-    private readonly inbox: CallInbox,
-    private readonly scriptAudio: Int16Array[] | null,
-  ) {
-    this.caller = makeCaller(setup);
-    // The model caller must hear the agent during the call: where the line carries no text, STT.
-    this.sttNeeded =
-      call.agentTextSource === 'stt' ||
-      (call.agentTextSource === 'provider_record' && !scriptAudio);
-    this.live = new LiveCall(call, {
-      maxMs: setup.limits.maxDurationMs + 10_000,
-      keepAgentAudio: this.sttNeeded,
-      onFrame: (now) => this.onFrame(now),
-      onAgentTurnEnd: (now) => this.onAgentTurnEnd(now),
-      onEnded: (end) => this.onFarEnd(end),
-    });
-  }
-
-  async run(): Promise<AudioOutcome> {
-    const ended = new Promise<Ending>((resolve) => (this.settle = resolve));
-    this.inbox.onEnd = (end) => this.onFarEnd(end);
-    this.live.start();
-    this.inbox.attach(this.live);
-    if (this.inbox.endedAs) this.onFarEnd(this.inbox.endedAs);
-    const ending = await ended;
-    this.live.stop();
-    await this.call.hangup().catch(() => {});
-    if ('interrupted' in ending) throw new Interrupted('the engine is stopping');
-    return this.outcome(ending);
-  }
-
-  private finish(e: Ending): void {
-    if (this.ending) return;
-    this.ending = e;
-    this.phase = 'done';
-    this.settle?.(e);
-  }
-
-  private onFarEnd(end: CallEnd): void {
-    if (end.how === 'agent_hangup') this.finish({ reason: 'agent_ended' });
-    else if (end.how === 'dropped')
-      this.finish({ failure: `the ${this.setup.transport} call dropped: ${end.detail}` });
-  }
-
-  private onFrame(now: number): void {
-    if (this.phase === 'done') return;
-    const stop = this.setup.shouldStop();
-    if (stop === 'interrupt') return this.finish({ interrupted: true });
-    if (stop === 'cancel') return this.finish({ cancelled: true });
-    if (now >= this.setup.limits.maxDurationMs) return this.finish({ reason: 'max_duration' });
-    const busy = this.live.agentBusy(now) || !this.live.callerIdle;
-    if (busy || this.phase === 'preparing') this.lastActivityMs = now;
-    if (now - this.lastActivityMs > (this.setup.silenceLimitMs ?? 15_000))
-      return this.finish({ reason: 'silence' });
-    this.advance(now);
-  }
-
-  /** Moves the turn-taking on by what this frame showed. */
-  private advance(now: number): void {
-    switch (this.phase) {
-      case 'opening':
-        if (this.live.agentBusy(now)) this.phase = 'agent';
-        else if (now >= (this.setup.callerOpensAfterMs ?? 3_000)) this.prepare(now, 0);
-        return;
-      case 'preparing':
-        if (this.prepared && now >= this.readyAtMs) this.speak();
-        return;
-      case 'speaking':
-        if (!this.live.callerIdle) return;
-        this.phase = this.finalLine ? 'closing' : 'waiting';
-        this.readyAtMs = now + 5_000; // a goodbye gets this long for an answer
-        return;
-      case 'waiting':
-        if (this.live.agentBusy(now)) this.phase = 'agent';
-        return;
-      case 'closing':
-        if (now >= this.readyAtMs && !this.live.agentBusy(now))
-          this.finish({ reason: 'caller_ended' });
-        return;
-      default:
-        return;
-    }
-  }
-
-  private onAgentTurnEnd(now: number): void {
-    if (this.phase === 'done' || this.phase === 'speaking' || this.phase === 'preparing') return;
-    this.replies++;
-    if (this.phase === 'closing') return this.finish({ reason: 'caller_ended' });
-    if (this.replies >= this.setup.limits.maxTurns) return this.finish({ reason: 'max_turns' });
-    this.prepare(now, PAUSE_MS[this.setup.persona.difficulty] ?? PAUSE_MS.medium!);
-  }
-
-  /** The caller's next line, voiced while silence keeps streaming. */
-  private prepare(now: number, pauseMs: number): void {
-    this.phase = 'preparing';
-    this.prepared = null;
-    this.readyAtMs = now + pauseMs;
-    const began = this.live.nowMs();
-    this.nextLine().then(
-      (next) => {
-        // Time past the pause that the caller spent writing and voicing: the caller's, not the agent's.
-        this.thinkMs += Math.max(0, this.live.nowMs() - began - pauseMs);
-        this.prepared = next;
-      },
-      (err: unknown) => this.finish({ failure: (err as Error).message }),
-    );
-  }
-
-  private async nextLine(): Promise<{ utterance: Utterance | null; ended: boolean }> {
-    if (this.scriptAudio) {
-      const i = this.scriptIndex++;
-      const line = this.setup.scenario.script![i];
-      if (!line) return { utterance: null, ended: true };
-      const text = fill(line.say, this.setup.variables);
-      const utterance = spoken(this.scriptAudio[i]!, this.live.rate, { text, source: 'script' });
-      return { utterance: { ...utterance, expect: line.expect }, ended: false };
-    }
-    if (this.replies > 0 || this.live.agentSpeech.length > 0)
-      this.caller.heard(await this.agentWordsSoFar());
-    const said = await this.caller.next();
-    if (!said.text) return { utterance: null, ended: said.ended };
-    const voiced = await this.setup.speech.synthesize(
-      said.text,
-      this.setup.voice ?? DEFAULT_VOICE,
-      this.setup.signal,
-    );
-    const pcm = await atRate(voiced.pcm, this.live.rate, this.setup.signal);
-    const utterance = spoken(pcm, this.live.rate, { text: said.text, source: 'model' });
-    return { utterance, ended: said.ended };
-  }
-
-  private heardUpTo = 0;
-  private agentTextUpTo = 0;
-
-  /** What the agent said since the caller last spoke: its text events, else speech-to-text of its audio. */
-  private async agentWordsSoFar(): Promise<string> {
-    if (!this.sttNeeded) {
-      const texts = this.inbox.agentTexts.slice(this.agentTextUpTo);
-      this.agentTextUpTo = this.inbox.agentTexts.length;
-      return texts.map((t) => t.text).join(' ');
-    }
-    const spans = this.live.agentSpeech.slice(this.heardUpTo);
-    this.heardUpTo = this.live.agentSpeech.length;
-    const joined = concatPcm(spans.flatMap((s) => s.pcm));
-    const text = await this.setup.speech.transcribe(joined, this.live.rate, this.setup.signal);
-    spans.forEach((s, i) => (s.transcript = i === 0 ? text : ''));
-    return text;
-  }
-
-  private speak(): void {
-    const next = this.prepared!;
-    this.prepared = null;
-    if (!next.utterance) return this.finish({ reason: 'caller_ended' });
-    this.finalLine = next.ended;
-    this.live.say(next.utterance);
-    this.phase = 'speaking';
-  }
-
-  private async outcome(ending: Exclude<Ending, { interrupted: true }>): Promise<AudioOutcome> {
-    const { live, call } = this;
-    // Calls often end together (a time limit): each one's summing-up takes its own turn of the
-    // event loop, so the calls still live keep their frames on time.
-    await yieldTurn();
-    const measures = measureCall(live.callerSpeech, live.agentSpeech);
-    const providerTranscript = await call.providerTranscript().catch(() => null);
-    const assembled = await assembleTurns({
-      caller: live.callerSpeech,
-      agent: live.agentSpeech,
-      measures,
-      inbox: this.inbox,
-      source: call.agentTextSource,
-      providerTranscript,
-      transcribe: (pcm) => this.setup.speech.transcribe(pcm, live.rate, this.setup.signal),
-    });
-    const pacing = live.pacing();
-    const audio: AudioSummary = {
-      transport: this.setup.transport,
-      call_id: call.callId,
-      sample_rate: live.rate,
-      time_to_first_audio_ms: measures.timeToFirstAudioMs,
-      response_latency_ms: measures.responseLatency,
-      talk_over: { count: measures.talkOver.count, total_ms: measures.talkOver.totalMs },
-      long_silences: measures.longSilences,
-      agent_speech_ms: measures.agentSpeechMs,
-      caller_speech_ms: measures.callerSpeechMs,
-      talk_ratio: measures.talkRatio,
-      caller_think_ms: Math.round(this.thinkMs),
-      pacing: {
-        frames: pacing.frames,
-        late_p50_ms: round1(pacing.lateP50Ms),
-        late_p99_ms: round1(pacing.lateP99Ms),
-        late_max_ms: round1(pacing.lateMaxMs),
-      },
-      agent_text_source: call.agentTextSource,
-      provider_transcript:
-        providerTranscript?.map((t) => ({ role: t.role, text: t.text, at_ms: t.atMs })) ?? null,
-      recording: true,
-    };
-    const base = {
-      turns: assembled.turns,
-      failedExpectations: assembled.failedExpectations,
-      audio,
-      wav: await yieldTurn().then(() => live.recording.toWav()),
-    };
-    if ('cancelled' in ending)
-      return { ...base, endReason: 'caller_ended', cancelled: true, failure: null };
-    if ('failure' in ending) return { ...base, endReason: 'error', failure: ending.failure };
-    return { ...base, endReason: ending.reason, failure: null };
-  }
+async function outcome(
+  f: Finished,
+  ending: Exclude<Ending, { interrupted: true }>,
+): Promise<AudioOutcome> {
+  const { live, call, setup } = f;
+  // Calls often end together (a time limit): each one's summing-up takes its own turn of the
+  // event loop, so the calls still live keep their frames on time.
+  await yieldTurn();
+  const measures = measureCall(live.callerSpeech, live.agentSpeech);
+  const providerTranscript = await call.providerTranscript().catch(() => null);
+  const assembled = await assembleTurns({
+    caller: live.callerSpeech,
+    agent: live.agentSpeech,
+    measures,
+    inbox: f.inbox,
+    source: call.agentTextSource,
+    providerTranscript,
+    transcribe: (pcm) => setup.speech.transcribe(pcm, live.rate, setup.signal),
+  });
+  const pacing = live.pacing();
+  const caller = measureCaller({
+    conditions: setup.conditions,
+    log: f.driver.log,
+    lineStats: f.lineStats,
+    frames: pacing.frames,
+    caller: live.callerSpeech,
+    agent: live.agentSpeech,
+    activity: live.agentActivity,
+    turns: assembled.turns,
+  });
+  const audio: AudioSummary = {
+    transport: setup.transport,
+    call_id: call.callId,
+    sample_rate: live.rate,
+    time_to_first_audio_ms: measures.timeToFirstAudioMs,
+    response_latency_ms: measures.responseLatency,
+    talk_over: { count: measures.talkOver.count, total_ms: measures.talkOver.totalMs },
+    long_silences: measures.longSilences,
+    agent_speech_ms: measures.agentSpeechMs,
+    caller_speech_ms: measures.callerSpeechMs,
+    talk_ratio: measures.talkRatio,
+    caller_think_ms: Math.round(f.driver.callerThinkMs),
+    pacing: {
+      frames: pacing.frames,
+      late_p50_ms: round1(pacing.lateP50Ms),
+      late_p99_ms: round1(pacing.lateP99Ms),
+      late_max_ms: round1(pacing.lateMaxMs),
+    },
+    agent_text_source: call.agentTextSource,
+    provider_transcript:
+      providerTranscript?.map((t) => ({ role: t.role, text: t.text, at_ms: t.atMs })) ?? null,
+    recording: true,
+    caller,
+  };
+  const base = {
+    turns: assembled.turns,
+    failedExpectations: assembled.failedExpectations,
+    audio,
+    wav: await yieldTurn().then(() => live.recording.toWav()),
+  };
+  if ('cancelled' in ending)
+    return { ...base, endReason: 'caller_ended', cancelled: true, failure: null };
+  if ('failure' in ending) return { ...base, endReason: 'error', failure: ending.failure };
+  return { ...base, endReason: ending.reason, failure: null };
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;

@@ -1,5 +1,6 @@
 import { summarize } from '../audio/stats.js';
-import type { AudioSummary, Percentiles } from '../domain/audio.js';
+import type { AudioFigures, AudioSummary, Percentiles } from '../domain/audio.js';
+import type { ConditionFigures } from '../domain/callers.js';
 
 /**
  * Figures of one audio call, from when each side spoke (ms from connect). The definitions follow
@@ -66,19 +67,63 @@ function countLongSilences(spans: Speech[]): number {
 }
 
 /** Figures over many calls: latency over every reply of every call, first audio over the calls. */
-export function figuresOverCalls(calls: { audio: AudioSummary; latencies: number[] }[]) {
+export function figuresOverCalls(calls: AudioCallFigures[]): AudioFigures | null {
   if (!calls.length) return null;
   return {
     calls: calls.length,
-    response_latency_ms: summarize(calls.flatMap((c) => c.latencies)),
-    time_to_first_audio_ms: summarize(
-      calls.flatMap((c) =>
-        c.audio.time_to_first_audio_ms === null ? [] : [c.audio.time_to_first_audio_ms],
+    response_latency_ms: rounded(summarize(calls.flatMap((c) => c.latencies))),
+    time_to_first_audio_ms: rounded(
+      summarize(
+        calls.flatMap((c) =>
+          c.audio.time_to_first_audio_ms === null ? [] : [c.audio.time_to_first_audio_ms],
+        ),
       ),
     ),
     talk_overs: calls.reduce((n, c) => n + c.audio.talk_over.count, 0),
+    by_conditions: byConditions(calls),
   };
 }
+
+export interface AudioCallFigures {
+  audio: AudioSummary;
+  latencies: number[];
+}
+
+/**
+ * The calls grouped by the caller's noise and line, each group's latency and word errors, so a
+ * tester sees where the agent struggles ("mishears callers in cafes on mobile lines").
+ */
+function byConditions(calls: AudioCallFigures[]): ConditionFigures[] {
+  const groups = new Map<string, AudioCallFigures[]>();
+  for (const c of calls) {
+    const key = JSON.stringify(conditionsOf(c.audio));
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  return [...groups.entries()].map(([key, group]) => {
+    const asr = group.flatMap((c) => (c.audio.caller?.asr ? [c.audio.caller.asr] : []));
+    const words = asr.reduce((n, a) => n + a.words, 0);
+    const errors = asr.reduce((n, a) => n + a.substitutions + a.deletions + a.insertions, 0);
+    return {
+      ...(JSON.parse(key) as { noise: string; line: string }),
+      calls: group.length,
+      response_latency_ms: rounded(summarize(group.flatMap((c) => c.latencies))),
+      wer: words ? Math.round((errors / words) * 10_000) / 10_000 : null,
+      misheard: asr.reduce((n, a) => n + a.misheard.length, 0),
+    };
+  });
+}
+
+/** Calls from before realistic callers ran on a studio line without noise. */
+const conditionsOf = (a: AudioSummary) => ({
+  noise: a.caller?.noise.bed ?? 'none',
+  line: a.caller?.line.profile ?? 'studio',
+});
+
+const rounded = (p: Percentiles): Percentiles => ({
+  p50: p.p50 === null ? null : Math.round(p.p50),
+  p90: p.p90 === null ? null : Math.round(p.p90),
+  max: p.max === null ? null : Math.round(p.max),
+});
 
 export function measureCall(caller: Speech[], agent: Speech[]): CallMeasures {
   const perAgent = measureAgentTurns(caller, agent);

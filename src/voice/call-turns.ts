@@ -141,6 +141,8 @@ export async function assembleTurns(
     audio: { start_ms: Math.round(c.start), end_ms: Math.round(c.end) },
     source: c.utterance.source,
     ...(heard ? { heard: heard[k] ?? '' } : {}),
+    ...(c.utterance.act ? { act: c.utterance.act } : {}),
+    ...(c.utterance.dtmf ? { dtmf: c.utterance.dtmf } : {}),
   }));
   const agentAsTurns: (Turn & { start: number })[] = agentTurns.map((a) => ({
     start: a.start,

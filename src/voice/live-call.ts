@@ -4,6 +4,10 @@ import { startPacer, type Pacer } from '../audio/pacer.js';
 import { PlayoutTimeline } from '../audio/playout.js';
 import { SpeechDetector, type SpeechEvent } from '../audio/vad.js';
 import { StereoRecording } from '../audio/wav.js';
+import { AgentActivity } from './agent-activity.js';
+import type { LineSimulator } from '../audio/line.js';
+import type { NoiseMixer } from '../audio/noise-mixer.js';
+import type { CallerAct } from '../domain/callers.js';
 import type { ScriptLine } from '../domain/scenarios.js';
 import type { AgentAudioEvents, AudioCall } from './transport.js';
 import type { Speech as SpeechSpan } from './call-measures.js';
@@ -25,6 +29,10 @@ export interface Utterance {
   source: 'script' | 'model';
   /** Scripted lines: the expectation on the agent's reply. */
   expect?: ScriptLine['expect'];
+  /** Said over the agent (a barge-in or a backchannel), or keypad digits. */
+  act?: CallerAct;
+  /** Keypad digits this line ends with (as tones in its audio, or the protocol's event). */
+  dtmf?: string;
 }
 
 export interface CallerSpeech extends SpeechSpan {
@@ -58,6 +66,10 @@ export interface LiveCallOptions {
   onAgentTurnEnd: (nowMs: number) => void;
   /** The far side ended the call (hang-up or drop). */
   onEnded: (end: CallEnd) => void;
+  /** The caller's surroundings, mixed under every frame (its silences too); null: none. */
+  noise?: NoiseMixer | null;
+  /** The line the caller's audio crosses (codec, band, loss, jitter, latency); null: none. */
+  line?: LineSimulator | null;
 }
 
 /** The level a sample must reach to count as speech when timing the caller's own line. */
@@ -128,12 +140,18 @@ export class LiveCall {
   readonly callerSpeech: CallerSpeech[] = [];
   readonly agentSpeech: AgentSpeech[] = [];
   readonly recording: StereoRecording;
+  /** Where the agent's audio sounded, frame by frame, and when the provider voided it. */
+  readonly agentActivity: AgentActivity;
   private readonly frame: number;
   private readonly playout: PlayoutTimeline;
   private readonly vad: SpeechDetector;
   private pacer: Pacer | null = null;
   private agentReadMs = 0;
-  private speaking: { u: Utterance; pos: number; startMs: number } | null = null;
+  private speaking: { u: Utterance; pos: number; startMs: number; shiftMs: number } | null = null;
+  /** A line that ended in the frame being made, timed once its frame's place on the line is known. */
+  private finished: { u: Utterance; startMs: number; shiftMs: number } | null = null;
+  /** Where the caller's next frame starts playing at the agent (frames play in order, none overlaps). */
+  private playEndMs = 0;
   private openAgent: AgentSpeech | null = null;
   /** The last half second of agent windows: speech-to-text wants the onset the detector confirmed late. */
   private readonly recent: { atMs: number; pcm: Int16Array }[] = [];
@@ -149,6 +167,7 @@ export class LiveCall {
     this.playout = new PlayoutTimeline(this.rate);
     this.vad = new SpeechDetector(this.rate, { startMs: 250, endMs: 700 });
     this.recording = new StereoRecording({ sampleRate: this.rate, maxMs: options.maxMs });
+    this.agentActivity = new AgentActivity(options.maxMs);
   }
 
   /** Ms since the call connected (the first caller frame), on the monotonic clock. */
@@ -174,9 +193,16 @@ export class LiveCall {
     return this.vad.speaking || this.playout.bufferedAfter(nowMs);
   }
 
-  /** Starts speaking `u` at the next frame. */
+  /** Starts speaking `u` at the next frame (the caller is idle). */
   say(u: Utterance): void {
-    this.speaking = { u, pos: 0, startMs: -1 };
+    this.speaking = { u, pos: 0, startMs: -1, shiftMs: 0 };
+  }
+
+  /** How long the agent has spoken in its current turn (0 outside one). */
+  agentTurnSpokenMs(nowMs: number): number {
+    return this.openAgent
+      ? Math.max(0, Math.min(nowMs, this.agentReadMs) - this.openAgent.start)
+      : 0;
   }
 
   agentAudio(pcm: Int16Array, eventId?: number): void {
@@ -184,18 +210,51 @@ export class LiveCall {
   }
 
   agentClear(uptoEventId?: number): void {
-    this.playout.flush(this.nowMs(), uptoEventId);
+    const now = this.nowMs();
+    this.playout.flush(now, uptoEventId);
+    this.agentActivity.clears.push(now);
   }
 
   private tick(index: number): void {
     if (this.stopped) return;
     const frameStart = index * FRAME_MS;
-    const out = this.callerFrame(frameStart);
-    this.call.send(out);
-    this.recording.put('caller', frameStart, out);
     const now = this.nowMs();
+    this.sendCaller(frameStart, this.callerFrame(frameStart), now);
     this.readAgent(now);
     this.options.onFrame(now);
+  }
+
+  /**
+   * Puts a caller frame on the line: the noise under it, then the line's sound, loss and delay.
+   * Speech is timed where the agent hears it (its frame's place on the line), so the line's own
+   * delay never counts as the agent's latency. The recording keeps what the agent was sent.
+   */
+  private sendCaller(frameStart: number, out: Int16Array, now: number): void {
+    this.options.noise?.mixInto(out);
+    const line = this.options.line;
+    let shiftMs = 0;
+    if (!line) {
+      this.call.send(out);
+      this.recording.put('caller', frameStart, out);
+    } else {
+      const sent = line.push(out, frameStart);
+      const playAt = Math.max(sent.wireAtMs, this.playEndMs);
+      this.playEndMs = playAt + FRAME_MS;
+      shiftMs = playAt - frameStart;
+      // The line's sound is applied to `out` in place.
+      if (!sent.lost) this.recording.put('caller', playAt, out);
+      for (const frame of line.due(now)) this.call.send(frame);
+    }
+    if (this.speaking && this.speaking.startMs === frameStart) this.speaking.shiftMs = shiftMs;
+    const done = this.finished;
+    if (done) {
+      this.finished = null;
+      this.callerSpeech.push({
+        start: done.startMs + done.u.speechFromMs + done.shiftMs,
+        end: done.startMs + done.u.speechToMs + shiftMs,
+        utterance: done.u,
+      });
+    }
   }
 
   /** The next 20 ms of the caller: its line where one is being said, else silence. */
@@ -209,11 +268,7 @@ export class LiveCall {
     s.pos += part.length;
     if (s.pos >= s.u.pcm.length) {
       // Timed by the speech itself, not the silence trimming left around it.
-      this.callerSpeech.push({
-        start: s.startMs + s.u.speechFromMs,
-        end: s.startMs + s.u.speechToMs,
-        utterance: s.u,
-      });
+      this.finished = { u: s.u, startMs: s.startMs, shiftMs: s.shiftMs };
       this.speaking = null;
     }
     return out;
@@ -225,6 +280,7 @@ export class LiveCall {
       const from = this.agentReadMs;
       const window = this.playout.take(from, from + FRAME_MS);
       this.recording.put('agent', from, window);
+      this.agentActivity.add(from, window);
       if (this.openAgent && this.options.keepAgentAudio) this.openAgent.pcm.push(window);
       if (this.options.keepAgentAudio) {
         this.recent.push({ atMs: from, pcm: window });
@@ -265,8 +321,8 @@ export class LiveCall {
     const s = this.speaking;
     if (s && s.startMs >= 0)
       this.callerSpeech.push({
-        start: s.startMs + s.u.speechFromMs,
-        end: s.startMs + Math.min(s.u.speechToMs, (s.pos / this.rate) * 1000),
+        start: s.startMs + s.u.speechFromMs + s.shiftMs,
+        end: s.startMs + s.shiftMs + Math.min(s.u.speechToMs, (s.pos / this.rate) * 1000),
         utterance: s.u,
       });
     this.speaking = null;

@@ -1,4 +1,6 @@
 import { DEFAULT_VOICE } from '../domain/audio.js';
+import type { SimulationLine } from '../domain/callers.js';
+import { noiseOf, simulationLine } from './caller-conditions.js';
 import { openCredentials } from '../providers/credentials.js';
 import type { ProviderAdapter } from '../providers/types.js';
 import type { SecretBox } from '../secrets.js';
@@ -24,6 +26,9 @@ export function runAudioConversation(
     secrets: SecretBox;
     speech: Speech;
     adapters: Record<string, ProviderAdapter>;
+    noiseDir: string;
+    /** The simulation's line and seed, settled when it was queued; null: studio, a fresh seed. */
+    line: SimulationLine | null;
   },
 ): Promise<AudioOutcome> {
   const { agent } = ctx;
@@ -36,6 +41,13 @@ export function runAudioConversation(
     transport: TRANSPORT_NAMES[agent.provider] ?? agent.provider,
     dial: dialer.dial,
     lineRate: dialer.sampleRate,
+    dtmfEvents: dialer.dtmfEvents,
+    conditions: {
+      line: ctx.line ?? simulationLine(null),
+      noise: noiseOf(setup.persona),
+      behaviours: setup.persona.behaviours,
+    },
+    noiseDir: ctx.noiseDir,
     request: {
       baseUrl: creds.baseUrl ?? ctx.adapters[agent.provider]?.defaultBaseUrl ?? '',
       apiKey: creds.apiKey ?? '',

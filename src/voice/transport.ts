@@ -42,6 +42,11 @@ export interface AudioCall {
   readonly agentTextSource: 'provider' | 'stt' | 'provider_record';
   /** One caller frame (20 ms of PCM16 at `sampleRate`); dropped once the call has ended. */
   send(frame: Int16Array): void;
+  /**
+   * Keypad digits as the protocol's own event (Twilio Media Streams `dtmf`); absent where the
+   * protocol has none, and the digits go in-band as tones.
+   */
+  sendDtmf?(digits: string): void;
   /** Ends the call from the caller's side and closes the socket. Safe to call twice. */
   hangup(): Promise<void>;
   /** The provider's own transcript of both sides, after the call; null where it keeps none. */

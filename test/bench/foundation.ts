@@ -41,6 +41,8 @@ async function engineWith(count: number, marked: number) {
         backgroundNoise: 'none',
         tags: ['bench', WORDS[i % 10]!.toLowerCase()],
         voice: null,
+        noise: null,
+        behaviours: null,
         created_at: at,
         updated_at: at,
         created_by: { id: 'usr_bench', name: 'bench' },

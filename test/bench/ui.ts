@@ -49,6 +49,7 @@ async function seeded(count: number): Promise<string> {
           runs: 20,
           channel: null,
           mode: null,
+          line: null,
           created_at: now,
           estimated_completion: now,
         },
@@ -58,6 +59,7 @@ async function seeded(count: number): Promise<string> {
           agent_id: 'agt_b',
           channel: 'replica',
           mode: 'text' as const,
+          line: null,
         })),
       );
     }

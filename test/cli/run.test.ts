@@ -1,27 +1,10 @@
 import { XMLParser } from 'fast-xml-parser';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../helpers/cli.js';
 import { startFakeBrain } from '../helpers/fake-brain.js';
 import { startServer, tempDir, type TestServer } from '../helpers/server.js';
-
-/** The real CLI in a child process; async, so that the server in this process keeps answering. */
-function cli(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['src/cli/callbench.mjs', ...args], {
-      env: { ...process.env, ...env },
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (err += c));
-    child.on('exit', (code) => resolve({ code, out, err }));
-  });
-}
 
 const parseJunit = (xml: string) =>
   new XMLParser({

@@ -34,6 +34,15 @@ export interface BrainOptions {
   bargeInMs?: number | null;
   /** ElevenLabs only: ask the caller to run a client tool right after the conversation starts. */
   clientToolCall?: boolean;
+  /** The caller says nothing this long after an answer played out: the agent re-prompts. */
+  repromptAfterMs?: number;
+  /** What the agent says to re-prompt (default "Are you still there?"). */
+  reprompt?: string;
+  /**
+   * The level (dBFS) at which the agent hears the caller, for callers over background noise: its
+   * detector's threshold, and the sample level its timing counts as speech (default about -50).
+   */
+  hearingDbfs?: number;
 }
 
 export interface FakeTurn {
@@ -45,6 +54,8 @@ export interface FakeTurn {
   agentStartMs: number;
   talkOver: boolean;
   interrupted: boolean;
+  /** When the agent stopped for a barge-in (its audio's last frame handed over). */
+  stoppedAtMs?: number;
 }
 
 export type FakeProtocol = 'vapi' | 'elevenlabs' | 'bland' | 'twilio';
@@ -68,6 +79,12 @@ export interface FakeBrainRecord {
   pongs: number;
   /** Every other control message the caller's side sent (hang-ups, stops, tool results). */
   clientMessages: JsonObject[];
+  /** Each barge-in the agent stopped for: when the caller's speech over it began, and it stopped. */
+  bargeIns: { callerStartMs: number; stoppedAtMs: number }[];
+  /** When the agent re-prompted a silent caller. */
+  reprompts: number[];
+  /** Every caller frame as it arrived (tests look for keypad tones in them). */
+  callerAudio: Int16Array[];
 }
 
 /** What a protocol fake does with what the brain decides. */
@@ -85,6 +102,7 @@ export interface BrainLink {
 }
 
 export const DEFAULT_REPLIES = ['Sure, I can help you with that today.'];
+export const DEFAULT_REPROMPT = 'Are you still there?';
 const BARGE_IN_MS = 300;
 /** A pause shorter than this is still one stretch of the caller's speech. */
 const SPEECH_GAP_MS = 150;
@@ -105,12 +123,19 @@ export function newBrainRecord(protocol: FakeProtocol): FakeBrainRecord {
     marksEchoed: [],
     pongs: 0,
     clientMessages: [],
+    bargeIns: [],
+    reprompts: [],
+    callerAudio: [],
   };
 }
 
 /** Every line a brain may say, synthesized ahead at each rate, so answers are never late. */
 export async function prepareSpeech(options: BrainOptions, rates: number[]): Promise<void> {
-  const lines = [...(options.replies ?? DEFAULT_REPLIES), options.firstMessage ?? null];
+  const lines = [
+    ...(options.replies ?? DEFAULT_REPLIES),
+    options.firstMessage ?? null,
+    options.repromptAfterMs === undefined ? null : (options.reprompt ?? DEFAULT_REPROMPT),
+  ];
   await Promise.all(
     rates.flatMap((rate) => lines.filter((l): l is string => !!l).map((l) => speak(l, rate))),
   );
@@ -121,6 +146,8 @@ interface Reply {
   until: number;
   stop(): void;
   bargeSince: number | null;
+  /** The caller's first sound over this reply (a barge-in is timed from it). */
+  heardFrom: number | null;
 }
 
 export class VoiceBrain {
@@ -132,13 +159,20 @@ export class VoiceBrain {
   private replyTimer: NodeJS.Timeout | null = null;
   private reply: Reply | null = null;
   private over = false;
+  /** The sample level counted as the caller's speech (undefined: the default). */
+  private readonly loudLevel: number | undefined;
 
   constructor(
     private readonly options: BrainOptions,
     private readonly link: BrainLink,
     readonly record: FakeBrainRecord,
   ) {
-    this.detector = new SpeechDetector(link.rate, { endMs: 600 });
+    const { hearingDbfs } = options;
+    this.detector = new SpeechDetector(link.rate, {
+      endMs: 600,
+      ...(hearingDbfs === undefined ? {} : { thresholdDbfs: hearingDbfs }),
+    });
+    this.loudLevel = hearingDbfs === undefined ? undefined : 32768 * 10 ** (hearingDbfs / 20);
   }
 
   /** The call is up: the first message, and the drop if one is planned. */
@@ -158,7 +192,8 @@ export class VoiceBrain {
     if (this.over) return;
     const now = performance.now();
     this.record.callerFrames++;
-    const [, end] = speechBounds(frame);
+    this.record.callerAudio.push(frame.slice());
+    const [, end] = speechBounds(frame, this.loudLevel);
     if (end > 0) this.lastLoudMs = now + (end * 1000) / this.link.rate;
     for (const event of this.detector.feed(frame, now)) {
       if (event.type === 'start') this.utteranceStarted(event.atMs);
@@ -228,6 +263,7 @@ export class VoiceBrain {
     const reply = this.reply;
     const limit = this.options.bargeInMs === undefined ? BARGE_IN_MS : this.options.bargeInMs;
     if (!reply || limit === null || reply.turn?.talkOver || now >= reply.until) return;
+    reply.heardFrom ??= now;
     if (reply.bargeSince === null || now - this.loudFrameAt > SPEECH_GAP_MS) reply.bargeSince = now;
     else if (now - reply.bargeSince >= limit) this.interrupt(reply);
   }
@@ -236,7 +272,12 @@ export class VoiceBrain {
     reply.stop();
     this.reply = null;
     this.record.interruptions++;
-    if (reply.turn) reply.turn.interrupted = true;
+    const stoppedAtMs = performance.now();
+    if (reply.turn) {
+      reply.turn.interrupted = true;
+      reply.turn.stoppedAtMs = stoppedAtMs;
+    }
+    this.record.bargeIns.push({ callerStartMs: reply.heardFrom ?? stoppedAtMs, stoppedAtMs });
     this.link.interrupted();
   }
 
@@ -263,11 +304,29 @@ export class VoiceBrain {
     void this.say(text, turn);
   }
 
+  /** Re-prompts once the caller has said nothing for `repromptAfterMs` after the agent finished. */
+  private watchSilence(): void {
+    const { repromptAfterMs } = this.options;
+    if (repromptAfterMs === undefined) return;
+    const quietSince = performance.now();
+    this.after(repromptAfterMs, () => {
+      if (this.reply || this.loudFrameAt > quietSince) return;
+      this.record.reprompts.push(performance.now());
+      void this.say(this.options.reprompt ?? DEFAULT_REPROMPT, null);
+    });
+  }
+
   /** Speaks `text`: paced 20 ms frames, or everything at once in a burst. */
   private async say(text: string, turn: FakeTurn | null): Promise<void> {
     const pcm = await speak(text, this.link.rate); // prepared ahead: already settled
     if (this.over) return;
-    const reply: Reply = { turn, until: Infinity, stop: () => undefined, bargeSince: null };
+    const reply: Reply = {
+      turn,
+      until: Infinity,
+      stop: () => undefined,
+      bargeSince: null,
+      heardFrom: null,
+    };
     this.reply = reply;
     const started = () => {
       const at = performance.now();
@@ -301,10 +360,11 @@ export class VoiceBrain {
     reply.stop = () => pacer.stop();
   }
 
-  /** An answer played out to its end: the agent may hang up now. */
+  /** An answer played out to its end: the agent may hang up now, or re-prompt a silent caller. */
   private played(reply: Reply): void {
     if (this.reply !== reply) return;
     this.reply = null;
+    this.watchSilence();
     const { hangupAfterTurns } = this.options;
     if (!reply.turn || hangupAfterTurns === undefined) return;
     if (this.record.turns.length < hangupAfterTurns) return;

@@ -168,6 +168,7 @@ export function twilioSocket(brainFor: BrainFactory, socket: WebSocket) {
     } else if (m.event === 'media' && brain)
       brain.feed(mulawDecode(Buffer.from(String(m.media?.payload ?? ''), 'base64')));
     else if (m.event === 'mark' && brain) echoed(brain.record, m);
+    else if (m.event === 'dtmf' && brain) brain.record.clientMessages.push(m);
     else if (m.event === 'stop') {
       brain?.record.clientMessages.push(m);
       socket.close(1000);

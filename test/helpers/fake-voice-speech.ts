@@ -28,11 +28,11 @@ function espeak(text: string): Promise<Buffer> {
 }
 
 /** Index of the first and one past the last sample at speech level; [0, 0] for silence. */
-export function speechBounds(pcm: Int16Array): [number, number] {
+export function speechBounds(pcm: Int16Array, level = SPEECH_LEVEL): [number, number] {
   let first = 0;
-  while (first < pcm.length && Math.abs(pcm[first]!) < SPEECH_LEVEL) first++;
+  while (first < pcm.length && Math.abs(pcm[first]!) < level) first++;
   let end = pcm.length;
-  while (end > first && Math.abs(pcm[end - 1]!) < SPEECH_LEVEL) end--;
+  while (end > first && Math.abs(pcm[end - 1]!) < level) end--;
   return first < end ? [first, end] : [0, 0];
 }
 

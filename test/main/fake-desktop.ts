@@ -76,6 +76,7 @@ export function fakes(lock = true) {
     app: {
       requestSingleInstanceLock: () => lock,
       getPath: () => dataDir,
+      getAppPath: () => process.cwd(),
       on: (event, l) => void appListeners.set(event, [...(appListeners.get(event) ?? []), l]),
       whenReady: () => Promise.resolve(),
       quit: () => void calls.quit++,

@@ -6,6 +6,7 @@ import { m005Simulations } from './005-simulations.js';
 import { m006ScheduleRuns } from './006-schedule-runs.js';
 import { m007SimulationLeases } from './007-simulation-leases.js';
 import { m008AudioSimulations } from './008-audio-simulations.js';
+import { m009RealisticCallers } from './009-realistic-callers.js';
 
 import type { Migration } from './migration.js';
 
@@ -21,4 +22,5 @@ export const migrations: Migration[] = [
   m006ScheduleRuns,
   m007SimulationLeases,
   m008AudioSimulations,
+  m009RealisticCallers,
 ];

@@ -134,6 +134,8 @@ export interface Personas {
   created_by_id: string;
   created_by_name: string;
   voice: string | null;
+  noise: string | null;
+  behaviours: string | null;
 }
 
 export interface Scorecards {
@@ -181,6 +183,7 @@ export interface Executions {
   estimated_completion: string | null;
   cancelled_at: string | null;
   mode: string | null;
+  line: string | null;
 }
 
 export interface Simulations {
@@ -210,6 +213,7 @@ export interface Simulations {
   mode: Generated<string>;
   audio: string | null;
   recording: string | null;
+  line: string | null;
 }
 
 export interface Schedules {

@@ -57,6 +57,10 @@ function twilioStream(line: CallLine, variables: Record<string, string>) {
       post('media', { media: { track: 'inbound', chunk: String(++chunk), timestamp, payload } });
     },
     mark: (name: string) => post('mark', { mark: { name } }),
+    /** Keypad digits as Twilio reports them: one `dtmf` message per digit, from the caller's track. */
+    dtmf: (digits: string) => {
+      for (const digit of digits) post('dtmf', { dtmf: { track: 'inbound_track', digit } });
+    },
     stop: () =>
       JSON.stringify({
         event: 'stop',
@@ -125,6 +129,9 @@ export const dialTwilio: Dial = async (req): Promise<AudioCall> => {
     callId: stream.ids.callSid,
     send: (frame) => {
       if (line.live) stream.media(frame);
+    },
+    sendDtmf: (digits) => {
+      if (line.live) stream.dtmf(digits);
     },
     hangup: () => line.hangup(stream.stop()),
     providerTranscript: () => Promise.resolve(null),

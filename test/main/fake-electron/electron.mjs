@@ -16,6 +16,7 @@ export const app = {
   requestSingleInstanceLock: () => true,
   getVersion: () => '0.0.0-test',
   getPath: () => userData,
+  getAppPath: () => process.cwd(),
   on: (event, listener) => void (listeners[event] = listener),
   whenReady: async () => {},
   quit: () => say('quit', true),

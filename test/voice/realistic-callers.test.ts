@@ -1,0 +1,209 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { cli } from '../helpers/cli.js';
+import { startFakeSpeech, type FakeSpeech } from '../helpers/fake-speech.js';
+import { startFakeVoice, type FakeVoice } from '../helpers/fake-voice.js';
+import type { BrainOptions } from '../helpers/fake-voice-brain.js';
+import type { Json } from '../helpers/json.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * Callers that behave like people, against a custom agent on Twilio Media Streams (the fake runs
+ * a voice brain that stops when talked over, re-prompts a silent caller and reports keypad
+ * events): each figure Callbench measures is checked against what the fake knows happened.
+ */
+
+let s: TestServer | null = null;
+let voice: FakeVoice | null = null;
+let speech: FakeSpeech | null = null;
+
+afterEach(async () => {
+  await s?.stop();
+  await voice?.stop();
+  await speech?.stop();
+  s = voice = speech = null;
+});
+
+const LONG_REPLY =
+  'Let me look that up for you. Your booking is for two people on Friday the twelfth, at seven in the evening, by the window.';
+
+async function setUp(brain: BrainOptions, opts: { persona?: Json; scorecard?: Json[] } = {}) {
+  voice = await startFakeVoice(brain);
+  speech = await startFakeSpeech();
+  s = await startServer();
+  await s.call('PATCH', '/v1/settings', {
+    speech: { stt: { baseUrl: `${speech.url}/v1`, apiKey: 'fake-speech-key', model: 'whisper-1' } },
+  });
+  const agent = await s.call('POST', '/v1/agents/connect', {
+    provider: 'http',
+    agent_id: 'pipecat-bot',
+    credentials: { base_url: `${voice.url}/chat`, websocket_url: voice.mediaStreamUrl },
+  });
+  expect(agent.status).toBe(201);
+  const persona = await s.ws('POST', '/personas', {
+    name: 'Dana',
+    prompt: 'Calm.',
+    ...opts.persona,
+  });
+  expect(persona.status, JSON.stringify(persona.body)).toBe(201);
+  let scorecard: string | undefined;
+  if (opts.scorecard) {
+    const made = await s.ws('POST', '/scorecards', {
+      name: 'Caller handling',
+      metrics: opts.scorecard,
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    scorecard = made.body.data.scorecard.id as string;
+  }
+  return {
+    agentId: agent.body.id as string,
+    personaId: persona.body.data.persona.id as string,
+    scorecard,
+  };
+}
+
+async function scenarioWith(
+  ids: { agentId: string; personaId: string; scorecard?: string },
+  script: Json[],
+  extra: Json = {},
+) {
+  const scenario = await s!.ws('POST', '/scenarios', {
+    name: `Caller ${Math.random()}`,
+    prompt: 'Check a booking.',
+    personas: [ids.personaId],
+    targetAgents: [ids.agentId],
+    script,
+    audio: { enabled: true },
+    ...(ids.scorecard ? { scorecard: ids.scorecard } : {}),
+    ...extra,
+  });
+  expect(scenario.status, JSON.stringify(scenario.body)).toBe(201);
+  return scenario.body.data.scenario.id as string;
+}
+
+async function runToEnd(scenarioId: string, body: Json = {}): Promise<Json> {
+  const started = await s!.ws('POST', `/scenarios/${scenarioId}/execute`, body);
+  expect(started.status, JSON.stringify(started.body)).toBe(202);
+  const id = started.body.data.execution.id as string;
+  const done = await s!.ws('GET', `/executions/${id}?wait=90`);
+  expect(done.body.data.execution.status).not.toBe('running');
+  const sims = await s!.ws('GET', `/executions/${id}/simulations`);
+  return sims.body.data.simulations[0];
+}
+
+describe('realistic callers', () => {
+  it('backchannels without a false yield, and times how fast the agent stops for a barge-in', async () => {
+    const ids = await setUp(
+      { delayMs: 400, bargeInMs: 700, replies: [LONG_REPLY] },
+      {
+        scorecard: [
+          { name: 'Stops fast', type: 'max_barge_in_stop_ms', config: { max: 2500 } },
+          { name: 'Keeps talking', type: 'max_false_yields', config: { max: 0 } },
+        ],
+      },
+    );
+    speech!.transcripts.push(LONG_REPLY, LONG_REPLY, LONG_REPLY);
+    const scenarioId = await scenarioWith(ids, [
+      { say: 'Hi, I want to check my booking.' },
+      { say: 'mm-hmm', backchannel: { afterMs: 800 } },
+      { say: 'Okay, and can I change the date?' },
+      {
+        say: 'Sorry, wait, I meant the time and not the date at all.',
+        interrupt: { afterMs: 1000 },
+      },
+    ]);
+    const sim = await runToEnd(scenarioId);
+    expect(sim.status, sim.error).toBe('completed');
+    const caller = sim.audio.caller;
+    expect(caller.backchannels).toEqual({ count: 1, false_yields: 0 });
+    expect(caller.barge_ins.count).toBe(1);
+    const truth = voice!.brains[0]!.bargeIns;
+    expect(truth.length).toBe(1);
+    const known = truth[0]!.stoppedAtMs - truth[0]!.callerStartMs;
+    expect(Math.abs((caller.barge_ins.stop_ms.max as number) - known)).toBeLessThanOrEqual(80);
+    expect(caller.barge_ins.not_stopped).toBe(0);
+    const acts = (sim.turns as Json[]).filter((t) => t.act).map((t) => t.act);
+    expect(acts).toEqual(['backchannel', 'barge_in']);
+    expect(sim.results.map((r: Json) => r.passed)).toEqual([true, true]);
+  }, 90_000);
+
+  it('counts a stop on a mere backchannel as a false yield', async () => {
+    const ids = await setUp({ delayMs: 400, bargeInMs: 150, replies: [LONG_REPLY] });
+    speech!.transcripts.push(LONG_REPLY, LONG_REPLY);
+    const scenarioId = await scenarioWith(ids, [
+      { say: 'Hi, I want to check my booking.' },
+      { say: 'okay', backchannel: { afterMs: 800 } },
+    ]);
+    const sim = await runToEnd(scenarioId);
+    expect(sim.status, sim.error).toBe('completed');
+    expect(sim.audio.caller.backchannels).toEqual({ count: 1, false_yields: 1 });
+    expect(voice!.brains[0]!.interruptions).toBe(1);
+  }, 90_000);
+
+  it('keeps a silence the agent re-prompts into, sends keypad digits as events, and hangs up', async () => {
+    const ids = await setUp(
+      { delayMs: 300, repromptAfterMs: 2_000, replies: ['Okay.'] },
+      {
+        scorecard: [
+          { name: 'Re-prompts', type: 'reprompts_after_silence', config: { withinMs: 4000 } },
+        ],
+      },
+    );
+    speech!.transcripts.push('Okay.', 'Are you still there?', 'Okay.', 'Okay.');
+    const scenarioId = await scenarioWith(ids, [
+      { say: 'Hello, I have a question.' },
+      { silence: { ms: 5000 }, say: 'Yes, sorry, I am still here.' },
+      { say: 'My account number is', dtmf: '4821#' },
+      { say: 'Thanks, bye.', hangup: true },
+    ]);
+    const sim = await runToEnd(scenarioId);
+    expect(sim.status, sim.error).toBe('completed');
+    expect(sim.end_reason).toBe('caller_ended');
+    const caller = sim.audio.caller;
+    expect(caller.hung_up).toBe(true);
+    expect(caller.silences.length).toBe(1);
+    const brain = voice!.brains[0]!;
+    expect(brain.reprompts.length).toBe(1);
+    // The fake re-prompts 2 s after its answer played out; the silence is timed from that end.
+    expect(Math.abs(caller.silences[0].reprompt_ms - 2000)).toBeLessThanOrEqual(120);
+    const digits = brain.clientMessages
+      .filter((m) => m.event === 'dtmf')
+      .map((m) => m.dtmf.digit)
+      .join('');
+    expect(digits).toBe('4821#');
+    expect(caller.dtmf).toMatchObject([{ digits: '4821#', via: 'event' }]);
+    expect((sim.turns as Json[]).find((t) => t.dtmf)?.dtmf).toBe('4821#');
+    expect(brain.endedBy).not.toBe('agent');
+    expect(sim.results[0].passed).toBe(true);
+  }, 90_000);
+
+  it('a persona that hangs up by chance hangs up while the agent talks, the same on replay', async () => {
+    const ids = await setUp(
+      { firstMessage: LONG_REPLY, replies: ['Okay.'] },
+      { persona: { behaviours: { hangup: { probability: 1 } } } },
+    );
+    const scenarioId = await scenarioWith(ids, [{ say: 'Hello?' }]);
+    const sim = await runToEnd(scenarioId, { seed: 5 });
+    expect(sim.status, sim.error).toBe('completed');
+    expect(sim.end_reason).toBe('caller_ended');
+    expect(sim.audio.caller.hung_up).toBe(true);
+    expect(sim.line.seed).toBe(5);
+    // A second into the agent's first words (its speech starts about 250 ms before it is confirmed).
+    expect(sim.duration_ms).toBeLessThan(6_000);
+    expect((sim.turns as Json[]).filter((t) => t.role === 'caller')).toEqual([]);
+  }, 60_000);
+
+  it('runs from the CLI on a mobile line with a seed, and reports the line to replay', async () => {
+    const ids = await setUp({ delayMs: 300, replies: ['Okay.'] });
+    speech!.transcripts.push('Okay.', 'Okay.');
+    const scenarioId = await scenarioWith(ids, [{ say: 'Hello there.' }, { say: 'Bye now.' }]);
+    const env = { CALLBENCH_API_KEY: s!.key, CALLBENCH_URL: s!.url };
+    const args = ['run', scenarioId, '--mode', 'audio', '--line', 'mobile', '--seed', '77'];
+    const ran = await cli([...args, '--wait', '--json'], env);
+    expect(ran.code, ran.err).toBe(0);
+    const report = JSON.parse(ran.out) as { simulations: Json[] };
+    expect(report.simulations[0]!.caller).toBe('mobile seed 77');
+    const bad = await cli(['run', scenarioId, '--mode', 'text', '--line', 'mobile'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('line');
+  }, 90_000);
+});
