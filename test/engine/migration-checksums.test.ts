@@ -40,6 +40,10 @@ const SHIPPED_SQLITE: Record<number, { name: string; checksum: string }> = {
     name: 'audio simulations',
     checksum: 'e13ab45ca3e6bbe2636dfe1679bdb8471ac9f6bd6a98d042bb0f1bbfa4b82a66',
   },
+  9: {
+    name: 'realistic callers',
+    checksum: 'f921b05a49bbaa2fa202f66f59546fcb5203ca035f2d4f789dd5d71fa5749573',
+  },
 };
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
