@@ -37,6 +37,7 @@ import {
   useAction,
   useLoad,
 } from '../ui/common';
+import { ConditionsTable } from '../ui/CallerSummary';
 
 type Agent = OperationOutput<'agents.get'>;
 type AgentConfiguration = Agent['configuration'];
@@ -515,6 +516,9 @@ export function AgentDetail({ id }: { id: string }) {
                     {fmtNum(analytics.data.audio.time_to_first_audio_ms.p50, ' ms')} ·{' '}
                     {analytics.data.audio.talk_overs} talk-overs
                   </Typography>
+                )}
+                {analytics.data.audio && (
+                  <ConditionsTable rows={analytics.data.audio.by_conditions} />
                 )}
                 {analytics.data.categoryBreakdown.length > 0 && (
                   <BarChart

@@ -19,6 +19,7 @@ import { client, useSession, wsInput } from '../stores/session';
 import { changesExecution, useEngineRefresh } from '../stores/events';
 import { SimulationList } from '../ui/SimulationList';
 import { AudioFigures, CallRecording } from '../ui/CallRecording';
+import { CallerPanel, ConditionsTable, HeardText, TurnActChips } from '../ui/CallerSummary';
 import {
   ErrorNote,
   Page,
@@ -158,6 +159,18 @@ export function ExecutionDetail({ id }: { id: string }) {
           <Typography>
             Pass rate {fmtNum(e.pass_rate, '%')} · average {fmtNum(e.avg_score)}
           </Typography>
+          {e.line && (
+            <Chip
+              size="small"
+              label={`line ${
+                e.line.choice === null
+                  ? "each scenario's own"
+                  : typeof e.line.choice === 'string'
+                    ? e.line.choice
+                    : 'custom'
+              }${e.line.seed !== null ? ` · seed ${e.line.seed}` : ''}`}
+            />
+          )}
           {e.audio && (
             <Typography aria-label="Audio latency">
               {e.audio.calls} audio calls · latency p50{' '}
@@ -168,6 +181,7 @@ export function ExecutionDetail({ id }: { id: string }) {
           )}
         </Stack>
       )}
+      {e?.audio && <ConditionsTable rows={e.audio.by_conditions} />}
       <SimulationList
         executionId={id}
         refreshKey={tick}
@@ -238,6 +252,7 @@ export function SimulationDetail({ id }: { id: string }) {
             </Stack>
             {s.error && <Typography color="error">{s.error}</Typography>}
             {s.audio && <AudioFigures audio={s.audio} />}
+            {s.audio?.caller && <CallerPanel caller={s.audio.caller} />}
             {s.recording_url && <CallRecording sim={s} onTime={setPlayedMs} />}
             <Stack spacing={1} aria-label="Transcript" role="log">
               {s.turns.map((t, i) => (
@@ -257,6 +272,7 @@ export function SimulationDetail({ id }: { id: string }) {
                     {t.role} · {(t.at_ms / 1000).toFixed(1)} s
                     {t.latency_ms !== null ? ` · ${t.latency_ms} ms` : ''}
                     {t.source ? ` · ${t.source.replace('_', ' ')}` : ''}
+                    {t.role === 'caller' && <TurnActChips turn={t} />}
                   </Typography>
                   {t.role === 'tool' && t.tool ? (
                     <span>
@@ -267,11 +283,7 @@ export function SimulationDetail({ id }: { id: string }) {
                   ) : (
                     <span>{t.text}</span>
                   )}
-                  {t.heard !== undefined && t.heard !== t.text && (
-                    <Typography variant="body2" sx={{ opacity: 0.8 }}>
-                      Agent heard: “{t.heard}”
-                    </Typography>
-                  )}
+                  {t.role === 'caller' && <HeardText turn={t} />}
                   {t.expectation && !t.expectation.passed && (
                     <Typography variant="body2" color="error">
                       Expectation: {t.expectation.problems.join(', ')}

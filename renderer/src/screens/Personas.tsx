@@ -1,4 +1,5 @@
 import {
+  Box,
   Button,
   Chip,
   Dialog,
@@ -14,6 +15,7 @@ import {
   TablePagination,
   TableRow,
   TextField,
+  Typography,
   type TextFieldProps,
 } from '@mui/material';
 import { useEffect, useState } from 'react';
@@ -29,6 +31,7 @@ import {
   fmtDate,
   fmtNum,
   useAction,
+  useLoad,
 } from '../ui/common';
 
 /** What the editor edits: the whole persona, as personas.get answers it. */
@@ -36,6 +39,8 @@ type Persona = OutputOf<'personas.get'>['persona'];
 type PersonaForm = Omit<InputOf<'personas.create'>, 'workspace_id'>;
 type Emotion = NonNullable<PersonaForm['emotion']>;
 type Difficulty = NonNullable<PersonaForm['difficulty']>;
+type BackgroundNoise = NonNullable<PersonaForm['backgroundNoise']>;
+type Behaviours = NonNullable<PersonaForm['behaviours']>;
 
 // Keys of a record over the catalogue's own enums: adding a value there fails to compile here.
 const EMOTION_SET: Record<Emotion, true> = {
@@ -56,8 +61,27 @@ const DIFFICULTY_SET: Record<Difficulty, true> = {
   hard: true,
   very_hard: true,
 };
+const BACKGROUND_SET: Record<BackgroundNoise, true> = {
+  none: true,
+  office: true,
+  call_center: true,
+  home: true,
+  street: true,
+  traffic: true,
+  car: true,
+  train: true,
+  airport: true,
+  cafe: true,
+  restaurant: true,
+  crowd: true,
+  construction: true,
+  wind: true,
+};
 const EMOTIONS = Object.keys(EMOTION_SET) as Emotion[];
 const DIFFICULTIES = Object.keys(DIFFICULTY_SET) as Difficulty[];
+const BACKGROUNDS = Object.keys(BACKGROUND_SET) as BackgroundNoise[];
+/** The engine's SNR when a persona sets none: harder callers are noisier. */
+const DEFAULT_SNR_DB: Record<Difficulty, number> = { easy: 25, medium: 15, hard: 8, very_hard: 3 };
 const SORTS = [
   ['createdAt', 'Created'],
   ['updatedAt', 'Updated'],
@@ -122,6 +146,310 @@ function VoiceFields({
   );
 }
 
+/**
+ * The realistic caller as the form edits it: every number as typed, so that a blank field means
+ * "the default" (the SNR) or "off" (a behaviour's chance), and a chance in percent.
+ */
+interface CallerDraft {
+  snrDb: string;
+  bargeIn: string;
+  bargeInAfterMs: string;
+  silence: string;
+  silenceMs: string;
+  backchannel: string;
+  backchannelPhrases: string;
+  hangup: string;
+}
+
+const typed = (n: number | undefined) => (n === undefined ? '' : String(n));
+const percent = (probability: number | undefined) =>
+  probability === undefined ? '' : String(Math.round(probability * 10_000) / 100);
+
+function draftOf(persona: Persona | null): CallerDraft {
+  const b = persona?.behaviours;
+  return {
+    snrDb: typed(persona?.noise?.snrDb),
+    bargeIn: percent(b?.bargeIn?.probability),
+    bargeInAfterMs: typed(b?.bargeIn?.afterMs),
+    silence: percent(b?.silence?.probability),
+    silenceMs: typed(b?.silence?.ms),
+    backchannel: percent(b?.backchannel?.probability),
+    backchannelPhrases: (b?.backchannel?.phrases ?? []).join(', '),
+    hangup: percent(b?.hangup?.probability),
+  };
+}
+
+/** A typed number, or undefined when blank (the engine says why a bad one is bad). */
+const numberOf = (text: string) => (text.trim() === '' ? undefined : Number(text));
+const chanceOf = (text: string) => {
+  const n = numberOf(text);
+  return n === undefined ? undefined : n / 100;
+};
+
+/** What personas.create and personas.update take: null for the defaults and for no behaviour. */
+function callerOf(d: CallerDraft): Pick<PersonaForm, 'noise' | 'behaviours'> {
+  const snrDb = numberOf(d.snrDb);
+  const b: Behaviours = {};
+  const bargeIn = chanceOf(d.bargeIn);
+  const afterMs = numberOf(d.bargeInAfterMs);
+  if (bargeIn !== undefined)
+    b.bargeIn = { probability: bargeIn, ...(afterMs !== undefined ? { afterMs } : {}) };
+  const silence = chanceOf(d.silence);
+  const ms = numberOf(d.silenceMs);
+  if (silence !== undefined)
+    b.silence = { probability: silence, ...(ms !== undefined ? { ms } : {}) };
+  const backchannel = chanceOf(d.backchannel);
+  const phrases = d.backchannelPhrases
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  if (backchannel !== undefined)
+    b.backchannel = { probability: backchannel, ...(phrases.length ? { phrases } : {}) };
+  const hangup = chanceOf(d.hangup);
+  if (hangup !== undefined) b.hangup = { probability: hangup };
+  return {
+    noise: snrDb === undefined ? null : { snrDb },
+    behaviours: Object.keys(b).length ? b : null,
+  };
+}
+
+/**
+ * Audio mode: the noise the caller speaks over and what it does on the call, each behaviour by
+ * chance on every agent turn. Blank SNR: by difficulty; blank chance: never.
+ */
+function CallerFields({
+  draft,
+  onChange,
+  backgroundNoise,
+  onBackgroundNoise,
+  difficulty,
+  error,
+}: {
+  draft: CallerDraft;
+  onChange: (draft: CallerDraft) => void;
+  backgroundNoise: BackgroundNoise;
+  onBackgroundNoise: (noise: BackgroundNoise) => void;
+  difficulty: Difficulty;
+  error: (path: string) => string | undefined;
+}) {
+  const field = (
+    k: keyof CallerDraft,
+    label: string,
+    path: string,
+    help: string,
+    extra: TextFieldProps = {},
+  ) => {
+    const problem = error(path);
+    // The engine takes a probability (0 to 1); the form asks for a percentage.
+    const shown =
+      problem && path.endsWith('.probability')
+        ? `must be 0 to 100% (probability ${problem})`
+        : problem;
+    return (
+      <TextField
+        label={label}
+        type="number"
+        value={draft[k]}
+        onChange={(e) => onChange({ ...draft, [k]: e.target.value })}
+        error={Boolean(problem)}
+        helperText={shown ?? help}
+        sx={{ flex: 1 }}
+        {...extra}
+      />
+    );
+  };
+  return (
+    <Stack spacing={2} role="group" aria-labelledby="audio-caller-title">
+      <Box>
+        <Typography id="audio-caller-title" variant="subtitle1" component="h3">
+          Audio caller
+        </Typography>
+        <Typography variant="body2" color="text.secondary">
+          In audio simulations: the noise around the caller, and what it does while the agent talks.
+          Each behaviour happens by chance on an agent turn; a blank chance is off.
+        </Typography>
+      </Box>
+      <Stack direction="row" spacing={1}>
+        <TextField
+          select
+          label="Background noise"
+          value={backgroundNoise}
+          onChange={(e) => onBackgroundNoise(e.target.value as BackgroundNoise)}
+          error={Boolean(error('backgroundNoise'))}
+          helperText={error('backgroundNoise') ?? 'Played under the caller’s voice'}
+          sx={{ flex: 1 }}
+        >
+          {BACKGROUNDS.map((n) => (
+            <MenuItem key={n} value={n}>
+              {n.replace('_', ' ')}
+            </MenuItem>
+          ))}
+        </TextField>
+        {field(
+          'snrDb',
+          'SNR (dB)',
+          'noise',
+          `Blank: by difficulty (${DEFAULT_SNR_DB[difficulty]} dB when ${difficulty.replace('_', ' ')})${
+            backgroundNoise === 'none' ? '; no effect without a background noise' : ''
+          }`,
+          { placeholder: String(DEFAULT_SNR_DB[difficulty]) },
+        )}
+      </Stack>
+      <Stack direction="row" spacing={1}>
+        {field(
+          'bargeIn',
+          'Barge-in chance (%)',
+          'behaviours.bargeIn.probability',
+          'Talks over the agent',
+        )}
+        {field(
+          'bargeInAfterMs',
+          'Barge in after (ms)',
+          'behaviours.bargeIn.afterMs',
+          'Of agent speech; blank: 1500',
+          { placeholder: '1500' },
+        )}
+      </Stack>
+      <Stack direction="row" spacing={1}>
+        {field(
+          'silence',
+          'Silence chance (%)',
+          'behaviours.silence.probability',
+          'Says nothing when it should answer',
+        )}
+        {field('silenceMs', 'Silence (ms)', 'behaviours.silence.ms', 'Blank: 6000', {
+          placeholder: '6000',
+        })}
+      </Stack>
+      <Stack direction="row" spacing={1}>
+        {field(
+          'backchannel',
+          'Backchannel chance (%)',
+          'behaviours.backchannel.probability',
+          'A short “mm-hmm” while the agent talks',
+        )}
+        <TextField
+          label="Backchannel phrases"
+          value={draft.backchannelPhrases}
+          placeholder="mm-hmm, okay, uh-huh, right, yeah"
+          onChange={(e) => onChange({ ...draft, backchannelPhrases: e.target.value })}
+          error={Boolean(error('behaviours.backchannel.phrases'))}
+          helperText={
+            error('behaviours.backchannel.phrases') ?? 'Comma-separated; blank: mm-hmm, okay…'
+          }
+          sx={{ flex: 1 }}
+        />
+      </Stack>
+      <Stack direction="row" spacing={1}>
+        {field(
+          'hangup',
+          'Hang-up chance (%)',
+          'behaviours.hangup.probability',
+          'Hangs up while the agent talks',
+          { sx: { width: '50%', pr: 0.5 } },
+        )}
+      </Stack>
+    </Stack>
+  );
+}
+
+/** A persona's realistic caller in words, for its detail. */
+function callerFacts(p: Persona): [string, string][] {
+  const b = p.behaviours;
+  const pct = (probability: number) => `${percent(probability)}% of agent turns`;
+  const snr = p.noise
+    ? `${p.noise.snrDb} dB SNR`
+    : `${DEFAULT_SNR_DB[p.difficulty]} dB SNR (by difficulty)`;
+  return [
+    [
+      'Background noise',
+      p.backgroundNoise === 'none' ? 'none' : `${p.backgroundNoise.replace('_', ' ')} at ${snr}`,
+    ],
+    [
+      'Barge-in',
+      b?.bargeIn ? `${pct(b.bargeIn.probability)}, after ${b.bargeIn.afterMs ?? 1500} ms` : 'off',
+    ],
+    ['Silence', b?.silence ? `${pct(b.silence.probability)}, ${b.silence.ms ?? 6000} ms` : 'off'],
+    [
+      'Backchannel',
+      b?.backchannel
+        ? `${pct(b.backchannel.probability)}${b.backchannel.phrases ? ` (${b.backchannel.phrases.join(', ')})` : ''}`
+        : 'off',
+    ],
+    ['Hang-up', b?.hangup ? pct(b.hangup.probability) : 'off'],
+  ];
+}
+
+/** One persona, as personas.get answers it: who it is, its voice and its realistic caller. */
+function PersonaDetail({
+  id,
+  onClose,
+  onEdit,
+}: {
+  id: string;
+  onClose: () => void;
+  onEdit: (persona: Persona) => void;
+}) {
+  const got = useLoad(() => client().invoke('personas.get', wsInput({ persona_id: id })), [id]);
+  const p = got.data?.persona;
+  const voice = p?.voice;
+  return (
+    <Dialog open onClose={onClose} fullWidth aria-labelledby="persona-detail-title">
+      <DialogTitle id="persona-detail-title">{p ? p.name : 'Persona'}</DialogTitle>
+      <DialogContent>
+        <ErrorNote error={got.error} />
+        {p && (
+          <Stack spacing={2}>
+            <Typography sx={{ whiteSpace: 'pre-wrap' }}>{p.prompt}</Typography>
+            <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap', rowGap: 1 }}>
+              <Chip size="small" label={p.language} />
+              <Chip size="small" label={p.emotion} />
+              <Chip size="small" label={p.difficulty.replace('_', ' ')} />
+              {p.tags.map((t) => (
+                <Chip key={t} size="small" variant="outlined" label={t} />
+              ))}
+            </Stack>
+            <Box component="section" aria-label="Audio caller">
+              <Typography variant="subtitle1" component="h3">
+                Audio caller
+              </Typography>
+              <Box
+                component="dl"
+                sx={{ display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: 1, m: 0 }}
+              >
+                <Typography component="dt" variant="body2" sx={{ fontWeight: 600 }}>
+                  Voice
+                </Typography>
+                <Typography component="dd" variant="body2" sx={{ m: 0 }}>
+                  {voice
+                    ? `${VOICE_ENGINES[voice.engine]}${voice.voiceId ? `, ${voice.voiceId}` : ''}${voice.speed ? ` at ${voice.speed}×` : ''}`
+                    : VOICE_ENGINES.system}
+                </Typography>
+                {callerFacts(p).map(([label, value]) => (
+                  <Box key={label} sx={{ display: 'contents' }}>
+                    <Typography component="dt" variant="body2" sx={{ fontWeight: 600 }}>
+                      {label}
+                    </Typography>
+                    <Typography component="dd" variant="body2" sx={{ m: 0 }}>
+                      {value}
+                    </Typography>
+                  </Box>
+                ))}
+              </Box>
+            </Box>
+          </Stack>
+        )}
+      </DialogContent>
+      <DialogActions>
+        <Button onClick={onClose}>Close</Button>
+        <Button variant="contained" disabled={!p} onClick={() => p && onEdit(p)}>
+          Edit
+        </Button>
+      </DialogActions>
+    </Dialog>
+  );
+}
+
 function PersonaEditor({
   persona,
   onClose,
@@ -137,6 +465,7 @@ function PersonaEditor({
           language: persona.language,
           emotion: persona.emotion,
           difficulty: persona.difficulty,
+          backgroundNoise: persona.backgroundNoise,
           tags: persona.tags,
           voice: persona.voice,
         }
@@ -146,10 +475,12 @@ function PersonaEditor({
           language: 'en',
           emotion: 'neutral',
           difficulty: 'medium',
+          backgroundNoise: 'none',
           tags: [],
           voice: null,
         },
   );
+  const [caller, setCaller] = useState<CallerDraft>(() => draftOf(persona));
   const save = useAction(async () => {
     const body = {
       name: form.name,
@@ -157,8 +488,10 @@ function PersonaEditor({
       language: form.language,
       emotion: form.emotion,
       difficulty: form.difficulty,
+      backgroundNoise: form.backgroundNoise,
       tags: form.tags,
       voice: form.voice ?? null,
+      ...callerOf(caller),
     };
     if (persona)
       await client().invoke('personas.update', wsInput({ persona_id: persona.id, ...body }));
@@ -221,6 +554,14 @@ function PersonaEditor({
             onChange={(voice) => setForm({ ...form, voice })}
             error={(k) => fieldError(save.error, `voice.${k}`) ?? fieldError(save.error, 'voice')}
           />
+          <CallerFields
+            draft={caller}
+            onChange={setCaller}
+            backgroundNoise={form.backgroundNoise ?? 'none'}
+            onBackgroundNoise={(backgroundNoise) => setForm({ ...form, backgroundNoise })}
+            difficulty={form.difficulty ?? 'medium'}
+            error={(path) => fieldError(save.error, path)}
+          />
           <ErrorNote error={save.error} />
         </Stack>
       </DialogContent>
@@ -249,6 +590,7 @@ export function Personas() {
   const [page, setPage] = useState(0);
   const [rowsPerPage, setRowsPerPage] = useState(25);
   const [editing, setEditing] = useState<Persona | null | undefined>(undefined);
+  const [viewing, setViewing] = useState<string | null>(null);
   const query = () => ({
     ...Object.fromEntries(Object.entries(q).filter(([, v]) => v)),
     limit: rowsPerPage,
@@ -365,6 +707,7 @@ export function Personas() {
             <TableCell>Language</TableCell>
             <TableCell>Emotion</TableCell>
             <TableCell>Difficulty</TableCell>
+            <TableCell>Noise</TableCell>
             <TableCell>Tags</TableCell>
             <TableCell>Simulations</TableCell>
             <TableCell>Avg score</TableCell>
@@ -379,6 +722,7 @@ export function Personas() {
               <TableCell>{p.language}</TableCell>
               <TableCell>{p.emotion}</TableCell>
               <TableCell>{p.difficulty}</TableCell>
+              <TableCell>{p.backgroundNoise.replace('_', ' ')}</TableCell>
               <TableCell>
                 {(p.tags ?? []).map((t: string) => (
                   <Chip key={t} size="small" label={t} sx={{ mr: 0.5 }} />
@@ -388,6 +732,9 @@ export function Personas() {
               <TableCell>{fmtNum(p.usage_stats?.avg_score)}</TableCell>
               <TableCell>{fmtDate(p.updated_at)}</TableCell>
               <TableCell>
+                <Button size="small" onClick={() => setViewing(p.id)}>
+                  Details
+                </Button>
                 <Button
                   size="small"
                   onClick={() =>
@@ -426,6 +773,16 @@ export function Personas() {
           setPage(0);
         }}
       />
+      {viewing && (
+        <PersonaDetail
+          id={viewing}
+          onClose={() => setViewing(null)}
+          onEdit={(persona) => {
+            setViewing(null);
+            setEditing(persona);
+          }}
+        />
+      )}
       {editing !== undefined && (
         <PersonaEditor
           persona={editing}

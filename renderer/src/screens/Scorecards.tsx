@@ -27,6 +27,42 @@ import {
 } from '../ui/common';
 
 type Scorecard = OutputOf<'scorecards.list'>['scorecards'][number];
+type MetricType = Scorecard['metrics'][number]['type'];
+
+// Every metric type with its config, keyed by the catalogue's own list: a new type fails to
+// compile here until it is described.
+const METRIC_CONFIGS: Record<MetricType, string> = {
+  llm_judge: '{criterion}',
+  tool_called: '{tool, arguments?}',
+  tool_not_called: '{tool}',
+  contains: '{text, caseSensitive?}',
+  not_contains: '{text, caseSensitive?}',
+  regex: '{pattern, flags?}',
+  max_turns: '{max}',
+  max_latency_ms: '{max}',
+  ended_by: '{who: "agent" | "caller"}',
+  max_response_latency_ms: '{max, on?: "p90" | "max"}',
+  max_time_to_first_audio_ms: '{max}',
+  max_talk_over_ms: '{max}',
+  max_barge_in_stop_ms: '{max, on?: "p90" | "max"}',
+  max_false_yields: '{max}',
+  reprompts_after_silence: '{withinMs?}',
+  max_asr_wer: '{max} (0.1 = 10%)',
+};
+const AUDIO_ONLY: MetricType[] = [
+  'max_response_latency_ms',
+  'max_time_to_first_audio_ms',
+  'max_talk_over_ms',
+  'max_barge_in_stop_ms',
+  'max_false_yields',
+  'reprompts_after_silence',
+  'max_asr_wer',
+];
+const describe = (types: MetricType[]) => types.map((t) => `${t} ${METRIC_CONFIGS[t]}`).join(', ');
+const TYPES = Object.keys(METRIC_CONFIGS) as MetricType[];
+const METRIC_HELP = `Types and their config: ${describe(
+  TYPES.filter((t) => !AUDIO_ONLY.includes(t)),
+)}. Audio simulations only: ${describe(AUDIO_ONLY)}.`;
 
 const EXAMPLE = [
   {
@@ -85,7 +121,8 @@ function ScorecardEditor({
             helperText={fieldError(save.error, 'passThreshold')}
           />
           <JsonField
-            label="Metrics: llm_judge, tool_called, tool_not_called, contains, not_contains, regex, max_turns, max_latency_ms, ended_by"
+            label='Metrics: [{"name", "type", "config", "weight"}]'
+            helperText={METRIC_HELP}
             value={metrics}
             onChange={setMetrics}
             error={fieldError(save.error, 'metrics')}

@@ -159,6 +159,7 @@ export function JsonField({
   onChange,
   label,
   error,
+  helperText,
   ...rest
 }: { value: unknown; onChange: (v: unknown) => void; label: string; error?: string } & Omit<
   TextFieldProps,
@@ -175,7 +176,7 @@ export function JsonField({
       fullWidth
       value={text}
       error={Boolean(problem || error)}
-      helperText={problem ?? error}
+      helperText={problem ?? error ?? helperText}
       slotProps={{
         htmlInput: { spellCheck: false, style: { fontFamily: 'monospace', fontSize: 13 } },
       }}
