@@ -34,153 +34,18 @@ import {
   fmtNum,
   useAction,
 } from '../ui/common';
+import {
+  ExecutionLineFields,
+  LineFields,
+  lineDraftOf,
+  lineOf,
+  type LineDraft,
+  type LineProfile,
+} from '../ui/LineFields';
 
 type Scenario = OutputOf<'scenarios.list'>['scenarios'][number];
 type ScenarioInput = InputOf<'scenarios.create'>;
 type Execution = OutputOf<'executions.get'>['execution'];
-type LineChoice = NonNullable<NonNullable<ScenarioInput['audio']>['line']>;
-type LineProfile = Extract<LineChoice, string>;
-type CustomLine = Exclude<LineChoice, string>;
-
-// Keys of a record over the catalogue's own profiles: adding one there fails to compile here.
-const LINE_PROFILES: Record<LineProfile, string> = {
-  studio: 'studio: clean, 16 kHz',
-  phone: 'phone: 8 kHz μ-law',
-  mobile: 'mobile: phone with losses',
-};
-const PROFILES = Object.keys(LINE_PROFILES) as LineProfile[];
-const CODECS: Record<CustomLine['codec'], string> = { pcm16: 'PCM 16-bit', mulaw: 'μ-law' };
-
-/** A line in a few words: its profile's name, or "custom". */
-const lineName = (line: LineChoice | undefined) =>
-  line === undefined ? 'studio' : typeof line === 'string' ? line : 'custom';
-
-/** The line as the editor edits it: a profile, or a custom line with its figures as typed. */
-interface LineDraft {
-  kind: LineProfile | 'custom';
-  codec: CustomLine['codec'];
-  sampleRate: CustomLine['sampleRate'];
-  lossPercent: string;
-  jitterMs: string;
-  latencyMs: string;
-}
-
-const lineDraftOf = (line: LineChoice | undefined): LineDraft =>
-  line === undefined || typeof line === 'string'
-    ? {
-        kind: line ?? 'studio',
-        codec: 'mulaw',
-        sampleRate: 8000,
-        lossPercent: '',
-        jitterMs: '',
-        latencyMs: '',
-      }
-    : {
-        kind: 'custom',
-        codec: line.codec,
-        sampleRate: line.sampleRate,
-        lossPercent: String(line.lossPercent ?? ''),
-        jitterMs: String(line.jitterMs ?? ''),
-        latencyMs: String(line.latencyMs ?? ''),
-      };
-
-/** A typed number, or absent when blank (the engine says why a bad one is bad). */
-const optionalNumber = (text: string) => (text.trim() === '' ? undefined : Number(text));
-
-function lineOf(d: LineDraft): LineChoice {
-  if (d.kind !== 'custom') return d.kind;
-  const lossPercent = optionalNumber(d.lossPercent);
-  const jitterMs = optionalNumber(d.jitterMs);
-  const latencyMs = optionalNumber(d.latencyMs);
-  return {
-    codec: d.codec,
-    sampleRate: d.sampleRate,
-    ...(lossPercent !== undefined ? { lossPercent } : {}),
-    ...(jitterMs !== undefined ? { jitterMs } : {}),
-    ...(latencyMs !== undefined ? { latencyMs } : {}),
-  };
-}
-
-/** The line between caller and agent in audio calls: a profile, or a custom one's figures. */
-function LineFields({
-  line,
-  onChange,
-  error,
-}: {
-  line: LineDraft;
-  onChange: (line: LineDraft) => void;
-  error: (path: string) => string | undefined;
-}) {
-  const figure = (k: 'lossPercent' | 'jitterMs' | 'latencyMs', label: string, help: string) => (
-    <TextField
-      label={label}
-      type="number"
-      value={line[k]}
-      placeholder="0"
-      onChange={(e) => onChange({ ...line, [k]: e.target.value })}
-      error={Boolean(error(`audio.line.${k}`))}
-      helperText={error(`audio.line.${k}`) ?? help}
-      sx={{ flex: 1 }}
-    />
-  );
-  return (
-    <Stack spacing={2} role="group" aria-label="Audio line">
-      <TextField
-        select
-        label="Line"
-        value={line.kind}
-        onChange={(e) => onChange({ ...line, kind: e.target.value as LineDraft['kind'] })}
-        error={Boolean(error('audio.line'))}
-        helperText={
-          error('audio.line') ??
-          'Between the caller and the agent in audio calls (an execution may choose another)'
-        }
-      >
-        {PROFILES.map((p) => (
-          <MenuItem key={p} value={p}>
-            {LINE_PROFILES[p]}
-          </MenuItem>
-        ))}
-        <MenuItem value="custom">custom: a codec, a rate and a network of one&apos;s own</MenuItem>
-      </TextField>
-      {line.kind === 'custom' && (
-        <Stack direction="row" spacing={1}>
-          <TextField
-            select
-            label="Codec"
-            value={line.codec}
-            onChange={(e) => onChange({ ...line, codec: e.target.value as CustomLine['codec'] })}
-            sx={{ flex: 1 }}
-          >
-            {Object.entries(CODECS).map(([k, label]) => (
-              <MenuItem key={k} value={k}>
-                {label}
-              </MenuItem>
-            ))}
-          </TextField>
-          <TextField
-            select
-            label="Sample rate"
-            value={line.sampleRate}
-            onChange={(e) =>
-              onChange({
-                ...line,
-                sampleRate: Number(e.target.value) === 16000 ? 16000 : 8000,
-              })
-            }
-            sx={{ flex: 1 }}
-          >
-            <MenuItem value={8000}>8 kHz</MenuItem>
-            <MenuItem value={16000}>16 kHz</MenuItem>
-          </TextField>
-          {figure('lossPercent', 'Loss (%)', '0 to 50')}
-          {figure('jitterMs', 'Jitter (ms)', '0 to 1000')}
-          {figure('latencyMs', 'Latency (ms)', '0 to 2000')}
-        </Stack>
-      )}
-    </Stack>
-  );
-}
 
 /**
  * The editor's form. Variables and script are JSON the tester writes: kept as typed, and the
@@ -489,46 +354,15 @@ function ExecuteDialog({ scenario, onClose }: { scenario: Scenario; onClose: () 
               <MenuItem value="text">text</MenuItem>
               <MenuItem value="audio">audio</MenuItem>
             </TextField>
-            <Stack direction="row" spacing={1}>
-              <TextField
-                select
-                label="Line"
-                value={line}
-                disabled={!audioRun}
-                onChange={(e) => setLine(e.target.value as LineProfile | 'scenario')}
-                error={Boolean(fieldError(start.error, 'line'))}
-                helperText={
-                  fieldError(start.error, 'line') ??
-                  (audioRun ? 'Between the caller and the agent' : 'Audio mode only')
-                }
-                sx={{ flex: 1 }}
-              >
-                <MenuItem value="scenario">
-                  the scenario's own ({lineName(scenario.audio?.line)})
-                </MenuItem>
-                {PROFILES.map((p) => (
-                  <MenuItem key={p} value={p}>
-                    {LINE_PROFILES[p]}
-                  </MenuItem>
-                ))}
-              </TextField>
-              <TextField
-                label="Seed"
-                type="number"
-                value={seed}
-                disabled={!audioRun}
-                placeholder="random"
-                onChange={(e) => setSeed(e.target.value)}
-                error={Boolean(fieldError(start.error, 'seed'))}
-                helperText={
-                  fieldError(start.error, 'seed') ??
-                  (audioRun
-                    ? 'The same seed replays the same losses, jitter and caller behaviours'
-                    : 'Audio mode only')
-                }
-                sx={{ flex: 1 }}
-              />
-            </Stack>
+            <ExecutionLineFields
+              line={line}
+              onLine={setLine}
+              seed={seed}
+              onSeed={setSeed}
+              audioRun={audioRun}
+              scenarioLine={scenario.audio?.line}
+              error={(path) => fieldError(start.error, path)}
+            />
             <ErrorNote error={start.error} />
           </Stack>
         )}
