@@ -20,7 +20,9 @@ const AGENT_REPLIES = [
 /** Every transcription answers this; the fake STT answers from a list, so the list is long. */
 const TRANSCRIPTS = 20_000;
 
-const voice = await startFakeVoice({ delayMs: DELAY_MS, replies: AGENT_REPLIES });
+/** argv[2]: {"hearingDbfs": -35} for callers over background noise (the agent hears over it). */
+const options = JSON.parse(process.argv[2] ?? '{}') as { hearingDbfs?: number };
+const voice = await startFakeVoice({ delayMs: DELAY_MS, replies: AGENT_REPLIES, ...options });
 const speech = await startFakeSpeech();
 for (let i = 0; i < TRANSCRIPTS; i++) speech.transcripts.push(AGENT_REPLIES[0]!);
 

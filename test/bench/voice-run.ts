@@ -16,6 +16,8 @@ export interface VoiceRunPlan {
   sttUrl: string;
   calls: number;
   callSeconds: number;
+  /** Realistic callers: a persona over car noise, on a mobile line (loss, jitter, mu-law band). */
+  impaired?: boolean;
 }
 
 export interface MeasuredCall {
@@ -27,6 +29,8 @@ export interface MeasuredCall {
   pacing: { frames: number; late_p50_ms: number; late_p99_ms: number; late_max_ms: number } | null;
   /** The agent's replies: when each started (ms from connect) and its measured latency. */
   agentTurns: { atMs: number; latencyMs: number }[];
+  /** Caller frames the line lost (realistic callers). */
+  framesLost: number | null;
 }
 
 export interface VoiceRunResult {
@@ -84,6 +88,7 @@ async function seed(engine: Engine, plan: VoiceRunPlan) {
       workspace_id: ws,
       name: 'Bench caller',
       prompt: 'Asks about an order.',
+      ...(plan.impaired ? { backgroundNoise: 'car', noise: { snrDb: 30 } } : {}),
     })
   ).persona.id;
   const scenario = async (name: string, maxDurationMs: number) =>
@@ -98,7 +103,7 @@ async function seed(engine: Engine, plan: VoiceRunPlan) {
         script: linesFor(plan.callSeconds),
         maxDurationMs,
         maxTurns: 200,
-        audio: { enabled: true },
+        audio: { enabled: true, ...(plan.impaired ? { line: 'mobile' } : {}) },
       })
     ).scenario.id;
   return {
@@ -157,7 +162,11 @@ interface PresentedSimulation {
   end_reason: string | null;
   duration_ms: number | null;
   turns: { role: string; at_ms: number; latency_ms: number | null }[];
-  audio: { call_id: string | null; pacing: MeasuredCall['pacing'] } | null;
+  audio: {
+    call_id: string | null;
+    pacing: MeasuredCall['pacing'];
+    caller?: { line: { frames_lost: number } };
+  } | null;
 }
 
 function measured(s: PresentedSimulation): MeasuredCall {
@@ -168,6 +177,7 @@ function measured(s: PresentedSimulation): MeasuredCall {
     durationMs: s.duration_ms,
     callId: s.audio?.call_id ?? null,
     pacing: s.audio?.pacing ?? null,
+    framesLost: s.audio?.caller?.line.frames_lost ?? null,
     agentTurns: s.turns.flatMap((t) =>
       t.role === 'agent' && t.latency_ms !== null
         ? [{ atMs: t.at_ms, latencyMs: t.latency_ms }]

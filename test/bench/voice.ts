@@ -71,13 +71,20 @@ function observeMachine(fakesPid: number) {
   };
 }
 
-/** One run: the fakes started, the engine's calls placed, and the fakes' truth read back. */
-async function voiceRun(calls: number, callSeconds: number) {
-  const fakes = childLines([...tsx, 'test/bench/voice-fakes.ts'], callSeconds * 1000 + 300_000);
+/**
+ * One run: the fakes started, the engine's calls placed, and the fakes' truth read back.
+ * `impaired`: realistic callers (noise and a mobile line), the fake agent hearing over the noise.
+ */
+async function voiceRun(calls: number, callSeconds: number, impaired = false) {
+  const fakeOptions = JSON.stringify(impaired ? { hearingDbfs: -35 } : {});
+  const fakes = childLines(
+    [...tsx, 'test/bench/voice-fakes.ts', fakeOptions],
+    callSeconds * 1000 + 300_000,
+  );
   let runner: ReturnType<typeof childLines> | null = null;
   try {
     const urls = await fakes.next<FakeUrls>();
-    const plan: VoiceRunPlan = { ...urls, calls, callSeconds };
+    const plan: VoiceRunPlan = { ...urls, calls, callSeconds, impaired };
     runner = childLines(
       ['--expose-gc', ...tsx, 'test/bench/voice-run.ts', JSON.stringify(plan)],
       callSeconds * 1000 + 240_000,
@@ -280,14 +287,39 @@ function memoryFigure(many: Run, few: Run): Figure {
   };
 }
 
+/**
+ * Noise mixing and the mobile line's sound, loss and jitter: the engine's CPU over the same 20
+ * calls without them (each run in fresh processes, the baseline measured in the same bench run),
+ * and the pacing of the impaired calls.
+ */
+function impairmentFigures(plain: Run, impaired: Run): Figure[] {
+  const ratio = impaired.result.cpuCores / plain.result.cpuCores;
+  const lost = impaired.result.calls.reduce((n, c) => n + (c.framesLost ?? 0), 0);
+  const pacing = pacingFigure(impaired);
+  return [
+    {
+      name: `engine CPU of ${CONCURRENT} calls with car noise on a mobile line, over the same calls clean`,
+      value: round(ratio),
+      goal: '<= 1.1',
+      met: ratio <= 1.1,
+      detail:
+        `${round(impaired.result.cpuCores)} cores against ${round(plain.result.cpuCores)}; ` +
+        `${lost} caller frames lost on the lines; impaired calls ended: ${endReasons(impaired.result.calls)}`,
+    },
+    { ...pacing, name: `${pacing.name}, with noise and a mobile line` },
+  ];
+}
+
 /** `npm run bench voice`. */
 export async function voiceBench(seconds: number): Promise<Figure[]> {
   const callSeconds = Math.max(15, Math.round(20 * seconds));
   const tts = await ttsRealTimeFactor();
   const many = await voiceRun(CONCURRENT, callSeconds);
+  const impaired = await voiceRun(CONCURRENT, callSeconds, true);
   const few = await voiceRun(FEWER, callSeconds);
   return [
     pacingFigure(many),
+    ...impairmentFigures(many, impaired),
     latencyFigure(many, callSeconds * 1000),
     {
       name: 'offline TTS real-time factor, one core (system voice, espeak-ng)',
