@@ -85,6 +85,24 @@ export function normalizeSpeechLevel(pcm: Int16Array): Int16Array {
   return out;
 }
 
+/**
+ * Each bed at each call rate, with its RMS, made once: calls often start together, and
+ * resampling a 6 s loop for each of them would hold up the frames of the calls already running.
+ */
+const atRates = new WeakMap<Int16Array, Map<number, { loop: Int16Array; rms: number }>>();
+
+function bedAtRate(bed: Int16Array, rate: number): { loop: Int16Array; rms: number } {
+  let byRate = atRates.get(bed);
+  if (!byRate) atRates.set(bed, (byRate = new Map<number, { loop: Int16Array; rms: number }>()));
+  let found = byRate.get(rate);
+  if (!found) {
+    const loop = resampleLoop(bed, NOISE_BED_RATE, rate);
+    found = { loop, rms: rmsOver(loop, 0, loop.length) };
+    byRate.set(rate, found);
+  }
+  return found;
+}
+
 /** Resamples a loop as a loop: wrapped context on both sides, so the seam stays seamless. */
 function resampleLoop(bed: Int16Array, fromRate: number, toRate: number): Int16Array {
   if (fromRate === toRate) return bed;
@@ -120,8 +138,7 @@ export class NoiseMixer {
 
   constructor(opts: NoiseMixerOptions) {
     if (opts.bed.length === 0) throw new Error('the noise bed is empty');
-    const atCallRate = resampleLoop(opts.bed, NOISE_BED_RATE, opts.sampleRate);
-    const rms = rmsOver(atCallRate, 0, atCallRate.length);
+    const { loop: atCallRate, rms } = bedAtRate(opts.bed, opts.sampleRate);
     const gain = rms > 0 ? dbfsToAmplitude(SPEECH_LEVEL_DBFS - opts.snrDb) / rms : 0;
     this.loop = new Float32Array(atCallRate.length);
     for (let i = 0; i < atCallRate.length; i++) this.loop[i] = atCallRate[i]! * gain;

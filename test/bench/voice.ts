@@ -17,6 +17,8 @@ import type { MeasuredCall, VoiceRunPlan, VoiceRunResult } from './voice-run.js'
 const tsx = ['--import', 'tsx'];
 const CONCURRENT = 20;
 const FEWER = 5;
+/** Where the fake agent hears a caller over car noise at 30 dB (its default hears the noise). */
+const HEARING_DBFS = -35;
 /** An agent reply measured this close to one the fake made (on their two clocks) is that reply. */
 const MATCH_MS = 300;
 
@@ -73,10 +75,18 @@ function observeMachine(fakesPid: number) {
 
 /**
  * One run: the fakes started, the engine's calls placed, and the fakes' truth read back.
- * `impaired`: realistic callers (noise and a mobile line), the fake agent hearing over the noise.
+ * `impaired`: realistic callers (noise and a mobile line); `hearingDbfs`: the level the fake agent
+ * hears the caller at (over noise it needs one).
  */
-async function voiceRun(calls: number, callSeconds: number, impaired = false) {
-  const fakeOptions = JSON.stringify(impaired ? { hearingDbfs: -35 } : {});
+async function voiceRun(
+  calls: number,
+  callSeconds: number,
+  how: { impaired?: boolean; hearingDbfs?: number } = {},
+) {
+  const impaired = how.impaired ?? false;
+  const fakeOptions = JSON.stringify(
+    how.hearingDbfs === undefined ? {} : { hearingDbfs: how.hearingDbfs },
+  );
   const fakes = childLines(
     [...tsx, 'test/bench/voice-fakes.ts', fakeOptions],
     callSeconds * 1000 + 300_000,
@@ -289,8 +299,8 @@ function memoryFigure(many: Run, few: Run): Figure {
 
 /**
  * Noise mixing and the mobile line's sound, loss and jitter: the engine's CPU over the same 20
- * calls without them (each run in fresh processes, the baseline measured in the same bench run),
- * and the pacing of the impaired calls.
+ * calls without them, the fake agent hearing the same way in both (each run in fresh processes,
+ * the baseline measured in the same bench run), and the pacing of the impaired calls.
  */
 function impairmentFigures(plain: Run, impaired: Run): Figure[] {
   const ratio = impaired.result.cpuCores / plain.result.cpuCores;
@@ -315,11 +325,15 @@ export async function voiceBench(seconds: number): Promise<Figure[]> {
   const callSeconds = Math.max(15, Math.round(20 * seconds));
   const tts = await ttsRealTimeFactor();
   const many = await voiceRun(CONCURRENT, callSeconds);
-  const impaired = await voiceRun(CONCURRENT, callSeconds, true);
+  const clean = await voiceRun(CONCURRENT, callSeconds, { hearingDbfs: HEARING_DBFS });
+  const impaired = await voiceRun(CONCURRENT, callSeconds, {
+    impaired: true,
+    hearingDbfs: HEARING_DBFS,
+  });
   const few = await voiceRun(FEWER, callSeconds);
   return [
     pacingFigure(many),
-    ...impairmentFigures(many, impaired),
+    ...impairmentFigures(clean, impaired),
     latencyFigure(many, callSeconds * 1000),
     {
       name: 'offline TTS real-time factor, one core (system voice, espeak-ng)',
