@@ -6,6 +6,7 @@ import { createSpeech } from '../../src/speech/index.js';
 import type { FakeBrainRecord } from '../helpers/fake-voice.js';
 import { median, round, type Figure } from './harness.js';
 import { cpuSeconds, machineCpu } from './team-cluster.js';
+import { impairmentCost } from './voice-impairment.js';
 import type { MeasuredCall, VoiceRunPlan, VoiceRunResult } from './voice-run.js';
 
 /**
@@ -302,8 +303,13 @@ function memoryFigure(many: Run, few: Run): Figure {
  * calls without them, the fake agent hearing the same way in both (each run in fresh processes,
  * the baseline measured in the same bench run), and the pacing of the impaired calls.
  */
-function impairmentFigures(plain: Run, impaired: Run): Figure[] {
+function impairmentFigures(
+  plain: Run,
+  impaired: Run,
+  alone: { clean: number; impaired: number },
+): Figure[] {
   const ratio = impaired.result.cpuCores / plain.result.cpuCores;
+  const added = alone.impaired - alone.clean;
   const lost = impaired.result.calls.reduce((n, c) => n + (c.framesLost ?? 0), 0);
   const pacing = pacingFigure(impaired);
   return [
@@ -314,6 +320,9 @@ function impairmentFigures(plain: Run, impaired: Run): Figure[] {
       met: ratio <= 1.1,
       detail:
         `${round(impaired.result.cpuCores)} cores against ${round(plain.result.cpuCores)}; ` +
+        `the mixing and the line alone (the calls' frame loops, in this process, clean and ` +
+        `impaired in turns) add ${round(added, 3)} cores, ${round((100 * added) / plain.result.cpuCores, 1)}% ` +
+        `of the clean calls' engine; ` +
         `${lost} caller frames lost on the lines; impaired calls ended: ${endReasons(impaired.result.calls)}`,
     },
     { ...pacing, name: `${pacing.name}, with noise and a mobile line` },
@@ -331,9 +340,10 @@ export async function voiceBench(seconds: number): Promise<Figure[]> {
     hearingDbfs: HEARING_DBFS,
   });
   const few = await voiceRun(FEWER, callSeconds);
+  const alone = await impairmentCost(3, 10);
   return [
     pacingFigure(many),
-    ...impairmentFigures(clean, impaired),
+    ...impairmentFigures(clean, impaired, alone),
     latencyFigure(many, callSeconds * 1000),
     {
       name: 'offline TTS real-time factor, one core (system voice, espeak-ng)',
