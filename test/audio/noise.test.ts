@@ -17,23 +17,11 @@ import {
 import { concatPcm, rmsDbfs, samplesPerFrame, silence } from '../../src/audio/pcm.js';
 import { seededRandom } from '../../src/audio/seeded-random.js';
 import { encodeWav, parseWav } from '../../src/audio/wav.js';
+import { BACKGROUND_NOISES } from '../../src/operations/personas.js';
 import { espeakPcm, tone } from './signals.js';
 
-const BEDS = [
-  'office',
-  'call_center',
-  'home',
-  'street',
-  'traffic',
-  'car',
-  'train',
-  'airport',
-  'cafe',
-  'restaurant',
-  'crowd',
-  'construction',
-  'wind',
-];
+/** Every background noise a persona can have, but none: each has a bed. */
+const BEDS = BACKGROUND_NOISES.filter((n) => n !== 'none');
 
 const SPEECH =
   'Hello, I would like to change the delivery address on my order. ' +

@@ -3,12 +3,13 @@ import { utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseWav } from '../../src/audio/wav.js';
 import { createRecordings } from '../../src/voice/recordings.js';
-import { startFakeSpeech, type FakeSpeech } from '../helpers/fake-speech.js';
-import { startFakeVoice, type FakeVoice } from '../helpers/fake-voice.js';
+import type { FakeSpeech } from '../helpers/fake-speech.js';
+import type { FakeVoice } from '../helpers/fake-voice.js';
 import type { BrainOptions } from '../helpers/fake-voice-brain.js';
 import { createPersona } from '../helpers/http-agents.js';
 import type { Json } from '../helpers/json.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTwilioAgent } from '../helpers/twilio-agent.js';
 
 /**
  * Audio simulations end to end through the API: a custom agent on Twilio Media Streams (the fake
@@ -28,24 +29,14 @@ afterEach(async () => {
 });
 
 async function setUp(brain: BrainOptions, script: { say: string; expect?: Json }[]) {
-  voice = await startFakeVoice(brain);
-  speech = await startFakeSpeech();
-  s = await startServer();
-  await s.call('PATCH', '/v1/settings', {
-    speech: { stt: { baseUrl: `${speech.url}/v1`, apiKey: 'fake-speech-key', model: 'whisper-1' } },
-  });
-  const agent = await s.call('POST', '/v1/agents/connect', {
-    provider: 'http',
-    agent_id: 'pipecat-bot',
-    credentials: { base_url: `${voice.url}/chat`, websocket_url: voice.mediaStreamUrl },
-  });
-  expect(agent.status).toBe(201);
+  const started = await startTwilioAgent(brain);
+  ({ s, voice, speech } = started);
   const persona = await createPersona(s, 'Dana');
   const scenario = await s.ws('POST', '/scenarios', {
     name: 'Order status by voice',
     prompt: 'Ask about an order.',
     personas: [persona],
-    targetAgents: [agent.body.id],
+    targetAgents: [started.agentId],
     script,
     audio: { enabled: true },
   });

@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
-import { startFakeSpeech, type FakeSpeech } from '../helpers/fake-speech.js';
-import { startFakeVoice, type FakeVoice } from '../helpers/fake-voice.js';
+import type { FakeSpeech } from '../helpers/fake-speech.js';
+import type { FakeVoice } from '../helpers/fake-voice.js';
 import type { BrainOptions } from '../helpers/fake-voice-brain.js';
 import type { Json } from '../helpers/json.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTwilioAgent } from '../helpers/twilio-agent.js';
 
 /**
  * Callers that behave like people, against a custom agent on Twilio Media Streams (the fake runs
@@ -27,18 +28,8 @@ const LONG_REPLY =
   'Let me look that up for you. Your booking is for two people on Friday the twelfth, at seven in the evening, by the window.';
 
 async function setUp(brain: BrainOptions, opts: { persona?: Json; scorecard?: Json[] } = {}) {
-  voice = await startFakeVoice(brain);
-  speech = await startFakeSpeech();
-  s = await startServer();
-  await s.call('PATCH', '/v1/settings', {
-    speech: { stt: { baseUrl: `${speech.url}/v1`, apiKey: 'fake-speech-key', model: 'whisper-1' } },
-  });
-  const agent = await s.call('POST', '/v1/agents/connect', {
-    provider: 'http',
-    agent_id: 'pipecat-bot',
-    credentials: { base_url: `${voice.url}/chat`, websocket_url: voice.mediaStreamUrl },
-  });
-  expect(agent.status).toBe(201);
+  const started = await startTwilioAgent(brain);
+  ({ s, voice, speech } = started);
   const persona = await s.ws('POST', '/personas', {
     name: 'Dana',
     prompt: 'Calm.',
@@ -55,7 +46,7 @@ async function setUp(brain: BrainOptions, opts: { persona?: Json; scorecard?: Js
     scorecard = made.body.data.scorecard.id as string;
   }
   return {
-    agentId: agent.body.id as string,
+    agentId: started.agentId,
     personaId: persona.body.data.persona.id as string,
     scorecard,
   };
