@@ -3,7 +3,9 @@ import { startFakeVoice, type FakeVoice } from '../helpers/fake-voice.js';
 import {
   expect,
   openApp,
+  connectAudioAgent,
   section,
+  setSpeechToText,
   shot,
   startScenario,
   startServe,
@@ -46,26 +48,13 @@ test.describe('realistic callers in the interface', () => {
     page.on('pageerror', (e) => errors.push(e.message));
     await openApp(page, serve);
 
-    await section(page, 'Settings');
-    const stt = page
-      .getByRole('region', { name: 'Speech (audio simulations)' })
-      .getByRole('group', { name: 'Speech-to-text' });
-    await stt.getByLabel('Base URL (default: the vendor)').fill(`${speech.url}/v1`);
-    await stt.getByLabel('Model').fill('whisper-1');
-    await stt.getByLabel('API key').fill('fake-speech-key');
-    await stt.getByRole('button', { name: 'Save' }).click();
-    await expect(stt.getByLabel('API key')).toHaveValue(/-key$|\*/);
+    await setSpeechToText(page, `${speech.url}/v1`);
 
-    await section(page, 'Agents');
-    await page.getByRole('button', { name: 'Connect agent' }).click();
-    const connect = page.getByRole('dialog', { name: 'Connect an agent' });
-    await connect.getByLabel('Provider').click();
-    await page.getByRole('option', { name: 'http' }).click();
-    await connect.getByLabel('Name').fill('Pipecat bot');
-    await connect.getByLabel('URL of the agent').fill(`${voice.url}/chat`);
-    await connect.getByLabel('Audio WebSocket URL (optional)').fill(voice.mediaStreamUrl);
-    await connect.getByRole('button', { name: 'Connect' }).click();
-    await expect(connect).toBeHidden();
+    await connectAudioAgent(page, {
+      name: 'Pipecat bot',
+      chatUrl: `${voice.url}/chat`,
+      mediaStreamUrl: voice.mediaStreamUrl,
+    });
 
     // The persona: in a cafe at 15 dB, and it talks over the agent once it has spoken a second.
     await section(page, 'Personas');

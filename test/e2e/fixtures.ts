@@ -1,4 +1,4 @@
-import { test as base, expect, type Page } from '@playwright/test';
+import { test as base, expect, type Locator, type Page } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -99,6 +99,37 @@ export async function startScenario(
   await page.getByRole('option', { name: s.agent }).click();
   await page.keyboard.press('Escape');
   return dialog;
+}
+
+/** Speech-to-text set in Settings, at `url` (a fake OpenAI-compatible server); answers its group. */
+export async function setSpeechToText(page: Page, url: string): Promise<Locator> {
+  await section(page, 'Settings');
+  const stt = page
+    .getByRole('region', { name: 'Speech (audio simulations)' })
+    .getByRole('group', { name: 'Speech-to-text' });
+  await stt.getByLabel('Base URL (default: the vendor)').fill(url);
+  await stt.getByLabel('Model').fill('whisper-1');
+  await stt.getByLabel('API key').fill('fake-speech-key');
+  await stt.getByRole('button', { name: 'Save' }).click();
+  await expect(stt.getByLabel('API key')).toHaveValue(/-key$|\*/);
+  return stt;
+}
+
+/** A custom agent at `chatUrl`, taking audio calls on Twilio Media Streams at `mediaStreamUrl`. */
+export async function connectAudioAgent(
+  page: Page,
+  agent: { name: string; chatUrl: string; mediaStreamUrl: string },
+): Promise<void> {
+  await section(page, 'Agents');
+  await page.getByRole('button', { name: 'Connect agent' }).click();
+  const connect = page.getByRole('dialog', { name: 'Connect an agent' });
+  await connect.getByLabel('Provider').click();
+  await page.getByRole('option', { name: 'http' }).click();
+  await connect.getByLabel('Name').fill(agent.name);
+  await connect.getByLabel('URL of the agent').fill(agent.chatUrl);
+  await connect.getByLabel('Audio WebSocket URL (optional)').fill(agent.mediaStreamUrl);
+  await connect.getByRole('button', { name: 'Connect' }).click();
+  await expect(connect).toBeHidden();
 }
 
 export const test = base;
