@@ -1,3 +1,4 @@
+import type { LineStats } from '../audio/line.js';
 import { resampleInSlices } from '../audio/pcm.js';
 import type { AudioSummary, PersonaVoice } from '../domain/audio.js';
 import { BACKCHANNEL_PHRASES } from '../domain/callers.js';
@@ -159,7 +160,7 @@ interface Finished {
   inbox: CallInbox;
   live: LiveCall;
   driver: CallDriver;
-  lineStats: ReturnType<NonNullable<ReturnType<typeof conditionsOnCall>['line']>['stats']> | null;
+  lineStats: LineStats | null;
 }
 
 async function outcome(

@@ -6,7 +6,7 @@ import { SpeechDetector, type SpeechEvent } from '../audio/vad.js';
 import { StereoRecording } from '../audio/wav.js';
 import { AgentActivity } from './agent-activity.js';
 import type { LineSimulator } from '../audio/line.js';
-import type { NoiseMixer } from '../audio/noise-mixer.js';
+import { speechSpan, type NoiseMixer } from '../audio/noise-mixer.js';
 import type { CallerAct } from '../domain/callers.js';
 import type { ScriptLine } from '../domain/scenarios.js';
 import type { AgentAudioEvents, AudioCall } from './transport.js';
@@ -72,23 +72,20 @@ export interface LiveCallOptions {
   line?: LineSimulator | null;
 }
 
-/** The level a sample must reach to count as speech when timing the caller's own line. */
-const AUDIBLE = 104; // about -50 dBFS
-
-/** A line to say, with where its speech starts and ends measured once, off the frames' clock. */
+/**
+ * A line to say, with where its speech starts and ends measured once, off the frames' clock: by
+ * the same span rule that sets its level under the noise (a silent line spans its first sample).
+ */
 export function spoken(
   pcm: Int16Array,
   rate: number,
   what: Pick<Utterance, 'text' | 'source'>,
 ): Utterance {
-  let first = pcm.findIndex((x) => Math.abs(x) >= AUDIBLE);
-  let last = pcm.length - 1;
-  while (last > 0 && Math.abs(pcm[last]!) < AUDIBLE) last--;
-  if (first < 0) first = last = 0;
+  const span = speechSpan(pcm) ?? { start: 0, end: 1 };
   return {
     pcm,
-    speechFromMs: (first / rate) * 1000,
-    speechToMs: ((last + 1) / rate) * 1000,
+    speechFromMs: (span.start / rate) * 1000,
+    speechToMs: (span.end / rate) * 1000,
     ...what,
   };
 }
