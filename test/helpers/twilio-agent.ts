@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import { startFakeSpeech, type FakeSpeech } from './fake-speech.js';
 import { startFakeVoice, type FakeVoice } from './fake-voice.js';
 import type { BrainOptions } from './fake-voice-brain.js';
+import type { Json } from './json.js';
 import { startServer, type TestServer } from './server.js';
 
 /**
@@ -24,4 +25,19 @@ export async function startTwilioAgent(
   });
   expect(agent.status).toBe(201);
   return { s, voice, speech, agentId: agent.body.id as string };
+}
+
+/** Executes a scenario, waits (up to 90 s) for it to end, and answers its first simulation. */
+export async function firstSimulationOf(
+  s: TestServer,
+  scenarioId: string,
+  body: Json = {},
+): Promise<Json> {
+  const started = await s.ws('POST', `/scenarios/${scenarioId}/execute`, body);
+  expect(started.status, JSON.stringify(started.body)).toBe(202);
+  const id = started.body.data.execution.id as string;
+  const done = await s.ws('GET', `/executions/${id}?wait=90`);
+  expect(done.body.data.execution.status).not.toBe('running');
+  const sims = await s.ws('GET', `/executions/${id}/simulations`);
+  return sims.body.data.simulations[0];
 }

@@ -9,7 +9,7 @@ import type { BrainOptions } from '../helpers/fake-voice-brain.js';
 import { createPersona } from '../helpers/http-agents.js';
 import type { Json } from '../helpers/json.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTwilioAgent } from '../helpers/twilio-agent.js';
+import { firstSimulationOf, startTwilioAgent } from '../helpers/twilio-agent.js';
 
 /**
  * Audio simulations end to end through the API: a custom agent on Twilio Media Streams (the fake
@@ -44,15 +44,7 @@ async function setUp(brain: BrainOptions, script: { say: string; expect?: Json }
   return { scenarioId: scenario.body.data.scenario.id as string };
 }
 
-async function runToEnd(scenarioId: string): Promise<Json> {
-  const started = await s!.ws('POST', `/scenarios/${scenarioId}/execute`, {});
-  expect(started.status, JSON.stringify(started.body)).toBe(202);
-  const id = started.body.data.execution.id as string;
-  const done = await s!.ws('GET', `/executions/${id}?wait=60`);
-  expect(done.body.data.execution.status).not.toBe('running');
-  const sims = await s!.ws('GET', `/executions/${id}/simulations`);
-  return sims.body.data.simulations[0];
-}
+const runToEnd = (scenarioId: string, body: Json = {}) => firstSimulationOf(s!, scenarioId, body);
 
 describe('audio simulations', () => {
   it('measures the agent’s response latency from the audio, within 40 ms of the truth', async () => {

@@ -5,7 +5,7 @@ import type { FakeVoice } from '../helpers/fake-voice.js';
 import type { BrainOptions } from '../helpers/fake-voice-brain.js';
 import type { Json } from '../helpers/json.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTwilioAgent } from '../helpers/twilio-agent.js';
+import { firstSimulationOf, startTwilioAgent } from '../helpers/twilio-agent.js';
 
 /**
  * Callers that behave like people, against a custom agent on Twilio Media Streams (the fake runs
@@ -71,15 +71,7 @@ async function scenarioWith(
   return scenario.body.data.scenario.id as string;
 }
 
-async function runToEnd(scenarioId: string, body: Json = {}): Promise<Json> {
-  const started = await s!.ws('POST', `/scenarios/${scenarioId}/execute`, body);
-  expect(started.status, JSON.stringify(started.body)).toBe(202);
-  const id = started.body.data.execution.id as string;
-  const done = await s!.ws('GET', `/executions/${id}?wait=90`);
-  expect(done.body.data.execution.status).not.toBe('running');
-  const sims = await s!.ws('GET', `/executions/${id}/simulations`);
-  return sims.body.data.simulations[0];
-}
+const runToEnd = (scenarioId: string, body: Json = {}) => firstSimulationOf(s!, scenarioId, body);
 
 describe('realistic callers', () => {
   it('backchannels without a false yield, and times how fast the agent stops for a barge-in', async () => {
