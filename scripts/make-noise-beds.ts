@@ -13,7 +13,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { butterworth } from '../src/audio/biquad.js';
+import { butterworth, type BiquadCascade } from '../src/audio/biquad.js';
 import { NOISE_BED_RATE } from '../src/audio/noise-beds.js';
 import { resample } from '../src/audio/resample.js';
 import { seededRandom } from '../src/audio/seeded-random.js';
@@ -94,14 +94,20 @@ function brownNoise(random: Random, length = TOTAL): Float32Array {
   return out;
 }
 
-function lowpass(signal: Float32Array, hz: number, order = 4): Float32Array {
-  butterworth('lowpass', order, hz, RATE).process(signal);
+/** The cascade runs on float64; the tracks are float32 to halve the script's memory. */
+function filtered(signal: Float32Array, filter: BiquadCascade): Float32Array {
+  const wide = Float64Array.from(signal);
+  filter.process(wide);
+  signal.set(wide);
   return signal;
 }
 
+function lowpass(signal: Float32Array, hz: number, order = 4): Float32Array {
+  return filtered(signal, butterworth('lowpass', order, hz, RATE));
+}
+
 function highpass(signal: Float32Array, hz: number, order = 4): Float32Array {
-  butterworth('highpass', order, hz, RATE).process(signal);
-  return signal;
+  return filtered(signal, butterworth('highpass', order, hz, RATE));
 }
 
 function bandpass(signal: Float32Array, lowHz: number, highHz: number): Float32Array {

@@ -9,43 +9,137 @@ export type BiquadKind = 'lowpass' | 'highpass';
 /** State below this is flushed to zero: decaying IIR state would otherwise go subnormal (slow). */
 const DENORMAL_FLOOR = 1e-20;
 
-/** One RBJ section, run in transposed direct form II (two state words, good numerics). */
-export class Biquad {
-  private readonly b0: number;
-  private readonly b1: number;
-  private readonly b2: number;
-  private readonly a1: number;
-  private readonly a2: number;
-  private z1 = 0;
-  private z2 = 0;
+/** The five coefficients of one RBJ section, normalised by a0. */
+export interface BiquadCoefficients {
+  b0: number;
+  b1: number;
+  b2: number;
+  a1: number;
+  a2: number;
+}
 
-  /** `q` defaults to 1/sqrt(2), a second-order Butterworth (maximally flat) response. */
-  constructor(kind: BiquadKind, cutoffHz: number, sampleRate: number, q = Math.SQRT1_2) {
-    if (!(cutoffHz > 0 && cutoffHz < sampleRate / 2)) {
-      throw new RangeError(`cutoff ${cutoffHz} Hz must lie between 0 and ${sampleRate / 2} Hz`);
+/** `q` defaults to 1/sqrt(2), a second-order Butterworth (maximally flat) response. */
+export function biquadCoefficients(
+  kind: BiquadKind,
+  cutoffHz: number,
+  sampleRate: number,
+  q = Math.SQRT1_2,
+): BiquadCoefficients {
+  if (!(cutoffHz > 0 && cutoffHz < sampleRate / 2)) {
+    throw new RangeError(`cutoff ${cutoffHz} Hz must lie between 0 and ${sampleRate / 2} Hz`);
+  }
+  const w0 = (2 * Math.PI * cutoffHz) / sampleRate;
+  const cos = Math.cos(w0);
+  const alpha = Math.sin(w0) / (2 * q);
+  const a0 = 1 + alpha;
+  const edge = kind === 'lowpass' ? (1 - cos) / 2 : (1 + cos) / 2;
+  return {
+    b0: edge / a0,
+    b1: (kind === 'lowpass' ? 2 * edge : -2 * edge) / a0,
+    b2: edge / a0,
+    a1: (-2 * cos) / a0,
+    a2: (1 - alpha) / a0,
+  };
+}
+
+/**
+ * Sections run one after another over the same frame, each in transposed direct form II (two
+ * state words, good numerics). Coefficients and state sit in flat Float64Arrays and the frame is
+ * a Float64Array too: with one array type and no float32 rounding on every store, the JIT keeps
+ * the loop tight (this runs on every caller frame of every call, on the engine's thread).
+ */
+export class BiquadCascade {
+  /** b0, b1, b2, a1, a2 per section. */
+  private readonly coefficients: Float64Array;
+  /** z1, z2 per section. */
+  private readonly state: Float64Array;
+
+  constructor(sections: readonly BiquadCoefficients[]) {
+    this.coefficients = new Float64Array(sections.length * 5);
+    this.state = new Float64Array(sections.length * 2);
+    sections.forEach((c, s) => this.coefficients.set([c.b0, c.b1, c.b2, c.a1, c.a2], s * 5));
+  }
+
+  get sectionCount(): number {
+    return this.state.length / 2;
+  }
+
+  /**
+   * Filters `frame` in place, up to three sections per pass over the frame: within a pass each
+   * section's arithmetic for one sample overlaps the others' for the next (the CPU runs them side
+   * by side), where one section per pass would wait on its own feedback every sample.
+   */
+  process(frame: Float64Array): void {
+    const sections = this.sectionCount;
+    let s = 0;
+    for (; s + 2 < sections; s += 3) this.processTriple(frame, s);
+    if (s + 1 < sections) this.processPair(frame, s);
+    else if (s < sections) this.processOne(frame, s);
+  }
+
+  private processTriple(frame: Float64Array, s: number): void {
+    const c = this.coefficients;
+    const st = this.state;
+    const p = s * 5;
+    const [b0, b1, b2, a1, a2] = [c[p]!, c[p + 1]!, c[p + 2]!, c[p + 3]!, c[p + 4]!];
+    const [d0, d1, d2, e1, e2] = [c[p + 5]!, c[p + 6]!, c[p + 7]!, c[p + 8]!, c[p + 9]!];
+    const [f0, f1, f2, g1, g2] = [c[p + 10]!, c[p + 11]!, c[p + 12]!, c[p + 13]!, c[p + 14]!];
+    let [z1, z2, w1, w2, u1, u2] = [
+      st[s * 2]!,
+      st[s * 2 + 1]!,
+      st[s * 2 + 2]!,
+      st[s * 2 + 3]!,
+      st[s * 2 + 4]!,
+      st[s * 2 + 5]!,
+    ];
+    for (let i = 0; i < frame.length; i++) {
+      const x = frame[i]!;
+      const y = b0 * x + z1;
+      z1 = b1 * x - a1 * y + z2;
+      z2 = b2 * x - a2 * y;
+      const v = d0 * y + w1;
+      w1 = d1 * y - e1 * v + w2;
+      w2 = d2 * y - e2 * v;
+      const t = f0 * v + u1;
+      u1 = f1 * v - g1 * t + u2;
+      u2 = f2 * v - g2 * t;
+      frame[i] = t;
     }
-    const w0 = (2 * Math.PI * cutoffHz) / sampleRate;
-    const cos = Math.cos(w0);
-    const alpha = Math.sin(w0) / (2 * q);
-    const a0 = 1 + alpha;
-    const edge = kind === 'lowpass' ? (1 - cos) / 2 : (1 + cos) / 2;
-    this.b0 = edge / a0;
-    this.b1 = (kind === 'lowpass' ? 2 * edge : -2 * edge) / a0;
-    this.b2 = edge / a0;
-    this.a1 = (-2 * cos) / a0;
-    this.a2 = (1 - alpha) / a0;
+    this.keep(s, z1, z2);
+    this.keep(s + 1, w1, w2);
+    this.keep(s + 2, u1, u2);
   }
 
-  /** Filters `frame` in place; int16 output is rounded and saturated. */
-  process(frame: Int16Array | Float32Array): void {
-    // Two loops, each seeing one array type, so the JIT keeps both tight.
-    if (frame instanceof Float32Array) this.processFloat(frame);
-    else this.processInt16(frame);
+  private processPair(frame: Float64Array, s: number): void {
+    const c = this.coefficients;
+    const st = this.state;
+    const p = s * 5;
+    const [b0, b1, b2, a1, a2] = [c[p]!, c[p + 1]!, c[p + 2]!, c[p + 3]!, c[p + 4]!];
+    const [d0, d1, d2, e1, e2] = [c[p + 5]!, c[p + 6]!, c[p + 7]!, c[p + 8]!, c[p + 9]!];
+    let z1 = st[s * 2]!;
+    let z2 = st[s * 2 + 1]!;
+    let w1 = st[s * 2 + 2]!;
+    let w2 = st[s * 2 + 3]!;
+    for (let i = 0; i < frame.length; i++) {
+      const x = frame[i]!;
+      const y = b0 * x + z1;
+      z1 = b1 * x - a1 * y + z2;
+      z2 = b2 * x - a2 * y;
+      const v = d0 * y + w1;
+      w1 = d1 * y - e1 * v + w2;
+      w2 = d2 * y - e2 * v;
+      frame[i] = v;
+    }
+    this.keep(s, z1, z2);
+    this.keep(s + 1, w1, w2);
   }
 
-  private processFloat(frame: Float32Array): void {
-    const { b0, b1, b2, a1, a2 } = this;
-    let { z1, z2 } = this;
+  private processOne(frame: Float64Array, s: number): void {
+    const c = this.coefficients;
+    const p = s * 5;
+    const [b0, b1, b2, a1, a2] = [c[p]!, c[p + 1]!, c[p + 2]!, c[p + 3]!, c[p + 4]!];
+    let z1 = this.state[s * 2]!;
+    let z2 = this.state[s * 2 + 1]!;
     for (let i = 0; i < frame.length; i++) {
       const x = frame[i]!;
       const y = b0 * x + z1;
@@ -53,64 +147,49 @@ export class Biquad {
       z2 = b2 * x - a2 * y;
       frame[i] = y;
     }
-    this.keep(z1, z2);
+    this.keep(s, z1, z2);
   }
 
-  private processInt16(frame: Int16Array): void {
-    const { b0, b1, b2, a1, a2 } = this;
-    let { z1, z2 } = this;
-    for (let i = 0; i < frame.length; i++) {
-      const x = frame[i]!;
-      const y = b0 * x + z1;
-      z1 = b1 * x - a1 * y + z2;
-      z2 = b2 * x - a2 * y;
-      frame[i] = y > 32767 ? 32767 : y < -32768 ? -32768 : Math.round(y);
-    }
-    this.keep(z1, z2);
-  }
-
-  private keep(z1: number, z2: number): void {
-    this.z1 = Math.abs(z1) < DENORMAL_FLOOR ? 0 : z1;
-    this.z2 = Math.abs(z2) < DENORMAL_FLOOR ? 0 : z2;
+  /** Stores a section's state, flushing what would decay into subnormals. */
+  private keep(s: number, z1: number, z2: number): void {
+    this.state[s * 2] = Math.abs(z1) < DENORMAL_FLOOR ? 0 : z1;
+    this.state[s * 2 + 1] = Math.abs(z2) < DENORMAL_FLOOR ? 0 : z2;
   }
 
   reset(): void {
-    this.z1 = 0;
-    this.z2 = 0;
-  }
-}
-
-/** Sections run one after another over the same frame. */
-export class BiquadCascade {
-  constructor(readonly sections: readonly Biquad[]) {}
-
-  process(frame: Int16Array | Float32Array): void {
-    for (const section of this.sections) section.process(frame);
-  }
-
-  reset(): void {
-    for (const section of this.sections) section.reset();
+    this.state.fill(0);
   }
 }
 
 /**
  * A Butterworth filter of even `order` (2, 4, 6, ...) as order/2 sections. Section k of n gets
  * Q = 1 / (2 cos((2k - 1) pi / (2 order))): the pole pairs of the Butterworth circle, so the
- * cascade is maximally flat with its -3 dB point at `cutoffHz`.
+ * cascade is maximally flat with its -3 dB point at `cutoffHz`. Answers the sections, so that
+ * filters run one after another can share one cascade (and its passes over the frame).
  */
+export function butterworthSections(
+  kind: BiquadKind,
+  order: number,
+  cutoffHz: number,
+  sampleRate: number,
+): BiquadCoefficients[] {
+  if (!Number.isInteger(order) || order < 2 || order % 2 !== 0) {
+    throw new RangeError(`Butterworth order must be an even whole number >= 2, got ${order}`);
+  }
+  const sections: BiquadCoefficients[] = [];
+  for (let k = 1; k <= order / 2; k++) {
+    const q = 1 / (2 * Math.cos(((2 * k - 1) * Math.PI) / (2 * order)));
+    sections.push(biquadCoefficients(kind, cutoffHz, sampleRate, q));
+  }
+  return sections;
+}
+
+/** A Butterworth filter as a cascade of its own (see `butterworthSections`). */
 export function butterworth(
   kind: BiquadKind,
   order: number,
   cutoffHz: number,
   sampleRate: number,
 ): BiquadCascade {
-  if (!Number.isInteger(order) || order < 2 || order % 2 !== 0) {
-    throw new RangeError(`Butterworth order must be an even whole number >= 2, got ${order}`);
-  }
-  const sections: Biquad[] = [];
-  for (let k = 1; k <= order / 2; k++) {
-    const q = 1 / (2 * Math.cos(((2 * k - 1) * Math.PI) / (2 * order)));
-    sections.push(new Biquad(kind, cutoffHz, sampleRate, q));
-  }
-  return new BiquadCascade(sections);
+  return new BiquadCascade(butterworthSections(kind, order, cutoffHz, sampleRate));
 }

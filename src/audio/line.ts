@@ -6,7 +6,7 @@
  */
 import { LatenessHistogram } from './lateness-histogram.js';
 import { mulawDecode, mulawEncode } from './pcm.js';
-import { butterworth, type BiquadCascade } from './biquad.js';
+import { BiquadCascade, butterworth, butterworthSections } from './biquad.js';
 
 export type LineCodec = 'pcm16' | 'mulaw';
 
@@ -91,10 +91,11 @@ class LineSound {
   private readonly factor: number;
   private readonly antiAlias: BiquadCascade | null;
   private readonly antiImage: BiquadCascade | null;
-  private readonly lineFilters: BiquadCascade[];
+  /** The voice band's two edges in one cascade: one set of passes over the frame. */
+  private readonly band: BiquadCascade | null;
   private readonly mulaw: Int16Array | null;
-  private callScratch = new Float32Array(0);
-  private lineScratch = new Float32Array(0);
+  private callScratch = new Float64Array(0);
+  private lineScratch = new Float64Array(0);
 
   constructor(spec: LineSpec, callRate: number) {
     const lineRate = Math.min(spec.sampleRate, callRate);
@@ -106,36 +107,43 @@ class LineSound {
     const guardHz = GUARD_SHARE_OF_NYQUIST * (lineRate / 2);
     this.antiAlias = resampled ? butterworth('lowpass', ANTI_ALIAS_ORDER, guardHz, callRate) : null;
     this.antiImage = resampled ? butterworth('lowpass', ANTI_IMAGE_ORDER, guardHz, callRate) : null;
-    this.lineFilters = isBandLimited(spec)
-      ? [
-          butterworth('highpass', BAND_LOW_ORDER, PHONE_BAND_LOW_HZ, lineRate),
-          butterworth('lowpass', BAND_HIGH_ORDER, BAND_HIGH_CORNER_HZ, lineRate),
-        ]
-      : [];
+    this.band = isBandLimited(spec)
+      ? new BiquadCascade([
+          ...butterworthSections('highpass', BAND_LOW_ORDER, PHONE_BAND_LOW_HZ, lineRate),
+          ...butterworthSections('lowpass', BAND_HIGH_ORDER, BAND_HIGH_CORNER_HZ, lineRate),
+        ])
+      : null;
     this.mulaw = spec.codec === 'mulaw' ? mulawRoundTrip() : null;
   }
 
   apply(frame: Int16Array): void {
     if (this.callScratch.length !== frame.length) this.allocate(frame.length);
-    const call = this.callScratch;
     const line = this.lineScratch;
+    if (this.factor === 1) {
+      for (let j = 0; j < line.length; j++) line[j] = frame[j]!;
+      this.band?.process(line);
+      this.codeInto(frame, line);
+      return;
+    }
+    const call = this.callScratch;
     const factor = this.factor;
     for (let i = 0; i < frame.length; i++) call[i] = frame[i]!;
     this.antiAlias?.process(call);
     for (let j = 0; j < line.length; j++) line[j] = call[j * factor]!;
-    for (const filter of this.lineFilters) filter.process(line);
-    if (this.mulaw) {
-      const table = this.mulaw;
-      for (let j = 0; j < line.length; j++) line[j] = table[toInt16(line[j]!) & 0xffff]!;
-    }
-    if (factor > 1) {
-      // Zero-stuffing spreads each sample's energy over `factor` slots: the gain restores it.
-      call.fill(0);
-      for (let j = 0; j < line.length; j++) call[j * factor] = line[j]! * factor;
-      this.antiImage?.process(call);
-    }
-    const out = factor > 1 ? call : line;
-    for (let i = 0; i < frame.length; i++) frame[i] = toInt16(out[i]!);
+    this.band?.process(line);
+    this.codeInto(line, line);
+    // Zero-stuffing spreads each sample's energy over `factor` slots: the gain restores it.
+    call.fill(0);
+    for (let j = 0; j < line.length; j++) call[j * factor] = line[j]! * factor;
+    this.antiImage?.process(call);
+    for (let i = 0; i < frame.length; i++) frame[i] = toInt16(call[i]!);
+  }
+
+  /** `to[j]` = `from[j]` as int16, through the codec when there is one (one pass, no copy). */
+  private codeInto(to: Int16Array | Float64Array, from: Float64Array): void {
+    const table = this.mulaw;
+    if (table) for (let j = 0; j < from.length; j++) to[j] = table[toInt16(from[j]!) & 0xffff]!;
+    else for (let j = 0; j < from.length; j++) to[j] = toInt16(from[j]!);
   }
 
   /** Scratch for a frame length (once per call: frames keep their length). */
@@ -143,8 +151,8 @@ class LineSound {
     if (length % this.factor !== 0) {
       throw new RangeError(`a ${length}-sample frame does not split by ${this.factor}`);
     }
-    this.callScratch = new Float32Array(length);
-    this.lineScratch = new Float32Array(length / this.factor);
+    this.callScratch = new Float64Array(length);
+    this.lineScratch = new Float64Array(length / this.factor);
   }
 }
 
