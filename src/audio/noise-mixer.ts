@@ -132,16 +132,23 @@ export interface NoiseMixerOptions {
  * is exact, and over shorter stretches it wanders only as much as the bed itself does.
  */
 export class NoiseMixer {
-  /** The bed at the call's rate, scaled to its level once: mixing is one add per sample. */
-  private readonly loop: Float32Array;
+  /**
+   * The bed at the call's rate, scaled to its level once and rounded to int16: mixing is one
+   * integer add per sample (the sum is int16 anyway, so rounding the bed first changes nothing
+   * but where a half-LSB goes).
+   */
+  private readonly loop: Int16Array;
   private at: number;
 
   constructor(opts: NoiseMixerOptions) {
     if (opts.bed.length === 0) throw new Error('the noise bed is empty');
     const { loop: atCallRate, rms } = bedAtRate(opts.bed, opts.sampleRate);
     const gain = rms > 0 ? dbfsToAmplitude(SPEECH_LEVEL_DBFS - opts.snrDb) / rms : 0;
-    this.loop = new Float32Array(atCallRate.length);
-    for (let i = 0; i < atCallRate.length; i++) this.loop[i] = atCallRate[i]! * gain;
+    this.loop = new Int16Array(atCallRate.length);
+    for (let i = 0; i < atCallRate.length; i++) {
+      const scaled = Math.round(atCallRate[i]! * gain);
+      this.loop[i] = scaled > INT16_MAX ? INT16_MAX : scaled < -32768 ? -32768 : scaled;
+    }
     this.at = Math.floor(opts.random() * this.loop.length) % this.loop.length;
   }
 
@@ -149,11 +156,16 @@ export class NoiseMixer {
   mixInto(frame: Int16Array): void {
     const loop = this.loop;
     let at = this.at;
-    for (let i = 0; i < frame.length; i++) {
-      const sum = frame[i]! + loop[at]!;
-      // Storing into an Int16Array truncates the fraction: no rounding call on the hot path.
-      frame[i] = sum > INT16_MAX ? INT16_MAX : sum < -32768 ? -32768 : sum;
-      at = at + 1 === loop.length ? 0 : at + 1;
+    let i = 0;
+    while (i < frame.length) {
+      // Up to the loop's end in one run, so the wrap is checked once per run, not per sample.
+      const run = Math.min(frame.length - i, loop.length - at);
+      for (let k = 0; k < run; k++) {
+        const sum = frame[i + k]! + loop[at + k]!;
+        frame[i + k] = sum > INT16_MAX ? INT16_MAX : sum < -32768 ? -32768 : sum;
+      }
+      i += run;
+      at = at + run === loop.length ? 0 : at + run;
     }
     this.at = at;
   }
