@@ -43,6 +43,14 @@ export interface VoiceRunResult {
   loopDelay: { p50: number; p99: number; max: number };
   /** Cores the engine process used while the calls ran. */
   cpuCores: number;
+  /**
+   * Cores while every call only streams: from a quarter into the calls to a tenth before their
+   * end, past the dialling and the voicing of each call's lines and before the recordings are
+   * written and the calls scored (work that is the same with or without realistic callers).
+   */
+  streamingCpuCores: number;
+  /** The same in user and kernel time. */
+  cpuSplit: { user: number; system: number };
 }
 
 const CALLER_LINES = [
@@ -136,6 +144,19 @@ async function execute(engine: Engine, ws: string, scenarioId: string, runs: num
   return id;
 }
 
+/** Measures the CPU used between a quarter of `callSeconds` from now and a tenth before its end. */
+function streamingCpu(callSeconds: number) {
+  const fromMs = callSeconds * 250;
+  const toMs = callSeconds * 900;
+  let from: NodeJS.CpuUsage | null = null;
+  let used: NodeJS.CpuUsage | null = null;
+  setTimeout(() => (from = process.cpuUsage()), fromMs);
+  setTimeout(() => (used = from && process.cpuUsage(from)), toMs);
+  return {
+    cores: () => (used ? (used.user + used.system) / 1e3 / (toMs - fromMs) : Number.NaN),
+  };
+}
+
 /** Memory every SAMPLE_MS, with no forced collection: a full GC would stall the calls' frames. */
 function sampleMemory() {
   const live = () => {
@@ -198,6 +219,7 @@ async function timedRun(engine: Engine, plan: VoiceRunPlan): Promise<VoiceRunRes
   loop.enable();
   const cpuBefore = process.cpuUsage();
   const began = performance.now();
+  const streaming = streamingCpu(plan.callSeconds);
   const executionId = await execute(engine, ws, timed, plan.calls);
   const seconds = (performance.now() - began) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
@@ -222,6 +244,8 @@ async function timedRun(engine: Engine, plan: VoiceRunPlan): Promise<VoiceRunRes
     },
     loopDelay: { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) },
     cpuCores: (cpu.user + cpu.system) / 1e6 / seconds,
+    cpuSplit: { user: cpu.user / 1e6 / seconds, system: cpu.system / 1e6 / seconds },
+    streamingCpuCores: streaming.cores(),
   };
 }
 
