@@ -174,7 +174,10 @@ async function planExecution(
     }
   }
   if (mode === 'audio') problems.push(...(await personaVoiceProblems(ctx, workspaceId, scenario)));
-  else problems.push(...textModeProblems(scenario, req));
+  else {
+    problems.push(...textModeProblems(scenario, req));
+    problems.push(...(await personaBehaviourProblems(ctx, workspaceId, scenario)));
+  }
   return { workspaceId, scenario, variables, channels, mode, problems, models };
 }
 
@@ -192,6 +195,31 @@ function textModeProblems(scenario: Scenario, req: ExecutionRequest): ErrorDetai
       if (line[act] !== undefined)
         problems.push({ path: `script[${i}].${act}`, message: `${act}: ${why}` });
   });
+  return problems;
+}
+
+/**
+ * Personas that would barge in, keep silent, backchannel or hang up: acts of an audio call that a
+ * text simulation cannot perform, refused rather than quietly left out (the run would not be the
+ * test its author wrote). A behaviour with probability 0 never happens, so it does not count.
+ */
+async function personaBehaviourProblems(
+  ctx: ExecutionDeps,
+  workspaceId: string,
+  scenario: Scenario,
+): Promise<ErrorDetail[]> {
+  const problems: ErrorDetail[] = [];
+  for (const id of scenario.personas) {
+    const behaviours = (await ctx.store.personas.profile(workspaceId, id))?.behaviours;
+    const acts = Object.entries(behaviours ?? {})
+      .filter(([, b]) => b !== undefined && b.probability > 0)
+      .map(([act]) => act);
+    if (acts.length > 0)
+      problems.push({
+        path: `personas.${id}.behaviours`,
+        message: `persona ${id} behaves (${acts.join(', ')}) only on audio calls; run with mode "audio"`,
+      });
+  }
   return problems;
 }
 

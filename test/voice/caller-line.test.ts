@@ -191,6 +191,14 @@ describe('the line and the noise', () => {
     expect(
       await bad(`/scenarios/${scenarioId}/execute`, { mode: 'text', line: 'mobile' }),
     ).toContain('line');
+    // A persona's behaviours are acts of an audio call: a text run of it is refused, not quietly
+    // run without them; one that can never happen (probability 0) is no behaviour at all.
+    const silent = await persona({ behaviours: { silence: { probability: 0.5, ms: 4000 } } });
+    const never = await persona({ behaviours: { hangup: { probability: 0 } } });
+    const textRun = await scenario({ personas: [silent, never], audio: { enabled: false } });
+    const refused = await bad(`/scenarios/${textRun}/execute`, {});
+    expect(refused).toContain(`personas.${silent}.behaviours`);
+    expect(refused).not.toContain(`personas.${never}.behaviours`);
     const lossy = await bad(`/scenarios/${scenarioId}/execute`, {
       mode: 'audio',
       line: { codec: 'mulaw', sampleRate: 8000, lossPercent: 60 },
