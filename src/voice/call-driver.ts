@@ -77,6 +77,8 @@ export class CallDriver {
   private hangupAfterLine = false;
   private scriptIndex = 0;
   private armed: Armed | null = null;
+  /** The model caller is writing a line to say over the agent (a barge-in by chance). */
+  private cuttingIn = false;
   /** The silence before the caller's current answer has been kept (or the agent broke it). */
   private silenceKept = false;
   private silentUntilMs = 0;
@@ -201,6 +203,7 @@ export class CallDriver {
     if (armed.scriptIndex !== null) this.scriptIndex = armed.scriptIndex + 1;
     if (!armed.utterance) {
       // The model caller cuts in: it writes its line from what it heard so far.
+      this.cuttingIn = true;
       return this.prepare(now, 0, true);
     }
     this.sayOverAgent(armed.utterance, armed.scriptIndex);
@@ -228,6 +231,17 @@ export class CallDriver {
   }
 
   onAgentTurnEnd(now: number): void {
+    const cutIn =
+      (this.phase === 'over_agent' && this.afterOverAgent === 'waiting') ||
+      (this.phase === 'preparing' && this.cuttingIn);
+    if (cutIn) {
+      // The agent's turn ended under the caller's barge-in: it was a reply all the same (the
+      // turn limit counts it), and the caller carries on with its line.
+      this.replies++;
+      this.armed = null;
+      if (this.replies >= this.setup.limits.maxTurns) this.finish({ reason: 'max_turns' });
+      return;
+    }
     if (this.phase !== 'agent' && this.phase !== 'waiting' && this.phase !== 'closing') return;
     this.replies++;
     this.armed = null;
@@ -347,6 +361,7 @@ export class CallDriver {
   private speak(now: number): void {
     const next = this.prepared!;
     this.prepared = null;
+    this.cuttingIn = false;
     this.hangupAfterLine = next.hangup === true;
     if (!next.utterance) {
       if (next.hangup) return this.hangUp();

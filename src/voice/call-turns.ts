@@ -29,7 +29,14 @@ function groupAgentTurns(
   agent.forEach((span, i) => {
     const last = turns.at(-1);
     const measure = m.perAgent[i]!;
-    const callerBetween = last && caller.some((c) => c.start >= last.end && c.start < span.start);
+    // The caller took the floor between the two spans: a line of theirs reaches past the end of
+    // the agent's last span and starts before this one, though it may have started inside it (a
+    // barge-in the agent yielded to). A backchannel leaves the floor with the agent.
+    const callerBetween =
+      last &&
+      caller.some(
+        (c) => c.utterance.act !== 'backchannel' && c.end > last.end && c.start < span.start,
+      );
     if (last && !callerBetween && measure.talkOverMs === 0) {
       last.spans.push(span);
       last.end = span.end;

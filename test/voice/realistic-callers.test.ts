@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
+import { startFakeBrain } from '../helpers/fake-brain.js';
 import type { FakeSpeech } from '../helpers/fake-speech.js';
 import type { FakeVoice } from '../helpers/fake-voice.js';
 import type { BrainOptions } from '../helpers/fake-voice-brain.js';
@@ -16,12 +17,14 @@ import { firstSimulationOf, startTwilioAgent } from '../helpers/twilio-agent.js'
 let s: TestServer | null = null;
 let voice: FakeVoice | null = null;
 let speech: FakeSpeech | null = null;
+let brain: Awaited<ReturnType<typeof startFakeBrain>> | null = null;
 
 afterEach(async () => {
   await s?.stop();
   await voice?.stop();
   await speech?.stop();
-  s = voice = speech = null;
+  await brain?.stop();
+  s = voice = speech = brain = null;
 });
 
 const LONG_REPLY =
@@ -174,6 +177,38 @@ describe('realistic callers', () => {
     expect(sim.duration_ms).toBeLessThan(6_000);
     expect((sim.turns as Json[]).filter((t) => t.role === 'caller')).toEqual([]);
   }, 60_000);
+
+  it('a model caller that barges in by chance writes its line from what it heard so far', async () => {
+    const ids = await setUp(
+      { delayMs: 300, bargeInMs: 500, replies: [LONG_REPLY] },
+      { persona: { behaviours: { bargeIn: { probability: 1, afterMs: 1200 } } } },
+    );
+    brain = await startFakeBrain();
+    const llm = { kind: 'openai', baseUrl: brain.url, apiKey: 'k-0123456789', model: 'fake' };
+    expect((await s!.call('PATCH', '/v1/settings', { llm: { caller: llm } })).status).toBe(200);
+    speech!.transcripts.push(LONG_REPLY, LONG_REPLY, LONG_REPLY);
+    const scenarioId = await scenarioWith(ids, [], {
+      script: undefined,
+      maxTurns: 2,
+      maxDurationMs: 20_000,
+    });
+    const sim = await runToEnd(scenarioId, { seed: 3 });
+    expect(sim.status, sim.error).toBe('completed');
+    const callerTurns = (sim.turns as Json[]).filter((t) => t.role === 'caller');
+    // The first line answers nobody (the agent has not spoken); each later one cuts into a reply.
+    expect(callerTurns.map((t) => t.act ?? null)).toEqual([null, 'barge_in', 'barge_in']);
+    expect(callerTurns[1]!.text).toBe('Hi, where is my order C3?');
+    expect(brain.calls.caller).toBe(3);
+    // The replies the caller cut into count towards the turn limit: two replies, then the end.
+    expect(sim.end_reason).toBe('max_turns');
+    expect((sim.turns as Json[]).filter((t) => t.role === 'agent')).toHaveLength(2);
+    const truth = voice!.brains[0]!.bargeIns;
+    expect(truth.length).toBe(2);
+    const measured = sim.audio.caller.barge_ins;
+    expect(measured.count).toBe(2);
+    const worst = Math.max(...truth.map((b) => b.stoppedAtMs - b.callerStartMs));
+    expect(Math.abs((measured.stop_ms.max as number) - worst)).toBeLessThanOrEqual(80);
+  }, 90_000);
 
   it('runs from the CLI on a mobile line with a seed, and reports the line to replay', async () => {
     const ids = await setUp({ delayMs: 300, replies: ['Okay.'] });
