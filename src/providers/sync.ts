@@ -64,13 +64,15 @@ async function recordSnapshot(
   const latest = await store.agents.latestVersion(agent.id);
   const paths = latest ? changedPaths(latest.snapshot, snapshot) : [];
   if (!latest || paths.length > 0) {
-    await store.agents.addVersion(agent.id, {
+    const added = await store.agents.addVersion(agent.id, {
       version: (latest?.version ?? 0) + 1,
       syncedAt: isoNow(clock),
       changedPaths: paths,
       configuration: snapshot.configuration,
       snapshot,
     });
+    // Another server syncing the agent at the same moment recorded this version (and says so).
+    if (!added) return [];
   }
   await store.agents.update(agent.id, {
     snapshot,

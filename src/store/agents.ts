@@ -231,8 +231,12 @@ function agentVersions(ctx: StoreContext) {
         .executeTakeFirstOrThrow();
       return row.n;
     },
-    async addVersion(id: string, v: AgentVersion & { snapshot: AgentSnapshot }): Promise<void> {
-      await ctx.db
+    /**
+     * Adds the next version; false when that version number is taken already (another server
+     * syncing the same agent at the same moment recorded it first), and nothing is written.
+     */
+    async addVersion(id: string, v: AgentVersion & { snapshot: AgentSnapshot }): Promise<boolean> {
+      const added = await ctx.db
         .insertInto('agent_versions')
         .values({
           agent_id: id,
@@ -241,7 +245,10 @@ function agentVersions(ctx: StoreContext) {
           changed_paths: toJson(v.changedPaths),
           configuration: toJson(v.snapshot),
         })
-        .execute();
+        .onConflict((oc) => oc.columns(['agent_id', 'version']).doNothing())
+        .returning('version')
+        .executeTakeFirst();
+      return added !== undefined;
     },
     async versions(id: string): Promise<(AgentVersion & { snapshot: AgentSnapshot })[]> {
       const rows = await ctx.db

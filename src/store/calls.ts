@@ -254,14 +254,21 @@ export function createCallStore(ctx: StoreContext) {
             fresh.push({ id: newCallId, call: c });
           }
         }
-        for (let i = 0; i < rows.length; i += CHUNK)
-          await db
+        // A call another server imported since `knownCalls` looked (two syncs of one agent at
+        // once) is skipped, not an error: it is stored once, and is fresh only to that server.
+        const inserted = new Set<string>();
+        for (let i = 0; i < rows.length; i += CHUNK) {
+          const added = await db
             .insertInto('calls')
             .values(rows.slice(i, i + CHUNK))
+            .onConflict((oc) => oc.columns(['agent_id', 'provider_call_id']).doNothing())
+            .returning('id')
             .execute();
+          for (const row of added) inserted.add(row.id);
+        }
         for (const [id, values] of refreshed)
           await db.updateTable('calls').set(values).where('id', '=', id).execute();
-        return fresh;
+        return inserted.size === fresh.length ? fresh : fresh.filter((f) => inserted.has(f.id));
       });
     },
   };

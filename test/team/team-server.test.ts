@@ -3,8 +3,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createEngine, type Engine } from '../../src/engine.js';
 import type { EngineOptions } from '../../src/engine-options.js';
 import { startFakeBrain } from '../helpers/fake-brain.js';
+import { GOOD_KEY, startFakeProviders, vapiCall } from '../helpers/fake-providers.js';
 import { ensureDatabase, startPostgres, type Postgres } from '../helpers/postgres.js';
-import { tempDir } from '../helpers/server.js';
+import { tempDir, testClock } from '../helpers/server.js';
 import { onPostgres } from '../helpers/store-under-test.js';
 import { executeRuns, seedTeamScenario, TEAM_KEY } from '../helpers/team.js';
 
@@ -334,6 +335,54 @@ describe.skipIf(onPostgres())('a team server: instances and workers sharing one 
       () => expect(other.lines.some((l) => l.includes('callbench-singletons: leading'))).toBe(true),
       { timeout: 3_000 },
     );
+  });
+
+  it('the same agent synced on two instances at once is imported once, with no error', async () => {
+    const providers = await startFakeProviders();
+    try {
+      providers.state.vapiCalls.push(...Array.from({ length: 120 }, (_, i) => vapiCall(i)));
+      const url = await ensureDatabase(server.url, `team_${++n}`);
+      // The fake's calls were made in June 2026: the import looks back from then.
+      const clock = testClock(Date.parse('2026-06-10T12:00:00Z'));
+      const a = await instance(url, { clock });
+      const b = await instance(url, { clock });
+      // Each instance hears its own syncs and, through the database, the other's.
+      const heard = (engine: Engine) => {
+        const ends: { ok: boolean; error?: string }[] = [];
+        engine.events.subscribe((e) => {
+          if (e.type === 'sync.finished') ends.push({ ok: e.data.ok, error: e.data.error });
+        });
+        return ends;
+      };
+      const [onA, onB] = [heard(a.engine), heard(b.engine)];
+      const connected = await a.engine.invoke('agents.connect', {
+        provider: 'vapi',
+        agent_id: 'asst_1',
+        credentials: { api_key: GOOD_KEY, base_url: providers.url },
+      });
+      expect(connected.status, JSON.stringify(connected)).toBe(201);
+      await vi.waitFor(() => expect(onB).toHaveLength(1), { timeout: 10_000 });
+      const agentId = (connected.data as { id: string }).id;
+      // New calls and a changed first message, then both instances are asked to sync at once.
+      providers.state.vapiCalls.push(...Array.from({ length: 80 }, (_, i) => vapiCall(500 + i)));
+      providers.state.vapiAssistant.firstMessage = 'Hello from the new prompt.';
+      const asked = await Promise.all(
+        [a, b].map((i) => i.engine.invoke('agents.sync', { agent_id: agentId })),
+      );
+      expect(asked.map((r) => r.status)).toEqual([202, 202]);
+      await vi.waitFor(() => expect(onA.length + onB.length).toBeGreaterThanOrEqual(6), {
+        timeout: 15_000,
+      });
+      expect([...onA, ...onB].filter((e) => !e.ok)).toEqual([]);
+      const calls = await b.engine.invoke('agents.calls', { agent_id: agentId, limit: 1 });
+      expect((calls.data as { total: number }).total).toBe(200);
+      const versions = await a.engine.invoke('agents.versions', { agent_id: agentId });
+      expect((versions.data as { versions: unknown[] }).versions).toHaveLength(2);
+      const agent = await b.engine.invoke('agents.get', { agent_id: agentId });
+      expect(agent.data).toMatchObject({ sync: { status: 'idle', error: null } });
+    } finally {
+      await providers.stop();
+    }
   });
 
   it('a sync interval changed on any instance reschedules the sync where it runs', async () => {
