@@ -77,24 +77,29 @@ async function runDue(services: Services, s: Due, now: number): Promise<Schedule
           reason: `the previous execution ${previous} is still running`,
         }
       : await startScheduled(services, s.workspaceId, s.scenarioId);
-  const run = await store.schedules.addRun({
-    id: newId('run', now),
-    scheduleId: s.id,
-    scheduledFor: s.nextRun,
-    startedAt: at,
-    trigger: 'schedule',
-    late: now - Date.parse(s.nextRun!) > LATE_AFTER_MS,
-    ...result,
-  });
-  const scheduledRuns = s.scheduledRuns + (run.outcome === 'started' ? 1 : 0);
-  const { next, endedReason } = nextAfterRun(s, end, { now, scheduledRuns });
-  await store.schedules.advance(s.id, {
-    lastRun: at,
-    nextRun: next,
-    scheduledRuns,
-    isActive: endedReason === null,
-    endedReason,
-    at,
+  // The run and the schedule's move to its next slot land together: a crash between them would
+  // leave a recorded run whose slot is still due, and the next tick would run it again.
+  const run = await store.transaction(async (tx) => {
+    const added = await tx.schedules.addRun({
+      id: newId('run', now),
+      scheduleId: s.id,
+      scheduledFor: s.nextRun,
+      startedAt: at,
+      trigger: 'schedule',
+      late: now - Date.parse(s.nextRun!) > LATE_AFTER_MS,
+      ...result,
+    });
+    const scheduledRuns = s.scheduledRuns + (added.outcome === 'started' ? 1 : 0);
+    const { next, endedReason } = nextAfterRun(s, end, { now, scheduledRuns });
+    await tx.schedules.advance(s.id, {
+      lastRun: at,
+      nextRun: next,
+      scheduledRuns,
+      isActive: endedReason === null,
+      endedReason,
+      at,
+    });
+    return added;
   });
   services.events.emit('schedule.ran', {
     scheduleId: s.id,
