@@ -163,7 +163,12 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
   });
   const adapters = createAdapters(options.providerRetry);
   const speech = createSpeech({ connections: () => speechConnections(store, secrets) });
-  const recordings = createRecordings({ dataDir: options.dataDir, store, log: logError });
+  const recordings = createRecordings({
+    dataDir: options.dataDir,
+    store,
+    log: logError,
+    now: () => clock.now(),
+  });
   const sync = createSyncService({
     store,
     secrets,

@@ -9,6 +9,7 @@ import { createCredentialStore } from './credentials.js';
 import type { Db } from './db.js';
 import { createPersonaStore } from './personas.js';
 import { createReadCache, noReadCache, type ReadCache } from './read-cache.js';
+import { createRecordingBlobStore } from './recording-blobs.js';
 import { createScenarioStore } from './scenarios.js';
 import { createScheduleStore } from './schedules.js';
 import { createScorecardStore } from './scorecards.js';
@@ -31,6 +32,7 @@ function modulesOn(ctx: StoreContext, toolCallLog: ToolCallLog) {
     calls: createCallStore(ctx),
     credentials: createCredentialStore(ctx),
     personas: createPersonaStore(ctx),
+    recordingBlobs: createRecordingBlobStore(ctx),
     scenarios: createScenarioStore(ctx),
     schedules: createScheduleStore(ctx),
     scorecards: createScorecardStore(ctx),

@@ -44,6 +44,10 @@ const SHIPPED_SQLITE: Record<number, { name: string; checksum: string }> = {
     name: 'realistic callers',
     checksum: 'f921b05a49bbaa2fa202f66f59546fcb5203ca035f2d4f789dd5d71fa5749573',
   },
+  10: {
+    name: 'recording blobs',
+    checksum: '72a59f2a374ac28ff6adbf7878a976649a00d0364026fccdf07457109407b170',
+  },
 };
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');

@@ -158,11 +158,17 @@ interface TableShape {
   foreignKeys: string[];
 }
 
-const SQLITE_TYPES: Record<string, string> = { INTEGER: 'integer', REAL: 'real', TEXT: 'text' };
+const SQLITE_TYPES: Record<string, string> = {
+  INTEGER: 'integer',
+  REAL: 'real',
+  TEXT: 'text',
+  BLOB: 'bytes',
+};
 const POSTGRES_TYPES: Record<string, string> = {
   bigint: 'integer',
   'double precision': 'real',
   text: 'text',
+  bytea: 'bytes',
 };
 
 interface SqliteColumn {
@@ -358,7 +364,13 @@ function columnFromType(ts: string): { types: string[]; notNull: boolean; genera
   const inner = generated ? ts.slice('Generated<'.length, -1) : ts;
   const [base] = inner.split('|').map((s) => s.trim());
   const types =
-    base === 'string' ? ['text'] : base === 'number' ? ['integer', 'real'] : ['integer'];
+    base === 'string'
+      ? ['text']
+      : base === 'number'
+        ? ['integer', 'real']
+        : base === 'Buffer'
+          ? ['bytes']
+          : ['integer'];
   return { types, notNull: !inner.includes('null'), generated };
 }
 

@@ -6,6 +6,7 @@ import { startFakeBrain } from '../helpers/fake-brain.js';
 import { GOOD_KEY, startFakeProviders, vapiCall } from '../helpers/fake-providers.js';
 import { ensureDatabase, startPostgres, type Postgres } from '../helpers/postgres.js';
 import { tempDir, testClock } from '../helpers/server.js';
+import { createRecordings } from '../../src/voice/recordings.js';
 import { onPostgres } from '../helpers/store-under-test.js';
 import { executeRuns, seedTeamScenario, TEAM_KEY } from '../helpers/team.js';
 
@@ -383,6 +384,30 @@ describe.skipIf(onPostgres())('a team server: instances and workers sharing one 
     } finally {
       await providers.stop();
     }
+  });
+
+  it('a recording saved on one instance plays from another, by range, and goes when orphaned', async () => {
+    const url = await ensureDatabase(server.url, `team_${++n}`);
+    const a = await instance(url);
+    const b = await instance(url);
+    const shelf = (engine: Engine) =>
+      createRecordings({ dataDir: tempDir(), store: engine.store, log: () => undefined });
+    // Larger than one chunk read from the database, with every byte value in it.
+    const wav = Buffer.from(Array.from({ length: 1_300_000 }, (_, i) => (i * 7) % 256));
+    const name = await shelf(a.engine).save('sim_shared', wav);
+    const elsewhere = shelf(b.engine);
+    expect(await elsewhere.size(name)).toBe(wav.length);
+    const read = async (range?: { start: number; end: number }) => {
+      const parts: Buffer[] = [];
+      for await (const part of elsewhere.read(name, range)) parts.push(part as Buffer);
+      return Buffer.concat(parts);
+    };
+    expect((await read()).equals(wav)).toBe(true);
+    const range = { start: 1_048_570, end: 1_048_590 };
+    expect((await read(range)).equals(wav.subarray(range.start, range.end + 1))).toBe(true);
+    // No simulation keeps it: the next sweep, on any instance, removes it.
+    expect(await elsewhere.sweep(Date.now())).toBe(1);
+    expect(await shelf(a.engine).size(name)).toBeNull();
   });
 
   it('a sync interval changed on any instance reschedules the sync where it runs', async () => {

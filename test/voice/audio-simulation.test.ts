@@ -1,6 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { utimes } from 'node:fs/promises';
-import { join } from 'node:path';
 import { parseWav } from '../../src/audio/wav.js';
 import { createRecordings } from '../../src/voice/recordings.js';
 import type { FakeSpeech } from '../helpers/fake-speech.js';
@@ -92,11 +90,9 @@ describe('audio simulations', () => {
     expect(settings.body.speech.stt.apiKey).not.toContain('fake-speech-key');
 
     // Past the retention days, the recording goes and the simulation says so.
-    const file = join(s!.dataDir, 'recordings', `${sim.id}.wav`);
-    const old = new Date(Date.now() - 31 * 86_400_000);
-    await utimes(file, old, old);
     const recordings = createRecordings({ dataDir: s!.dataDir, store: s!.engine.store, log() {} });
-    expect(await recordings.sweep(Date.now())).toBe(1);
+    expect(await recordings.sweep(Date.now())).toBe(0);
+    expect(await recordings.sweep(Date.now() + 31 * 86_400_000)).toBe(1);
     const after = await s!.ws('GET', `/simulations/${sim.id}`);
     expect(after.body.data.simulation.recording_url).toBeNull();
     expect(after.body.data.simulation.audio.recording).toBe(false);

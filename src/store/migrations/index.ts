@@ -7,6 +7,7 @@ import { m006ScheduleRuns } from './006-schedule-runs.js';
 import { m007SimulationLeases } from './007-simulation-leases.js';
 import { m008AudioSimulations } from './008-audio-simulations.js';
 import { m009RealisticCallers } from './009-realistic-callers.js';
+import { m010RecordingBlobs } from './010-recording-blobs.js';
 
 import type { Migration } from './migration.js';
 
@@ -23,4 +24,5 @@ export const migrations: Migration[] = [
   m007SimulationLeases,
   m008AudioSimulations,
   m009RealisticCallers,
+  m010RecordingBlobs,
 ];

@@ -27,6 +27,7 @@ export interface Tables {
   alerts: Alerts;
   alert_events: AlertEvents;
   settings: Settings;
+  recording_blobs: RecordingBlobs;
 }
 
 /** 0 or 1: neither database driver takes a JS boolean the same way, so flags are integers. */
@@ -243,6 +244,13 @@ export interface ScheduleRuns {
   outcome: string;
   reason: string | null;
   late: Generated<Flag>;
+}
+
+/** A call recording (WAV) kept in the database: on PostgreSQL, where instances share no disk. */
+export interface RecordingBlobs {
+  name: string;
+  saved_at: string;
+  bytes: Buffer;
 }
 
 export interface Tools {
