@@ -3,6 +3,10 @@
 FROM node:20-bookworm-slim
 
 WORKDIR /app
+# The offline system voice that audio simulations speak their callers with (a separate process,
+# as on the desktop).
+RUN apt-get update && apt-get install -y --no-install-recommends espeak-ng \
+    && rm -rf /var/lib/apt/lists/*
 ENV ELECTRON_SKIP_BINARY_DOWNLOAD=1 \
     PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 \
     NODE_ENV=production
