@@ -9,6 +9,8 @@ export type BiquadKind = 'lowpass' | 'highpass';
 /** State below this is flushed to zero: decaying IIR state would otherwise go subnormal (slow). */
 const DENORMAL_FLOOR = 1e-20;
 
+const SECTIONS_PER_PASS = 3;
+
 /** The five coefficients of one RBJ section, normalised by a0. */
 export interface BiquadCoefficients {
   b0: number;
@@ -17,6 +19,9 @@ export interface BiquadCoefficients {
   a1: number;
   a2: number;
 }
+
+/** A section that leaves the signal as it is. */
+const PASS_THROUGH: BiquadCoefficients = { b0: 1, b1: 0, b2: 0, a1: 0, a2: 0 };
 
 /** `q` defaults to 1/sqrt(2), a second-order Butterworth (maximally flat) response. */
 export function biquadCoefficients(
@@ -55,26 +60,22 @@ export class BiquadCascade {
   private readonly state: Float64Array;
 
   constructor(sections: readonly BiquadCoefficients[]) {
-    this.coefficients = new Float64Array(sections.length * 5);
-    this.state = new Float64Array(sections.length * 2);
-    sections.forEach((c, s) => this.coefficients.set([c.b0, c.b1, c.b2, c.a1, c.a2], s * 5));
-  }
-
-  get sectionCount(): number {
-    return this.state.length / 2;
+    // Padded to whole passes with sections that pass the signal through (y = x), so one loop
+    // shape serves every cascade.
+    const padded = [...sections];
+    while (padded.length % SECTIONS_PER_PASS !== 0) padded.push(PASS_THROUGH);
+    this.coefficients = new Float64Array(padded.length * 5);
+    this.state = new Float64Array(padded.length * 2);
+    padded.forEach((c, s) => this.coefficients.set([c.b0, c.b1, c.b2, c.a1, c.a2], s * 5));
   }
 
   /**
-   * Filters `frame` in place, up to three sections per pass over the frame: within a pass each
+   * Filters `frame` in place, three sections per pass over the frame: within a pass each
    * section's arithmetic for one sample overlaps the others' for the next (the CPU runs them side
    * by side), where one section per pass would wait on its own feedback every sample.
    */
   process(frame: Float64Array): void {
-    const sections = this.sectionCount;
-    let s = 0;
-    for (; s + 2 < sections; s += 3) this.processTriple(frame, s);
-    if (s + 1 < sections) this.processPair(frame, s);
-    else if (s < sections) this.processOne(frame, s);
+    for (let s = 0; s < this.state.length / 2; s += SECTIONS_PER_PASS) this.processTriple(frame, s);
   }
 
   private processTriple(frame: Float64Array, s: number): void {
@@ -108,46 +109,6 @@ export class BiquadCascade {
     this.keep(s, z1, z2);
     this.keep(s + 1, w1, w2);
     this.keep(s + 2, u1, u2);
-  }
-
-  private processPair(frame: Float64Array, s: number): void {
-    const c = this.coefficients;
-    const st = this.state;
-    const p = s * 5;
-    const [b0, b1, b2, a1, a2] = [c[p]!, c[p + 1]!, c[p + 2]!, c[p + 3]!, c[p + 4]!];
-    const [d0, d1, d2, e1, e2] = [c[p + 5]!, c[p + 6]!, c[p + 7]!, c[p + 8]!, c[p + 9]!];
-    let z1 = st[s * 2]!;
-    let z2 = st[s * 2 + 1]!;
-    let w1 = st[s * 2 + 2]!;
-    let w2 = st[s * 2 + 3]!;
-    for (let i = 0; i < frame.length; i++) {
-      const x = frame[i]!;
-      const y = b0 * x + z1;
-      z1 = b1 * x - a1 * y + z2;
-      z2 = b2 * x - a2 * y;
-      const v = d0 * y + w1;
-      w1 = d1 * y - e1 * v + w2;
-      w2 = d2 * y - e2 * v;
-      frame[i] = v;
-    }
-    this.keep(s, z1, z2);
-    this.keep(s + 1, w1, w2);
-  }
-
-  private processOne(frame: Float64Array, s: number): void {
-    const c = this.coefficients;
-    const p = s * 5;
-    const [b0, b1, b2, a1, a2] = [c[p]!, c[p + 1]!, c[p + 2]!, c[p + 3]!, c[p + 4]!];
-    let z1 = this.state[s * 2]!;
-    let z2 = this.state[s * 2 + 1]!;
-    for (let i = 0; i < frame.length; i++) {
-      const x = frame[i]!;
-      const y = b0 * x + z1;
-      z1 = b1 * x - a1 * y + z2;
-      z2 = b2 * x - a2 * y;
-      frame[i] = y;
-    }
-    this.keep(s, z1, z2);
   }
 
   /** Stores a section's state, flushing what would decay into subnormals. */
