@@ -8,6 +8,8 @@ import { recordingRetentionDays } from './speech-settings.js';
 /** A recording's name is the simulation's id: nothing a caller sends reaches a path or a row. */
 const NAME = /^sim_[A-Za-z0-9_-]+\.wav$/;
 const DAY_MS = 86_400_000;
+/** An unclaimed recording younger than this may still be about to get its simulation. */
+const ORPHAN_GRACE_MS = 10 * 60_000;
 /** A recording is read from the database this many bytes at a time. */
 const ROW_CHUNK_BYTES = 1 << 20;
 
@@ -115,8 +117,8 @@ export function createRecordings(options: {
       shelf.read(checked(name), range),
     remove: (name: string): Promise<void> => shelf.remove(checked(name)),
     /**
-     * Removes recordings past the retention days (their simulations forget them) and those whose
-     * simulation was deleted. Answers how many it removed.
+     * Removes recordings past the retention days (their simulations forget them) and, once past a
+     * grace of minutes, those no simulation keeps (deleted with it). Answers how many it removed.
      */
     async sweep(now: number): Promise<number> {
       const all = await shelf.list();
@@ -126,7 +128,10 @@ export function createRecordings(options: {
       let removed = 0;
       for (const { name, savedAtMs } of all) {
         const expired = now - savedAtMs > keepMs;
-        if (!expired && kept.has(name)) continue;
+        // A call's recording is saved just before its simulation records it: a sweep in between
+        // (on any instance of a team server) must not take it for an orphan.
+        const orphan = !kept.has(name) && now - savedAtMs > ORPHAN_GRACE_MS;
+        if (!expired && !orphan) continue;
         await shelf.remove(name);
         if (kept.has(name)) await store.simulations.forgetRecording(name);
         removed++;
