@@ -115,6 +115,10 @@ async function serve(args: string[], out: Out): Promise<number> {
       error: (m, err) => console.error(...(err === undefined ? [m] : [m, err])),
     },
   });
+  // Listened for before the first line that says the server is up: a service manager (or a test)
+  // may send SIGTERM as soon as it reads it, and with no listener yet that would kill the
+  // process outright instead of stopping it in good order.
+  const stopped = untilStopped();
   const { firstApiKey } = await engine.start();
   // Headless, an OS notification is a line in the log.
   engine.events.subscribe((e) => {
@@ -141,7 +145,7 @@ async function serve(args: string[], out: Out): Promise<number> {
   out(
     `Open ${engine.loginUrl()} in a browser for the interface (a one-time login link, valid 15 minutes; POST /v1/login-links with an API key makes another).`,
   );
-  await untilStopped();
+  await stopped;
   await engine.stop();
   return 0;
 }
@@ -193,11 +197,12 @@ async function worker(args: string[], out: Out): Promise<number> {
       error: (m, err) => console.error(...(err === undefined ? [m] : [m, err])),
     },
   });
+  const stopped = untilStopped(); // before the line that says it runs (see serve)
   await engine.start();
   out(
     `Callbench worker (${engine.storeDescription}) running up to ${concurrency} simulations at once`,
   );
-  await untilStopped();
+  await stopped;
   await engine.stop();
   return 0;
 }
