@@ -116,10 +116,6 @@ export class BiquadCascade {
     this.state[s * 2] = Math.abs(z1) < DENORMAL_FLOOR ? 0 : z1;
     this.state[s * 2 + 1] = Math.abs(z2) < DENORMAL_FLOOR ? 0 : z2;
   }
-
-  reset(): void {
-    this.state.fill(0);
-  }
 }
 
 /**

@@ -16,6 +16,7 @@ import type { Channel } from './agent-under-test.js';
 import { simulationSettings, type SimulationSettings } from './settings.js';
 import { channelOf } from '../providers/view.js';
 import type { AgentRecord } from '../store/agents.js';
+import type { Persona } from '../store/personas.js';
 import type { SimulationMode } from '../domain/audio.js';
 import type { Speech } from '../speech/index.js';
 import { audioCallProblem, voiceProblems } from '../voice/audio-plan.js';
@@ -173,11 +174,9 @@ async function planExecution(
         });
     }
   }
-  if (mode === 'audio') problems.push(...(await personaVoiceProblems(ctx, workspaceId, scenario)));
-  else {
-    problems.push(...textModeProblems(scenario, req));
-    problems.push(...(await personaBehaviourProblems(ctx, workspaceId, scenario)));
-  }
+  const personas = await scenarioPersonas(ctx, workspaceId, scenario);
+  if (mode === 'audio') problems.push(...(await voiceProblems(personas, ctx.speech)));
+  else problems.push(...textModeProblems(scenario, req), ...behaviourProblems(personas));
   return { workspaceId, scenario, variables, channels, mode, problems, models };
 }
 
@@ -203,34 +202,34 @@ function textModeProblems(scenario: Scenario, req: ExecutionRequest): ErrorDetai
  * text simulation cannot perform, refused rather than quietly left out (the run would not be the
  * test its author wrote). A behaviour with probability 0 never happens, so it does not count.
  */
-async function personaBehaviourProblems(
+function behaviourProblems(personas: Persona[]): ErrorDetail[] {
+  return personas.flatMap((p) => {
+    const acts = Object.entries(p.behaviours ?? {})
+      .filter(([, b]) => b !== undefined && b.probability > 0)
+      .map(([act]) => act);
+    return acts.length === 0
+      ? []
+      : [
+          {
+            path: `personas.${p.id}.behaviours`,
+            message: `persona ${p.id} behaves (${acts.join(', ')}) only on audio calls; run with mode "audio"`,
+          },
+        ];
+  });
+}
+
+/** The scenario's personas, as the simulations will play them. */
+async function scenarioPersonas(
   ctx: ExecutionDeps,
   workspaceId: string,
   scenario: Scenario,
-): Promise<ErrorDetail[]> {
-  const problems: ErrorDetail[] = [];
-  for (const id of scenario.personas) {
-    const behaviours = (await ctx.store.personas.profile(workspaceId, id))?.behaviours;
-    const acts = Object.entries(behaviours ?? {})
-      .filter(([, b]) => b !== undefined && b.probability > 0)
-      .map(([act]) => act);
-    if (acts.length > 0)
-      problems.push({
-        path: `personas.${id}.behaviours`,
-        message: `persona ${id} behaves (${acts.join(', ')}) only on audio calls; run with mode "audio"`,
-      });
-  }
-  return problems;
-}
-
-/** Voices of the scenario's personas that cannot speak now. */
-async function personaVoiceProblems(ctx: ExecutionDeps, workspaceId: string, scenario: Scenario) {
+): Promise<Persona[]> {
   const personas = [];
   for (const id of scenario.personas) {
     const p = await ctx.store.personas.profile(workspaceId, id);
     if (p) personas.push(p);
   }
-  return voiceProblems(personas, ctx.speech);
+  return personas;
 }
 
 const refuse = (problems: ErrorDetail[]): AppError =>

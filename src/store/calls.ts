@@ -268,7 +268,7 @@ export function createCallStore(ctx: StoreContext) {
         }
         for (const [id, values] of refreshed)
           await db.updateTable('calls').set(values).where('id', '=', id).execute();
-        return inserted.size === fresh.length ? fresh : fresh.filter((f) => inserted.has(f.id));
+        return fresh.filter((f) => inserted.has(f.id));
       });
     },
   };
