@@ -7,6 +7,13 @@
  * walks the live pacers. Waits are timers, never a spin. A frame is handed over only once it is
  * due; a late wake (a blocked event loop) hands over every frame that has come due at once:
  * frames are never skipped, so the audio has no gaps.
+ *
+ * Pacers that join the shared phases (live calls do) start on one of PHASES evenly spaced slots of
+ * the frame period, the least taken one. Calls that start at scattered moments would otherwise
+ * each wake the loop at a moment of their own: twenty calls, a thousand wakes a second, each
+ * costing a context switch and a turn of the event loop, measured at about a quarter of the
+ * engine's CPU while calls only stream. On slots, the loop wakes at most PHASES times a frame and
+ * each wake serves a few calls, so no call waits behind all the others' work.
  */
 import { performance } from 'node:perf_hooks';
 import { LatenessHistogram } from './lateness-histogram.js';
@@ -30,7 +37,15 @@ export interface PacerOptions {
    * rethrown outside the shared loop (an uncaught exception), never swallowed.
    */
   onError?: (error: unknown) => void;
+  /**
+   * Start on the least taken of the shared phase slots rather than now: frame 0 is then due up
+   * to one frame later. Off: frame 0 is due at once.
+   */
+  joinPhases?: boolean;
 }
+
+/** Phase slots per frame period for pacers that join them. */
+export const PHASES = 4;
 
 export interface Pacer {
   readonly startedAt: number;
@@ -39,6 +54,8 @@ export interface Pacer {
 }
 
 interface LivePacer {
+  /** The slot it joined (0 to PHASES - 1), or null. */
+  readonly phase: number | null;
   nextIndex: number;
   nextDue: number;
   readonly startedAt: number;
@@ -100,13 +117,40 @@ function replan(): void {
   arm(Math.max(0, soonest));
 }
 
-/** Starts pacing frames now: frame 0 is due immediately, frame i at startedAt + i * frameMs. */
+/**
+ * Where a pacer joining the phases starts: the next moment on the least taken slot among pacers
+ * of the same frame length (the sooner one on a tie). Slot p holds the times that are p / PHASES
+ * of a frame past a whole number of frames on the clock.
+ */
+function phaseStart(frameMs: number, nowMs: number): { phase: number; startedAt: number } {
+  const taken = new Array<number>(PHASES).fill(0);
+  for (const pacer of live)
+    if (pacer.phase !== null && pacer.frameMs === frameMs) taken[pacer.phase]!++;
+  const slotMs = frameMs / PHASES;
+  const firstSlot = Math.ceil(nowMs / slotMs);
+  let best = { phase: 0, startedAt: Infinity, taken: Infinity };
+  for (let k = 0; k < PHASES; k++) {
+    const slot = firstSlot + k;
+    const phase = slot % PHASES;
+    if (taken[phase]! < best.taken)
+      best = { phase, startedAt: slot * slotMs, taken: taken[phase]! };
+  }
+  return best;
+}
+
+/**
+ * Starts pacing frames: frame 0 is due now (or, joining the phases, on the slot it took), frame i
+ * at startedAt + i * frameMs.
+ */
 export function startPacer(opts: PacerOptions): Pacer {
   if (!(opts.frameMs > 0)) throw new RangeError(`frameMs must be positive, got ${opts.frameMs}`);
   const now = opts.now ?? (() => performance.now());
   const histogram = new LatenessHistogram();
-  const startedAt = now();
+  const { phase, startedAt } = opts.joinPhases
+    ? phaseStart(opts.frameMs, now())
+    : { phase: null, startedAt: now() };
   const state: LivePacer = {
+    phase,
     nextIndex: 0,
     nextDue: startedAt,
     startedAt,

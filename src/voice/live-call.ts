@@ -167,14 +167,18 @@ export class LiveCall {
     this.agentActivity = new AgentActivity(options.maxMs);
   }
 
-  /** Ms since the call connected (the first caller frame), on the monotonic clock. */
+  /**
+   * Ms since the call's first caller frame, on the monotonic clock; 0 until then (the frames
+   * start on a phase slot of the shared pacer, up to a frame after `start`).
+   */
   nowMs(): number {
-    return this.pacer ? performance.now() - this.pacer.startedAt : 0;
+    return this.pacer ? Math.max(0, performance.now() - this.pacer.startedAt) : 0;
   }
 
   start(): void {
     this.pacer = startPacer({
       frameMs: FRAME_MS,
+      joinPhases: true,
       onFrame: (index) => this.tick(index),
       onError: (err) => this.options.onEnded({ how: 'dropped', detail: String(err) }),
     });

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { LatenessHistogram } from '../../src/audio/lateness-histogram.js';
-import { startPacer } from '../../src/audio/pacer.js';
+import { PHASES, startPacer } from '../../src/audio/pacer.js';
 
 interface Delivery {
   index: number;
@@ -44,6 +44,46 @@ describe('startPacer', () => {
     }
     expect(all.stats().lateP50Ms, JSON.stringify(all.stats())).toBeLessThan(3);
     expect(all.stats().lateP99Ms, JSON.stringify(all.stats())).toBeLessThan(25);
+  });
+
+  it('starts pacers that join the phases on the least taken slot, each wake serving several', async () => {
+    const slotMs = 20 / PHASES;
+    const calls = [];
+    for (let i = 0; i < 4 * PHASES + 1; i++) {
+      const before = performance.now();
+      const deliveries: Delivery[] = [];
+      const pacer = startPacer({
+        frameMs: 20,
+        joinPhases: true,
+        onFrame: (index, dueMs) => deliveries.push({ index, dueMs, atMs: performance.now() }),
+      });
+      // On a slot, no sooner than now and no later than a frame from now.
+      expect(pacer.startedAt / slotMs).toBe(Math.round(pacer.startedAt / slotMs));
+      expect(pacer.startedAt).toBeGreaterThanOrEqual(before);
+      expect(pacer.startedAt).toBeLessThanOrEqual(performance.now() + 20);
+      calls.push({ pacer, deliveries });
+      await sleep(i % 3); // scattered starts
+    }
+    await sleep(300);
+    for (const call of calls) call.pacer.stop();
+    const slots = new Map<number, number>();
+    for (const { pacer } of calls) {
+      const slot = Math.round(pacer.startedAt / slotMs) % PHASES;
+      slots.set(slot, (slots.get(slot) ?? 0) + 1);
+    }
+    // Spread as evenly as the count allows: 17 pacers on 4 slots, 4 or 5 on each.
+    expect([...slots.values()].sort()).toEqual([4, 4, 4, 5]);
+    // Those on one slot are due at the same instants, so one wake hands over all their frames.
+    const dueTimes = new Set(calls.flatMap((c) => c.deliveries.map((d) => d.dueMs)));
+    const frames = calls.reduce((n, c) => n + c.deliveries.length, 0);
+    expect(frames).toBeGreaterThan(4 * dueTimes.size - PHASES * 2);
+    for (const { pacer, deliveries } of calls) {
+      expect(deliveries[0]!.dueMs).toBe(pacer.startedAt);
+      deliveries.forEach((d, i) => {
+        expect(d.index).toBe(i);
+        expect(d.atMs).toBeGreaterThanOrEqual(d.dueMs);
+      });
+    }
   });
 
   it('catches up after a blocked event loop by handing over every due frame at once', async () => {
