@@ -111,6 +111,17 @@ export class BiquadCascade {
     this.keep(s + 2, u1, u2);
   }
 
+  /**
+   * Whether the filter is at rest: every state word below `floor` (far under one sample step),
+   * in which case they are set to exactly zero, so that silence in gives exact silence out and
+   * need not be filtered at all.
+   */
+  settle(floor: number): boolean {
+    for (const value of this.state) if (Math.abs(value) >= floor) return false;
+    this.state.fill(0);
+    return true;
+  }
+
   /** Stores a section's state, flushing what would decay into subnormals. */
   private keep(s: number, z1: number, z2: number): void {
     this.state[s * 2] = Math.abs(z1) < DENORMAL_FLOOR ? 0 : z1;

@@ -5,8 +5,9 @@
  * same call exactly.
  */
 import { LatenessHistogram } from './lateness-histogram.js';
-import { mulawDecode, mulawEncode } from './pcm.js';
+import { mulawRoundTrip } from './pcm.js';
 import { BiquadCascade, butterworth, butterworthSections } from './biquad.js';
+import type { NoiseMixer } from './noise-mixer.js';
 
 export type LineCodec = 'pcm16' | 'mulaw';
 
@@ -60,99 +61,198 @@ export function isBandLimited(spec: LineSpec): boolean {
   return spec.codec === 'mulaw' || spec.sampleRate === 8000;
 }
 
-let mulawRoundTripTable: Int16Array | null = null;
-
-/** Every int16 value after G.711 encode + decode, indexed by `value & 0xffff` (built once). */
-function mulawRoundTrip(): Int16Array {
-  if (!mulawRoundTripTable) {
-    const all = new Int16Array(65536);
-    for (let i = 0; i < 65536; i++) all[i] = i; // wraps: index i holds the int16 with bits i
-    mulawRoundTripTable = mulawDecode(mulawEncode(all));
-  }
-  return mulawRoundTripTable;
-}
-
 /** Saturated to int16, fraction truncated (`| 0`): cheaper than rounding, and inaudible. */
 function toInt16(value: number): number {
   return (value > 32767 ? 32767 : value < -32768 ? -32768 : value) | 0;
 }
 
+/** True when every sample is zero. */
+function isSilent(frame: Int16Array): boolean {
+  for (let i = 0; i < frame.length; i++) if (frame[i] !== 0) return false;
+  return true;
+}
+
 /**
- * What the line does to the sound of one frame, in place, with no allocation per frame. At the
- * line's rate the frame is band-passed to 300-3400 Hz and mu-law coded. When that rate is below
- * the call's (an 8 kHz line on a 16 kHz call) the frame gets there by a guard low-pass and
- * decimation, and comes back by zero-stuffing and another guard low-pass. The streaming
- * windowed-sinc `Resampler` (resample.ts) would cost ~25 us a frame each way, several times this
- * whole chain, and the band filter already does most of its work. There is no look-ahead, so no
- * priming and no lag in samples: the IIR filters' group delay (~0.25 ms at 1 kHz) is all.
+ * State this far under one sample step counts as rest: what it would still add is lost in the
+ * int16 rounding after the codec.
  */
-class LineSound {
-  /** Call-rate samples per line-rate sample (1, or 2 for an 8 kHz line on a 16 kHz call). */
-  private readonly factor: number;
+const REST_FLOOR = 1e-4;
+
+/**
+ * The line's filtering up to its codec, from the call's rate to the line's: a guard low-pass and
+ * decimation when the line's rate is below the call's (an 8 kHz line on a 16 kHz call), then the
+ * voice band (300-3400 Hz), all in float.
+ */
+class BandLimiter {
+  readonly factor: number;
+  readonly lineRate: number;
   private readonly antiAlias: BiquadCascade | null;
-  private readonly antiImage: BiquadCascade | null;
   /** The voice band's two edges in one cascade: one set of passes over the frame. */
   private readonly band: BiquadCascade | null;
-  private readonly mulaw: Int16Array | null;
-  private callScratch = new Float64Array(0);
-  private lineScratch = new Float64Array(0);
 
   constructor(spec: LineSpec, callRate: number) {
-    const lineRate = Math.min(spec.sampleRate, callRate);
-    this.factor = callRate / lineRate;
+    this.lineRate = Math.min(spec.sampleRate, callRate);
+    this.factor = callRate / this.lineRate;
     if (!Number.isInteger(this.factor)) {
-      throw new RangeError(`a ${lineRate} Hz line cannot carry a ${callRate} Hz call`);
+      throw new RangeError(`a ${this.lineRate} Hz line cannot carry a ${callRate} Hz call`);
     }
-    const resampled = this.factor > 1;
-    const guardHz = GUARD_SHARE_OF_NYQUIST * (lineRate / 2);
-    this.antiAlias = resampled ? butterworth('lowpass', ANTI_ALIAS_ORDER, guardHz, callRate) : null;
-    this.antiImage = resampled ? butterworth('lowpass', ANTI_IMAGE_ORDER, guardHz, callRate) : null;
+    this.antiAlias =
+      this.factor > 1
+        ? butterworth('lowpass', ANTI_ALIAS_ORDER, guardHz(this.lineRate), callRate)
+        : null;
     this.band = isBandLimited(spec)
       ? new BiquadCascade([
-          ...butterworthSections('highpass', BAND_LOW_ORDER, PHONE_BAND_LOW_HZ, lineRate),
-          ...butterworthSections('lowpass', BAND_HIGH_ORDER, BAND_HIGH_CORNER_HZ, lineRate),
+          ...butterworthSections('highpass', BAND_LOW_ORDER, PHONE_BAND_LOW_HZ, this.lineRate),
+          ...butterworthSections('lowpass', BAND_HIGH_ORDER, BAND_HIGH_CORNER_HZ, this.lineRate),
         ])
       : null;
-    this.mulaw = spec.codec === 'mulaw' ? mulawRoundTrip() : null;
   }
 
-  apply(frame: Int16Array): void {
-    if (this.callScratch.length !== frame.length) this.allocate(frame.length);
-    const line = this.lineScratch;
+  /** `input` (call rate) into `out` (line rate, input.length / factor); `scratch` is input's size. */
+  run(input: Int16Array, out: Float64Array, scratch: Float64Array): void {
     if (this.factor === 1) {
-      for (let j = 0; j < line.length; j++) line[j] = frame[j]!;
-      this.band?.process(line);
-      this.codeInto(frame, line);
-      return;
+      for (let j = 0; j < out.length; j++) out[j] = input[j]!;
+    } else {
+      for (let i = 0; i < input.length; i++) scratch[i] = input[i]!;
+      this.antiAlias?.process(scratch);
+      for (let j = 0; j < out.length; j++) out[j] = scratch[j * this.factor]!;
     }
-    const call = this.callScratch;
-    const factor = this.factor;
-    for (let i = 0; i < frame.length; i++) call[i] = frame[i]!;
-    this.antiAlias?.process(call);
-    for (let j = 0; j < line.length; j++) line[j] = call[j * factor]!;
-    this.band?.process(line);
-    this.codeInto(line, line);
+    this.band?.process(out);
+  }
+
+  /** Whether the filters are at rest (their state then exactly zero): see BiquadCascade.settle. */
+  settle(): boolean {
+    const alias = this.antiAlias?.settle(REST_FLOOR) ?? true;
+    const band = this.band?.settle(REST_FLOOR) ?? true;
+    return alias && band;
+  }
+}
+
+const guardHz = (lineRate: number) => GUARD_SHARE_OF_NYQUIST * (lineRate / 2);
+
+/** Band-limited noise loops, by level-set loop and line: every call of a persona on a line shares one. */
+const bandLimitedLoops = new WeakMap<Int16Array, Map<string, Float64Array>>();
+
+/**
+ * A noise loop as it leaves the band limiter, at the line's rate, made once. Twice round the
+ * loop: the first lap brings the filters to the state they have at the start of every lap after
+ * it, so the second, kept, wraps seamlessly. Null when the loop does not split into whole line
+ * samples (an odd length at half the call's rate).
+ */
+function bandLimitedLoop(loop: Int16Array, spec: LineSpec, callRate: number): Float64Array | null {
+  const limiter = new BandLimiter(spec, callRate);
+  if (loop.length % limiter.factor !== 0) return null;
+  let byLine = bandLimitedLoops.get(loop);
+  if (!byLine) bandLimitedLoops.set(loop, (byLine = new Map<string, Float64Array>()));
+  const key = `${callRate}/${limiter.lineRate}/${isBandLimited(spec)}`;
+  let found = byLine.get(key);
+  if (!found) {
+    found = new Float64Array(loop.length / limiter.factor);
+    const scratch = new Float64Array(loop.length);
+    limiter.run(loop, found, scratch);
+    limiter.run(loop, found, scratch);
+    byLine.set(key, found);
+  }
+  return found;
+}
+
+/**
+ * What the line does to the sound of one frame, in place, with no allocation per frame: the band
+ * limiter, then the codec at the line's rate, and back to the call's rate by zero-stuffing and a
+ * guard low-pass (the streaming windowed-sinc `Resampler` of resample.ts would cost ~25 us a
+ * frame each way, several times this whole chain). There is no look-ahead, so no priming and no
+ * lag in samples: the IIR filters' group delay (~0.25 ms at 1 kHz) is all.
+ *
+ * The caller's noise is band-limited apart from its speech and added before the codec. The
+ * filters are linear, so this is the same sound as filtering the sum, but the noise loop is
+ * filtered once for every call of the persona, and the speech filters run only while there is
+ * speech or its ringing: most of a call, the caller is silent.
+ */
+class LineSound {
+  private readonly limiter: BandLimiter;
+  private readonly antiImage: BiquadCascade | null;
+  private readonly mulaw: boolean;
+  /** The speech filters are at rest: a silent frame leaves them with exact silence. */
+  private resting = true;
+  private noise: { mixer: NoiseMixer; loop: Float64Array | null } | null = null;
+  private callScratch = new Float64Array(0);
+  private lineScratch = new Float64Array(0);
+  private codedScratch = new Int16Array(0);
+
+  constructor(
+    private readonly spec: LineSpec,
+    private readonly callRate: number,
+  ) {
+    this.limiter = new BandLimiter(spec, callRate);
+    this.antiImage =
+      this.limiter.factor > 1
+        ? butterworth('lowpass', ANTI_IMAGE_ORDER, guardHz(this.limiter.lineRate), callRate)
+        : null;
+    this.mulaw = spec.codec === 'mulaw';
+  }
+
+  apply(frame: Int16Array, mixer: NoiseMixer | null): void {
+    if (this.callScratch.length !== frame.length) this.allocate(frame.length);
+    const factor = this.limiter.factor;
+    const loop = mixer ? this.noiseOf(mixer) : null;
+    if (mixer && !loop) mixer.mixInto(frame);
+    const silent = isSilent(frame);
+    let speech: Float64Array | null = null;
+    if (!silent || !this.resting) {
+      speech = this.lineScratch;
+      this.limiter.run(frame, speech, this.callScratch);
+      this.resting = silent && this.limiter.settle();
+    }
+    const noise = mixer && loop ? { loop, at: mixer.advance(frame.length) / factor } : null;
+    if (factor === 1) return this.code(frame, speech, noise);
+    const coded = this.codedScratch;
+    this.code(coded, speech, noise);
     // Zero-stuffing spreads each sample's energy over `factor` slots: the gain restores it.
+    const call = this.callScratch;
     call.fill(0);
-    for (let j = 0; j < line.length; j++) call[j * factor] = line[j]! * factor;
+    for (let j = 0; j < coded.length; j++) call[j * factor] = coded[j]! * factor;
     this.antiImage?.process(call);
     for (let i = 0; i < frame.length; i++) frame[i] = toInt16(call[i]!);
   }
 
-  /** `to[j]` = `from[j]` as int16, through the codec when there is one (one pass, no copy). */
-  private codeInto(to: Int16Array | Float64Array, from: Float64Array): void {
-    const table = this.mulaw;
-    if (table) for (let j = 0; j < from.length; j++) to[j] = table[toInt16(from[j]!) & 0xffff]!;
-    else for (let j = 0; j < from.length; j++) to[j] = toInt16(from[j]!);
+  /** The mixer's loop band-limited for this line (null: it is mixed in before the line instead). */
+  private noiseOf(mixer: NoiseMixer): Float64Array | null {
+    if (this.noise?.mixer !== mixer) {
+      this.noise = { mixer, loop: bandLimitedLoop(mixer.loop, this.spec, this.callRate) };
+    }
+    return this.noise.loop;
+  }
+
+  /**
+   * `to[j]` = the band-limited speech plus the band-limited noise (either may be absent: silence),
+   * as int16 through the codec: one pass over the frame at the line's rate.
+   */
+  private code(
+    to: Int16Array,
+    speech: Float64Array | null,
+    noise: { loop: Float64Array; at: number } | null,
+  ): void {
+    const loop = noise?.loop ?? null;
+    let at = noise?.at ?? 0;
+    for (let j = 0; j < to.length; j++) {
+      let value = speech ? speech[j]! : 0;
+      if (loop) {
+        value += loop[at]!;
+        at = at + 1 === loop.length ? 0 : at + 1;
+      }
+      to[j] = this.mulaw ? mulawRoundTrip(toInt16(value)) : toInt16(value);
+    }
   }
 
   /** Scratch for a frame length (once per call: frames keep their length). */
   private allocate(length: number): void {
-    if (length % this.factor !== 0) {
-      throw new RangeError(`a ${length}-sample frame does not split by ${this.factor}`);
+    const factor = this.limiter.factor;
+    if (length % factor !== 0) {
+      throw new RangeError(`a ${length}-sample frame does not split by ${factor}`);
     }
     this.callScratch = new Float64Array(length);
-    this.lineScratch = new Float64Array(length / this.factor);
+    this.lineScratch = new Float64Array(length / factor);
+    this.codedScratch = new Int16Array(length / factor);
   }
 }
 
@@ -251,9 +351,11 @@ export class LineSimulator {
     return this.sound === null;
   }
 
-  push(frame: Int16Array, atMs: number): LineDelivery {
+  /** `noise`: the caller's surroundings, mixed under the frame before the line's sound. */
+  push(frame: Int16Array, atMs: number, noise: NoiseMixer | null = null): LineDelivery {
     // The sound runs even for frames about to be lost: the filters' state must keep flowing.
-    if (this.sound) this.sound.apply(frame);
+    if (this.sound) this.sound.apply(frame, noise);
+    else noise?.mixInto(frame);
     const lost = this.loss.next();
     const { latencyMs, jitterMs } = this.spec;
     const jitter = jitterMs > 0 ? this.random() * jitterMs : 0;

@@ -125,37 +125,64 @@ export interface NoiseMixerOptions {
   random: () => number;
 }
 
+/** Level-set loops by bed, rate and SNR: calls of one persona share theirs (and what lines make of it). */
+const levelSet = new WeakMap<Int16Array, Map<string, Int16Array>>();
+
+/**
+ * The bed at `rate`, scaled so its RMS over the whole loop sits snrDb under SPEECH_LEVEL_DBFS and
+ * rounded to int16: mixing is then one integer add per sample (the sum is int16 anyway, so
+ * rounding the bed first changes nothing but where a half-LSB goes).
+ */
+function levelSetLoop(bed: Int16Array, rate: number, snrDb: number): Int16Array {
+  let byLevel = levelSet.get(bed);
+  if (!byLevel) levelSet.set(bed, (byLevel = new Map<string, Int16Array>()));
+  const key = `${rate}/${snrDb}`;
+  let loop = byLevel.get(key);
+  if (!loop) {
+    const { loop: atCallRate, rms } = bedAtRate(bed, rate);
+    const gain = rms > 0 ? dbfsToAmplitude(SPEECH_LEVEL_DBFS - snrDb) / rms : 0;
+    loop = new Int16Array(atCallRate.length);
+    for (let i = 0; i < atCallRate.length; i++) {
+      const scaled = Math.round(atCallRate[i]! * gain);
+      loop[i] = scaled > INT16_MAX ? INT16_MAX : scaled < -32768 ? -32768 : scaled;
+    }
+    byLevel.set(key, loop);
+  }
+  return loop;
+}
+
 /**
  * Adds a looping noise bed to the caller's frames. The bed's level is its RMS over the whole loop
  * at the call's rate, set to SPEECH_LEVEL_DBFS - snrDb: beds with bursts (hammer blows, a PA
  * chime) are judged over everything they contain, so the SNR over any stretch of a loop or more
  * is exact, and over shorter stretches it wanders only as much as the bed itself does.
+ *
+ * A band-limited line adds the noise itself, already band-limited (line.ts): it reads `loop`
+ * and moves the mixer on with `advance`.
  */
 export class NoiseMixer {
-  /**
-   * The bed at the call's rate, scaled to its level once and rounded to int16: mixing is one
-   * integer add per sample (the sum is int16 anyway, so rounding the bed first changes nothing
-   * but where a half-LSB goes).
-   */
-  private readonly loop: Int16Array;
+  /** The level-set bed at the call's rate (shared: never written). */
+  readonly loop: Int16Array;
   private at: number;
 
   constructor(opts: NoiseMixerOptions) {
     if (opts.bed.length === 0) throw new Error('the noise bed is empty');
-    const { loop: atCallRate, rms } = bedAtRate(opts.bed, opts.sampleRate);
-    const gain = rms > 0 ? dbfsToAmplitude(SPEECH_LEVEL_DBFS - opts.snrDb) / rms : 0;
-    this.loop = new Int16Array(atCallRate.length);
-    for (let i = 0; i < atCallRate.length; i++) {
-      const scaled = Math.round(atCallRate[i]! * gain);
-      this.loop[i] = scaled > INT16_MAX ? INT16_MAX : scaled < -32768 ? -32768 : scaled;
-    }
-    this.at = Math.floor(opts.random() * this.loop.length) % this.loop.length;
+    this.loop = levelSetLoop(opts.bed, opts.sampleRate, opts.snrDb);
+    // Even, so that a line at half the call's rate takes the same samples of it on every lap.
+    this.at = (Math.floor(opts.random() * this.loop.length) % this.loop.length) & ~1;
+  }
+
+  /** Where the next `count` samples of noise start in `loop`; moves on past them. */
+  advance(count: number): number {
+    const start = this.at;
+    this.at = (start + count) % this.loop.length;
+    return start;
   }
 
   /** Adds the next `frame.length` samples of noise to `frame`, in place, saturating to int16. */
   mixInto(frame: Int16Array): void {
     const loop = this.loop;
-    let at = this.at;
+    let at = this.advance(frame.length);
     let i = 0;
     while (i < frame.length) {
       // Up to the loop's end in one run, so the wrap is checked once per run, not per sample.
@@ -167,6 +194,5 @@ export class NoiseMixer {
       i += run;
       at = at + run === loop.length ? 0 : at + run;
     }
-    this.at = at;
   }
 }

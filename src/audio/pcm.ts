@@ -44,7 +44,7 @@ export function bytesFromPcm(pcm: Int16Array): Buffer {
 }
 
 // G.711 mu-law, the classic bias-and-clip formulation. Both directions are table lookups built
-// once (64 KiB + 512 bytes), since mu-law lines carry every frame of a call.
+// once (64 KiB + 512 bytes), since mu-law transports carry every frame of a call.
 const MULAW_BIAS = 0x84;
 const MULAW_CLIP = 32635;
 
@@ -76,6 +76,28 @@ const MULAW_DECODE_TABLE = (() => {
   for (let b = 0; b < 256; b++) table[b] = mulawDecodeByte(b);
   return table;
 })();
+
+/**
+ * What G.711 encode + decode leaves of a magnitude, indexed by (min(|x|, clip) + bias) >> 3:
+ * every bit the codec keeps lies at bit 3 or above of the biased magnitude, so 4 Ki entries
+ * (8 KiB) say what a table of all 64 Ki int16 values would, and stay in the L1 cache (a line
+ * codes every caller frame of every call, between which the engine does much else).
+ */
+const MULAW_ROUND_TRIP = (() => {
+  const table = new Int16Array(((MULAW_CLIP + MULAW_BIAS) >> 3) + 1);
+  for (let m = 0; m <= MULAW_CLIP; m++) {
+    table[(m + MULAW_BIAS) >> 3] = MULAW_DECODE_TABLE[mulawEncodeSample(m)]!;
+  }
+  return table;
+})();
+
+/** An int16 sample as it comes out of a mu-law codec (encoded and decoded again). */
+export function mulawRoundTrip(sample: number): number {
+  const negative = sample < 0;
+  const magnitude = Math.min(negative ? -sample : sample, MULAW_CLIP);
+  const kept = MULAW_ROUND_TRIP[(magnitude + MULAW_BIAS) >> 3]!;
+  return negative ? -kept : kept;
+}
 
 /** PCM16 to G.711 mu-law, one byte per sample. */
 export function mulawEncode(pcm: Int16Array): Buffer {

@@ -231,14 +231,15 @@ export class LiveCall {
    * delay never counts as the agent's latency. The recording keeps what the agent was sent.
    */
   private sendCaller(frameStart: number, out: Int16Array, now: number): void {
-    this.options.noise?.mixInto(out);
-    const line = this.options.line;
+    const { line, noise = null } = this.options;
     let shiftMs = 0;
     if (!line) {
+      noise?.mixInto(out);
       this.call.send(out);
       this.recording.put('caller', frameStart, out);
     } else {
-      const sent = line.push(out, frameStart);
+      // The line mixes the noise in itself (under its band limit, see line.ts).
+      const sent = line.push(out, frameStart, noise);
       const playAt = Math.max(sent.wireAtMs, this.playEndMs);
       this.playEndMs = playAt + FRAME_MS;
       shiftMs = playAt - frameStart;

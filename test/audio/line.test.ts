@@ -100,6 +100,76 @@ describe('LineSimulator sound', () => {
   });
 });
 
+describe('LineSimulator noise', () => {
+  /** Speech, then as long again of silence, pushed frame by frame; what the agent got, and the cost. */
+  function pushAll(
+    pcm: Int16Array,
+    callRate: number,
+    frameInto: (f: Int16Array, i: number) => void,
+  ) {
+    const frame = samplesPerFrame(callRate);
+    const out = new Int16Array(pcm.length);
+    for (let at = 0, i = 0; at + frame <= pcm.length; at += frame, i++) {
+      const chunk = pcm.slice(at, at + frame);
+      frameInto(chunk, i);
+      out.set(chunk, at);
+    }
+    return out;
+  }
+
+  it('band-limits the noise apart from the speech: the sound of limiting their sum', async () => {
+    const bed = await loadNoiseBed(defaultNoiseDir(), 'cafe');
+    for (const callRate of [8000, 16000]) {
+      const speech = await espeakPcm('Can you read my account number back to me?', callRate);
+      const input = concatPcm([speech, new Int16Array(speech.length)]);
+      const line = () =>
+        new LineSimulator({ spec: LINE_PRESETS.phone, callRate, random: seededRandom(3) });
+      const mixer = () =>
+        new NoiseMixer({ bed, sampleRate: callRate, snrDb: 10, random: seededRandom(4) });
+      const [byLine, byLineMixer] = [line(), mixer()];
+      const [summed, summedMixer] = [line(), mixer()];
+      const apart = pushAll(input, callRate, (f, i) => byLine.push(f, i * 20, byLineMixer));
+      const together = pushAll(input, callRate, (f, i) => {
+        summedMixer.mixInto(f);
+        summed.push(f, i * 20);
+      });
+      let residual = 0;
+      let signal = 0;
+      for (let i = 0; i < apart.length; i++) {
+        residual += (apart[i]! - together[i]!) ** 2;
+        signal += together[i]! ** 2;
+      }
+      const db = 10 * Math.log10(residual / signal);
+      console.log(
+        `${callRate} Hz phone line, noise limited apart vs in the sum: ${db.toFixed(1)} dB`,
+      );
+      // Only rounding differs (each side's float sum truncated to int16 before the codec).
+      expect(db).toBeLessThan(-40);
+      // The noise is there through the silence, band-limited.
+      const silence = apart.subarray(speech.length + callRate / 10);
+      expect(rmsDbfs(silence)).toBeGreaterThan(-45);
+      expect(bandShare(powerSpectrum(silence, 512), callRate, 3400, callRate / 2)).toBeLessThan(
+        0.01,
+      );
+    }
+  });
+
+  it('hands over exact silence once the speech has rung out, on a line with no noise', async () => {
+    const speech = await espeakPcm('Thank you.', 16000);
+    const line = new LineSimulator({
+      spec: LINE_PRESETS.phone,
+      callRate: 16000,
+      random: seededRandom(3),
+    });
+    const out = pushAll(concatPcm([speech, new Int16Array(16000)]), 16000, (f, i) =>
+      line.push(f, i * 20),
+    );
+    expect(rmsDbfs(out.subarray(0, speech.length))).toBeGreaterThan(-40);
+    // 100 ms on, the filters are at rest: nothing at all.
+    expect(out.subarray(speech.length + 1600).every((v) => v === 0)).toBe(true);
+  });
+});
+
 function lossPattern(seed: number, frames = 3000): boolean[] {
   const line = new LineSimulator({
     spec: LINE_PRESETS.mobile,
@@ -197,9 +267,12 @@ describe('per-frame cost', () => {
       const started = performance.now();
       for (let f = 0; f < 3000; f++) {
         for (const call of calls) {
-          const chunk = speech.slice((f % 50) * frame, ((f % 50) + 1) * frame);
-          call.mixer.mixInto(chunk);
-          call.line.push(chunk, f * 20);
+          // Speech half the time, as in a call: the line mixes the noise under it.
+          const chunk =
+            f % 100 < 50
+              ? speech.slice((f % 50) * frame, ((f % 50) + 1) * frame)
+              : new Int16Array(frame);
+          call.line.push(chunk, f * 20, call.mixer);
           call.line.due(f * 20);
         }
       }

@@ -6,6 +6,7 @@ import {
   FRAME_MS,
   mulawDecode,
   mulawEncode,
+  mulawRoundTrip,
   pcmFromBytes,
   resample,
   Resampler,
@@ -55,6 +56,14 @@ describe('G.711 mu-law', () => {
     expect([...mulawDecode(new Uint8Array([0xff, 0x7f, 0x80, 0x00]))]).toEqual([
       0, 0, 32124, -32124,
     ]);
+  });
+
+  it('gives what encoding and decoding give, for every int16 sample, from its small table', () => {
+    const all = new Int16Array(65536);
+    for (let i = 0; i < all.length; i++) all[i] = i - 32768;
+    const back = mulawDecode(mulawEncode(all));
+    const differing = [...all].filter((sample, i) => (mulawRoundTrip(sample) | 0) !== back[i]);
+    expect(differing).toEqual([]);
   });
 
   it('round-trips every sample within half a quantisation step', () => {
