@@ -130,8 +130,19 @@ class BandLimiter {
 
 const guardHz = (lineRate: number) => GUARD_SHARE_OF_NYQUIST * (lineRate / 2);
 
-/** Band-limited noise loops, by level-set loop and line: every call of a persona on a line shares one. */
-const bandLimitedLoops = new WeakMap<Int16Array, Map<string, Float64Array>>();
+/** A noise loop on a line: band-limited (at the line's rate), and that through the codec too. */
+interface LineNoise {
+  limited: Float64Array;
+  /** What the agent gets of the noise alone: the frames in which the caller is silent. */
+  coded: Int16Array;
+}
+
+/** Noise loops on lines, by level-set loop and line: every call of a persona on a line shares one. */
+const lineNoises = new WeakMap<Int16Array, Map<string, LineNoise>>();
+
+/** A band-limited sample through the codec, as int16. */
+const codeSample = (mulaw: boolean, value: number) =>
+  mulaw ? mulawRoundTrip(toInt16(value)) : toInt16(value);
 
 /**
  * A noise loop as it leaves the band limiter, at the line's rate, made once. Twice round the
@@ -139,21 +150,34 @@ const bandLimitedLoops = new WeakMap<Int16Array, Map<string, Float64Array>>();
  * it, so the second, kept, wraps seamlessly. Null when the loop does not split into whole line
  * samples (an odd length at half the call's rate).
  */
-function bandLimitedLoop(loop: Int16Array, spec: LineSpec, callRate: number): Float64Array | null {
+function lineNoise(loop: Int16Array, spec: LineSpec, callRate: number): LineNoise | null {
   const limiter = new BandLimiter(spec, callRate);
   if (loop.length % limiter.factor !== 0) return null;
-  let byLine = bandLimitedLoops.get(loop);
-  if (!byLine) bandLimitedLoops.set(loop, (byLine = new Map<string, Float64Array>()));
-  const key = `${callRate}/${limiter.lineRate}/${isBandLimited(spec)}`;
+  let byLine = lineNoises.get(loop);
+  if (!byLine) lineNoises.set(loop, (byLine = new Map<string, LineNoise>()));
+  const key = `${callRate}/${limiter.lineRate}/${isBandLimited(spec)}/${spec.codec}`;
   let found = byLine.get(key);
   if (!found) {
-    found = new Float64Array(loop.length / limiter.factor);
+    const limited = new Float64Array(loop.length / limiter.factor);
     const scratch = new Float64Array(loop.length);
-    limiter.run(loop, found, scratch);
-    limiter.run(loop, found, scratch);
+    limiter.run(loop, limited, scratch);
+    limiter.run(loop, limited, scratch);
+    const mulaw = spec.codec === 'mulaw';
+    found = { limited, coded: Int16Array.from(limited, (v) => codeSample(mulaw, v)) };
     byLine.set(key, found);
   }
   return found;
+}
+
+/** `loop[start...]` (wrapping) into `to`. */
+function copyLoop(to: Int16Array, loop: Int16Array, start: number): void {
+  const first = Math.min(to.length, loop.length - start);
+  to.set(loop.subarray(start, start + first));
+  for (let done = first; done < to.length;) {
+    const run = Math.min(to.length - done, loop.length);
+    to.set(loop.subarray(0, run), done);
+    done += run;
+  }
 }
 
 /**
@@ -174,7 +198,7 @@ class LineSound {
   private readonly mulaw: boolean;
   /** The speech filters are at rest: a silent frame leaves them with exact silence. */
   private resting = true;
-  private noise: { mixer: NoiseMixer; loop: Float64Array | null } | null = null;
+  private noise: { mixer: NoiseMixer; onLine: LineNoise | null } | null = null;
   private callScratch = new Float64Array(0);
   private lineScratch = new Float64Array(0);
   private codedScratch = new Int16Array(0);
@@ -215,32 +239,38 @@ class LineSound {
     for (let i = 0; i < frame.length; i++) frame[i] = toInt16(call[i]!);
   }
 
-  /** The mixer's loop band-limited for this line (null: it is mixed in before the line instead). */
-  private noiseOf(mixer: NoiseMixer): Float64Array | null {
+  /** The mixer's loop on this line (null: it is mixed in before the line instead). */
+  private noiseOf(mixer: NoiseMixer): LineNoise | null {
     if (this.noise?.mixer !== mixer) {
-      this.noise = { mixer, loop: bandLimitedLoop(mixer.loop, this.spec, this.callRate) };
+      this.noise = { mixer, onLine: lineNoise(mixer.loop, this.spec, this.callRate) };
     }
-    return this.noise.loop;
+    return this.noise.onLine;
   }
 
   /**
    * `to[j]` = the band-limited speech plus the band-limited noise (either may be absent: silence),
-   * as int16 through the codec: one pass over the frame at the line's rate.
+   * as int16 through the codec: one pass over the frame at the line's rate, or a copy of the
+   * coded noise while the caller is silent.
    */
   private code(
     to: Int16Array,
     speech: Float64Array | null,
-    noise: { loop: Float64Array; at: number } | null,
+    noise: { loop: LineNoise; at: number } | null,
   ): void {
-    const loop = noise?.loop ?? null;
+    if (!speech) {
+      if (noise) copyLoop(to, noise.loop.coded, noise.at);
+      else to.fill(0);
+      return;
+    }
+    const loop = noise?.loop.limited ?? null;
     let at = noise?.at ?? 0;
     for (let j = 0; j < to.length; j++) {
-      let value = speech ? speech[j]! : 0;
+      let value = speech[j]!;
       if (loop) {
         value += loop[at]!;
         at = at + 1 === loop.length ? 0 : at + 1;
       }
-      to[j] = this.mulaw ? mulawRoundTrip(toInt16(value)) : toInt16(value);
+      to[j] = codeSample(this.mulaw, value);
     }
   }
 

@@ -44,7 +44,11 @@ export function bytesFromPcm(pcm: Int16Array): Buffer {
 }
 
 // G.711 mu-law, the classic bias-and-clip formulation. Both directions are table lookups built
-// once (64 KiB + 512 bytes), since mu-law transports carry every frame of a call.
+// once, since mu-law transports and lines carry every frame of every call. The encoder's (and
+// the round trip's) tables are indexed by biased magnitude, (min(|x|, clip) + bias) >> 3: every
+// bit the codec keeps lies at bit 3 or above of it, so 4 Ki entries say what a table of all
+// 64 Ki int16 values would, and they stay in the L1 cache between frames (a 64 KiB table did
+// not: noisy audio, which reaches many entries, cost several times what silence did).
 const MULAW_BIAS = 0x84;
 const MULAW_CLIP = 32635;
 
@@ -65,9 +69,14 @@ function mulawDecodeByte(byte: number): number {
   return u & 0x80 ? -magnitude : magnitude;
 }
 
+/** The table index of a sample's magnitude (see above). */
+const magnitudeIndex = (sample: number) =>
+  (Math.min(sample < 0 ? -sample : sample, MULAW_CLIP) + MULAW_BIAS) >> 3;
+
+/** Codes of non-negative samples by magnitude index; a negative one's is the same without bit 7. */
 const MULAW_ENCODE_TABLE = (() => {
-  const table = new Uint8Array(65536);
-  for (let s = -32768; s < 32768; s++) table[s & 0xffff] = mulawEncodeSample(s);
+  const table = new Uint8Array(magnitudeIndex(MULAW_CLIP) + 1);
+  for (let m = 0; m <= MULAW_CLIP; m++) table[magnitudeIndex(m)] = mulawEncodeSample(m);
   return table;
 })();
 
@@ -77,32 +86,27 @@ const MULAW_DECODE_TABLE = (() => {
   return table;
 })();
 
-/**
- * What G.711 encode + decode leaves of a magnitude, indexed by (min(|x|, clip) + bias) >> 3:
- * every bit the codec keeps lies at bit 3 or above of the biased magnitude, so 4 Ki entries
- * (8 KiB) say what a table of all 64 Ki int16 values would, and stay in the L1 cache (a line
- * codes every caller frame of every call, between which the engine does much else).
- */
+/** What encode + decode leaves of a non-negative sample, by magnitude index. */
 const MULAW_ROUND_TRIP = (() => {
-  const table = new Int16Array(((MULAW_CLIP + MULAW_BIAS) >> 3) + 1);
-  for (let m = 0; m <= MULAW_CLIP; m++) {
-    table[(m + MULAW_BIAS) >> 3] = MULAW_DECODE_TABLE[mulawEncodeSample(m)]!;
-  }
+  const table = new Int16Array(MULAW_ENCODE_TABLE.length);
+  for (let i = 0; i < table.length; i++) table[i] = MULAW_DECODE_TABLE[MULAW_ENCODE_TABLE[i]!]!;
   return table;
 })();
 
 /** An int16 sample as it comes out of a mu-law codec (encoded and decoded again). */
 export function mulawRoundTrip(sample: number): number {
-  const negative = sample < 0;
-  const magnitude = Math.min(negative ? -sample : sample, MULAW_CLIP);
-  const kept = MULAW_ROUND_TRIP[(magnitude + MULAW_BIAS) >> 3]!;
-  return negative ? -kept : kept;
+  const kept = MULAW_ROUND_TRIP[magnitudeIndex(sample)]!;
+  return sample < 0 ? -kept : kept;
 }
 
 /** PCM16 to G.711 mu-law, one byte per sample. */
 export function mulawEncode(pcm: Int16Array): Buffer {
   const out = Buffer.allocUnsafe(pcm.length);
-  for (let i = 0; i < pcm.length; i++) out[i] = MULAW_ENCODE_TABLE[pcm[i]! & 0xffff]!;
+  for (let i = 0; i < pcm.length; i++) {
+    const sample = pcm[i]!;
+    const code = MULAW_ENCODE_TABLE[magnitudeIndex(sample)]!;
+    out[i] = sample < 0 ? code & 0x7f : code;
+  }
   return out;
 }
 

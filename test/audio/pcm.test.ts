@@ -58,6 +58,21 @@ describe('G.711 mu-law', () => {
     ]);
   });
 
+  it('encodes every int16 sample as the G.711 reference does', () => {
+    // ITU-T G.711's mu-law for 16-bit input: bias 0x84, clip 32635, segment by the highest bit.
+    const reference = (sample: number) => {
+      const sign = sample < 0 ? 0x80 : 0;
+      const biased = Math.min(Math.abs(sample), 32635) + 0x84;
+      const segment = Math.max(0, 31 - Math.clz32(biased) - 7);
+      return ~(sign | (segment << 4) | ((biased >> (segment + 3)) & 0x0f)) & 0xff;
+    };
+    const all = new Int16Array(65536);
+    for (let i = 0; i < all.length; i++) all[i] = i - 32768;
+    const coded = mulawEncode(all);
+    const differing = [...all].filter((sample, i) => coded[i] !== reference(sample));
+    expect(differing).toEqual([]);
+  });
+
   it('gives what encoding and decoding give, for every int16 sample, from its small table', () => {
     const all = new Int16Array(65536);
     for (let i = 0; i < all.length; i++) all[i] = i - 32768;
