@@ -127,6 +127,11 @@ export interface NoiseMixerOptions {
 
 /** Level-set loops by bed, rate and SNR: calls of one persona share theirs (and what lines make of it). */
 const levelSet = new WeakMap<Int16Array, Map<string, Int16Array>>();
+/**
+ * Loops kept per bed: SNRs are free numbers, so a long-lived app would otherwise keep one loop
+ * (and its line versions) for every SNR it ever used. A mixer holds its own loop regardless.
+ */
+const LEVELS_KEPT = 8;
 
 /**
  * The bed at `rate`, scaled so its RMS over the whole loop sits snrDb under SPEECH_LEVEL_DBFS and
@@ -146,6 +151,7 @@ function levelSetLoop(bed: Int16Array, rate: number, snrDb: number): Int16Array 
       const scaled = Math.round(atCallRate[i]! * gain);
       loop[i] = scaled > INT16_MAX ? INT16_MAX : scaled < -32768 ? -32768 : scaled;
     }
+    if (byLevel.size >= LEVELS_KEPT) byLevel.delete(byLevel.keys().next().value!);
     byLevel.set(key, loop);
   }
   return loop;
