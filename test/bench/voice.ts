@@ -21,7 +21,7 @@ const FEWER = 5;
 /** Where the fake agent hears a caller over car noise at 30 dB (its default hears the noise). */
 const HEARING_DBFS = -35;
 /** Clean/impaired run pairs behind the impairment CPU ratio. */
-const IMPAIRMENT_PAIRS = 3;
+const IMPAIRMENT_PAIRS = 4;
 /** An agent reply measured this close to one the fake made (on their two clocks) is that reply. */
 const MATCH_MS = 300;
 
