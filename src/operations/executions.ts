@@ -154,6 +154,38 @@ async function getExecution(
   return e;
 }
 
+/**
+ * Resolves once the execution has ended (or is gone), or after `wait` seconds. It listens before
+ * it looks: a simulation that finishes while the status is being read (a round trip to
+ * PostgreSQL) is then still heard, where looking first could miss it and hold the answer for the
+ * whole wait.
+ */
+function untilEnded(
+  ctx: OperationContext,
+  at: { workspaceId: string; executionId: string; wait: number },
+): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const check = () =>
+      getExecution(ctx, at.workspaceId, at.executionId).then(
+        (now) => TERMINAL.has(now.status) && done(),
+        // Deleted meanwhile (the read fails): the answer after this says so.
+        done,
+      );
+    const timer = setTimeout(done, at.wait * 1000);
+    const off = ctx.events.subscribe((e) => {
+      // A cancel ends an execution whose simulations were all still queued: no simulation finishes then.
+      const ending = e.type === 'simulation.finished' || e.type === 'execution.cancelled';
+      if (ending && e.data.executionId === at.executionId) void check();
+    });
+    function done() {
+      clearTimeout(timer);
+      off();
+      resolve();
+    }
+    void check();
+  });
+}
+
 export const executionOperations = [
   defineOperation({
     name: 'scenarios.execute',
@@ -254,24 +286,7 @@ export const executionOperations = [
     async handler({ workspace_id, execution_id, wait }, ctx) {
       let execution = await getExecution(ctx, workspace_id, execution_id);
       if (wait && !TERMINAL.has(execution.status)) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, wait * 1000);
-          const off = ctx.events.subscribe((e) => {
-            // A cancel ends an execution whose simulations were all still queued: no simulation finishes then.
-            const ending = e.type === 'simulation.finished' || e.type === 'execution.cancelled';
-            if (ending && e.data.executionId === execution_id)
-              // Deleted meanwhile (the read fails): the answer below says so.
-              getExecution(ctx, workspace_id, execution_id).then(
-                (now) => TERMINAL.has(now.status) && done(),
-                done,
-              );
-          });
-          function done() {
-            clearTimeout(timer);
-            off();
-            resolve();
-          }
-        });
+        await untilEnded(ctx, { workspaceId: workspace_id, executionId: execution_id, wait });
         execution = await getExecution(ctx, workspace_id, execution_id);
       }
       return { execution: { ...execution, audio: await audioOf(ctx, execution_id) } };

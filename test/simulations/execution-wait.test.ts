@@ -1,0 +1,58 @@
+import { performance } from 'node:perf_hooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  connectHttpAgent,
+  createPersona,
+  startLocalServer,
+  type LocalServer,
+} from '../helpers/http-agents.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+const ROUNDS = 60;
+
+describe('GET /executions/{id}?wait=S', () => {
+  let s: TestServer;
+  let broken: LocalServer;
+  beforeAll(async () => {
+    [s, broken] = await Promise.all([
+      startServer(),
+      // Every turn is a 503 (a chat turn is not sent twice, so its simulation ends then), after
+      // 0-8 ms: the simulations end at moments spread over the answer's first look at them.
+      startLocalServer((_req, res) => {
+        setTimeout(() => res.writeHead(503).end('down'), Math.random() * 8);
+      }),
+    ]);
+  });
+  afterAll(async () => {
+    await s.stop();
+    await broken.stop();
+  });
+
+  // A simulation that ended while the answer was reading the execution's status (one round trip
+  // to PostgreSQL) went unheard: the answer then waited out the whole S seconds.
+  it('answers as soon as the execution ends, however soon that is', async () => {
+    const agent = await connectHttpAgent(s, 'broken', broken.url);
+    const persona = await createPersona(s, 'Ann');
+    const scenario = (
+      await s.ws('POST', '/scenarios', {
+        name: 'Fails at once',
+        prompt: 'Ask anything.',
+        personas: [persona],
+        targetAgents: [agent],
+        script: [{ say: 'Hello?' }],
+      })
+    ).body.data.scenario.id as string;
+    const slowest = { ms: 0, status: '' };
+    for (let round = 0; round < ROUNDS; round++) {
+      const started = await s.ws('POST', `/scenarios/${scenario}/execute`, {});
+      const id = started.body.data.execution.id as string;
+      const asked = performance.now();
+      const answer = (await s.ws('GET', `/executions/${id}?wait=3`)).body.data.execution;
+      const ms = performance.now() - asked;
+      if (ms > slowest.ms) Object.assign(slowest, { ms, status: answer.status as string });
+      expect(answer.status).toBe('failed');
+    }
+    console.log(`slowest answer of ${ROUNDS}: ${slowest.ms.toFixed(0)} ms (${slowest.status})`);
+    expect(slowest.ms).toBeLessThan(2000);
+  });
+});
