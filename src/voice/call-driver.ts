@@ -234,19 +234,15 @@ export class CallDriver {
     const cutIn =
       (this.phase === 'over_agent' && this.afterOverAgent === 'waiting') ||
       (this.phase === 'preparing' && this.cuttingIn);
-    if (cutIn) {
-      // The agent's turn ended under the caller's barge-in: it was a reply all the same (the
-      // turn limit counts it), and the caller carries on with its line.
-      this.replies++;
-      this.armed = null;
-      if (this.replies >= this.setup.limits.maxTurns) this.finish({ reason: 'max_turns' });
+    if (!cutIn && this.phase !== 'agent' && this.phase !== 'waiting' && this.phase !== 'closing')
       return;
-    }
-    if (this.phase !== 'agent' && this.phase !== 'waiting' && this.phase !== 'closing') return;
     this.replies++;
     this.armed = null;
     if (this.phase === 'closing') return this.finish({ reason: 'caller_ended' });
     if (this.replies >= this.setup.limits.maxTurns) return this.finish({ reason: 'max_turns' });
+    // The agent's turn ended under the caller's barge-in: it was a reply all the same (the turn
+    // limit counts it), and the caller carries on with its line.
+    if (cutIn) return;
     const silenceMs = this.silenceBefore();
     if (silenceMs !== null) {
       // The silence runs from the agent's last sound, not from when its end was confirmed.
