@@ -24,7 +24,7 @@ export interface BiquadCoefficients {
 const PASS_THROUGH: BiquadCoefficients = { b0: 1, b1: 0, b2: 0, a1: 0, a2: 0 };
 
 /** `q` defaults to 1/sqrt(2), a second-order Butterworth (maximally flat) response. */
-export function biquadCoefficients(
+function biquadCoefficients(
   kind: BiquadKind,
   cutoffHz: number,
   sampleRate: number,

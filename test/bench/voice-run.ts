@@ -49,8 +49,6 @@ export interface VoiceRunResult {
    * written and the calls scored (work that is the same with or without realistic callers).
    */
   streamingCpuCores: number;
-  /** The same in user and kernel time. */
-  cpuSplit: { user: number; system: number };
 }
 
 const CALLER_LINES = [
@@ -244,7 +242,6 @@ async function timedRun(engine: Engine, plan: VoiceRunPlan): Promise<VoiceRunRes
     },
     loopDelay: { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) },
     cpuCores: (cpu.user + cpu.system) / 1e6 / seconds,
-    cpuSplit: { user: cpu.user / 1e6 / seconds, system: cpu.system / 1e6 / seconds },
     streamingCpuCores: streaming.cores(),
   };
 }
