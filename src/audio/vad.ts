@@ -24,6 +24,12 @@ export interface SpeechDetectorOptions {
   thresholdDbfs?: number;
   /** Longest dip allowed inside a stretch still counting towards `startMs` (default 150 ms). */
   maxDipMs?: number;
+  /**
+   * How far before the window that made a stretch voiced its onset is searched, through audio
+   * loud without a break (default 10 ms, one window). A classifier that confirms speech a little
+   * late (Silero, see silero-vad.ts) needs more, so its onset is still dated to the first sound.
+   */
+  lookbackMs?: number;
 }
 
 export type SpeechEvent = { type: 'start'; atMs: number } | { type: 'end'; atMs: number };
@@ -36,8 +42,14 @@ interface Candidate {
 }
 
 const WINDOW_MS = 10;
+const DEFAULT_THRESHOLD_DBFS = -42;
+
+/** The sample amplitude of a window RMS of `dbfs` (the detector's default threshold if absent). */
+export const thresholdAmplitude = (dbfs = DEFAULT_THRESHOLD_DBFS): number =>
+  32768 * 10 ** (dbfs / 20);
 /** The onset is searched in sub-windows this long: shorter than a pitch period's quiet part. */
 const ONSET_STEP_MS = 2;
+const ONSET_GAP_STEPS = 2;
 
 export class SpeechDetector {
   private readonly startMs: number;
@@ -45,15 +57,21 @@ export class SpeechDetector {
   private readonly maxDipMs: number;
   private readonly thresholdAmplitude: number;
   private readonly windowSize: number;
-  /** The window being filled and the one before it (kept to find an onset that straddles them). */
-  private window: Int16Array;
-  private previous: Int16Array;
+  /** The window being filled. */
+  private readonly window: Int16Array;
   private filled = 0;
   private windowStartMs = 0;
-  private previousStartMs = Number.NaN;
+  /**
+   * The closed windows before it, oldest first, without a break between them (kept to find an
+   * onset that began before the window that made its stretch voiced), and where they end.
+   */
+  private readonly history: Int16Array;
+  private historyFilled = 0;
+  private historyEndMs = Number.NaN;
   private candidate: Candidate | null = null;
   private lastVoicedEndMs = 0;
   private isSpeaking = false;
+  private likely = true;
 
   constructor(
     readonly sampleRate: number,
@@ -63,10 +81,11 @@ export class SpeechDetector {
     this.startMs = options.startMs ?? 250;
     this.endMs = options.endMs ?? 700;
     this.maxDipMs = options.maxDipMs ?? 150;
-    this.thresholdAmplitude = 32768 * 10 ** ((options.thresholdDbfs ?? -42) / 20);
+    this.thresholdAmplitude = thresholdAmplitude(options.thresholdDbfs);
     this.windowSize = Math.max(1, Math.round((sampleRate * WINDOW_MS) / 1000));
     this.window = new Int16Array(this.windowSize);
-    this.previous = new Int16Array(this.windowSize);
+    const lookbackWindows = Math.max(1, Math.ceil((options.lookbackMs ?? WINDOW_MS) / WINDOW_MS));
+    this.history = new Int16Array(this.windowSize * lookbackWindows);
   }
 
   /** Whether speech has started and not yet ended. */
@@ -74,9 +93,14 @@ export class SpeechDetector {
     return this.isSpeaking;
   }
 
-  /** Feeds a frame whose first sample plays at `atMs`; returns the events it decided. */
-  feed(frame: Int16Array, atMs: number): SpeechEvent[] {
+  /**
+   * Feeds a frame whose first sample plays at `atMs`; returns the events it decided. `likely`
+   * says whether a classifier heard speech in it: where it did not, loud windows are not voiced
+   * (they close with the frame's verdict, so one straddling two frames takes the later's).
+   */
+  feed(frame: Int16Array, atMs: number, likely = true): SpeechEvent[] {
     const events: SpeechEvent[] = [];
+    this.likely = likely;
     if (this.filled > 0 && Math.abs(atMs - this.timeOf(this.filled)) > 1000 / this.sampleRate) {
       this.closeWindow(events); // the stream jumped: judge what we have rather than splice
     }
@@ -100,15 +124,24 @@ export class SpeechDetector {
     const samples = this.window.subarray(0, this.filled);
     let sumSq = 0;
     for (let i = 0; i < samples.length; i++) sumSq += samples[i]! * samples[i]!;
-    const voiced = sumSq >= samples.length * this.thresholdAmplitude ** 2;
+    const voiced = this.likely && sumSq >= samples.length * this.thresholdAmplitude ** 2;
     const startMs = this.windowStartMs;
     const endMs = this.timeOf(this.filled);
     if (this.isSpeaking) this.whileSpeaking(voiced, endMs, events);
     else this.whileSilent({ voiced, startMs, endMs }, events);
-    // Keep this window as `previous` for the next onset search (swap buffers, no allocation).
-    [this.previous, this.window] = [this.window, this.previous];
-    this.previousStartMs = startMs;
+    this.remember(samples, startMs, endMs);
     this.filled = 0;
+  }
+
+  /** Appends a closed window to the history (which starts afresh after a break in the stream). */
+  private remember(samples: Int16Array, startMs: number, endMs: number): void {
+    const h = this.history;
+    if (!(Math.abs(this.historyEndMs - startMs) < 0.5)) this.historyFilled = 0;
+    const keep = Math.min(this.historyFilled, h.length - samples.length);
+    h.copyWithin(0, this.historyFilled - keep, this.historyFilled);
+    h.set(samples, keep);
+    this.historyFilled = keep + samples.length;
+    this.historyEndMs = endMs;
   }
 
   private whileSpeaking(voiced: boolean, endMs: number, events: SpeechEvent[]): void {
@@ -145,16 +178,15 @@ export class SpeechDetector {
   /**
    * The first loud sample of the sound that made the current window voiced. From the first short
    * sub-window of the current window holding a sample above the threshold amplitude, it walks
-   * back through contiguous loud sub-windows (into the previous window when it directly
-   * precedes), so a rise that began just before the window boundary is not dated late.
+   * back through contiguous loud sub-windows (into the history when it directly precedes), so a
+   * rise that began before the window was judged voiced is not dated late.
    */
   private locateOnset(): number {
     const step = Math.max(1, Math.round((this.sampleRate * ONSET_STEP_MS) / 1000));
-    const windowMs = (this.windowSize * 1000) / this.sampleRate;
-    const contiguous = Math.abs(this.previousStartMs + windowMs - this.windowStartMs) < 0.5;
-    const before = contiguous ? this.previous.length : 0;
+    const contiguous = Math.abs(this.historyEndMs - this.windowStartMs) < 0.5;
+    const before = contiguous ? this.historyFilled : 0;
     const sampleAt = (i: number): number =>
-      i < before ? this.previous[i]! : this.window[i - before]!;
+      i < before ? this.history[i]! : this.window[i - before]!;
     const firstLoud = (from: number, to: number): number => {
       for (let i = Math.max(0, from); i < to; i++) {
         if (Math.abs(sampleAt(i)) >= this.thresholdAmplitude) return i;
@@ -164,11 +196,14 @@ export class SpeechDetector {
     const total = before + this.filled;
     let onset = firstLoud(before, total);
     if (onset < 0) onset = before; // cannot happen for a voiced window; stay safe
+    // Back through loud sub-windows; a quiet gap of up to ONSET_GAP_STEPS (the quiet part of a
+    // low voice's pitch period) does not end the sound.
     let subStart = onset - step;
-    while (subStart + step > 0) {
+    let quietSteps = 0;
+    while (subStart + step > 0 && quietSteps <= ONSET_GAP_STEPS) {
       const loud = firstLoud(subStart, subStart + step);
-      if (loud < 0) break;
-      onset = loud;
+      if (loud < 0) quietSteps++;
+      else [onset, quietSteps] = [loud, 0];
       subStart -= step;
     }
     return this.windowStartMs + ((onset - before) * 1000) / this.sampleRate;
