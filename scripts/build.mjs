@@ -63,6 +63,13 @@ const targets = {
       entryPoints: ['src/llm/model-worker.ts'],
       outfile: 'dist/main/model-worker.mjs',
     });
+    // Silero VAD runs on a thread of its own; its ONNX runtime is native, so it stays external.
+    await esbuild({
+      ...shared,
+      entryPoints: ['src/audio/silero-worker.ts'],
+      outfile: 'dist/main/silero-worker.mjs',
+      packages: 'external',
+    });
     // SQLite tool queries run in a process of their own, killed at the tool's timeout.
     await esbuild({
       ...shared,
