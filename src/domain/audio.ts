@@ -81,6 +81,13 @@ export const AudioSummary = z.object({
     late_p99_ms: z.number(),
     late_max_ms: z.number(),
   }),
+  voice_activity: z
+    .object({
+      detector: z.enum(['silero', 'energy']),
+      reason: z.string().nullable().describe('Why energy decided where Silero was wanted'),
+    })
+    .optional()
+    .describe("How the agent's speech was found in its audio (Silero VAD, else energy)"),
   agent_text_source: z.enum(['provider', 'stt', 'provider_record']),
   provider_transcript: z
     .array(

@@ -1,5 +1,6 @@
 import type { LineStats } from '../audio/line.js';
 import { resampleInSlices } from '../audio/pcm.js';
+import { agentVoiceActivity, type VoiceActivityFactory } from '../audio/voice-activity.js';
 import type { AudioSummary, PersonaVoice } from '../domain/audio.js';
 import { BACKCHANNEL_PHRASES } from '../domain/callers.js';
 import type { Speech } from '../speech/index.js';
@@ -10,7 +11,7 @@ import { conditionsOnCall, noiseBedFor, type CallerConditions } from './caller-c
 import { inTurns, voiceScriptLine, voiceText, type LineVoicing } from './caller-lines.js';
 import { measureCaller } from './caller-measures.js';
 import { answerPauseMs, deliveredVoice } from './delivery.js';
-import { CallInbox, LiveCall, spoken, type Utterance } from './live-call.js';
+import { AGENT_TURNS, CallInbox, LiveCall, spoken, type Utterance } from './live-call.js';
 import { assembleTurns } from './call-turns.js';
 import type { AudioCall, Dial, DialRequest } from './transport.js';
 
@@ -49,6 +50,7 @@ interface Prepared {
   script: (Utterance | null)[] | null;
   backchannels: Utterance[];
   bed: Int16Array | null;
+  voiceActivity: VoiceActivityFactory;
 }
 
 /**
@@ -75,7 +77,9 @@ async function prepareCaller(setup: AudioConversationSetup): Promise<Prepared> {
         spoken(await voiceText(text, voicing), setup.lineRate, { text, source: 'script' }),
       )
     : [];
-  return { voicing, script, backchannels, bed };
+  // Silero's thread starts (once a process) before dialling, never in a call's time.
+  const voiceActivity = await agentVoiceActivity(AGENT_TURNS);
+  return { voicing, script, backchannels, bed, voiceActivity };
 }
 
 /**
@@ -134,6 +138,7 @@ async function runCall(
     onEnded: (end) => driver?.onFarEnd(end),
     noise: parts.noise,
     line: parts.line,
+    voiceActivity: prepared.voiceActivity,
   });
   driver = new CallDriver({
     setup,
@@ -211,6 +216,7 @@ async function outcome(
       late_p99_ms: round1(pacing.lateP99Ms),
       late_max_ms: round1(pacing.lateMaxMs),
     },
+    voice_activity: live.voiceActivity(),
     agent_text_source: call.agentTextSource,
     provider_transcript:
       providerTranscript?.map((t) => ({ role: t.role, text: t.text, at_ms: t.atMs })) ?? null,

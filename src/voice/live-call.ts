@@ -2,7 +2,12 @@ import { performance } from 'node:perf_hooks';
 import { FRAME_MS, samplesPerFrame } from '../audio/pcm.js';
 import { startPacer, type Pacer } from '../audio/pacer.js';
 import { PlayoutTimeline } from '../audio/playout.js';
-import { SpeechDetector, type SpeechEvent } from '../audio/vad.js';
+import type { SpeechEvent } from '../audio/vad.js';
+import {
+  energyVoiceActivity,
+  type VoiceActivity,
+  type VoiceActivityFactory,
+} from '../audio/voice-activity.js';
 import { StereoRecording } from '../audio/wav.js';
 import { AgentActivity } from './agent-activity.js';
 import type { LineSimulator } from '../audio/line.js';
@@ -70,7 +75,12 @@ export interface LiveCallOptions {
   noise?: NoiseMixer | null;
   /** The line the caller's audio crosses (codec, band, loss, jitter, latency); null: none. */
   line?: LineSimulator | null;
+  /** How the agent's speech is found in its audio (default: energy alone). */
+  voiceActivity?: VoiceActivityFactory;
 }
+
+/** Agent turns: 250 ms of speech to start one, 700 ms of silence (and nothing queued) to end it. */
+export const AGENT_TURNS = { startMs: 250, endMs: 700 };
 
 /**
  * A line to say, with where its speech starts and ends measured once, off the frames' clock: by
@@ -141,7 +151,7 @@ export class LiveCall {
   readonly agentActivity: AgentActivity;
   private readonly frame: number;
   private readonly playout: PlayoutTimeline;
-  private readonly vad: SpeechDetector;
+  private readonly vad: VoiceActivity;
   private pacer: Pacer | null = null;
   private agentReadMs = 0;
   private speaking: { u: Utterance; pos: number; startMs: number; shiftMs: number } | null = null;
@@ -162,7 +172,8 @@ export class LiveCall {
     this.rate = call.sampleRate;
     this.frame = samplesPerFrame(this.rate);
     this.playout = new PlayoutTimeline(this.rate);
-    this.vad = new SpeechDetector(this.rate, { startMs: 250, endMs: 700 });
+    const activity = options.voiceActivity ?? energyVoiceActivity(AGENT_TURNS);
+    this.vad = activity(this.rate, (e) => this.onVoice(e));
     this.recording = new StereoRecording({ sampleRate: this.rate, maxMs: options.maxMs });
     this.agentActivity = new AgentActivity(options.maxMs);
   }
@@ -288,7 +299,7 @@ export class LiveCall {
         this.recent.push({ atMs: from, pcm: window });
         if (this.recent.length > 25) this.recent.shift();
       }
-      for (const e of this.vad.feed(window, from)) this.onVoice(e);
+      this.vad.push(window, from);
       this.agentReadMs += FRAME_MS;
     }
     if (this.agentTurnOpen && !this.agentBusy(now)) {
@@ -297,7 +308,14 @@ export class LiveCall {
     }
   }
 
+  /** How the agent's speech was found. */
+  voiceActivity() {
+    return this.vad.report();
+  }
+
+  /** Decided as the frames are read, or shortly after where a classifier judges them on its thread. */
   private onVoice(e: SpeechEvent): void {
+    if (this.stopped) return;
     if (e.type === 'start') {
       // The detector confirms a span ~250 ms after its onset: that audio is already read, and kept.
       const since = this.recent.filter((w) => w.atMs + FRAME_MS > e.atMs).map((w) => w.pcm);
@@ -315,6 +333,7 @@ export class LiveCall {
     if (this.stopped) return;
     this.stopped = true;
     this.pacer?.stop();
+    this.vad.close();
     if (this.openAgent) {
       this.openAgent.end = Math.max(this.openAgent.start, this.agentReadMs);
       this.agentSpeech.push(this.openAgent);

@@ -67,6 +67,8 @@ describe('audio simulations', () => {
     expect(sim.passed).toBe(true);
     const audio = sim.audio;
     expect(audio.transport).toBe('twilio');
+    // The agent's turns were found by Silero VAD (8 kHz on this transport), dated by energy.
+    expect(audio.voice_activity).toEqual({ detector: 'silero', reason: null });
     expect(audio.response_latency_ms.p50).toBeGreaterThan(600);
     // The fake agent shares this process (its VAD, voice and pacing): the bench measures pacing alone.
     expect(audio.pacing.late_p99_ms).toBeLessThan(25);

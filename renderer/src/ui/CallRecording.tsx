@@ -33,7 +33,25 @@ export function AudioFigures({ audio }: { audio: NonNullable<Sim['audio']> }) {
       <Chip size="small" label={`talk ratio ${audio.talk_ratio ?? '—'}`} />
       <Chip size="small" label={`pacing p99 ${audio.pacing.late_p99_ms} ms`} />
       <Chip size="small" label={`agent words: ${audio.agent_text_source.replace('_', ' ')}`} />
+      {audio.voice_activity && <VoiceActivityChip activity={audio.voice_activity} />}
     </Stack>
+  );
+}
+
+/** Which detector found the agent's turns; where energy stood in for Silero, why (on hover). */
+function VoiceActivityChip({
+  activity,
+}: {
+  activity: NonNullable<NonNullable<Sim['audio']>['voice_activity']>;
+}) {
+  const fellBack = activity.reason !== null;
+  return (
+    <Chip
+      size="small"
+      color={fellBack ? 'warning' : 'default'}
+      title={activity.reason ?? 'Silero VAD decided what was speech; energy dated it'}
+      label={`turns by ${activity.detector === 'silero' ? 'Silero VAD' : 'energy'}`}
+    />
   );
 }
 
