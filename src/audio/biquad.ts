@@ -82,17 +82,29 @@ export class BiquadCascade {
     const c = this.coefficients;
     const st = this.state;
     const p = s * 5;
-    const [b0, b1, b2, a1, a2] = [c[p]!, c[p + 1]!, c[p + 2]!, c[p + 3]!, c[p + 4]!];
-    const [d0, d1, d2, e1, e2] = [c[p + 5]!, c[p + 6]!, c[p + 7]!, c[p + 8]!, c[p + 9]!];
-    const [f0, f1, f2, g1, g2] = [c[p + 10]!, c[p + 11]!, c[p + 12]!, c[p + 13]!, c[p + 14]!];
-    let [z1, z2, w1, w2, u1, u2] = [
-      st[s * 2]!,
-      st[s * 2 + 1]!,
-      st[s * 2 + 2]!,
-      st[s * 2 + 3]!,
-      st[s * 2 + 4]!,
-      st[s * 2 + 5]!,
-    ];
+    // Plain locals, not destructured arrays: those allocate on every call of this hot loop.
+    const b0 = c[p]!,
+      b1 = c[p + 1]!,
+      b2 = c[p + 2]!,
+      a1 = c[p + 3]!,
+      a2 = c[p + 4]!;
+    const d0 = c[p + 5]!,
+      d1 = c[p + 6]!,
+      d2 = c[p + 7]!,
+      e1 = c[p + 8]!,
+      e2 = c[p + 9]!;
+    const f0 = c[p + 10]!,
+      f1 = c[p + 11]!,
+      f2 = c[p + 12]!,
+      g1 = c[p + 13]!,
+      g2 = c[p + 14]!;
+    const z = s * 2;
+    let z1 = st[z]!,
+      z2 = st[z + 1]!,
+      w1 = st[z + 2]!,
+      w2 = st[z + 3]!,
+      u1 = st[z + 4]!,
+      u2 = st[z + 5]!;
     for (let i = 0; i < frame.length; i++) {
       const x = frame[i]!;
       const y = b0 * x + z1;
@@ -117,7 +129,8 @@ export class BiquadCascade {
    * need not be filtered at all.
    */
   settle(floor: number): boolean {
-    for (const value of this.state) if (Math.abs(value) >= floor) return false;
+    const state = this.state;
+    for (let i = 0; i < state.length; i++) if (Math.abs(state[i]!) >= floor) return false;
     this.state.fill(0);
     return true;
   }

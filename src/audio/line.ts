@@ -227,10 +227,10 @@ class LineSound {
       this.limiter.run(frame, speech, this.callScratch);
       this.resting = silent && this.limiter.settle();
     }
-    const noise = mixer && loop ? { loop, at: mixer.advance(frame.length) / factor } : null;
-    if (factor === 1) return this.code(frame, speech, noise);
+    const noiseAt = mixer && loop ? mixer.advance(frame.length) / factor : 0;
+    if (factor === 1) return this.code(frame, speech, loop, noiseAt);
     const coded = this.codedScratch;
-    this.code(coded, speech, noise);
+    this.code(coded, speech, loop, noiseAt);
     // Zero-stuffing spreads each sample's energy over `factor` slots: the gain restores it.
     const call = this.callScratch;
     call.fill(0);
@@ -248,22 +248,23 @@ class LineSound {
   }
 
   /**
-   * `to[j]` = the band-limited speech plus the band-limited noise (either may be absent: silence),
-   * as int16 through the codec: one pass over the frame at the line's rate, or a copy of the
-   * coded noise while the caller is silent.
+   * `to[j]` = the band-limited speech plus the band-limited noise from `noiseAt` (either may be
+   * absent: silence), as int16 through the codec: one pass over the frame at the line's rate, or
+   * a copy of the coded noise while the caller is silent.
    */
   private code(
     to: Int16Array,
     speech: Float64Array | null,
-    noise: { loop: LineNoise; at: number } | null,
+    noise: LineNoise | null,
+    noiseAt: number,
   ): void {
     if (!speech) {
-      if (noise) copyLoop(to, noise.loop.coded, noise.at);
+      if (noise) copyLoop(to, noise.coded, noiseAt);
       else to.fill(0);
       return;
     }
-    const loop = noise?.loop.limited ?? null;
-    let at = noise?.at ?? 0;
+    const loop = noise?.limited ?? null;
+    let at = noiseAt;
     for (let j = 0; j < to.length; j++) {
       let value = speech[j]!;
       if (loop) {
@@ -366,6 +367,7 @@ export class LineSimulator {
   private frames = 0;
   private lost = 0;
   private readonly jitter = new LatenessHistogram();
+  private readonly delivery: LineDelivery = { wireAtMs: 0, lost: false };
 
   constructor(opts: LineSimulatorOptions) {
     this.spec = { ...opts.spec };
@@ -381,7 +383,11 @@ export class LineSimulator {
     return this.sound === null;
   }
 
-  /** `noise`: the caller's surroundings, mixed under the frame before the line's sound. */
+  /**
+   * `noise`: the caller's surroundings, mixed under the frame before the line's sound. Answers
+   * one object, the line's own, rewritten by the next push (a call sends 50 frames a second:
+   * one object each would be garbage the frame clock pays for).
+   */
   push(frame: Int16Array, atMs: number, noise: NoiseMixer | null = null): LineDelivery {
     // The sound runs even for frames about to be lost: the filters' state must keep flowing.
     if (this.sound) this.sound.apply(frame, noise);
@@ -398,18 +404,25 @@ export class LineSimulator {
       this.queuedFrames.push(frame);
       this.queuedWireAt.push(wireAtMs);
     }
-    return { wireAtMs, lost };
+    this.delivery.wireAtMs = wireAtMs;
+    this.delivery.lost = lost;
+    return this.delivery;
   }
 
   /** The queued frames whose wire time is at or before `nowMs`, oldest first. */
   due(nowMs: number): Int16Array[] {
     const out: Int16Array[] = [];
+    this.handOver(nowMs, (frame) => out.push(frame));
+    return out;
+  }
+
+  /** `due` without the array: each frame to `send`, in order (the frame loop calls this). */
+  handOver(nowMs: number, send: (frame: Int16Array) => void): void {
     while (this.head < this.queuedFrames.length && this.queuedWireAt[this.head]! <= nowMs) {
-      out.push(this.queuedFrames[this.head]!);
+      send(this.queuedFrames[this.head]!);
       this.head++;
     }
     if (this.head > 64 && this.head * 2 > this.queuedFrames.length) this.compact();
-    return out;
   }
 
   /** Frames pushed and not yet handed over by `due` (lost frames are never queued). */

@@ -227,6 +227,8 @@ export class LiveCall {
     this.agentActivity.clears.push(now);
   }
 
+  private readonly sendToAgent = (frame: Int16Array): void => this.call.send(frame);
+
   private tick(index: number): void {
     if (this.stopped) return;
     const frameStart = index * FRAME_MS;
@@ -256,7 +258,7 @@ export class LiveCall {
       shiftMs = playAt - frameStart;
       // The line's sound is applied to `out` in place.
       if (!sent.lost) this.recording.put('caller', playAt, out);
-      for (const frame of line.due(now)) this.call.send(frame);
+      line.handOver(now, this.sendToAgent);
     }
     if (this.speaking && this.speaking.startMs === frameStart) this.speaking.shiftMs = shiftMs;
     const done = this.finished;

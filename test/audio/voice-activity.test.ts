@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultNoiseDir, loadNoiseBed } from '../../src/audio/noise-beds.js';
-import { concatPcm, resample, samplesPerFrame, trimSilence } from '../../src/audio/pcm.js';
+import { concatPcm, samplesPerFrame, trimSilence } from '../../src/audio/pcm.js';
 import type { SpeechEvent } from '../../src/audio/vad.js';
 import {
   agentVoiceActivity,
