@@ -3,7 +3,7 @@ import { VOICE_SPEEDS } from '../domain/audio.js';
 import { ChildProcesses } from './child-processes.js';
 import { createPcmCache } from './pcm-cache.js';
 import { createSlots } from './slots.js';
-import { Synthesis } from './synthesis.js';
+import { Synthesis, type Line } from './synthesis.js';
 import { systemVoiceProblem } from './system-voice-check.js';
 import { transcribeWithOpenAI } from './transcribe.js';
 import {
@@ -32,6 +32,16 @@ export interface Speech {
    * engine+voice+speed+text (LRU by bytes). Never blocks the event loop (child process or HTTP).
    */
   synthesize(text: string, voice: VoiceChoice, signal?: AbortSignal): Promise<Synthesized>;
+  /**
+   * `text` as a simulated caller says it: at `rate`, and at one speech level (so the noise under
+   * it sits at the persona's SNR, see normalizeSpeechLevel); cached by voice, text and rate.
+   */
+  synthesizeForCall(
+    text: string,
+    voice: VoiceChoice,
+    rate: number,
+    signal?: AbortSignal,
+  ): Promise<Int16Array>;
   /** Text of `pcm` (at sampleRate) through the configured STT engine. */
   transcribe(pcm: Int16Array, sampleRate: number, signal?: AbortSignal): Promise<string>;
   /**
@@ -91,18 +101,23 @@ export function createSpeech(options: SpeechOptions): Speech {
     return problem;
   };
 
+  /** The line to speak, its voice checked and settled; throws what is wrong with the request. */
+  const lineOf = (text: string, voice: VoiceChoice): Line => {
+    const problem = choiceProblem(voice);
+    if (problem) throw new SpeechError(String(voice.engine), problem);
+    if (text.trim() === '') throw new SpeechError(voice.engine, 'there is no text to speak');
+    if (closed) throw new SpeechError(voice.engine, 'speech has been closed');
+    const speed = voice.speed ?? 1;
+    const pitch = voice.pitch ?? 1;
+    return { engine: voice.engine, text, voiceId: voice.voiceId, speed, pitch };
+  };
+
   return {
     async synthesize(text, voice, signal) {
-      const problem = choiceProblem(voice);
-      if (problem) throw new SpeechError(String(voice.engine), problem);
-      if (text.trim() === '') throw new SpeechError(voice.engine, 'there is no text to speak');
-      if (closed) throw new SpeechError(voice.engine, 'speech has been closed');
-      const speed = voice.speed ?? 1;
-      const pitch = voice.pitch ?? 1;
-      return synthesis.speak(
-        { engine: voice.engine, text, voiceId: voice.voiceId, speed, pitch },
-        signal,
-      );
+      return synthesis.speak(lineOf(text, voice), signal);
+    },
+    async synthesizeForCall(text, voice, rate, signal) {
+      return synthesis.speakForCall(lineOf(text, voice), rate, signal);
     },
     async transcribe(pcm, sampleRate, signal) {
       const { stt } = await options.connections();

@@ -1,3 +1,5 @@
+import { normalizeSpeechLevel } from '../audio/noise-mixer.js';
+import { resampleInSlices } from '../audio/pcm.js';
 import type { ChildProcesses } from './child-processes.js';
 import { speakWithElevenLabs, speakWithOpenAI } from './cloud-voices.js';
 import type { PcmCache } from './pcm-cache.js';
@@ -38,6 +40,7 @@ export interface SynthesisContext {
  */
 export class Synthesis {
   private readonly runs = new SharedRuns<Int16Array>();
+  private readonly callRuns = new SharedRuns<Int16Array>();
 
   constructor(private readonly context: SynthesisContext) {}
 
@@ -51,9 +54,40 @@ export class Synthesis {
     return { pcm: pcm.slice(), sampleRate: SPEECH_SAMPLE_RATE, synthMs, cached: false };
   }
 
+  /**
+   * The line as a call says it: at the call's `rate` and at one speech level. Made once per
+   * voice, text and rate, since a batch of simulations says the same lines on every call, and
+   * resampling and levelling each call's copy would cost more than the frames of its call.
+   */
+  async speakForCall(line: Line, rate: number, signal?: AbortSignal): Promise<Int16Array> {
+    const key = JSON.stringify([
+      line.engine,
+      line.voiceId,
+      line.speed,
+      line.pitch,
+      line.text,
+      rate,
+    ]);
+    const hit = this.context.cache.get(key);
+    if (hit) return hit.slice();
+    const made = await this.callRuns.join(
+      key,
+      async (shared) => {
+        const { pcm } = await this.speak(line, shared);
+        const atRate = await resampleInSlices(pcm, SPEECH_SAMPLE_RATE, rate, shared);
+        const levelled = normalizeSpeechLevel(atRate);
+        this.context.cache.set(key, levelled);
+        return levelled;
+      },
+      signal,
+    );
+    return made.slice();
+  }
+
   /** Fails every line in progress with `reason`. */
   abortAll(reason: Error): void {
     this.runs.abortAll(reason);
+    this.callRuns.abortAll(reason);
   }
 
   private async produce(key: string, line: Line, signal: AbortSignal): Promise<Int16Array> {

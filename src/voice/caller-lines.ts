@@ -1,6 +1,5 @@
 import { dtmfTones } from '../audio/dtmf.js';
-import { normalizeSpeechLevel } from '../audio/noise-mixer.js';
-import { concatPcm, resampleInSlices, silence } from '../audio/pcm.js';
+import { concatPcm, silence } from '../audio/pcm.js';
 import type { CallerAct } from '../domain/callers.js';
 import type { ScriptLine } from '../domain/scenarios.js';
 import type { Speech, VoiceChoice } from '../speech/index.js';
@@ -42,10 +41,8 @@ export async function inTurns<T, R>(
 }
 
 /** `text` in the caller's voice at the call's rate, at the caller's speech level. */
-export async function voiceText(text: string, v: LineVoicing): Promise<Int16Array> {
-  const voiced = await v.speech.synthesize(text, v.voice, v.signal);
-  const pcm = await resampleInSlices(voiced.pcm, 16_000, v.rate, v.signal);
-  return normalizeSpeechLevel(pcm);
+export function voiceText(text: string, v: LineVoicing): Promise<Int16Array> {
+  return v.speech.synthesizeForCall(text, v.voice, v.rate, v.signal);
 }
 
 /** A gap between the words and the digits, as a person takes to reach the keypad. */

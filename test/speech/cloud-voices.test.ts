@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { durationMs, rmsDbfs } from '../../src/audio/pcm.js';
+import { normalizeSpeechLevel } from '../../src/audio/noise-mixer.js';
+import { durationMs, resample, rmsDbfs } from '../../src/audio/pcm.js';
 import {
   createSpeech,
   SpeechError,
@@ -85,6 +86,26 @@ describe('openai speech', () => {
       expect(a.pcm).toEqual(b.pcm);
       expect(a.pcm).not.toBe(b.pcm);
       expect((await speech.synthesize('Just one request, please.', voice)).cached).toBe(true);
+    }));
+
+  it('makes a caller line at the call rate and level once, each call its own copy', () =>
+    using(connections(), async (speech) => {
+      const before = fake.requests.length;
+      const voice = { engine: 'openai', voiceId: 'echo', speed: null } as const;
+      const text = 'Calls say the same line many times.';
+      const lines = await Promise.all(
+        [1, 2, 3].map(() => speech.synthesizeForCall(text, voice, 8000)),
+      );
+      expect(requestsSince(before)).toHaveLength(1);
+      const base = await speech.synthesize(text, voice);
+      expect(base.cached).toBe(true);
+      const expected = normalizeSpeechLevel(resample(base.pcm, 16000, 8000));
+      for (const pcm of lines) expect(pcm).toEqual(expected);
+      lines[0]!.fill(0); // a call's copy is its own
+      expect(await speech.synthesizeForCall(text, voice, 8000)).toEqual(expected);
+      expect(requestsSince(before)).toHaveLength(1);
+      // Another rate is another line.
+      expect((await speech.synthesizeForCall(text, voice, 16000)).length).toBe(base.pcm.length);
     }));
 
   it('turns a rejected key into an error naming the engine, never the key', () =>
