@@ -141,6 +141,13 @@ async function relayAcrossInstances(
   };
 }
 
+/** The simulation pool size and limits where the settings say nothing. */
+const simulationDefaultsOf = (options: EngineOptions) => ({
+  concurrency: options.simulationConcurrency ?? 4,
+  maxTurns: options.maxTurns ?? 20,
+  maxDurationMs: options.maxDurationMs ?? 300_000,
+});
+
 /**
  * The engine's services, wired together: tool runtime, provider sync, alerts, the simulation
  * runner and the scheduler. Nothing runs until `startBackground()`.
@@ -149,11 +156,7 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
   const { store, secrets, clock, events, log } = base;
   const logError = (m: string) => log.error(m);
   const llmDefault = options.llmDefault ?? null;
-  const simulationDefaults = {
-    concurrency: options.simulationConcurrency ?? 4,
-    maxTurns: options.maxTurns ?? 20,
-    maxDurationMs: options.maxDurationMs ?? 300_000,
-  };
+  const simulationDefaults = simulationDefaultsOf(options);
   const tools = createToolRuntime({
     store,
     secrets,
@@ -219,9 +222,11 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
     recordings,
   };
   const scheduler = createScheduler(partial);
-  const services: EngineServices = { ...partial, scheduler };
+  const stopping = new AbortController();
+  const services: EngineServices = { ...partial, scheduler, stopping: stopping.signal };
   return {
     services,
+    beginStop: () => stopping.abort(),
     startBackground: backgroundWork(options, { ...services, log }),
   };
 }

@@ -58,6 +58,8 @@ interface Running {
   services: EngineServices;
   /** Stops the schedules, sync and alert evaluation (and their leadership on a team server). */
   stopBackground: (() => Promise<void>) | null;
+  /** Tells the services a stop has begun (services.stopping). */
+  beginStop: () => void;
   releaseLock: (() => void) | null;
 }
 
@@ -158,7 +160,7 @@ async function openEngine(
     const prepared = await prepareStore(options, log);
     store = prepared.store;
     const { secrets } = prepared;
-    const { services, startBackground } = createServices(options, {
+    const { services, startBackground, beginStop } = createServices(options, {
       store,
       secrets,
       clock,
@@ -175,7 +177,10 @@ async function openEngine(
           singletons: !options.worker,
         })
       : null;
-    return { running: { store, invoke, services, stopBackground, releaseLock }, result };
+    return {
+      running: { store, invoke, services, stopBackground, beginStop, releaseLock },
+      result,
+    };
   } catch (err) {
     await store?.close();
     releaseLock?.();
@@ -242,7 +247,8 @@ export function createEngine(options: EngineOptions): Engine {
       return (await running?.services.runner.modelThreadsHeapUsed()) ?? 0;
     },
     async stop() {
-      // In-flight requests finish before the database closes.
+      // In-flight requests finish before the database closes; long polls answer now.
+      running?.beginStop();
       await server?.close();
       server = null;
       const r = running;

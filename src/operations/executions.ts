@@ -164,6 +164,7 @@ function untilEnded(
   ctx: OperationContext,
   at: { workspaceId: string; executionId: string; wait: number },
 ): Promise<void> {
+  if (ctx.stopping.aborted) return Promise.resolve();
   return new Promise<void>((resolve) => {
     const check = () =>
       getExecution(ctx, at.workspaceId, at.executionId).then(
@@ -172,6 +173,8 @@ function untilEnded(
         done,
       );
     const timer = setTimeout(done, at.wait * 1000);
+    // The engine is stopping: answer with the execution as it stands rather than hold the stop.
+    ctx.stopping.addEventListener('abort', done, { once: true });
     const off = ctx.events.subscribe((e) => {
       // A cancel ends an execution whose simulations were all still queued: no simulation finishes then.
       const ending = e.type === 'simulation.finished' || e.type === 'execution.cancelled';
@@ -179,6 +182,7 @@ function untilEnded(
     });
     function done() {
       clearTimeout(timer);
+      ctx.stopping.removeEventListener('abort', done);
       off();
       resolve();
     }

@@ -40,6 +40,8 @@ export interface EngineServices {
   speech: Speech;
   /** Recordings of audio calls in the data dir. */
   recordings: Recordings;
+  /** Aborted as the engine begins to stop: long waits (a `?wait=` poll) answer at once. */
+  stopping: AbortSignal;
 }
 
 export interface OperationContext extends EngineServices {

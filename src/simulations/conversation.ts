@@ -35,7 +35,10 @@ export interface ConversationSetup {
   usage: Usage;
   /** Asked at each turn: a cancel, or the engine stopping. */
   shouldStop: () => 'cancel' | 'interrupt' | null;
-  /** Aborted on a cancel: the turn in flight (agent request, caller model call) ends at once. */
+  /**
+   * Aborted on a cancel or the engine's stop: the turn in flight (agent request, caller model
+   * call) ends at once.
+   */
   signal?: AbortSignal;
 }
 
@@ -103,9 +106,10 @@ export async function converse(
   try {
     return await takeTurns(setup, turns);
   } catch (err) {
-    if (err instanceof TurnAborted)
-      return { turns, endReason: 'caller_ended', failedExpectations: [], cancelled: true };
-    throw err;
+    if (!(err instanceof TurnAborted)) throw err;
+    // Aborted by the engine's stop (or a lost lease), not a cancel: the simulation runs again.
+    if (setup.shouldStop() === 'interrupt') throw new Interrupted('the engine is stopping');
+    return { turns, endReason: 'caller_ended', failedExpectations: [], cancelled: true };
   }
 }
 

@@ -311,8 +311,11 @@ interface RunContext {
   clientFor: (connection: ModelConnection) => ModelClient;
   cancellations: ReturnType<typeof createCancellations>;
   leases: Leases;
-  /** The engine is stopping: the simulation is left running, to run again at the next start. */
-  stopping: () => boolean;
+  /**
+   * Aborted as the engine stops: turns in flight end at once, and the simulation is left
+   * running, to run again at the next start.
+   */
+  stopping: AbortSignal;
 }
 
 /** Runs one claimed simulation to its end: converses, scores, stores, and tells who listens. */
@@ -347,12 +350,12 @@ async function runSimulation(
       },
       usage,
       shouldStop: () =>
-        ctx.stopping() || held.lost()
+        ctx.stopping.aborted || held.lost()
           ? ('interrupt' as const)
           : cancellations.isCancelled(sim.execution_id)
             ? ('cancel' as const)
             : null,
-      signal: AbortSignal.any([abort.signal, held.signal]),
+      signal: AbortSignal.any([abort.signal, held.signal, ctx.stopping]),
     };
     let outcome: Outcome & Partial<AudioOutcome>;
     try {
@@ -469,7 +472,7 @@ export function createSimulationRunner(deps: RunnerDeps) {
   const models = createModelThreads(2);
   const clientFor = (connection: ModelConnection): ModelClient =>
     models.client(connection, deps.modelPolicy ?? DEFAULT_MODEL_POLICY);
-  let stopping = false;
+  const stop = new AbortController();
   const cancellations = createCancellations(store);
   let started = false;
   const leases = createLeases({
@@ -480,18 +483,18 @@ export function createSimulationRunner(deps: RunnerDeps) {
     ended: (sims) => announceEnded(events, sims),
     log: deps.log,
   });
-  const ctx: RunContext = { deps, clientFor, cancellations, leases, stopping: () => stopping };
+  const ctx: RunContext = { deps, clientFor, cancellations, leases, stopping: stop.signal };
 
   const pump = queuePump(
     () => fill(),
-    () => started && !stopping,
+    () => started && !stop.signal.aborted,
     deps.log,
   );
 
   async function fill(): Promise<void> {
     const concurrency =
       deps.concurrency ?? (await simulationSettings(store, deps.defaults)).concurrency;
-    while (active.size < concurrency && !stopping) {
+    while (active.size < concurrency && !stop.signal.aborted) {
       const lease = leases.claim();
       const sim = await store.simulations.claim(isoNow(clock), lease);
       if (!sim) return;
@@ -541,7 +544,7 @@ export function createSimulationRunner(deps: RunnerDeps) {
       while (active.size) await Promise.allSettled([...active]);
     },
     async stop(): Promise<void> {
-      stopping = true;
+      stop.abort();
       await pump.settled();
       await Promise.allSettled([...active]);
       // After the interrupted simulations have settled: they stay running, ours to hand back.

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -54,5 +55,40 @@ describe('GET /executions/{id}?wait=S', () => {
     }
     console.log(`slowest answer of ${ROUNDS}: ${slowest.ms.toFixed(0)} ms (${slowest.status})`);
     expect(slowest.ms).toBeLessThan(2000);
+  });
+
+  // Quitting the app (or a server's restart) with a script waiting on an execution held the
+  // engine's stop for the rest of the wait: the HTTP server lets requests in flight finish.
+  it('a stop answers an open wait at once, with the execution as it stands', async () => {
+    const pending = new Set<ServerResponse>();
+    const silent = await startLocalServer((_req, res) => void pending.add(res));
+    const own = await startServer();
+    try {
+      const agent = await connectHttpAgent(own, 'silent', silent.url);
+      const persona = await createPersona(own, 'Bo');
+      const scenario = (
+        await own.ws('POST', '/scenarios', {
+          name: 'Never answered',
+          prompt: 'Ask anything.',
+          personas: [persona],
+          targetAgents: [agent],
+          script: [{ say: 'Hello?' }],
+        })
+      ).body.data.scenario.id as string;
+      const id = (await own.ws('POST', `/scenarios/${scenario}/execute`, {})).body.data.execution
+        .id as string;
+      while (!pending.size) await new Promise((r) => setTimeout(r, 20));
+      const waiting = own.ws('GET', `/executions/${id}?wait=30`);
+      await new Promise((r) => setTimeout(r, 200));
+      const began = performance.now();
+      await own.stop();
+      const answer = await waiting;
+      expect(performance.now() - began).toBeLessThan(3_000);
+      expect(answer.status).toBe(200);
+      expect(answer.body.data.execution.status).toBe('running');
+    } finally {
+      for (const res of pending) res.destroy();
+      await silent.stop();
+    }
   });
 });
