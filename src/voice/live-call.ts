@@ -81,6 +81,11 @@ export interface LiveCallOptions {
 
 /** Agent turns: 250 ms of speech to start one, 700 ms of silence (and nothing queued) to end it. */
 export const AGENT_TURNS = { startMs: 250, endMs: 700 };
+/**
+ * Agent windows kept for the start of a span: it is confirmed 250 ms of speech after its onset,
+ * more with dips between syllables (150 ms) and Silero's judgement on its thread: 800 ms.
+ */
+const RECENT_WINDOWS = 40;
 
 /**
  * A line to say, with where its speech starts and ends measured once, off the frames' clock: by
@@ -160,7 +165,7 @@ export class LiveCall {
   /** Where the caller's next frame starts playing at the agent (frames play in order, none overlaps). */
   private playEndMs = 0;
   private openAgent: AgentSpeech | null = null;
-  /** The last half second of agent windows: speech-to-text wants the onset the detector confirmed late. */
+  /** The last RECENT_WINDOWS agent windows: speech-to-text wants the onset confirmed late. */
   private readonly recent: { atMs: number; pcm: Int16Array }[] = [];
   private agentTurnOpen = false;
   private stopped = false;
@@ -299,7 +304,7 @@ export class LiveCall {
       if (this.openAgent && this.options.keepAgentAudio) this.openAgent.pcm.push(window);
       if (this.options.keepAgentAudio) {
         this.recent.push({ atMs: from, pcm: window });
-        if (this.recent.length > 25) this.recent.shift();
+        if (this.recent.length > RECENT_WINDOWS) this.recent.shift();
       }
       this.vad.push(window, from);
       this.agentReadMs += FRAME_MS;
