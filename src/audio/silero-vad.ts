@@ -62,7 +62,12 @@ interface Waiting {
   reject: (err: Error) => void;
 }
 
-/** The thread and the windows waiting on it. An idle thread does not keep the process alive. */
+/**
+ * The thread and the windows waiting on it. An idle thread does not keep the process alive, and
+ * it is never terminated: onnxruntime-node 1.30 aborts the whole process ("terminate called after
+ * throwing an instance of 'Napi::Error'") when a worker holding a session is terminated, while a
+ * process that simply exits ends it cleanly.
+ */
 export class SileroThread {
   private readonly waiting = new Map<number, Waiting>();
   private readonly outbox: SileroWindow[] = [];
@@ -96,15 +101,14 @@ export class SileroThread {
       });
       const bytes = model.buffer.slice(model.byteOffset, model.byteOffset + model.byteLength);
       worker.postMessage({ kind: 'load', model: bytes } satisfies SileroRequest, [bytes]);
-    }).catch(async (err: Error) => {
-      await worker.terminate();
+    }).catch((err: Error) => {
+      // Never terminated (see below): a thread that did not load is left to end with the process.
+      worker.unref();
       throw err;
     });
-    if (loaded.kind !== 'loaded') {
-      await worker.terminate();
-      throw new Error(loaded.kind === 'failed' ? loaded.message : 'unexpected answer');
-    }
     worker.unref();
+    if (loaded.kind !== 'loaded')
+      throw new Error(loaded.kind === 'failed' ? loaded.message : 'unexpected answer');
     return thread;
   }
 

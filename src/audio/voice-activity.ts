@@ -111,6 +111,8 @@ class SileroActivity implements VoiceActivity {
   private judge(samples: Int16Array, startMs: number): void {
     const quiet = !samples.some((x) => x >= this.loud || x <= -this.loud);
     const probability = this.fallback ? Promise.resolve(1) : this.stream.classify(samples, quiet);
+    // Handled when its turn in the chain comes; a thread that dies fails every window at once.
+    probability.catch(() => {});
     this.judged = this.judged.then(async () => {
       let p: number;
       try {
