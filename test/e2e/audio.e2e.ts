@@ -87,6 +87,7 @@ test.describe('audio simulations in the interface', () => {
 
     await expect(page.getByLabel('Call figures')).toContainText('twilio call');
     await expect(page.getByLabel('Call figures')).toContainText(/latency p50 \d+ ms/);
+    await expect(page.getByLabel('Call figures')).toContainText('turns by Silero VAD');
     const timeline = page.getByRole('img', { name: /Call timeline/ });
     await expect(timeline.locator('[data-side="agent"]').first()).toBeVisible();
     await expect(timeline.locator('[data-side="caller"]').first()).toBeVisible();

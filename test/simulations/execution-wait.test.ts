@@ -11,6 +11,20 @@ import { startServer, type TestServer } from '../helpers/server.js';
 
 const ROUNDS = 60;
 
+/** A one-line scripted scenario against the agent at `url`; answers its id. */
+async function helloScenario(s: TestServer, url: string): Promise<string> {
+  const agent = await connectHttpAgent(s, 'hello', url);
+  const persona = await createPersona(s, 'Ann');
+  const res = await s.ws('POST', '/scenarios', {
+    name: 'Says hello',
+    prompt: 'Ask anything.',
+    personas: [persona],
+    targetAgents: [agent],
+    script: [{ say: 'Hello?' }],
+  });
+  return res.body.data.scenario.id as string;
+}
+
 describe('GET /executions/{id}?wait=S', () => {
   let s: TestServer;
   let broken: LocalServer;
@@ -32,17 +46,7 @@ describe('GET /executions/{id}?wait=S', () => {
   // A simulation that ended while the answer was reading the execution's status (one round trip
   // to PostgreSQL) went unheard: the answer then waited out the whole S seconds.
   it('answers as soon as the execution ends, however soon that is', async () => {
-    const agent = await connectHttpAgent(s, 'broken', broken.url);
-    const persona = await createPersona(s, 'Ann');
-    const scenario = (
-      await s.ws('POST', '/scenarios', {
-        name: 'Fails at once',
-        prompt: 'Ask anything.',
-        personas: [persona],
-        targetAgents: [agent],
-        script: [{ say: 'Hello?' }],
-      })
-    ).body.data.scenario.id as string;
+    const scenario = await helloScenario(s, broken.url);
     const slowest = { ms: 0, status: '' };
     for (let round = 0; round < ROUNDS; round++) {
       const started = await s.ws('POST', `/scenarios/${scenario}/execute`, {});
@@ -64,17 +68,7 @@ describe('GET /executions/{id}?wait=S', () => {
     const silent = await startLocalServer((_req, res) => void pending.add(res));
     const own = await startServer();
     try {
-      const agent = await connectHttpAgent(own, 'silent', silent.url);
-      const persona = await createPersona(own, 'Bo');
-      const scenario = (
-        await own.ws('POST', '/scenarios', {
-          name: 'Never answered',
-          prompt: 'Ask anything.',
-          personas: [persona],
-          targetAgents: [agent],
-          script: [{ say: 'Hello?' }],
-        })
-      ).body.data.scenario.id as string;
+      const scenario = await helloScenario(own, silent.url);
       const id = (await own.ws('POST', `/scenarios/${scenario}/execute`, {})).body.data.execution
         .id as string;
       while (!pending.size) await new Promise((r) => setTimeout(r, 20));
