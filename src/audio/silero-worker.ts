@@ -1,3 +1,4 @@
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import ort from 'onnxruntime-node';
 import type { SileroJudgement, SileroReply, SileroRequest, SileroWindow } from './silero-vad.js';
@@ -8,6 +9,10 @@ import type { SileroJudgement, SileroReply, SileroRequest, SileroWindow } from '
  * call), so on the engine's thread twenty calls' windows would hold up the frame clock.
  */
 const port = parentPort!;
+// The frame clock comes first: a window judged a few ms later only dates nothing later (its
+// audio carries its own time), while a late frame is jitter the agent hears. Linux niceness is
+// per thread, so this lowers this thread alone; elsewhere it would lower the whole engine.
+if (process.platform === 'linux') setPriority(10);
 /** Silero v5's recurrent state: [2, batch, 128] floats. */
 const STATE_WIDTH = 128;
 const STATE_SIZE = 2 * STATE_WIDTH;
