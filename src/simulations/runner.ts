@@ -318,6 +318,14 @@ interface RunContext {
   stopping: AbortSignal;
 }
 
+/**
+ * What ends a simulation's turn in flight: a cancel, a lost lease and, in text, the engine's
+ * stop. An audio call ends at its next frame (20 ms) instead, where a stop is told from a cancel
+ * or a dropped line.
+ */
+const turnsEndOn = (mode: string, always: AbortSignal[], stopping: AbortSignal): AbortSignal =>
+  AbortSignal.any(mode === 'audio' ? always : [...always, stopping]);
+
 /** Runs one claimed simulation to its end: converses, scores, stores, and tells who listens. */
 async function runSimulation(
   ctx: RunContext,
@@ -355,7 +363,7 @@ async function runSimulation(
           : cancellations.isCancelled(sim.execution_id)
             ? ('cancel' as const)
             : null,
-      signal: AbortSignal.any([abort.signal, held.signal, ctx.stopping]),
+      signal: turnsEndOn(sim.mode, [abort.signal, held.signal], ctx.stopping),
     };
     let outcome: Outcome & Partial<AudioOutcome>;
     try {
@@ -383,7 +391,8 @@ async function runSimulation(
     // Interrupted, it stays running: the next start (or, once its lease lapses, another server)
     // runs it again. With its lease lost, it is no longer ours to record; an ending the database
     // never took is not recorded as another ending either.
-    if (err instanceof Interrupted || held.lost()) return;
+    // Anything that fails as the engine stops may be the stop's doing: it runs again too.
+    if (err instanceof Interrupted || held.lost() || ctx.stopping.aborted) return;
     if (err instanceof EndingNotRecorded) {
       deps.log(`simulation ${sim.id} stays running, to run again: ${err.message}`);
       return;

@@ -7,7 +7,8 @@ import {
   startLocalServer,
   type LocalServer,
 } from '../helpers/http-agents.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startServer, tempDir, type TestServer } from '../helpers/server.js';
+import { dropStore } from '../helpers/store-under-test.js';
 
 const ROUNDS = 60;
 
@@ -63,12 +64,18 @@ describe('GET /executions/{id}?wait=S', () => {
 
   // Quitting the app (or a server's restart) with a script waiting on an execution held the
   // engine's stop for the rest of the wait: the HTTP server lets requests in flight finish.
-  it('a stop answers an open wait at once, with the execution as it stands', async () => {
+  it('a stop answers an open wait at once; the simulation it interrupted runs again', async () => {
     const pending = new Set<ServerResponse>();
-    const silent = await startLocalServer((_req, res) => void pending.add(res));
-    const own = await startServer();
+    let answering = false;
+    const agent = await startLocalServer((_req, res) => {
+      if (!answering) return void pending.add(res);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"reply":"Hello!"}');
+    });
+    const dataDir = tempDir();
+    const own = await startServer({ dataDir });
+    let again: TestServer | null = null;
     try {
-      const scenario = await helloScenario(own, silent.url);
+      const scenario = await helloScenario(own, agent.url);
       const id = (await own.ws('POST', `/scenarios/${scenario}/execute`, {})).body.data.execution
         .id as string;
       while (!pending.size) await new Promise((r) => setTimeout(r, 20));
@@ -80,9 +87,16 @@ describe('GET /executions/{id}?wait=S', () => {
       expect(performance.now() - began).toBeLessThan(3_000);
       expect(answer.status).toBe(200);
       expect(answer.body.data.execution.status).toBe('running');
+      // Left running, not failed: the next start runs it again, and now the agent answers.
+      answering = true;
+      again = await startServer({ dataDir });
+      const done = (await again.ws('GET', `/executions/${id}?wait=20`)).body.data.execution;
+      expect(done).toMatchObject({ status: 'completed', counts: { completed: 1 } });
     } finally {
       for (const res of pending) res.destroy();
-      await silent.stop();
+      await again?.stop();
+      await dropStore(dataDir);
+      await agent.stop();
     }
   });
 });
