@@ -62,10 +62,12 @@ export class SpeechDetector {
   private filled = 0;
   private windowStartMs = 0;
   /**
-   * The closed windows before it, oldest first, without a break between them (kept to find an
-   * onset that began before the window that made its stretch voiced), and where they end.
+   * The closed windows before it, without a break between them (kept to find an onset that
+   * began before the window that made its stretch voiced): a ring, its newest sample just before
+   * `historyNext`, and where they end.
    */
   private readonly history: Int16Array;
+  private historyNext = 0;
   private historyFilled = 0;
   private historyEndMs = Number.NaN;
   private candidate: Candidate | null = null;
@@ -137,10 +139,11 @@ export class SpeechDetector {
   private remember(samples: Int16Array, startMs: number, endMs: number): void {
     const h = this.history;
     if (!(Math.abs(this.historyEndMs - startMs) < 0.5)) this.historyFilled = 0;
-    const keep = Math.min(this.historyFilled, h.length - samples.length);
-    h.copyWithin(0, this.historyFilled - keep, this.historyFilled);
-    h.set(samples, keep);
-    this.historyFilled = keep + samples.length;
+    for (let i = 0; i < samples.length; i++) {
+      h[this.historyNext] = samples[i]!;
+      this.historyNext = this.historyNext + 1 === h.length ? 0 : this.historyNext + 1;
+    }
+    this.historyFilled = Math.min(h.length, this.historyFilled + samples.length);
     this.historyEndMs = endMs;
   }
 
@@ -185,8 +188,12 @@ export class SpeechDetector {
     const step = Math.max(1, Math.round((this.sampleRate * ONSET_STEP_MS) / 1000));
     const contiguous = Math.abs(this.historyEndMs - this.windowStartMs) < 0.5;
     const before = contiguous ? this.historyFilled : 0;
+    // History sample i (oldest first) sits `before - i` places behind the ring's next slot.
+    const h = this.history;
     const sampleAt = (i: number): number =>
-      i < before ? this.history[i]! : this.window[i - before]!;
+      i < before
+        ? h[(this.historyNext - before + i + h.length) % h.length]!
+        : this.window[i - before]!;
     const firstLoud = (from: number, to: number): number => {
       for (let i = Math.max(0, from); i < to; i++) {
         if (Math.abs(sampleAt(i)) >= this.thresholdAmplitude) return i;
@@ -203,7 +210,10 @@ export class SpeechDetector {
     while (subStart + step > 0 && quietSteps <= ONSET_GAP_STEPS) {
       const loud = firstLoud(subStart, subStart + step);
       if (loud < 0) quietSteps++;
-      else [onset, quietSteps] = [loud, 0];
+      else {
+        onset = loud;
+        quietSteps = 0;
+      }
       subStart -= step;
     }
     return this.windowStartMs + ((onset - before) * 1000) / this.sampleRate;
