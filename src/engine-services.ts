@@ -189,6 +189,7 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
     deliveryRetryBaseMs: options.deliveryRetryBaseMs,
   });
   const evaluator = createAlertEvaluator({ store, clock, events, alerts, log: logError });
+  const stopping = new AbortController();
   const runner = createSimulationRunner({
     store,
     secrets,
@@ -204,6 +205,7 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
     speech,
     recordings,
     noiseDir: options.noiseDir ?? defaultNoiseDir(),
+    stopping: stopping.signal,
     log: logError,
   });
   const partial = {
@@ -222,7 +224,6 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
     recordings,
   };
   const scheduler = createScheduler(partial);
-  const stopping = new AbortController();
   const services: EngineServices = { ...partial, scheduler, stopping: stopping.signal };
   return {
     services,

@@ -57,6 +57,11 @@ export interface RunnerDeps {
   recordings: Recordings;
   /** Where the noise beds of audio callers are. */
   noiseDir: string;
+  /**
+   * Aborted as the engine begins to stop (before `stop()`): turns in flight end at once, and
+   * their simulations are left running, to run again at the next start.
+   */
+  stopping: AbortSignal;
   log: (message: string) => void;
 }
 
@@ -311,10 +316,7 @@ interface RunContext {
   clientFor: (connection: ModelConnection) => ModelClient;
   cancellations: ReturnType<typeof createCancellations>;
   leases: Leases;
-  /**
-   * Aborted as the engine stops: turns in flight end at once, and the simulation is left
-   * running, to run again at the next start.
-   */
+  /** RunnerDeps.stopping. */
   stopping: AbortSignal;
 }
 
@@ -481,7 +483,7 @@ export function createSimulationRunner(deps: RunnerDeps) {
   const models = createModelThreads(2);
   const clientFor = (connection: ModelConnection): ModelClient =>
     models.client(connection, deps.modelPolicy ?? DEFAULT_MODEL_POLICY);
-  const stop = new AbortController();
+  const { stopping } = deps;
   const cancellations = createCancellations(store);
   let started = false;
   const leases = createLeases({
@@ -492,18 +494,18 @@ export function createSimulationRunner(deps: RunnerDeps) {
     ended: (sims) => announceEnded(events, sims),
     log: deps.log,
   });
-  const ctx: RunContext = { deps, clientFor, cancellations, leases, stopping: stop.signal };
+  const ctx: RunContext = { deps, clientFor, cancellations, leases, stopping };
 
   const pump = queuePump(
     () => fill(),
-    () => started && !stop.signal.aborted,
+    () => started && !stopping.aborted,
     deps.log,
   );
 
   async function fill(): Promise<void> {
     const concurrency =
       deps.concurrency ?? (await simulationSettings(store, deps.defaults)).concurrency;
-    while (active.size < concurrency && !stop.signal.aborted) {
+    while (active.size < concurrency && !stopping.aborted) {
       const lease = leases.claim();
       const sim = await store.simulations.claim(isoNow(clock), lease);
       if (!sim) return;
@@ -552,8 +554,8 @@ export function createSimulationRunner(deps: RunnerDeps) {
     async idle(): Promise<void> {
       while (active.size) await Promise.allSettled([...active]);
     },
+    /** After `deps.stopping` was aborted: waits for the pool to wind down and hands leases back. */
     async stop(): Promise<void> {
-      stop.abort();
       await pump.settled();
       await Promise.allSettled([...active]);
       // After the interrupted simulations have settled: they stay running, ours to hand back.
