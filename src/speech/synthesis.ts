@@ -25,6 +25,10 @@ export interface Line {
   pitch: number;
 }
 
+/** The cache key of a line's speech: every setting that changes its sound, and its text. */
+const lineKey = (line: Line): string =>
+  JSON.stringify([line.engine, line.voiceId, line.speed, line.pitch, line.text]);
+
 export interface SynthesisContext {
   processes: ChildProcesses;
   slots: Slots;
@@ -46,7 +50,7 @@ export class Synthesis {
 
   async speak(line: Line, signal?: AbortSignal): Promise<Synthesized> {
     const started = performance.now();
-    const key = JSON.stringify([line.engine, line.voiceId, line.speed, line.pitch, line.text]);
+    const key = lineKey(line);
     const hit = this.context.cache.get(key);
     if (hit) return { pcm: hit.slice(), sampleRate: SPEECH_SAMPLE_RATE, synthMs: 0, cached: true };
     const pcm = await this.runs.join(key, (shared) => this.produce(key, line, shared), signal);
@@ -60,14 +64,7 @@ export class Synthesis {
    * resampling and levelling each call's copy would cost more than the frames of its call.
    */
   async speakForCall(line: Line, rate: number, signal?: AbortSignal): Promise<Int16Array> {
-    const key = JSON.stringify([
-      line.engine,
-      line.voiceId,
-      line.speed,
-      line.pitch,
-      line.text,
-      rate,
-    ]);
+    const key = `${lineKey(line)}@${rate}`;
     const hit = this.context.cache.get(key);
     if (hit) return hit.slice();
     const made = await this.callRuns.join(
