@@ -351,7 +351,7 @@ export interface LineStats {
 }
 
 /**
- * One call's line. `push` each caller frame as it is generated; `due` hands over, in order, the
+ * One call's line. `push` each caller frame as it is generated; `handOver` gives, in order, the
  * frames that have reached the agent by now. `push` takes ownership of the frame: the line's
  * sound is applied in place and that same array is queued (copy it first to keep the original).
  */
@@ -409,14 +409,10 @@ export class LineSimulator {
     return this.delivery;
   }
 
-  /** The queued frames whose wire time is at or before `nowMs`, oldest first. */
-  due(nowMs: number): Int16Array[] {
-    const out: Int16Array[] = [];
-    this.handOver(nowMs, (frame) => out.push(frame));
-    return out;
-  }
-
-  /** `due` without the array: each frame to `send`, in order (the frame loop calls this). */
+  /**
+   * Hands each queued frame whose wire time is at or before `nowMs` to `send`, oldest first
+   * (a callback, not an array: the frame loop calls this 50 times a second per call).
+   */
   handOver(nowMs: number, send: (frame: Int16Array) => void): void {
     while (this.head < this.queuedFrames.length && this.queuedWireAt[this.head]! <= nowMs) {
       send(this.queuedFrames[this.head]!);
@@ -425,7 +421,7 @@ export class LineSimulator {
     if (this.head > 64 && this.head * 2 > this.queuedFrames.length) this.compact();
   }
 
-  /** Frames pushed and not yet handed over by `due` (lost frames are never queued). */
+  /** Frames pushed and not yet handed over by `handOver` (lost frames are never queued). */
   get pending(): number {
     return this.queuedFrames.length - this.head;
   }

@@ -5,6 +5,13 @@ import { rmsDbfs, samplesPerFrame, silence, concatPcm } from '../../src/audio/pc
 import { seededRandom } from '../../src/audio/seeded-random.js';
 import { detectDtmf } from '../helpers/dtmf-detector.js';
 
+/** The frames `line` hands over by `nowMs`, as the call's frame loop receives them. */
+function dueFrom(line: LineSimulator, nowMs: number): Int16Array[] {
+  const out: Int16Array[] = [];
+  line.handOver(nowMs, (frame) => out.push(frame));
+  return out;
+}
+
 const ALL_KEYS = '0123456789*#ABCD';
 
 /** `pcm` through a line at `callRate`, frame by frame, as the call would push it. */
@@ -16,7 +23,7 @@ function throughLine(pcm: Int16Array, callRate: number): Int16Array {
     const chunk = new Int16Array(frame);
     chunk.set(pcm.subarray(at, at + frame));
     line.push(chunk, index * 20);
-    out.push(...line.due(index * 20));
+    out.push(...dueFrom(line, index * 20));
   }
   return concatPcm(out);
 }

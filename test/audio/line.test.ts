@@ -8,6 +8,13 @@ import { seededRandom } from '../../src/audio/seeded-random.js';
 import { espeakPcm, tone } from './signals.js';
 import { bandShare, powerSpectrum } from './spectrum.js';
 
+/** The frames `line` hands over by `nowMs`, as the call's frame loop receives them. */
+function dueFrom(line: LineSimulator, nowMs: number): Int16Array[] {
+  const out: Int16Array[] = [];
+  line.handOver(nowMs, (frame) => out.push(frame));
+  return out;
+}
+
 function whiteNoise(seconds: number, sampleRate: number, seed: number): Int16Array {
   const random = seededRandom(seed);
   return Int16Array.from({ length: seconds * sampleRate }, () =>
@@ -23,7 +30,7 @@ function throughLine(pcm: Int16Array, spec: LineSpec, callRate: number): Int16Ar
   for (let at = 0, index = 0; at + frame <= pcm.length; at += frame, index++) {
     const delivery = line.push(pcm.slice(at, at + frame), index * 20);
     expect(delivery.lost).toBe(false);
-    received.push(...line.due(index * 20));
+    received.push(...dueFrom(line, index * 20));
   }
   for (const chunk of received) expect(chunk.length).toBe(frame);
   return concatPcm(received);
@@ -72,7 +79,7 @@ describe('LineSimulator sound', () => {
     const frame = whiteNoise(0.02, 16000, 1);
     const copy = frame.slice();
     expect(line.push(frame, 0)).toEqual({ wireAtMs: 0, lost: false });
-    const [received] = line.due(0);
+    const [received] = dueFrom(line, 0);
     expect(received).toBe(frame);
     expect(received).toEqual(copy);
   });
@@ -222,9 +229,9 @@ describe('LineSimulator timing and loss', () => {
       expect(delivery.wireAtMs).toBeLessThanOrEqual(atMs + 120);
       previous = delivery.wireAtMs;
       sent.push({ frame, ...delivery });
-      for (const frame of line.due(atMs)) received.push(frame);
+      for (const frame of dueFrom(line, atMs)) received.push(frame);
     }
-    received.push(...line.due(previous));
+    received.push(...dueFrom(line, previous));
     expect(line.pending).toBe(0);
     expect(received).toEqual(sent.filter((s) => !s.lost).map((s) => s.frame));
     const stats = line.stats();
@@ -249,7 +256,7 @@ describe('LineSimulator timing and loss', () => {
       const { wireAtMs, lost } = line.push(frame, i * 20);
       if (!lost) wire.set(frame, wireAtMs);
       const now = i * 20 + 7;
-      for (const due of line.due(now)) expect(wire.get(due)!).toBeLessThanOrEqual(now);
+      for (const due of dueFrom(line, now)) expect(wire.get(due)!).toBeLessThanOrEqual(now);
     }
   });
 });
@@ -273,7 +280,7 @@ describe('per-frame cost', () => {
               ? speech.slice((f % 50) * frame, ((f % 50) + 1) * frame)
               : new Int16Array(frame);
           call.line.push(chunk, f * 20, call.mixer);
-          call.line.due(f * 20);
+          call.line.handOver(f * 20, () => {});
         }
       }
       const elapsedMs = performance.now() - started;
