@@ -137,7 +137,7 @@ interface LineNoise {
   coded: Int16Array;
 }
 
-/** Noise loops on lines, by level-set loop and line: every call of a persona on a line shares one. */
+/** Noise loops on lines, by level-set loop and line: a persona's calls on a line share one. */
 const lineNoises = new WeakMap<Int16Array, Map<string, LineNoise>>();
 
 /** A band-limited sample through the codec, as int16. */

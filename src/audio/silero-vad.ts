@@ -47,7 +47,7 @@ const LOAD_TIMEOUT_MS = 30_000;
 
 export const isSileroRate = (rate: number): rate is SileroRate => rate === 8000 || rate === 16000;
 
-/** The Silero thread's code: beside this module from the sources (tsx), else the bundle's sibling. */
+/** The Silero thread's code: beside this module from the sources (tsx), else the bundle's. */
 const workerScript = (): URL =>
   new URL(
     import.meta.url.endsWith('.ts') ? './silero-worker-from-source.mjs' : './silero-worker.mjs',

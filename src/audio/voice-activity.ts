@@ -118,7 +118,8 @@ class SileroActivity implements VoiceActivity {
       try {
         p = await probability;
       } catch (err) {
-        this.fallback ??= `Silero VAD stopped mid-call (${(err as Error).message}): energy decided from then on`;
+        const why = (err as Error).message;
+        this.fallback ??= `Silero VAD stopped mid-call (${why}): energy decided from then on`;
         p = 1;
       }
       if (this.closed) return;
