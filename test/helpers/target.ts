@@ -157,6 +157,12 @@ export async function startTarget(): Promise<Target> {
         case path === '/redirect-loop':
           res.writeHead(302, { location: '/redirect-loop' });
           return res.end();
+        case path === '/redirect':
+          // Any redirect status to any place: /redirect?code=303&to=/echo
+          res.writeHead(Number(url.searchParams.get('code')), {
+            location: url.searchParams.get('to')!,
+          });
+          return res.end();
         case path === '/redirect-once':
           res.writeHead(302, { location: '/orders/R-1' });
           return res.end();

@@ -89,6 +89,47 @@ describe('tool runtime: real calls through POST /v1/tools/{name}/test', () => {
       await api('redirected', '/redirect-once', { responseMapping: { id: 'order.id' } });
       expect((await test('redirected')).body.result).toEqual({ id: 'R-1' });
     });
+
+    it('a 303, or a 301 or 302 after a POST, goes on as a GET without the body; a 307 resends it', async () => {
+      const sent = async (code: number) => {
+        const name = `post_via_${code}`;
+        await api(
+          name,
+          `/redirect?code=${code}&to=/echo`,
+          { parameters: [{ name: 'q', type: 'string' }] },
+          { method: 'POST', headers: { 'X-Team': 'qa' } },
+        );
+        const res = await test(name, { parameters: { q: 'a' } });
+        expect(res.body.success, String(code)).toBe(true);
+        return res.body.result as {
+          method: string;
+          body: unknown;
+          headers: Record<string, string>;
+        };
+      };
+      for (const code of [301, 302, 303]) {
+        const got = await sent(code);
+        expect(got, String(code)).toMatchObject({ method: 'GET', body: null });
+        expect(got.headers['content-type'], String(code)).toBeUndefined();
+        expect(got.headers['x-team'], String(code)).toBe('qa');
+      }
+      expect(await sent(307)).toMatchObject({ method: 'POST', body: { q: 'a' } });
+    });
+
+    it('an answer past the network.maxResponseMiB setting is response_too_large', async () => {
+      await api('capped', '/endless');
+      expect(
+        (await s.call('PATCH', '/v1/settings', { network: { maxResponseMiB: 1 } })).status,
+      ).toBe(200);
+      try {
+        expect((await test('capped')).body).toMatchObject({
+          success: false,
+          error: { type: 'response_too_large', message: expect.stringContaining('1048576 bytes') },
+        });
+      } finally {
+        await s.call('PATCH', '/v1/settings', { network: { maxResponseMiB: 10 } });
+      }
+    });
   });
 
   describe('parameters', () => {
