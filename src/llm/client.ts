@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { guardedFetch, isTooLarge } from '../net/outbound.js';
+import { guardedFetch } from '../net/exchange.js';
+import { isTooLarge } from '../net/outbound.js';
 import {
   DEFAULT_MODEL_POLICY,
   ModelError,
@@ -130,6 +131,12 @@ async function anthropicOnce(
   return { text, toolCalls };
 }
 
+/** Why a call failed: the SDKs report an answer over the cap as a connection error, with it as the cause. */
+const reason = (err: unknown): string => {
+  const { message, cause } = err as Error;
+  return isTooLarge(err) && cause instanceof Error ? cause.message : message;
+};
+
 /**
  * A model client for one connection. The SDKs' own retries are off: we retry 429 and 5xx answers
  * and network failures with backoff ourselves, so that every attempt is counted in `usage`.
@@ -166,7 +173,7 @@ export function createModelClient(
         const retryable = !isTooLarge(err) && (status === null || status === 429 || status >= 500);
         if (!retryable || attempt >= policy.attempts) {
           throw new ModelError(
-            `The ${conn.kind} model ${conn.model} failed${status ? ` (${status})` : ''}: ${(err as Error).message}`,
+            `The ${conn.kind} model ${conn.model} failed${status ? ` (${status})` : ''}: ${reason(err)}`,
             status,
           );
         }

@@ -1,11 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { Agent, request as undiciRequest } from 'undici';
-import {
-  isCredentialHeader,
-  leavesOrigin,
-  responseCap,
-  ResponseTooLarge,
-} from '../net/outbound.js';
+import { exchange, TooManyRedirects } from '../net/exchange.js';
+import { responseCap, ResponseTooLarge } from '../net/outbound.js';
 import { failureForStatus, ToolFailure } from './outcome.js';
 import type { AuthApplied } from './auth.js';
 
@@ -81,15 +76,6 @@ export interface HttpAnswer {
 }
 
 /**
- * Tool targets get a keep-alive pool of their own on undici, not axios. A tool call's
- * responseTime is what a user reads as the target's latency, and axios spent about 130 µs of
- * client work on every call (four times undici's whole exchange), which is most of what a tool
- * test cost beyond the target itself. The pool's connect timeout is the longest tool deadline:
- * each call's own deadline is the one that ends it.
- */
-const targets = new Agent({ connect: { timeout: 120_000 } });
-
-/**
  * The deadline of one exchange, as the event emitter undici accepts for a signal: a timer and
  * one listener. An AbortController (an EventTarget) costs more than the rest of the tool
  * runtime's own work per call; AbortSignal.timeout also kept its timer until the deadline.
@@ -109,8 +95,6 @@ class Deadline extends EventEmitter {
   }
 }
 
-class TooManyRedirects extends Error {}
-
 /**
  * Sends the request, following up to MAX_REDIRECTS redirects; a non-2xx status or a transport
  * failure becomes a classified ToolFailure. The deadline covers the whole exchange, also a body
@@ -120,7 +104,20 @@ export async function send(request: PreparedRequest, timeoutMs: number): Promise
   const deadline = new Deadline(timeoutMs);
   let answer: HttpAnswer;
   try {
-    answer = await exchange(request, deadline, Math.min(MAX_RESPONSE_BYTES, responseCap()));
+    const { status, body } = await exchange(
+      {
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+        body: request.body === undefined ? undefined : JSON.stringify(request.body),
+      },
+      {
+        signal: deadline,
+        limit: Math.min(MAX_RESPONSE_BYTES, responseCap()),
+        maxRedirects: MAX_REDIRECTS,
+      },
+    );
+    answer = { status, text: body.toString('utf8') };
   } catch (err) {
     throw classifyTransportError(err, timeoutMs, deadline.aborted);
   } finally {
@@ -128,72 +125,6 @@ export async function send(request: PreparedRequest, timeoutMs: number): Promise
   }
   if (answer.status >= 400) throw failureForStatus(answer.status, answer.text);
   return answer;
-}
-
-/**
- * One request and its redirects. Credentials never follow a redirect to another origin; a 303,
- * or a 301 or 302 to a POST, goes on as a GET without the body, as browsers do.
- */
-async function exchange(
-  request: PreparedRequest,
-  deadline: Deadline,
-  limit: number,
-): Promise<HttpAnswer> {
-  let { method, url, headers } = request;
-  let body = request.body === undefined ? undefined : JSON.stringify(request.body);
-  for (let hop = 0; ; hop++) {
-    const res = await undiciRequest(url, {
-      method,
-      headers,
-      body,
-      signal: deadline,
-      dispatcher: targets,
-    });
-    const location = res.headers.location;
-    if (res.statusCode < 300 || res.statusCode >= 400 || typeof location !== 'string') {
-      return { status: res.statusCode, text: await readCapped(res.body, res.headers, limit) };
-    }
-    await res.body.dump();
-    if (hop === MAX_REDIRECTS) throw new TooManyRedirects();
-    const next = new URL(location, url).toString();
-    if (leavesOrigin(request.url, next))
-      headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !isCredentialHeader(k)));
-    if (
-      res.statusCode === 303 ||
-      ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')
-    ) {
-      method = 'GET';
-      body = undefined;
-      const { 'content-type': _dropped, ...rest } = headers;
-      headers = rest;
-    }
-    url = next;
-  }
-}
-
-type Body = Awaited<ReturnType<typeof undiciRequest>>['body'];
-
-/** The body as text, up to the cap: past it, the exchange fails with ResponseTooLarge. */
-async function readCapped(
-  body: Body,
-  headers: Record<string, string | string[] | undefined>,
-  limit: number,
-): Promise<string> {
-  if (Number(headers['content-length'] ?? 0) > limit) {
-    await body.dump();
-    throw new ResponseTooLarge(limit);
-  }
-  const chunks: Buffer[] = [];
-  let seen = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    seen += chunk.length;
-    if (seen > limit) {
-      body.destroy();
-      throw new ResponseTooLarge(limit);
-    }
-    chunks.push(chunk);
-  }
-  return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
 }
 
 function classifyTransportError(err: unknown, timeoutMs: number, timedOut: boolean): ToolFailure {

@@ -1,6 +1,7 @@
 import { handled } from './handled.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 
 export interface Target {
   url: string;
@@ -157,6 +158,12 @@ export async function startTarget(): Promise<Target> {
         case path === '/redirect-loop':
           res.writeHead(302, { location: '/redirect-loop' });
           return res.end();
+        case path === '/gzipped': {
+          // Compressed although nobody asked: a careless target.
+          const zipped = gzipSync(JSON.stringify({ order: { id: 'G-1' } }));
+          res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+          return res.end(zipped);
+        }
         case path === '/redirect':
           // Any redirect status to any place: /redirect?code=303&to=/echo
           res.writeHead(Number(url.searchParams.get('code')), {

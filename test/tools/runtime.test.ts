@@ -90,6 +90,11 @@ describe('tool runtime: real calls through POST /v1/tools/{name}/test', () => {
       expect((await test('redirected')).body.result).toEqual({ id: 'R-1' });
     });
 
+    it('decodes a compressed answer', async () => {
+      await api('gzipped', '/gzipped', { responseMapping: { id: 'order.id' } });
+      expect((await test('gzipped')).body).toMatchObject({ success: true, result: { id: 'G-1' } });
+    });
+
     it('a 303, or a 301 or 302 after a POST, goes on as a GET without the body; a 307 resends it', async () => {
       const sent = async (code: number) => {
         const name = `post_via_${code}`;
