@@ -51,12 +51,10 @@ const dispatcher = (): Agent => (pool ??= new Agent({ connect: { timeout: 120_00
 /** Connection-level headers the client owns; undici refuses a request that sets them. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect']);
 
-const sendable = (headers: Record<string, string>): Record<string, string> => {
-  for (const name of Object.keys(headers))
-    if (HOP_BY_HOP.has(name.toLowerCase()))
-      return withoutHeaders(headers, (name) => HOP_BY_HOP.has(name));
-  return headers;
-};
+const sendable = (headers: Record<string, string>): Record<string, string> =>
+  Object.keys(headers).some((name) => HOP_BY_HOP.has(name.toLowerCase()))
+    ? withoutHeaders(headers, (name) => HOP_BY_HOP.has(name))
+    : headers;
 
 const withoutHeaders = (headers: Record<string, string>, drop: (name: string) => boolean) =>
   Object.fromEntries(Object.entries(headers).filter(([name]) => !drop(name.toLowerCase())));

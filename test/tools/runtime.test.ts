@@ -90,6 +90,20 @@ describe('tool runtime: real calls through POST /v1/tools/{name}/test', () => {
       expect((await test('redirected')).body.result).toEqual({ id: 'R-1' });
     });
 
+    it('leaves the headers of the connection itself (Keep-Alive, Transfer-Encoding) to the client', async () => {
+      await api(
+        'hop_by_hop',
+        '/echo',
+        {},
+        {
+          headers: { 'Keep-Alive': 'timeout=5', 'Transfer-Encoding': 'chunked', 'X-Team': 'qa' },
+        },
+      );
+      const res = await test('hop_by_hop');
+      expect(res.body).toMatchObject({ success: true, result: { headers: { 'x-team': 'qa' } } });
+      expect(res.body.result.headers['keep-alive']).toBeUndefined();
+    });
+
     it('decodes a compressed answer', async () => {
       await api('gzipped', '/gzipped', { responseMapping: { id: 'order.id' } });
       expect((await test('gzipped')).body).toMatchObject({ success: true, result: { id: 'G-1' } });
