@@ -2,6 +2,7 @@ import { sql, type Insertable, type Kysely } from 'kysely';
 import { newId } from '../ids.js';
 import type { NormalizedCall } from '../domain/providers.js';
 import { fromJson, toJson } from './db.js';
+import { insertShaped, runShaped } from './sql/compiled-shapes.js';
 import { pageOf, type StoreContext } from './sql/query.js';
 import type { Calls, Tables } from './sql/tables.js';
 
@@ -204,15 +205,37 @@ async function knownCalls(
 ): Promise<Map<string, string>> {
   const known = new Map<string, string>();
   for (let i = 0; i < providerCallIds.length; i += CHUNK) {
-    const rows = await db
-      .selectFrom('calls')
-      .select(['provider_call_id', 'id'])
-      .where('agent_id', '=', agentId)
-      .where('provider_call_id', 'in', providerCallIds.slice(i, i + CHUNK))
-      .execute();
+    const ids = providerCallIds.slice(i, i + CHUNK);
+    const { rows } = await runShaped(
+      db,
+      `calls.known:${ids.length}`,
+      () =>
+        db
+          .selectFrom('calls')
+          .select(['provider_call_id', 'id'])
+          .where('agent_id', '=', agentId)
+          .where('provider_call_id', 'in', ids),
+      [agentId, ...ids],
+    );
     for (const r of rows) known.set(r.provider_call_id, r.id);
   }
   return known;
+}
+
+/** Inserts the rows, skipping calls already there; answers the ids of those it inserted. */
+async function insertNew(db: Kysely<Tables>, rows: Insertable<Calls>[]): Promise<Set<string>> {
+  const inserted = new Set<string>();
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const { rows: added } = await insertShaped(db, 'calls.insert', rows.slice(i, i + CHUNK), (r) =>
+      db
+        .insertInto('calls')
+        .values(r)
+        .onConflict((oc) => oc.columns(['agent_id', 'provider_call_id']).doNothing())
+        .returning('id'),
+    );
+    for (const row of added) inserted.add(row.id);
+  }
+  return inserted;
 }
 
 /** Imported call history, keyed by the provider's call id so that a repeated import never duplicates. */
@@ -256,16 +279,7 @@ export function createCallStore(ctx: StoreContext) {
         }
         // A call another server imported since `knownCalls` looked (two syncs of one agent at
         // once) is skipped, not an error: it is stored once, and is fresh only to that server.
-        const inserted = new Set<string>();
-        for (let i = 0; i < rows.length; i += CHUNK) {
-          const added = await db
-            .insertInto('calls')
-            .values(rows.slice(i, i + CHUNK))
-            .onConflict((oc) => oc.columns(['agent_id', 'provider_call_id']).doNothing())
-            .returning('id')
-            .execute();
-          for (const row of added) inserted.add(row.id);
-        }
+        const inserted = await insertNew(db, rows);
         for (const [id, values] of refreshed)
           await db.updateTable('calls').set(values).where('id', '=', id).execute();
         return fresh.filter((f) => inserted.has(f.id));

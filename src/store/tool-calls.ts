@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { ToolCallRecord } from '../domain/tools.js';
 import { toJson } from './db.js';
+import { insertShaped } from './sql/compiled-shapes.js';
 import type { StoreDatabase } from './sql/connect.js';
 import { valueList, type StoreContext } from './sql/query.js';
 import type { Tables } from './sql/tables.js';
@@ -166,10 +167,9 @@ const toRow = (c: ToolCallRecord) => ({
 
 async function insertAll(db: Kysely<Tables>, calls: ToolCallRecord[]): Promise<void> {
   for (let i = 0; i < calls.length; i += CHUNK)
-    await db
-      .insertInto('tool_calls')
-      .values(calls.slice(i, i + CHUNK).map(toRow))
-      .execute();
+    await insertShaped(db, 'tool_calls.insert', calls.slice(i, i + CHUNK).map(toRow), (rows) =>
+      db.insertInto('tool_calls').values(rows),
+    );
 }
 
 /**
