@@ -103,9 +103,9 @@ async function storeCallPage(
         message: `Call ended in a provider error: ${call.providerError}`,
         callId: id,
       });
+    const started = call.startedAt ? Date.parse(call.startedAt) : null;
     for (const tc of call.toolCalls) {
-      const started = call.startedAt ? Date.parse(call.startedAt) : clock.now();
-      await store.toolCalls.insert(await logRow(tc, agentId, started));
+      await store.toolCalls.insert(await logRow(tc, agentId, started ?? clock.now()));
       if (tc.success === false)
         await store.calls.addError(agentId, {
           at,

@@ -41,54 +41,72 @@ function toolOf(t: Json): AgentTool | null {
   };
 }
 
+/** A spoken message as a transcript turn, its times from the call's start; null without words. */
+function turnOf(m: Json, start: number | null): TranscriptTurn | null {
+  const message = str(m.message);
+  if (!message) return null;
+  const fromStart = num(m.secondsFromStart);
+  const time = num(m.time);
+  const endTime = num(m.endTime);
+  const duration = num(m.duration);
+  const at =
+    fromStart !== null ? fromStart * 1000 : time !== null && start !== null ? time - start : null;
+  const end =
+    endTime !== null && start !== null
+      ? endTime - start
+      : at !== null && duration !== null
+        ? at + duration
+        : null;
+  return {
+    role: m.role === 'user' ? 'user' : 'agent',
+    text: message,
+    startMs: at === null ? null : Math.round(at),
+    endMs: end === null ? null : Math.round(end),
+  };
+}
+
+/**
+ * The call's transcript and tool calls from its messages. A tool call's latency runs from the
+ * message that asked for it to the message with its result.
+ */
+function readMessages(
+  messages: unknown[],
+  start: number | null,
+): { transcript: TranscriptTurn[]; toolCalls: CallToolCall[] } {
+  const transcript: TranscriptTurn[] = [];
+  // Each call with the time it was asked at, kept beside it so that the call needs no copy.
+  const calls = new Map<string, { call: CallToolCall; at: number | null }>();
+  for (const item of messages) {
+    const m = obj(item);
+    if (m.role === 'user' || m.role === 'bot' || m.role === 'assistant') {
+      const turn = turnOf(m, start);
+      if (turn) transcript.push(turn);
+    } else if (m.role === 'tool_calls') {
+      for (const tc of arr(m.toolCalls))
+        calls.set(String(obj(tc).id), { call: functionToolCall(obj(tc)), at: num(m.time) });
+    } else if (m.role === 'tool_call_result') {
+      const asked = calls.get(String(m.toolCallId));
+      if (asked) {
+        const { call, at } = asked;
+        call.result = parsedWhenJson(m.result);
+        call.success = m.error ? false : m.result !== undefined;
+        const time = num(m.time);
+        call.latencyMs = at !== null && time !== null ? time - at : null;
+      }
+    }
+  }
+  return { transcript, toolCalls: Array.from(calls.values(), (asked) => asked.call) };
+}
+
 function normalizeCall(c: Json): NormalizedCall {
   const cost = num(c.cost);
   const startedAt = iso(c.startedAt);
   const endedAt = iso(c.endedAt);
   const start = startedAt ? Date.parse(startedAt) : null;
-  const messages = arr(c.messages ?? obj(c.artifact).messages);
-  const transcript: TranscriptTurn[] = [];
-  const calls = new Map<string, CallToolCall & { at: number | null }>();
-  for (const m of messages.map(obj)) {
-    if (m.role === 'user' || m.role === 'bot' || m.role === 'assistant') {
-      const fromStart = num(m.secondsFromStart);
-      const time = num(m.time);
-      const endTime = num(m.endTime);
-      const duration = num(m.duration);
-      const at =
-        fromStart !== null
-          ? fromStart * 1000
-          : time !== null && start !== null
-            ? time - start
-            : null;
-      const end =
-        endTime !== null && start !== null
-          ? endTime - start
-          : at !== null && duration !== null
-            ? at + duration
-            : null;
-      const message = str(m.message);
-      if (message)
-        transcript.push({
-          role: m.role === 'user' ? 'user' : 'agent',
-          text: message,
-          startMs: at === null ? null : Math.round(at),
-          endMs: end === null ? null : Math.round(end),
-        });
-    } else if (m.role === 'tool_calls') {
-      for (const tc of arr(m.toolCalls).map(obj)) {
-        calls.set(String(tc.id), { ...functionToolCall(tc), at: num(m.time) });
-      }
-    } else if (m.role === 'tool_call_result') {
-      const call = calls.get(String(m.toolCallId));
-      if (call) {
-        call.result = parsedWhenJson(m.result);
-        call.success = m.error ? false : m.result !== undefined;
-        const time = num(m.time);
-        call.latencyMs = call.at !== null && time !== null ? time - call.at : null;
-      }
-    }
-  }
+  const { transcript, toolCalls } = readMessages(
+    arr(c.messages ?? obj(c.artifact).messages),
+    start,
+  );
   const analysis = obj(c.analysis);
   const ended = str(c.endedReason);
   return {
@@ -103,7 +121,7 @@ function normalizeCall(c: Json): NormalizedCall {
     summary: str(analysis.summary),
     successful: bool(analysis.successEvaluation),
     transcript,
-    toolCalls: [...calls.values()].map(({ at: _at, ...rest }) => rest),
+    toolCalls,
     providerError: ended && /error|failed/i.test(ended) ? ended : null,
   };
 }
