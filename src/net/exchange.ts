@@ -1,4 +1,4 @@
-import type { EventEmitter } from 'node:events';
+import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
@@ -42,6 +42,26 @@ export class TooManyRedirects extends Error {
 }
 
 /**
+ * The deadline of one exchange, as the event emitter undici accepts for a signal: a timer and
+ * one listener. An AbortController (an EventTarget) costs more than the rest of the tool
+ * runtime's own work per call; AbortSignal.timeout also kept its timer until the deadline.
+ */
+export class Deadline extends EventEmitter {
+  aborted = false;
+  private readonly timer: NodeJS.Timeout;
+  constructor(ms: number) {
+    super();
+    this.timer = setTimeout(() => {
+      this.aborted = true;
+      this.emit('abort');
+    }, ms);
+  }
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+/**
  * One keep-alive pool per thread. Its connect timeout is the longest deadline any caller gives
  * (a tool's 120 s): each exchange's own signal is what ends it.
  */
@@ -51,10 +71,19 @@ const dispatcher = (): Agent => (pool ??= new Agent({ connect: { timeout: 120_00
 /** Connection-level headers the client owns; undici refuses a request that sets them. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect']);
 
-const sendable = (headers: Record<string, string>): Record<string, string> =>
-  Object.keys(headers).some((name) => HOP_BY_HOP.has(name.toLowerCase()))
+/**
+ * The headers as sent: without the connection's own, and asking for a compressed answer unless
+ * the caller chose (a provider's page of calls is several megabytes; decoding is done here).
+ */
+function sendable(headers: Record<string, string>): Record<string, string> {
+  const names = Object.keys(headers).map((name) => name.toLowerCase());
+  const own = names.some((name) => HOP_BY_HOP.has(name))
     ? withoutHeaders(headers, (name) => HOP_BY_HOP.has(name))
     : headers;
+  return names.includes('accept-encoding')
+    ? own
+    : { ...own, 'accept-encoding': 'gzip, deflate, br' };
+}
 
 const withoutHeaders = (headers: Record<string, string>, drop: (name: string) => boolean) =>
   Object.fromEntries(Object.entries(headers).filter(([name]) => !drop(name.toLowerCase())));

@@ -1,4 +1,5 @@
-import { isTooLarge, outbound } from '../net/outbound.js';
+import { Deadline, exchange, type Answer } from '../net/exchange.js';
+import { isTooLarge, responseCap } from '../net/outbound.js';
 import { AppError } from '../errors.js';
 
 export type ProviderFailure = 'auth' | 'not_found' | 'unavailable' | 'bad_response';
@@ -39,6 +40,51 @@ function retryAfterMs(header: unknown, policy: RetryPolicy): number | null {
   return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), policy.maxRetryAfterMs) : null;
 }
 
+/** Redirects a provider call follows. */
+const MAX_REDIRECTS = 5;
+
+/** One exchange with the provider, its deadline covering the whole answer. */
+async function send(
+  url: string,
+  req: ProviderRequest,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<Answer> {
+  const deadline = new Deadline(timeoutMs);
+  const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+  try {
+    return await exchange(
+      {
+        method: req.method ?? 'GET',
+        url,
+        headers: {
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
+        body,
+      },
+      { signal: deadline, limit: responseCap(), maxRedirects: MAX_REDIRECTS },
+    );
+  } catch (err) {
+    if (deadline.aborted)
+      throw new Error(`no complete answer within ${timeoutMs} ms`, { cause: err });
+    throw err;
+  } finally {
+    deadline.clear();
+  }
+}
+
+/** A successful answer's JSON; an empty body is null, and anything else not JSON is a bad response. */
+function parsed<T>(res: Answer, path: string): T {
+  if (res.body.length === 0) return null as T;
+  try {
+    return JSON.parse(res.body.toString('utf8')) as T;
+  } catch {
+    throw new ProviderError('bad_response', `The provider's answer to ${path} is not JSON`);
+  }
+}
+
 export interface ProviderRequest {
   method?: 'GET' | 'POST' | 'PATCH';
   path: string;
@@ -71,16 +117,8 @@ export function providerClient(
     for (let attempt = 1; attempt <= policy.attempts; attempt++) {
       let wait = policy.baseDelayMs * 2 ** (attempt - 1) + Math.random() * policy.baseDelayMs;
       try {
-        const res = await outbound.request({
-          method: req.method ?? 'GET',
-          url: url.toString(),
-          data: req.body,
-          headers: { accept: 'application/json', ...headers },
-          timeout: policy.timeoutMs,
-          validateStatus: () => true,
-          responseType: 'json',
-        });
-        if (res.status < 300) return res.data as T;
+        const res = await send(url.toString(), req, headers, policy.timeoutMs);
+        if (res.status < 300) return parsed<T>(res, url.pathname);
         if (res.status === 401 || res.status === 403)
           throw new ProviderError(
             'auth',

@@ -1,5 +1,4 @@
-import { EventEmitter } from 'node:events';
-import { exchange, TooManyRedirects } from '../net/exchange.js';
+import { Deadline, exchange, TooManyRedirects } from '../net/exchange.js';
 import { responseCap, ResponseTooLarge } from '../net/outbound.js';
 import { failureForStatus, ToolFailure } from './outcome.js';
 import type { AuthApplied } from './auth.js';
@@ -73,26 +72,6 @@ const lower = (h: Record<string, string>): Record<string, string> =>
 export interface HttpAnswer {
   status: number;
   text: string;
-}
-
-/**
- * The deadline of one exchange, as the event emitter undici accepts for a signal: a timer and
- * one listener. An AbortController (an EventTarget) costs more than the rest of the tool
- * runtime's own work per call; AbortSignal.timeout also kept its timer until the deadline.
- */
-class Deadline extends EventEmitter {
-  aborted = false;
-  private readonly timer: NodeJS.Timeout;
-  constructor(ms: number) {
-    super();
-    this.timer = setTimeout(() => {
-      this.aborted = true;
-      this.emit('abort');
-    }, ms);
-  }
-  clear(): void {
-    clearTimeout(this.timer);
-  }
 }
 
 /**

@@ -86,6 +86,7 @@ describe('requests to the outside', () => {
   });
   afterEach(() => setResponseCap(DEFAULT_MAX_RESPONSE_BYTES));
   const lastAway = () => away.seen[away.seen.length - 1]!;
+  const lastHome = () => home.seen[home.seen.length - 1]!;
   const carried = (seen: Seen) => credentialHeaders.filter((h) => seen.headers[h] !== undefined);
 
   describe('credentials never follow a redirect to another origin', () => {
@@ -190,6 +191,15 @@ describe('requests to the outside', () => {
       );
       await expect(call({ path: '/big' })).rejects.toThrow(/response_too_large/);
       expect(home.seen.length - before).toBe(1);
+    });
+
+    it('a compressed provider answer is decoded, and capped once decoded', async () => {
+      const call = providerClient(home.url, {});
+      const answer = await call<{ reply: string }>({ path: '/big-gzip' });
+      expect(answer.reply).toHaveLength(3 * 1024 * 1024);
+      expect(lastHome().headers['accept-encoding']).toMatch(/gzip/);
+      setResponseCap(1024 * 1024);
+      await expect(call({ path: '/big-gzip' })).rejects.toThrow(/response_too_large/);
     });
 
     it.each(['/big-gzip', '/big-chunked'])(
