@@ -189,9 +189,16 @@ function bodyOf(body: BodyInit | null | undefined): string | Uint8Array | undefi
   throw new TypeError('the model fetch sends text and byte bodies only');
 }
 
+/** The body was read whole and decoded: the headers that described it on the wire no longer do. */
+const WIRE_HEADERS = new Set(['content-encoding', 'content-length', 'transfer-encoding']);
+
 const answerHeaders = (headers: IncomingHttpHeaders): [string, string][] =>
   Object.entries(headers).flatMap(([name, value]) =>
-    value === undefined ? [] : Array.isArray(value) ? value.map((v) => [name, v]) : [[name, value]],
+    value === undefined || WIRE_HEADERS.has(name)
+      ? []
+      : Array.isArray(value)
+        ? value.map((v) => [name, v])
+        : [[name, value]],
   ) as [string, string][];
 
 /**

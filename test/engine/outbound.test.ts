@@ -4,6 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createModelClient } from '../../src/llm/client.js';
 import { emptyUsage } from '../../src/llm/types.js';
+import { guardedFetch } from '../../src/net/exchange.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, setResponseCap } from '../../src/net/outbound.js';
 import { providerClient } from '../../src/providers/client.js';
 import { httpAgentChat } from '../../src/providers/http-agent.js';
@@ -191,6 +192,14 @@ describe('requests to the outside', () => {
       );
       await expect(call({ path: '/big' })).rejects.toThrow(/response_too_large/);
       expect(home.seen.length - before).toBe(1);
+    });
+
+    it("the SDKs' fetch answers a decoded body without the headers of its encoding", async () => {
+      const res = await guardedFetch()(`${home.url}/big-gzip`, { method: 'GET' });
+      expect(res.headers.get('content-encoding')).toBeNull();
+      expect(res.headers.get('content-length')).toBeNull();
+      expect(res.headers.get('content-type')).toBe('application/json');
+      expect(((await res.json()) as { reply: string }).reply).toHaveLength(3 * 1024 * 1024);
     });
 
     it('a compressed provider answer is decoded, and capped once decoded', async () => {
