@@ -131,7 +131,10 @@ async function anthropicOnce(
   return { text, toolCalls };
 }
 
-/** Why a call failed: the SDKs report an answer over the cap as a connection error, with it as the cause. */
+/**
+ * Why a call failed. The SDKs report an answer over the cap as a connection error, with the cap's
+ * error as its cause.
+ */
 const reason = (err: unknown): string => {
   const { message, cause } = err as Error;
   return isTooLarge(err) && cause instanceof Error ? cause.message : message;

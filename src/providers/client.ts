@@ -75,7 +75,7 @@ async function send(
   }
 }
 
-/** A successful answer's JSON; an empty body is null, and anything else not JSON is a bad response. */
+/** A successful answer's JSON: an empty body is null, and a body that is not JSON a bad response. */
 function parsed<T>(res: Answer, path: string): T {
   if (res.body.length === 0) return null as T;
   try {

@@ -1,8 +1,11 @@
 import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from 'kysely';
 import type { Tables } from './tables.js';
 
-/** Shapes kept per database: an import uses a few (a full page, its last page, its tool calls). */
-const CAPACITY = 32;
+/**
+ * Shapes kept per database: an import uses a few (a full page, its last page, its tool calls), and
+ * list pages one per page size asked.
+ */
+const CAPACITY = 128;
 
 interface Shape {
   sql: string;
@@ -26,10 +29,11 @@ function textsOf(db: Kysely<Tables>): Map<string, Shape> {
 /**
  * Runs a query whose text depends only on its shape (a multi-row INSERT of n rows, an IN list of n
  * values) with these values, compiling that shape once per database. The query builder parses and
- * compiles every value of such a query on every call: for a page of imported calls (1,500
- * values, and 2,400 more for its tool calls) that was about a twentieth of an import's time. The first call of a shape compiles the
- * real query and checks that its bound values are `parameters`, in that order: a caller that lists
- * them differently fails at once instead of writing values into the wrong columns.
+ * compiles every value of such a query on every call: for a page of imported calls (1,500 values,
+ * and 2,400 more for its tool calls) that was about a twentieth of an import's time. The first
+ * call of a shape compiles the real query and checks that its bound values are `parameters`, in
+ * that order: a caller that lists them differently fails at once instead of writing values into
+ * the wrong columns.
  */
 export async function runShaped<R>(
   db: Kysely<Tables>,
