@@ -107,7 +107,6 @@ export async function send(request: PreparedRequest, timeoutMs: number): Promise
 }
 
 function classifyTransportError(err: unknown, timeoutMs: number, timedOut: boolean): ToolFailure {
-  if (err instanceof ToolFailure) return err;
   const e = err as Error & { code?: string };
   if (timedOut || e.code === 'UND_ERR_CONNECT_TIMEOUT') {
     return new ToolFailure('timeout', `No complete answer within ${timeoutMs} ms`);
@@ -118,9 +117,7 @@ function classifyTransportError(err: unknown, timeoutMs: number, timedOut: boole
       `The response is larger than ${err.limit} bytes; it was cut off`,
     );
   }
-  if (err instanceof TooManyRedirects) {
-    return new ToolFailure('http_error', `More than ${MAX_REDIRECTS} redirects`);
-  }
+  if (err instanceof TooManyRedirects) return new ToolFailure('http_error', err.message);
   const message = e.message ?? String(err);
   return new ToolFailure(
     'network_error',
