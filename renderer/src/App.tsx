@@ -6,7 +6,6 @@ import {
   CssBaseline,
   Drawer,
   IconButton,
-  LinearProgress,
   List,
   ListItemButton,
   ListItemText,
@@ -17,41 +16,36 @@ import {
   Typography,
   createTheme,
 } from '@mui/material';
-import { Suspense, lazy, useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useSession } from './stores/session';
 import { useEngineEventStream } from './stores/events';
 import { engineLabel, useTeam } from './stores/team';
 import { Overview } from './screens/Overview';
+import { lazyScreen } from './lazyScreen';
 import { WorkspaceSwitcher } from './ui/WorkspaceSwitcher';
 
 // Screens other than the first one load when first opened: the initial bundle carries the shell,
 // the client and the overview only.
-const Agents = lazy(() => import('./screens/Agents').then((m) => ({ default: m.Agents })));
-const AgentDetail = lazy(() =>
-  import('./screens/Agents').then((m) => ({ default: m.AgentDetail })),
+const Agents = lazyScreen(() => import('./screens/Agents').then((m) => m.Agents));
+const AgentDetail = lazyScreen(() => import('./screens/Agents').then((m) => m.AgentDetail));
+const Tools = lazyScreen(() => import('./screens/Tools').then((m) => m.Tools));
+const ToolDetail = lazyScreen(() => import('./screens/Tools').then((m) => m.ToolDetail));
+const Personas = lazyScreen(() => import('./screens/Personas').then((m) => m.Personas));
+const Scenarios = lazyScreen(() => import('./screens/Scenarios').then((m) => m.Scenarios));
+const Executions = lazyScreen(() => import('./screens/Executions').then((m) => m.Executions));
+const ExecutionDetail = lazyScreen(() =>
+  import('./screens/Executions').then((m) => m.ExecutionDetail),
 );
-const Tools = lazy(() => import('./screens/Tools').then((m) => ({ default: m.Tools })));
-const ToolDetail = lazy(() => import('./screens/Tools').then((m) => ({ default: m.ToolDetail })));
-const Personas = lazy(() => import('./screens/Personas').then((m) => ({ default: m.Personas })));
-const Scenarios = lazy(() => import('./screens/Scenarios').then((m) => ({ default: m.Scenarios })));
-const Executions = lazy(() =>
-  import('./screens/Executions').then((m) => ({ default: m.Executions })),
+const SimulationDetail = lazyScreen(() =>
+  import('./screens/Executions').then((m) => m.SimulationDetail),
 );
-const ExecutionDetail = lazy(() =>
-  import('./screens/Executions').then((m) => ({ default: m.ExecutionDetail })),
+const AllSimulations = lazyScreen(() =>
+  import('./screens/Executions').then((m) => m.AllSimulations),
 );
-const SimulationDetail = lazy(() =>
-  import('./screens/Executions').then((m) => ({ default: m.SimulationDetail })),
-);
-const AllSimulations = lazy(() =>
-  import('./screens/Executions').then((m) => ({ default: m.AllSimulations })),
-);
-const Scorecards = lazy(() =>
-  import('./screens/Scorecards').then((m) => ({ default: m.Scorecards })),
-);
-const Schedules = lazy(() => import('./screens/Schedules').then((m) => ({ default: m.Schedules })));
-const Alerts = lazy(() => import('./screens/Alerts').then((m) => ({ default: m.Alerts })));
-const Settings = lazy(() => import('./screens/Settings').then((m) => ({ default: m.Settings })));
+const Scorecards = lazyScreen(() => import('./screens/Scorecards').then((m) => m.Scorecards));
+const Schedules = lazyScreen(() => import('./screens/Schedules').then((m) => m.Schedules));
+const Alerts = lazyScreen(() => import('./screens/Alerts').then((m) => m.Alerts));
+const Settings = lazyScreen(() => import('./screens/Settings').then((m) => m.Settings));
 
 const NAV: [string, string][] = [
   ['', 'Overview'],
@@ -193,10 +187,8 @@ export function App() {
         </Drawer>
         <Box sx={{ flex: 1, minWidth: 0 }}>
           <Toolbar variant="dense" />
-          <Suspense fallback={<LinearProgress aria-label="Loading the screen" />}>
-            {/* Another workspace: every screen starts over with its data. */}
-            <Screen key={workspaceId} route={route} />
-          </Suspense>
+          {/* Another workspace: every screen starts over with its data. */}
+          <Screen key={workspaceId} route={route} />
         </Box>
       </Box>
     </ThemeProvider>
