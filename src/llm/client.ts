@@ -132,12 +132,14 @@ async function anthropicOnce(
 }
 
 /**
- * Why a call failed. The SDKs report an answer over the cap as a connection error, with the cap's
- * error as its cause.
+ * Why a call failed. The SDKs report any failure of their fetch as "Connection error." and keep
+ * what happened (refused, reset, an answer over the cap) as its cause: the message says both.
  */
 const reason = (err: unknown): string => {
   const { message, cause } = err as Error;
-  return isTooLarge(err) && cause instanceof Error ? cause.message : message;
+  return cause instanceof Error && cause.message && !message.includes(cause.message)
+    ? `${message} (${cause.message})`
+    : message;
 };
 
 /**

@@ -207,6 +207,16 @@ describe('model roles in /v1/settings', () => {
     ).toBe('environment');
   });
 
+  it('a model that cannot be reached is named with the reason, not a bare "Connection error."', async () => {
+    const complete = createModelClient(
+      { kind: 'openai', baseUrl: 'http://127.0.0.1:1/v1', apiKey: 'sk-test', model: 'gpt-test' },
+      { ...FAST, attempts: 1 },
+    );
+    await expect(
+      complete({ messages: [{ role: 'user', content: 'hi' }] }, emptyUsage()),
+    ).rejects.toThrow(/The openai model gpt-test failed: Connection error\. \(.*ECONNREFUSED/);
+  });
+
   it('a role needs a model and a key', async () => {
     const res = await s.call('PATCH', '/v1/settings', { llm: { caller: { kind: 'openai' } } });
     expect(res.status).toBe(400);
