@@ -214,7 +214,8 @@ async function knownCalls(
           .selectFrom('calls')
           .select(['provider_call_id', 'id'])
           .where('agent_id', '=', agentId)
-          .where('provider_call_id', 'in', ids),
+          .where('provider_call_id', 'in', ids)
+          .compile(),
       [agentId, ...ids],
     );
     for (const r of rows) known.set(r.provider_call_id, r.id);

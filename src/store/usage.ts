@@ -47,7 +47,7 @@ export async function usageByIds(
   const { rows } = await runShaped(
     db,
     `usage.${column}:${ids.length}`,
-    () => ({ compile: () => usage().compile(db) }),
+    () => usage().compile(db),
     ids,
   );
   for (const r of rows)

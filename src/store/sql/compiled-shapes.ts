@@ -38,13 +38,13 @@ function textsOf(db: Kysely<Tables>): Map<string, Shape> {
 export async function runShaped<R>(
   db: Kysely<Tables>,
   shape: string,
-  query: () => Compilable<R>,
+  compile: () => CompiledQuery<R>,
   parameters: unknown[],
 ): Promise<QueryResult<R>> {
   const known = textsOf(db);
   let text = known.get(shape);
   if (!text) {
-    const compiled = query().compile();
+    const compiled = compile();
     const same =
       compiled.parameters.length === parameters.length &&
       compiled.parameters.every((v, i) => v === parameters[i]);
@@ -85,5 +85,5 @@ export function insertShaped<T extends object, R>(
     });
   // The columns are part of the shape: rows built with other columns get a text of their own.
   const key = `${shape}:${columns.join(',')}:${rows.length}`;
-  return runShaped(db, key, () => build(defined()), values);
+  return runShaped(db, key, () => build(defined()).compile(), values);
 }
