@@ -1,7 +1,14 @@
-import type Database from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+  type SqliteDatabase,
+  type SqliteStatement,
+} from 'kysely';
 import pg from 'pg';
 import type { Db } from '../db.js';
+import { literalRows } from './literal-rows.js';
 import { postgresSql, sqliteSql, type DialectSql } from './dialect.js';
 import type { Tables } from './tables.js';
 
@@ -21,13 +28,13 @@ const STATEMENT_CACHE = 500;
 
 /** better-sqlite3 prepares each distinct SQL text once here; the query builder asks every time. */
 function preparingOnce(db: Db): SqliteDatabase {
-  const statements = new Map<string, Database.Statement>();
+  const statements = new Map<string, SqliteStatement>();
   return {
     close: () => db.close(),
     prepare(text) {
       let stmt = statements.get(text);
       if (!stmt) {
-        stmt = db.prepare(text);
+        stmt = literalRows(db.prepare(text));
         statements.set(text, stmt);
         if (statements.size > STATEMENT_CACHE) statements.delete(statements.keys().next().value!);
       }
