@@ -154,6 +154,8 @@ test.describe('realistic callers in the interface', () => {
 
     const panel = page.getByRole('region', { name: 'Caller' });
     await expect(panel).toContainText('mobile');
+    // A mobile line is a phone line: μ-law at 8 kHz, whatever the agent's own rate.
+    await expect(panel).toContainText('μ-law at 8 kHz · loss');
     await expect(panel).toContainText('seed 1234');
     await expect(panel).toContainText(/Frames lost\s*\d+ of \d+/);
     await expect(panel).toContainText('cafe at 15 dB SNR');

@@ -13,6 +13,7 @@ import {
 import type { ReactNode } from 'react';
 import type { OutputOf } from '../client';
 import { fmtNum } from './common';
+import { lineSound, type CallLine } from './lineSound';
 
 type Sim = OutputOf<'simulations.get'>['simulation'];
 type Caller = NonNullable<NonNullable<Sim['audio']>['caller']>;
@@ -23,7 +24,6 @@ export type ConditionRow = NonNullable<
   OutputOf<'executions.get'>['execution']['audio']
 >['by_conditions'][number];
 
-const CODECS: Record<Caller['line']['codec'], string> = { pcm16: 'PCM 16-bit', mulaw: 'μ-law' };
 const ACTS: Record<Act, string> = {
   barge_in: 'barge-in',
   backchannel: 'backchannel',
@@ -57,15 +57,15 @@ const Text = ({ children }: { children: ReactNode }) => (
   </Typography>
 );
 
-function LineFacts({ line }: { line: Caller['line'] }) {
+function LineFacts({ line, callRate }: { line: CallLine; callRate: number }) {
   const lostShare = line.frames ? Math.round((1000 * line.frames_lost) / line.frames) / 10 : 0;
   return (
     <>
       <Fact label="Line">
         <Chip size="small" label={line.profile} />
         <Text>
-          {CODECS[line.codec]} at {line.sample_rate / 1000} kHz · loss {line.loss_percent}% · jitter{' '}
-          {line.jitter_ms} ms · latency {line.latency_ms} ms
+          {lineSound(line, callRate)} · loss {line.loss_percent}% · jitter {line.jitter_ms} ms ·
+          latency {line.latency_ms} ms
         </Text>
       </Fact>
       <Fact label="Frames lost">
@@ -118,7 +118,7 @@ function RecognitionFact({ asr }: { asr: Caller['asr'] }) {
  * it), the noise around it, what it did (barge-ins, backchannels, silences, digits, hang-up) and
  * how the agent took it, and what the agent's recognition made of its words.
  */
-export function CallerPanel({ caller }: { caller: Caller }) {
+export function CallerPanel({ caller, callRate }: { caller: Caller; callRate: number }) {
   const b = caller.barge_ins;
   return (
     <Card variant="outlined" component="section" aria-label="Caller" sx={{ mb: 2 }}>
@@ -137,7 +137,7 @@ export function CallerPanel({ caller }: { caller: Caller }) {
             m: 0,
           }}
         >
-          <LineFacts line={caller.line} />
+          <LineFacts line={caller.line} callRate={callRate} />
           <Fact label="Noise">
             <Text>
               {caller.noise.snr_db === null

@@ -1,5 +1,6 @@
 import { MenuItem, Stack, TextField } from '@mui/material';
 import type { InputOf } from '../client';
+import { CODEC_NAMES } from './lineSound';
 
 type LineChoice = NonNullable<NonNullable<InputOf<'scenarios.create'>['audio']>['line']>;
 export type LineProfile = Extract<LineChoice, string>;
@@ -7,12 +8,11 @@ type CustomLine = Exclude<LineChoice, string>;
 
 // Keys of a record over the catalogue's own profiles: adding one there fails to compile here.
 const LINE_PROFILES: Record<LineProfile, string> = {
-  studio: 'studio: clean, 16 kHz',
+  studio: "studio: clean, at the call's own rate",
   phone: 'phone: 8 kHz μ-law',
   mobile: 'mobile: phone with losses',
 };
 const PROFILES = Object.keys(LINE_PROFILES) as LineProfile[];
-const CODECS: Record<CustomLine['codec'], string> = { pcm16: 'PCM 16-bit', mulaw: 'μ-law' };
 
 /** A line in a few words: its profile's name, or "custom". */
 const lineName = (line: LineChoice | undefined) =>
@@ -94,7 +94,7 @@ function CustomLineFields({ line, onChange, error }: LineProps) {
         onChange={(e) => onChange({ ...line, codec: e.target.value as CustomLine['codec'] })}
         sx={{ flex: 1 }}
       >
-        {Object.entries(CODECS).map(([k, label]) => (
+        {Object.entries(CODEC_NAMES).map(([k, label]) => (
           <MenuItem key={k} value={k}>
             {label}
           </MenuItem>
