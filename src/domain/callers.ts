@@ -99,7 +99,7 @@ export type CustomLine = z.infer<typeof CustomLine>;
 export const LineChoice = z
   .union([z.enum(LINE_PROFILES), CustomLine])
   .describe(
-    'studio (clean 16 kHz), phone (8 kHz mu-law, 300-3400 Hz), mobile (phone with loss and jitter), or {codec, sampleRate, lossPercent, jitterMs, latencyMs}',
+    "studio (clean: the call's own audio), phone (8 kHz mu-law, 300-3400 Hz), mobile (phone with loss and jitter), or {codec, sampleRate, lossPercent, jitterMs, latencyMs}",
   );
 export type LineChoice = z.infer<typeof LineChoice>;
 
