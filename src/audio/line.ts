@@ -56,6 +56,10 @@ const ANTI_ALIAS_ORDER = 6;
 const ANTI_IMAGE_ORDER = 6;
 const GUARD_SHARE_OF_NYQUIST = 0.95;
 
+/** The rate a line carries a call at: its own, or the call's where that is narrower. */
+export const lineRateOn = (lineSampleRate: number, callRate: number): number =>
+  Math.min(lineSampleRate, callRate);
+
 /** A mu-law line, or an 8 kHz one, carries only the telephone band. */
 export function isBandLimited(spec: LineSpec): boolean {
   return spec.codec === 'mulaw' || spec.sampleRate === 8000;
@@ -91,7 +95,7 @@ class BandLimiter {
   private readonly band: BiquadCascade | null;
 
   constructor(spec: LineSpec, callRate: number) {
-    this.lineRate = Math.min(spec.sampleRate, callRate);
+    this.lineRate = lineRateOn(spec.sampleRate, callRate);
     this.factor = callRate / this.lineRate;
     if (!Number.isInteger(this.factor)) {
       throw new RangeError(`a ${this.lineRate} Hz line cannot carry a ${callRate} Hz call`);
@@ -372,7 +376,7 @@ export class LineSimulator {
   constructor(opts: LineSimulatorOptions) {
     this.spec = { ...opts.spec };
     this.random = opts.random;
-    const lineRate = Math.min(opts.spec.sampleRate, opts.callRate);
+    const lineRate = lineRateOn(opts.spec.sampleRate, opts.callRate);
     const transparent = !isBandLimited(opts.spec) && lineRate === opts.callRate;
     this.sound = transparent ? null : new LineSound(this.spec, opts.callRate);
     this.loss = new GilbertElliottLoss(this.spec.lossPercent, this.random);

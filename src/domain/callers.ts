@@ -139,6 +139,10 @@ export type AsrAccuracy = z.infer<typeof AsrAccuracy>;
 /** What the caller did on the call and how the agent took it. */
 export const CallerSummary = z.object({
   line: SimulationLine.extend({
+    sample_rate: z
+      .number()
+      .int()
+      .describe("The rate the line carried: its own, or the call's where that is narrower"),
     frames: z.number().int().describe('Caller frames put on the line'),
     frames_lost: z.number().int(),
   }),

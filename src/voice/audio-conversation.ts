@@ -192,6 +192,7 @@ async function outcome(
     conditions: setup.conditions,
     log: f.driver.log,
     lineStats: f.lineStats,
+    callRate: live.rate,
     frames: pacing.frames,
     caller: live.callerSpeech,
     agent: live.agentSpeech,

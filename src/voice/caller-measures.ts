@@ -1,4 +1,4 @@
-import type { LineStats } from '../audio/line.js';
+import { lineRateOn, type LineStats } from '../audio/line.js';
 import type { AgentActivity } from './agent-activity.js';
 import { summarize } from '../audio/stats.js';
 import type { AsrAccuracy, CallerSummary } from '../domain/callers.js';
@@ -87,6 +87,8 @@ export interface CallerFigures {
   conditions: CallerConditions;
   log: CallerLog;
   lineStats: LineStats | null;
+  /** The call's sample rate: no line carries more. */
+  callRate: number;
   /** Caller frames made (each goes on the line, or is lost on it). */
   frames: number;
   caller: CallerSpeech[];
@@ -97,8 +99,14 @@ export interface CallerFigures {
 
 export function measureCaller(f: CallerFigures): CallerSummary {
   const frames = f.lineStats?.frames ?? f.frames;
+  const line = f.conditions.line;
   return {
-    line: { ...f.conditions.line, frames, frames_lost: f.lineStats?.lost ?? 0 },
+    line: {
+      ...line,
+      sample_rate: lineRateOn(line.sample_rate, f.callRate),
+      frames,
+      frames_lost: f.lineStats?.lost ?? 0,
+    },
     noise: { bed: f.conditions.noise.bed, snr_db: f.conditions.noise.snrDb },
     barge_ins: bargeIns(f),
     backchannels: backchannels(f),

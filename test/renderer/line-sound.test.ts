@@ -14,18 +14,13 @@ const line = (profile: string, codec: CallLine['codec'], rate: number): CallLine
 });
 
 describe('the line a caller panel names', () => {
-  it("says a studio line carried the call's own audio, at the call's rate", () => {
-    expect(lineSound(line('studio', 'pcm16', 16000), 8000)).toBe("the call's own audio at 8 kHz");
-    expect(lineSound(line('studio', 'pcm16', 16000), 16000)).toBe("the call's own audio at 16 kHz");
+  it("says a studio line carried the call's own audio", () => {
+    expect(lineSound(line('studio', 'pcm16', 8000))).toBe("the call's own audio at 8 kHz");
+    expect(lineSound(line('studio', 'pcm16', 16000))).toBe("the call's own audio at 16 kHz");
   });
 
-  it('names a line narrower than the call by its own codec and rate', () => {
-    expect(lineSound(line('phone', 'mulaw', 8000), 16000)).toBe('μ-law at 8 kHz');
-  });
-
-  it('never claims a band wider than the call had', () => {
-    expect(lineSound(line('custom', 'pcm16', 16000), 8000)).toBe(
-      "PCM 16-bit at 8 kHz (the call's rate)",
-    );
+  it('names any other line by its codec and the rate it carried', () => {
+    expect(lineSound(line('phone', 'mulaw', 8000))).toBe('μ-law at 8 kHz');
+    expect(lineSound(line('custom', 'pcm16', 16000))).toBe('PCM 16-bit at 16 kHz');
   });
 });

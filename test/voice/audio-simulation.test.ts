@@ -67,6 +67,9 @@ describe('audio simulations', () => {
     expect(sim.passed).toBe(true);
     const audio = sim.audio;
     expect(audio.transport).toBe('twilio');
+    // A studio line (the default) carries the phone call's own 8 kHz, not the 16 kHz of its spec.
+    expect(audio.sample_rate).toBe(8000);
+    expect(audio.caller.line).toMatchObject({ profile: 'studio', sample_rate: 8000 });
     // The agent's turns were found by Silero VAD (8 kHz on this transport), dated by energy.
     expect(audio.voice_activity).toEqual({ detector: 'silero', reason: null });
     expect(audio.response_latency_ms.p50).toBeGreaterThan(600);

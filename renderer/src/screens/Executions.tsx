@@ -252,9 +252,7 @@ export function SimulationDetail({ id }: { id: string }) {
             </Stack>
             {s.error && <Typography color="error">{s.error}</Typography>}
             {s.audio && <AudioFigures audio={s.audio} />}
-            {s.audio?.caller && (
-              <CallerPanel caller={s.audio.caller} callRate={s.audio.sample_rate} />
-            )}
+            {s.audio?.caller && <CallerPanel caller={s.audio.caller} />}
             {s.recording_url && <CallRecording sim={s} onTime={setPlayedMs} />}
             <Stack spacing={1} aria-label="Transcript" role="log">
               {s.turns.map((t, i) => (

@@ -57,15 +57,15 @@ const Text = ({ children }: { children: ReactNode }) => (
   </Typography>
 );
 
-function LineFacts({ line, callRate }: { line: CallLine; callRate: number }) {
+function LineFacts({ line }: { line: CallLine }) {
   const lostShare = line.frames ? Math.round((1000 * line.frames_lost) / line.frames) / 10 : 0;
   return (
     <>
       <Fact label="Line">
         <Chip size="small" label={line.profile} />
         <Text>
-          {lineSound(line, callRate)} · loss {line.loss_percent}% · jitter {line.jitter_ms} ms ·
-          latency {line.latency_ms} ms
+          {lineSound(line)} · loss {line.loss_percent}% · jitter {line.jitter_ms} ms · latency{' '}
+          {line.latency_ms} ms
         </Text>
       </Fact>
       <Fact label="Frames lost">
@@ -118,7 +118,7 @@ function RecognitionFact({ asr }: { asr: Caller['asr'] }) {
  * it), the noise around it, what it did (barge-ins, backchannels, silences, digits, hang-up) and
  * how the agent took it, and what the agent's recognition made of its words.
  */
-export function CallerPanel({ caller, callRate }: { caller: Caller; callRate: number }) {
+export function CallerPanel({ caller }: { caller: Caller }) {
   const b = caller.barge_ins;
   return (
     <Card variant="outlined" component="section" aria-label="Caller" sx={{ mb: 2 }}>
@@ -137,7 +137,7 @@ export function CallerPanel({ caller, callRate }: { caller: Caller; callRate: nu
             m: 0,
           }}
         >
-          <LineFacts line={caller.line} callRate={callRate} />
+          <LineFacts line={caller.line} />
           <Fact label="Noise">
             <Text>
               {caller.noise.snr_db === null

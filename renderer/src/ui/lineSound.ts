@@ -11,12 +11,12 @@ export const CODEC_NAMES: Record<CallLine['codec'], string> = {
 };
 
 /**
- * What the caller's audio went through on its way: a studio line leaves the call's own audio as it
- * is, and a line wider than the call (16 kHz on an 8 kHz phone call) cannot add the band it lacks.
+ * What the caller's audio went through on its way, at the rate the line carried (the engine
+ * reports no more than the call had): a studio line leaves the call's own audio as it is.
  */
-export function lineSound(line: CallLine, callRate: number): string {
-  if (line.profile === 'studio') return `the call's own audio at ${callRate / 1000} kHz`;
-  const rate = Math.min(line.sample_rate, callRate);
-  const narrowed = rate < line.sample_rate ? " (the call's rate)" : '';
-  return `${CODEC_NAMES[line.codec]} at ${rate / 1000} kHz${narrowed}`;
+export function lineSound(line: CallLine): string {
+  const rate = `${line.sample_rate / 1000} kHz`;
+  return line.profile === 'studio'
+    ? `the call's own audio at ${rate}`
+    : `${CODEC_NAMES[line.codec]} at ${rate}`;
 }
