@@ -38,12 +38,7 @@ export function literalRows(stmt: Database.Statement): SqliteStatement {
   };
   return {
     reader: true,
-    all(parameters) {
-      const rows = stmt.all(parameters) as unknown[][];
-      const out = new Array<Record<string, unknown>>(rows.length);
-      for (let i = 0; i < rows.length; i++) out[i] = rowOf(rows[i]!);
-      return out;
-    },
+    all: (parameters) => (stmt.all(parameters) as unknown[][]).map(rowOf),
     run: (parameters) => stmt.run(parameters),
     *iterate(parameters) {
       for (const values of stmt.iterate(parameters) as IterableIterator<unknown[]>)
