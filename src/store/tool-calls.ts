@@ -3,7 +3,7 @@ import type { ToolCallRecord } from '../domain/tools.js';
 import { toJson } from './db.js';
 import { insertShaped } from './sql/compiled-shapes.js';
 import type { StoreDatabase } from './sql/connect.js';
-import { valueList, type StoreContext } from './sql/query.js';
+import { boundCount, valueList, type StoreContext } from './sql/query.js';
 import type { Tables } from './sql/tables.js';
 import { countWhere } from './usage.js';
 
@@ -56,7 +56,8 @@ function windowFigures({ db }: StoreContext, flush: () => Promise<void>) {
       if (total === 0) return null;
       const rank = Math.ceil(0.95 * total) - 1;
       const { rows } = await sql<{ duration_ms: number }>`SELECT duration_ms FROM tool_calls
-        WHERE ${window(toolId, from, to)} ORDER BY duration_ms LIMIT 1 OFFSET ${rank}`.execute(db);
+        WHERE ${window(toolId, from, to)} ORDER BY duration_ms
+        LIMIT 1 OFFSET ${boundCount(rank)}`.execute(db);
       return rows[0]?.duration_ms ?? null;
     },
   };
