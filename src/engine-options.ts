@@ -30,6 +30,12 @@ export interface EngineOptions {
   syncIntervalMinutes?: number;
   /** First delay between notification delivery attempts (doubling); tests shorten it. */
   deliveryRetryBaseMs?: number;
+  /**
+   * False: alerts are evaluated on engine events and when asked, not also at each minute of the
+   * wall clock. Tests that move a fake clock and then ask for an evaluation set it, since a
+   * minute's round landing between the two would take the change their evaluation expects.
+   */
+  alertEveryMinute?: boolean;
   /** The default language model of every role (serve reads CALLBENCH_LLM_BASE_URL, _API_KEY, _MODEL). */
   llmDefault?: ModelConnection | null;
   /** Simulations run at once (default 4), and the per-simulation limits a scenario may override. */

@@ -148,6 +148,27 @@ const simulationDefaultsOf = (options: EngineOptions) => ({
   maxDurationMs: options.maxDurationMs ?? 300_000,
 });
 
+/** Alerts: the service that records and notifies, and the evaluator that decides when. */
+function alertServices(options: EngineOptions, base: ServiceBase) {
+  const { store, secrets, clock, events, log } = base;
+  const alerts = createAlertService({
+    store,
+    secrets,
+    clock,
+    events,
+    deliveryRetryBaseMs: options.deliveryRetryBaseMs,
+  });
+  const evaluator = createAlertEvaluator({
+    store,
+    clock,
+    events,
+    alerts,
+    log: (m) => log.error(m),
+    everyMinute: options.alertEveryMinute,
+  });
+  return { alerts, evaluator };
+}
+
 /**
  * The engine's services, wired together: tool runtime, provider sync, alerts, the simulation
  * runner and the scheduler. Nothing runs until `startBackground()`.
@@ -181,14 +202,7 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
     log: logError,
     info: (m) => log.info(m),
   });
-  const alerts = createAlertService({
-    store,
-    secrets,
-    clock,
-    events,
-    deliveryRetryBaseMs: options.deliveryRetryBaseMs,
-  });
-  const evaluator = createAlertEvaluator({ store, clock, events, alerts, log: logError });
+  const { alerts, evaluator } = alertServices(options, base);
   const stopping = new AbortController();
   const runner = createSimulationRunner({
     store,

@@ -35,6 +35,8 @@ export interface EvaluatorDeps {
   events: EventBus;
   alerts: AlertService;
   log(m: string): void;
+  /** Also a round at each minute of the wall clock (default true). */
+  everyMinute?: boolean;
 }
 
 /** Records an alert's change of state, tells who listens, and notifies on its channels. */
@@ -117,15 +119,16 @@ export function createAlertEvaluator(deps: EvaluatorDeps) {
 
   return {
     evaluate,
-    /** Every minute, and at once when an engine event concerns alerts. */
+    /** Every minute (unless `everyMinute` is false), and soon after an engine event about alerts. */
     start(): () => void {
-      task = cron.schedule(
-        '* * * * *',
-        () =>
-          void evaluate().catch((err) =>
-            deps.log(`alert evaluation failed: ${(err as Error).message}`),
-          ),
-      );
+      if (deps.everyMinute !== false)
+        task = cron.schedule(
+          '* * * * *',
+          () =>
+            void evaluate().catch((err) =>
+              deps.log(`alert evaluation failed: ${(err as Error).message}`),
+            ),
+        );
       // A burst of events (an execution of many simulations finishing) makes one round, not one each.
       const off = deps.events.subscribe((e) => {
         if ((e.type === 'agent.config_changed' || e.type === 'simulation.finished') && !soon) {
