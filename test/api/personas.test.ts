@@ -281,6 +281,10 @@ describe('personas', () => {
     expect(over.body.error.details).toEqual([{ path: 'limit', message: 'must be at most 100' }]);
     expect((await s.ws('GET', '/personas?limit=0')).status).toBe(400);
     expect((await s.ws('GET', '/personas?offset=-1')).status).toBe(400);
+    // Past any 32-bit integer: an empty page on either database, never an overflow.
+    const far = await s.ws('GET', '/personas?offset=3000000000');
+    expect(far.status).toBe(200);
+    expect(far.body.data.personas).toEqual([]);
     expect((await s.ws('GET', '/personas?limit=ten')).status).toBe(400);
     expect((await s.ws('GET', '/personas?colour=red')).body.error.details).toEqual([
       { path: 'colour', message: 'is not a field of this resource' },

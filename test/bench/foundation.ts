@@ -74,7 +74,7 @@ function bareSqlRoute(file: string, ws: string) {
     `SELECT p.id, p.name, p.language, p.emotion, p.difficulty, p.background_noise, p.tags,
        p.created_at, p.updated_at, p.created_by_id, p.created_by_name
        FROM personas p WHERE p.workspace_id = ?
-      ORDER BY p.created_at DESC, p.id DESC LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
+      ORDER BY p.created_at DESC, p.id DESC LIMIT CAST(? AS BIGINT) OFFSET CAST(? AS BIGINT)`,
   );
   const usageSql = (n: number) =>
     `SELECT persona_id AS id, COUNT(*) AS total, AVG(score) AS avg,
