@@ -103,11 +103,17 @@ export const LineChoice = z
   );
 export type LineChoice = z.infer<typeof LineChoice>;
 
-/** A simulation's line as it ran: the profile, its figures, and the seed of its loss and jitter. */
+/**
+ * A simulation's line as chosen: the profile, its figures, and the seed of its loss and jitter. Its
+ * rate is the line's own; `audio.caller.line` gives the rate the call was carried at.
+ */
 export const SimulationLine = z.object({
   profile: z.string().describe('studio, phone, mobile or custom'),
   codec: z.enum(['pcm16', 'mulaw']),
-  sample_rate: z.number().int(),
+  sample_rate: z
+    .number()
+    .int()
+    .describe("The line's own rate; a narrower call is carried at its own (audio.caller.line)"),
   loss_percent: z.number(),
   jitter_ms: z.number(),
   latency_ms: z.number(),

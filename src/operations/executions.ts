@@ -65,7 +65,7 @@ const SimulationSchema = z.object({
   channel: z.string(),
   mode: z.enum(SIMULATION_MODES).describe('text, or audio (a real audio call)'),
   line: SimulationLine.nullable().describe(
-    'Audio mode: the line it runs on, and the seed that replays its losses, jitter and caller behaviours',
+    'Audio mode: the line chosen for it, and the seed that replays its losses, jitter and caller behaviours',
   ),
   status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
   created_at: Timestamp,

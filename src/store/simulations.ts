@@ -30,7 +30,7 @@ export interface Simulation {
   audio: AudioSummary | null;
   /** Audio mode: the recording's file name in the data dir, while it is kept. */
   recording: string | null;
-  /** Audio mode: the line it runs on, with the seed of its losses, jitter and caller behaviours. */
+  /** Audio mode: the line chosen for it, with the seed of its losses, jitter and caller behaviours. */
   line: SimulationLine | null;
   error?: string;
 }
