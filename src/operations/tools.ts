@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isoNow } from '../clock.js';
-import { conflict, notFound, validationError } from '../errors.js';
+import { conflict, notFound, validationError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
 import type { StoredTool, ToolDefinition } from '../store/tools.js';
 import type { Store } from '../store/index.js';
@@ -11,8 +11,9 @@ import {
   ToolInput,
   type ToolInputValue,
 } from '../tools/definition.js';
-import { maskConfig, sealConfig } from '../tools/secrets.js';
-import { executeTool } from '../tools/runtime.js';
+import { maskConfig, openConfig, sealConfig } from '../tools/secrets.js';
+import { DEFAULT_TIMEOUT_MS, executeTool } from '../tools/runtime.js';
+import { postgresRoleProblem } from '../tools/database.js';
 import { toolAnalytics } from '../tools/analytics.js';
 import { FAILURE_TYPES } from '../tools/outcome.js';
 import { Deleted, Id, Timestamp, UserRef, deleted, nameList } from './common.js';
@@ -61,17 +62,44 @@ export function toolView(ctx: OperationContext, t: StoredTool) {
   };
 }
 
-/** Validates a definition against the store (steps, name) and seals its secrets. */
+/**
+ * Why a PostgreSQL tool's role may not run it (a superuser, or a member of a role that reaches the
+ * server's files or programs), found by connecting with the connection as it would be stored (a
+ * masked one sent back means the stored one). Run before the store's transaction, which may await
+ * nothing but store calls; an unreachable server is checked again at each call instead.
+ */
+async function connectionProblems(
+  ctx: OperationContext,
+  input: ToolInputValue,
+  current: StoredTool | undefined,
+): Promise<ErrorDetail[]> {
+  const config = input.config;
+  if (input.type !== 'database' || config?.driver !== 'postgres') return [];
+  if (typeof config.connection !== 'string') return [];
+  const previous = current?.definition.config as Record<string, unknown> | undefined;
+  const clear = openConfig(sealConfig(config, previous, ctx.secrets), ctx.secrets);
+  const timeoutMs = typeof config.timeoutMs === 'number' ? config.timeoutMs : DEFAULT_TIMEOUT_MS;
+  // Saving waits for this: a server that does not answer soon is checked at each call instead.
+  const problem = await postgresRoleProblem(String(clear?.connection), Math.min(timeoutMs, 5_000));
+  return problem ? [{ path: 'config.connection', message: problem }] : [];
+}
+
+/**
+ * Validates a definition against the store (steps, name) and seals its secrets; `found` are the
+ * problems checked before the transaction, reported with the others.
+ */
 async function prepare(
   ctx: OperationContext,
   store: Store,
   input: ToolInputValue,
-  current: StoredTool | undefined,
+  { current, found }: { current?: StoredTool; found: ErrorDetail[] },
 ): Promise<ToolDefinition> {
   // Steps are checked (and cycles looked for) against every stored tool, read once.
   const stored = new Map((await store.tools.list()).map((t) => [t.name, t.definition]));
   const lookup = (name: string) => stored.get(name) as { steps?: { tool: string }[] } | undefined;
-  const { definition, details } = checkToolDefinition(input, lookup);
+  const checked = checkToolDefinition(input, lookup);
+  const { definition } = checked;
+  const details = [...checked.details, ...found];
   if (details.length)
     throw validationError(
       `Invalid tool: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`,
@@ -118,8 +146,9 @@ export const toolOperations = [
     body: ToolInput,
     output: ToolSchema,
     async handler(input, ctx) {
+      const found = await connectionProblems(ctx, input, undefined);
       return ctx.store.transaction(async (tx) => {
-        const definition = await prepare(ctx, tx, input, undefined);
+        const definition = await prepare(ctx, tx, input, { found });
         const now = isoNow(ctx.clock);
         return toolView(
           ctx,
@@ -168,9 +197,10 @@ export const toolOperations = [
     body: ToolInput,
     output: ToolSchema,
     async handler({ tool, ...input }, ctx) {
+      const found = await connectionProblems(ctx, input, await ctx.store.tools.find(tool));
       return ctx.store.transaction(async (tx) => {
         const current = await findTool(tx, tool);
-        const definition = await prepare(ctx, tx, input, current);
+        const definition = await prepare(ctx, tx, input, { current, found });
         return toolView(
           ctx,
           await tx.tools.replace(current.id, {

@@ -2,6 +2,7 @@ import { IdentifierName } from '../domain/names.js';
 import { z } from 'zod';
 import { compileCondition, ExpressionError } from './expressions.js';
 import { countStatements, scanNamedParameters } from './sql-params.js';
+import { readStatementProblem } from './sql-statement.js';
 import type { ErrorDetail } from '../errors.js';
 
 export const TOOL_TYPES = ['api', 'routing', 'composite', 'database', 'action'] as const;
@@ -258,16 +259,20 @@ function checkUrl(def: ToolInputValue, names: Set<string>): ErrorDetail[] {
   return details;
 }
 
-/** A database tool's query: one statement (never a batch a driver might run), known parameters. */
+/**
+ * A database tool's query: one statement (never a batch a driver might run), known parameters.
+ * On PostgreSQL, one read statement by parsing: a READ ONLY transaction still runs DO and COPY.
+ */
 export function checkQuery(def: ToolInputValue, names: Set<string>): ErrorDetail[] {
   if (def.type !== 'database' || typeof def.config?.query !== 'string') return [];
   const query = def.config.query;
   const details: ErrorDetail[] = [];
-  if (countStatements(query) > 1)
-    details.push({
-      path: 'config.query',
-      message: 'must be one statement: database tools run a single read-only query',
-    });
+  const problem =
+    def.config.driver === 'postgres'
+      ? readStatementProblem(query)
+      : countStatements(query) > 1 &&
+        'must be one statement: database tools run a single read-only query';
+  if (problem) details.push({ path: 'config.query', message: problem });
   for (const name of scanNamedParameters(query).names) {
     if (!names.has(name))
       details.push({ path: 'config.query', message: `:${name} names no parameter` });

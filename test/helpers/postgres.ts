@@ -115,3 +115,28 @@ export async function ensureDatabase(adminUrl: string, name: string): Promise<st
   url.pathname = `/${name}`;
   return url.toString();
 }
+
+/**
+ * A role that can log in and nothing more (no superuser, no predefined roles) on the server of
+ * `adminUrl`, given `grants` (statements run as the admin, e.g. `GRANT SELECT ON t TO name`), and
+ * a URL that connects as it. Database tools refuse privileged roles, so their tests use one.
+ */
+export async function createRole(
+  adminUrl: string,
+  name: string,
+  grants: string[] = [],
+): Promise<string> {
+  const password = `${name}-pass`;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE ROLE ${name} LOGIN PASSWORD '${password}'`);
+    for (const grant of grants) await client.query(grant);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrl);
+  url.username = name;
+  url.password = password;
+  return url.toString();
+}

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPostgres, type Postgres } from '../helpers/postgres.js';
+import { createRole, startPostgres, type Postgres } from '../helpers/postgres.js';
 import { tempDir, type TestServer } from '../helpers/server.js';
 import type { Target } from '../helpers/target.js';
 import { toolFixture } from './fixture.js';
@@ -224,6 +224,7 @@ describe('composite and database tools', () => {
 
   describe('database: PostgreSQL (a real server on 127.0.0.1)', () => {
     let server: Postgres;
+    let reader: string; // a plain role: tools refuse superusers
     beforeAll(async () => {
       server = await startPostgres();
       const client = new pg.Client({ connectionString: server.url });
@@ -231,13 +232,18 @@ describe('composite and database tools', () => {
       await client.query(
         "CREATE TABLE orders (id text PRIMARY KEY, status text, total numeric); INSERT INTO orders VALUES ('o1', 'open', 12.5), ('o2', 'closed', 99)",
       );
+      // A read that writes underneath: only the READ ONLY transaction stops it.
+      await client.query(
+        "CREATE FUNCTION close_all() RETURNS bigint LANGUAGE sql AS $$ WITH u AS (UPDATE orders SET status = 'x' RETURNING 1) SELECT count(*) FROM u $$",
+      );
       await client.end();
+      reader = await createRole(server.url, 'reader', ['GRANT SELECT, UPDATE ON orders TO reader']);
       await create({
         name: 'pg_orders',
         type: 'database',
         config: {
           driver: 'postgres',
-          connection: server.url,
+          connection: reader,
           query:
             "SELECT id, status FROM orders WHERE status = :status AND id::text <> ':status' ORDER BY id",
         },
@@ -255,14 +261,23 @@ describe('composite and database tools', () => {
     });
 
     it('runs inside a READ ONLY transaction: writes are refused', async () => {
-      await create({
+      const update = await s.call('POST', '/v1/tools', {
         name: 'pg_write',
         type: 'database',
         config: {
           driver: 'postgres',
-          connection: server.url,
+          connection: reader,
           query: "UPDATE orders SET status = 'x' RETURNING id",
         },
+      });
+      expect(update.body.error.details).toEqual([
+        { path: 'config.query', message: 'UPDATE writes data' },
+      ]);
+      // A role allowed to update, through a function a SELECT calls, still cannot write.
+      await create({
+        name: 'pg_write',
+        type: 'database',
+        config: { driver: 'postgres', connection: reader, query: 'SELECT close_all() AS n' },
       });
       expect((await test('pg_write')).body).toMatchObject({
         success: false,
@@ -282,7 +297,7 @@ describe('composite and database tools', () => {
         type: 'database',
         config: {
           driver: 'postgres',
-          connection: server.url.replace('pg-test-pass', 'wrong'),
+          connection: reader.replace('reader-pass', 'wrong'),
           query: 'SELECT 1',
         },
       });
@@ -299,7 +314,7 @@ describe('composite and database tools', () => {
       });
       expect((await test('pg_down')).body.error.type).toBe('network_error');
       const dry = await test('pg_orders', { parameters: { status: 'open' }, dryRun: true });
-      expect(dry.body.request.connection).toBe(server.url.replace('pg-test-pass', '****'));
+      expect(dry.body.request.connection).toBe(reader.replace('reader-pass', '****'));
     });
   });
 });
