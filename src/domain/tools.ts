@@ -13,6 +13,8 @@ export const FAILURE_TYPES = [
   'response_too_large',
   // Database tools only: the SQL itself failed (syntax, a write attempted on a read-only tool).
   'query_error',
+  // Team servers: the target's address is internal (loopback, private, link-local, metadata).
+  'blocked_address',
 ] as const;
 export type FailureType = (typeof FAILURE_TYPES)[number];
 export type Outcome = 'success' | FailureType;

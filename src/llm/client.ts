@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { guardedFetch } from '../net/exchange.js';
+import { blockedBy } from '../net/guard.js';
 import { isTooLarge } from '../net/outbound.js';
 import {
   DEFAULT_MODEL_POLICY,
@@ -175,7 +176,11 @@ export function createModelClient(
         return await once(req, usage);
       } catch (err) {
         const status = (err as { status?: number }).status ?? null;
-        const retryable = !isTooLarge(err) && (status === null || status === 429 || status >= 500);
+        // An oversized answer, or an address the server may not reach, would only fail again.
+        const retryable =
+          !isTooLarge(err) &&
+          !blockedBy(err) &&
+          (status === null || status === 429 || status >= 500);
         if (!retryable || attempt >= policy.attempts) {
           throw new ModelError(
             `The ${conn.kind} model ${conn.model} failed${status ? ` (${status})` : ''}: ${reason(err)}`,

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { outboundGuardAllowList } from '../net/guard.js';
 import { responseCap } from '../net/outbound.js';
 import {
   DEFAULT_MODEL_POLICY,
@@ -21,6 +22,8 @@ export type ModelThreadRequest =
       connection: ModelConnection;
       policy: ModelPolicy;
       request: CompletionRequest;
+      /** The allow list of the outbound guard in force (null: none): see useOutboundGuard. */
+      outbound: string[] | null;
     }
   | { kind: 'heap'; id: number };
 
@@ -126,6 +129,8 @@ export function createModelThreads(size: number) {
           // The thread has module state of its own: the engine's answer cap travels with each call.
           policy: { ...policy, maxResponseBytes: policy.maxResponseBytes ?? responseCap() },
           request,
+          // ...and so does a team server's refusal of internal addresses.
+          outbound: outboundGuardAllowList(),
         });
         if (!('usage' in reply))
           throw new ModelError('the model thread answered out of turn', null);

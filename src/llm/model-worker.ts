@@ -1,4 +1,5 @@
 import { parentPort } from 'node:worker_threads';
+import { useOutboundGuard } from '../net/guard.js';
 import { createModelClient } from './client.js';
 import type { ModelThreadReply, ModelThreadRequest } from './model-threads.js';
 import { emptyUsage, ModelError, type ModelClient } from './types.js';
@@ -14,6 +15,7 @@ async function answer(request: ModelThreadRequest): Promise<ModelThreadReply> {
   }
   const usage = emptyUsage();
   try {
+    useOutboundGuard(request.outbound);
     let complete = clients.get(request.key);
     if (!complete) {
       // Settings may change connections many times in a long session; the old clients go.

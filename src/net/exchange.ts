@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, request } from 'undici';
+import { guardedConnector, guardGeneration } from './guard.js';
 import { isCredentialHeader, leavesOrigin, responseCap, ResponseTooLarge } from './outbound.js';
 
 /**
@@ -33,7 +34,14 @@ export interface ExchangeOptions {
   /** Bytes of the (decoded) body past which the exchange fails with ResponseTooLarge. */
   limit: number;
   maxRedirects: number;
+  /**
+   * Which headers (by lower-case name) go on when a redirect leaves the first request's origin;
+   * by default all but those named like credentials.
+   */
+  keepAcrossOrigins?: (name: string) => boolean;
 }
+
+const notCredential = (name: string): boolean => !isCredentialHeader(name);
 
 export class TooManyRedirects extends Error {
   constructor(readonly limit: number) {
@@ -63,10 +71,22 @@ export class Deadline extends EventEmitter {
 
 /**
  * One keep-alive pool per thread. Its connect timeout is the longest deadline any caller gives
- * (a tool's 120 s): each exchange's own signal is what ends it.
+ * (a tool's 120 s): each exchange's own signal is what ends it. Its connections are made through
+ * the outbound guard (a team server's refusal of internal addresses).
  */
-let pool: Agent | null = null;
-const dispatcher = (): Agent => (pool ??= new Agent({ connect: { timeout: 120_000 } }));
+let pool: { agent: Agent; generation: number } | null = null;
+function dispatcher(): Agent {
+  // A new guard (an engine started or stopped): connections checked under the old one go.
+  if (pool && pool.generation !== guardGeneration()) {
+    void pool.agent.close().catch(() => undefined);
+    pool = null;
+  }
+  pool ??= {
+    agent: new Agent({ connect: guardedConnector(120_000) }),
+    generation: guardGeneration(),
+  };
+  return pool.agent;
+}
 
 /** Connection-level headers the client owns; undici refuses a request that sets them. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect']);
@@ -89,17 +109,16 @@ const withoutHeaders = (headers: Record<string, string>, drop: (name: string) =>
   Object.fromEntries(Object.entries(headers).filter(([name]) => !drop(name.toLowerCase())));
 
 /**
- * Sends the request and reads its answer, following redirects: credentials stay behind when one
- * leaves the first request's origin, and a 303, or a 301 or 302 after a POST, goes on as a GET
- * without the body, as browsers do.
+ * Sends the request and reads its answer, following redirects: credentials (or whatever
+ * keepAcrossOrigins leaves out) stay behind when one leaves the first request's origin, and a
+ * 303, or a 301 or 302 after a POST, goes on as a GET without the body, as browsers do.
  */
 export async function exchange(outgoing: Outgoing, options: ExchangeOptions): Promise<Answer> {
   let { method, url, headers, body } = outgoing;
-  headers = sendable(headers);
   for (let hop = 0; ; hop++) {
     const res = await request(url, {
       method: method as 'GET',
-      headers,
+      headers: sendable(headers),
       body,
       signal: options.signal,
       dispatcher: dispatcher(),
@@ -112,7 +131,10 @@ export async function exchange(outgoing: Outgoing, options: ExchangeOptions): Pr
     await res.body.dump();
     if (hop === options.maxRedirects) throw new TooManyRedirects(options.maxRedirects);
     const next = new URL(location, url).toString();
-    if (leavesOrigin(outgoing.url, next)) headers = withoutHeaders(headers, isCredentialHeader);
+    if (leavesOrigin(outgoing.url, next)) {
+      const keep = options.keepAcrossOrigins ?? notCredential;
+      headers = withoutHeaders(headers, (name) => !keep(name));
+    }
     const status = res.statusCode;
     if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {
       method = 'GET';

@@ -1,4 +1,5 @@
 import axios, { AxiosError, type AxiosRequestConfig } from 'axios';
+import { GuardedHttpAgent, GuardedHttpsAgent } from './guard.js';
 
 /**
  * What every request the engine makes to the outside shares (providers, agents, OAuth token
@@ -55,8 +56,15 @@ export const isTooLarge = (err: unknown): boolean =>
   (err instanceof AxiosError && /maxContentLength/.test(err.message)) ||
   (err instanceof Error && err.cause instanceof ResponseTooLarge);
 
-/** The engine's axios: every request capped and stripped of credentials on a cross-origin redirect. */
-export const outbound = axios.create({ proxy: false });
+/**
+ * The engine's axios: every request capped and stripped of credentials on a cross-origin
+ * redirect, its connections (every hop's) made through the outbound guard.
+ */
+export const outbound = axios.create({
+  proxy: false,
+  httpAgent: new GuardedHttpAgent(),
+  httpsAgent: new GuardedHttpsAgent(),
+});
 outbound.interceptors.request.use(
   (config) => {
     const limit = config.maxContentLength ?? -1;

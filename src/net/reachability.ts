@@ -1,4 +1,4 @@
-import { connect } from 'node:net';
+import { blockedBy, guardedConnection, type BlockedAddress } from './guard.js';
 
 const DEFAULT_PORTS: Record<string, number> = {
   'http:': 80,
@@ -7,29 +7,36 @@ const DEFAULT_PORTS: Record<string, number> = {
   'wss:': 443,
 };
 
+/** Why a URL cannot be called now: its address is refused by the outbound guard, or nothing listens. */
+export type Unreachable = { refused: true } | { blocked: BlockedAddress };
+
 /**
- * Whether a URL's host refuses connections right now (nothing listens on its port). A host that
- * does not answer within the wait, or a name that does not resolve, is not called refusing: those
+ * Whether a URL's host refuses connections right now (nothing listens on its port), or is an
+ * address the outbound guard refuses (checked before anything is sent to it). A host that does
+ * not answer within the wait, or a name that does not resolve, is not called unreachable: those
  * are left to the caller's own timeouts.
  */
-export function refusesConnections(url: string, waitMs = 1_500): Promise<boolean> {
+export function unreachable(url: string, waitMs = 1_500): Promise<Unreachable | null> {
   let target: URL;
   try {
     target = new URL(url);
   } catch {
-    return Promise.resolve(false);
+    return Promise.resolve(null);
   }
   const port = Number(target.port) || DEFAULT_PORTS[target.protocol];
-  if (!port) return Promise.resolve(false);
+  if (!port) return Promise.resolve(null);
   const host = target.hostname.replace(/^\[|\]$/g, '');
   return new Promise((resolve) => {
-    const socket = connect({ host, port });
-    const done = (refused: boolean) => {
+    const socket = guardedConnection({ host, port }, false);
+    const done = (found: Unreachable | null) => {
       socket.destroy();
-      resolve(refused);
+      resolve(found);
     };
-    socket.setTimeout(waitMs, () => done(false));
-    socket.once('connect', () => done(false));
-    socket.once('error', (err: NodeJS.ErrnoException) => done(err.code === 'ECONNREFUSED'));
+    socket.setTimeout(waitMs, () => done(null));
+    socket.once('connect', () => done(null));
+    socket.once('error', (err: NodeJS.ErrnoException) => {
+      const blocked = blockedBy(err);
+      done(blocked ? { blocked } : err.code === 'ECONNREFUSED' ? { refused: true } : null);
+    });
   });
 }

@@ -1,3 +1,4 @@
+import { blockedBy } from '../net/guard.js';
 import { outbound } from '../net/outbound.js';
 import { createHmac } from 'node:crypto';
 import nodemailer from 'nodemailer';
@@ -55,7 +56,8 @@ async function withRetries(
       return { channel, delivered: true, error: null };
     } catch (err) {
       error = (err as Error).message;
-      if (err instanceof Permanent) break;
+      // An address the server may not reach stays so: asking again would change nothing.
+      if (err instanceof Permanent || blockedBy(err)) break;
       if (attempt < deps.attempts) await sleep(deps.retryBaseMs * 2 ** (attempt - 1));
     }
   }

@@ -1,4 +1,5 @@
 import { Deadline, exchange, type Answer } from '../net/exchange.js';
+import { blockedBy } from '../net/guard.js';
 import { isTooLarge, responseCap } from '../net/outbound.js';
 import { AppError } from '../errors.js';
 
@@ -147,6 +148,12 @@ export function providerClient(
           throw new ProviderError(
             'bad_response',
             `response_too_large: the provider's answer to ${url.pathname} is larger than the cap (network.maxResponseMiB)`,
+          );
+        const blocked = blockedBy(err);
+        if (blocked)
+          throw new ProviderError(
+            'unavailable',
+            `The provider could not be reached: ${blocked.message}`,
           );
         lastProblem = `it could not be reached (${(err as Error).message})`;
         if (req.idempotent === false) break;

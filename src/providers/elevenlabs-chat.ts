@@ -1,7 +1,13 @@
 import WebSocket, { type RawData } from 'ws';
+import { guardedSocketOptions } from '../net/guard.js';
 import { ProviderError, type ProviderCall } from './client.js';
 import { obj, str, type Json } from './read.js';
 import type { CallToolCall, ChatSession } from './types.js';
+import {
+  AGENT_MESSAGE_MAX_BYTES,
+  AGENT_MESSAGE_TOO_LARGE,
+  isMessageTooLarge,
+} from '../voice/transport.js';
 
 /** A socket message as text, whether ws hands it over as one buffer or as fragments. */
 const rawText = (data: RawData): string =>
@@ -45,10 +51,9 @@ function socketInbox(socket: WebSocket, timeoutMs: number) {
     wake();
   });
   socket.on('error', (err) => {
-    failure = new ProviderError(
-      'unavailable',
-      `ElevenLabs conversation socket failed: ${err.message}`,
-    );
+    failure = isMessageTooLarge(err)
+      ? new ProviderError('bad_response', AGENT_MESSAGE_TOO_LARGE)
+      : new ProviderError('unavailable', `ElevenLabs conversation socket failed: ${err.message}`);
     wake();
   });
 
@@ -114,7 +119,12 @@ export async function elevenLabsChat(
   expectsFirstMessage: boolean,
   timeoutMs: number,
 ): Promise<ChatSession> {
-  const socket = new WebSocket(await elevenLabsConversationUrl(call, agentId));
+  const url = await elevenLabsConversationUrl(call, agentId);
+  // One message is capped as on every call socket (ws's own default is 100 MiB).
+  const socket = new WebSocket(url, {
+    maxPayload: AGENT_MESSAGE_MAX_BYTES,
+    ...guardedSocketOptions(url),
+  });
   const events = socketInbox(socket, timeoutMs);
   const until = events.until;
 

@@ -1,3 +1,5 @@
+import { invalidField } from '../errors.js';
+import { blockedUrl } from '../net/guard.js';
 import { isTooLarge, outbound } from '../net/outbound.js';
 import type { ConnectionTest } from '../domain/providers.js';
 import type { Clock } from '../clock.js';
@@ -39,6 +41,21 @@ export interface HttpAgentInput {
   websocketUrl?: string;
 }
 
+/**
+ * A team server refuses an agent at an internal address when it is connected, rather than at its
+ * first simulation (each request is checked again when it connects).
+ */
+async function refuseInternalUrls(input: HttpAgentInput): Promise<void> {
+  const urls: [string, string | undefined][] = [
+    ['credentials.base_url', input.baseUrl],
+    ['credentials.websocket_url', input.websocketUrl],
+  ];
+  for (const [path, url] of urls) {
+    const blocked = url ? await blockedUrl(url) : null;
+    if (blocked) throw invalidField(path, `${url}: ${blocked.message}`);
+  }
+}
+
 /** Connects (or reconnects, renewing how it is reached) an agent reached at a URL of the tester's. */
 export async function connectHttpAgent(
   store: Store,
@@ -46,6 +63,7 @@ export async function connectHttpAgent(
   clock: Clock,
   input: HttpAgentInput,
 ): Promise<{ agent: AgentRecord; created: boolean }> {
+  await refuseInternalUrls(input);
   const credentials = sealCredentials(secrets, {
     baseUrl: input.baseUrl,
     apiKey: input.apiKey,

@@ -1,3 +1,4 @@
+import { blockedBy } from '../net/guard.js';
 import { isTooLarge, outbound } from '../net/outbound.js';
 import { ToolFailure } from './outcome.js';
 
@@ -74,6 +75,8 @@ export class OAuthTokenCache {
           'response_too_large',
           'The OAuth2 token endpoint answered more than the cap (network.maxResponseMiB)',
         );
+      const blocked = blockedBy(err);
+      if (blocked) throw new ToolFailure('blocked_address', blocked.message);
       throw new ToolFailure(
         'network_error',
         `The OAuth2 token endpoint could not be reached: ${(err as Error).message}`,

@@ -1,5 +1,6 @@
 import { Deadline, exchange, TooManyRedirects } from '../net/exchange.js';
-import { responseCap, ResponseTooLarge } from '../net/outbound.js';
+import { blockedBy } from '../net/guard.js';
+import { isCredentialHeader, responseCap, ResponseTooLarge } from '../net/outbound.js';
 import { failureForStatus, ToolFailure } from './outcome.js';
 import type { AuthApplied } from './auth.js';
 
@@ -74,12 +75,31 @@ export interface HttpAnswer {
   text: string;
 }
 
+/** Request headers a browser sends to another origin without asking it first (CORS-safelisted). */
+const SAFELISTED = new Set(['accept', 'accept-language', 'content-language', 'content-type']);
+
+/**
+ * What follows a redirect to another origin: only safelisted headers, and none the tool's auth
+ * made (an api_key may be sent under any name, even Accept) nor one sealed as a credential. A
+ * tool's custom headers (X-Tenant) say things about the caller that another origin has no need
+ * of; a target that needs them must be called at its final URL.
+ */
+const keptAcrossOrigins = (auth: Pick<AuthApplied, 'headers'>) => {
+  const made = new Set(Object.keys(auth.headers).map((name) => name.toLowerCase()));
+  return (name: string): boolean =>
+    SAFELISTED.has(name) && !made.has(name) && !isCredentialHeader(name);
+};
+
 /**
  * Sends the request, following up to MAX_REDIRECTS redirects; a non-2xx status or a transport
  * failure becomes a classified ToolFailure. The deadline covers the whole exchange, also a body
- * that trickles in slowly.
+ * that trickles in slowly. `auth` is what the tool's auth added (kept from other origins).
  */
-export async function send(request: PreparedRequest, timeoutMs: number): Promise<HttpAnswer> {
+export async function send(
+  request: PreparedRequest,
+  timeoutMs: number,
+  auth: Pick<AuthApplied, 'headers'> = { headers: {} },
+): Promise<HttpAnswer> {
   const deadline = new Deadline(timeoutMs);
   let answer: HttpAnswer;
   try {
@@ -94,6 +114,7 @@ export async function send(request: PreparedRequest, timeoutMs: number): Promise
         signal: deadline,
         limit: Math.min(MAX_RESPONSE_BYTES, responseCap()),
         maxRedirects: MAX_REDIRECTS,
+        keepAcrossOrigins: keptAcrossOrigins(auth),
       },
     );
     answer = { status, text: body.toString('utf8') };
@@ -118,6 +139,8 @@ function classifyTransportError(err: unknown, timeoutMs: number, timedOut: boole
     );
   }
   if (err instanceof TooManyRedirects) return new ToolFailure('http_error', err.message);
+  const blocked = blockedBy(err);
+  if (blocked) return new ToolFailure('blocked_address', blocked.message);
   const message = e.message ?? String(err);
   return new ToolFailure(
     'network_error',

@@ -159,7 +159,7 @@ async function produce(
       const answer = await withHandling(def, deps, async () => {
         const auth = await applyAuth(config.auth, deps.oauth, timeoutMs);
         try {
-          return await send(buildRequest(config, values, auth), timeoutMs);
+          return await send(buildRequest(config, values, auth), timeoutMs, auth);
         } catch (err) {
           // An OAuth2 token the target no longer accepts: fetch a new one, once.
           if (
@@ -170,10 +170,8 @@ async function produce(
           ) {
             authRetried = true;
             deps.oauth.invalidate(config.auth);
-            return send(
-              buildRequest(config, values, await applyAuth(config.auth, deps.oauth, timeoutMs)),
-              timeoutMs,
-            );
+            const renewed = await applyAuth(config.auth, deps.oauth, timeoutMs);
+            return send(buildRequest(config, values, renewed), timeoutMs, renewed);
           }
           throw err;
         }

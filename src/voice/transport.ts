@@ -4,6 +4,28 @@
  * the loop never knows whether the wire carries raw PCM, base64 JSON or mu-law.
  */
 
+/**
+ * The most an agent may send in one call-socket message: far above any real audio chunk (1 MiB of
+ * PCM16 at 16 kHz is half a minute), and a bound on what one message can make the engine hold.
+ */
+export const AGENT_MESSAGE_MAX_BYTES = 1024 * 1024;
+export const AGENT_MESSAGE_TOO_LARGE = 'the agent sent a message over 1 MiB';
+/** Whether a socket error is ws refusing a message over its `maxPayload` (it then closes, 1009). */
+export const isMessageTooLarge = (err: Error): boolean =>
+  (err as Error & { code?: string }).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH';
+/**
+ * How far ahead of the play clock the agent's audio may be queued. Agents send faster than real
+ * time, but never minutes ahead: past this the call ends, so queued audio stays bounded.
+ */
+export const AGENT_AUDIO_MAX_AHEAD_MS = 30_000;
+export const AGENT_AUDIO_TOO_FAR_AHEAD = "the agent's audio ran more than 30 s ahead of real time";
+
+/**
+ * How the far side ended a call: the agent hung up, the connection dropped, or the agent broke one
+ * of the limits above (`detail` is then the simulation's whole error).
+ */
+export type FarEnd = 'agent_hangup' | 'dropped' | 'misbehaved';
+
 /** What a live call tells the conversation loop, as it happens. */
 export interface AgentAudioEvents {
   /** Agent audio as it arrives (PCM16 mono at the call's rate); `eventId` where the provider tags it. */
@@ -22,8 +44,8 @@ export interface AgentAudioEvents {
   correctAgentText(text: string): void;
   /** What the provider's speech recognition heard of the caller (ElevenLabs `user_transcript`). */
   heard(text: string): void;
-  /** The call ended from the far side: the agent hung up, or the connection dropped. */
-  ended(how: 'agent_hangup' | 'dropped', detail: string): void;
+  /** The call ended from the far side: the agent hung up, the connection dropped, or a limit. */
+  ended(how: FarEnd, detail: string): void;
 }
 
 /** A turn of the provider's own record of the call, read after it ended (Vapi `GET /call/{id}`). */

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type pg from 'pg';
-import { TEAM_KEY } from '../helpers/team.js';
+import { ALLOW_LOOPBACK_ENV, TEAM_KEY } from '../helpers/team.js';
 
 /** How a bench starts its team server's workers: real `callbench worker` processes. */
 export interface WorkerPlan {
@@ -74,6 +74,7 @@ export function startWorker(plan: WorkerPlan): WorkerProcess {
       env: {
         ...process.env,
         CALLBENCH_SECRET_KEY: TEAM_KEY,
+        ...ALLOW_LOOPBACK_ENV,
         CALLBENCH_LLM_BASE_URL: plan.brainUrl,
         CALLBENCH_LLM_API_KEY: 'x',
         CALLBENCH_LLM_MODEL: 'm',

@@ -5,7 +5,13 @@ import pg from 'pg';
 import { createEngine } from '../../src/engine.js';
 import { startFakeBrain } from '../helpers/fake-brain.js';
 import { ensureDatabase, startPostgres, type Postgres } from '../helpers/postgres.js';
-import { executeRuns, seedTeamScenario, TEAM_KEY, type TeamScenario } from '../helpers/team.js';
+import {
+  ALLOW_LOOPBACK,
+  executeRuns,
+  seedTeamScenario,
+  TEAM_KEY,
+  type TeamScenario,
+} from '../helpers/team.js';
 import { median, round, type Figure } from './harness.js';
 import {
   auditOf,
@@ -160,6 +166,7 @@ async function measuredRun(bench: Bench, workers: number, chaos: boolean): Promi
     dataDir: mkdtempSync(join(bench.root, 'api-')),
     databaseUrl: url,
     secretKey: TEAM_KEY,
+    outboundAllow: ALLOW_LOOPBACK,
     runSimulations: false,
     llmDefault: { kind: 'openai', baseUrl: bench.brainUrl, apiKey: 'x', model: 'm' },
     log: { info: () => {}, error: (m) => console.error(`[api] ${m}`) },

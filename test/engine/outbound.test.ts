@@ -114,13 +114,59 @@ describe('requests to the outside', () => {
       const awayRes = await s.call('POST', '/v1/tools/away_tool/test', {});
       expect(awayRes.body.result.reached).toBe('away');
       expect(carried(lastAway())).toEqual([]);
-      expect(lastAway().headers['x-trace']).toBe('keep-me');
+      // Not safelisted: another origin gets none of the tool's own headers either.
+      expect(lastAway().headers['x-trace']).toBeUndefined();
 
       const homeRes = await s.call('POST', '/v1/tools/home_tool/test', {});
       expect(homeRes.body.result).toMatchObject({
         reached: 'home',
         // Sent, and echoed back: the echo of a secret is masked in the answer.
         headers: { authorization: 'Bearer ****', 'x-api-key': '****' },
+      });
+    });
+
+    it("tool requests: another origin gets only safelisted headers, none the tool's auth made, whatever its name", async () => {
+      const tool = (name: string, path: string, auth: Record<string, unknown>) =>
+        s.call('POST', '/v1/tools', {
+          name,
+          type: 'api',
+          config: {
+            url: `${home.url}${path}`,
+            auth,
+            headers: {
+              'X-Tenant': 'acme',
+              Accept: 'application/json',
+              'Content-Language': 'en',
+              'Accept-Language': 'fr',
+            },
+          },
+        });
+      const credential = { type: 'api_key', key: 'cred_0123456789', paramName: 'X-Credential' };
+      expect((await tool('credential_away', '/to-away/c', credential)).status).toBe(201);
+      expect((await tool('credential_home', '/to-home/c', credential)).status).toBe(201);
+      // An auth header under a safelisted name is still the auth's: it stays behind.
+      const inAccept = { type: 'api_key', key: 'lang_0123456789', paramName: 'Accept-Language' };
+      expect((await tool('language_away', '/to-away/l', inAccept)).status).toBe(201);
+
+      expect((await s.call('POST', '/v1/tools/credential_away/test', {})).body.success).toBe(true);
+      const away1 = lastAway().headers;
+      expect(away1['x-credential']).toBeUndefined();
+      expect(away1['x-tenant']).toBeUndefined();
+      expect(away1).toMatchObject({
+        accept: 'application/json',
+        'content-language': 'en',
+        'accept-language': 'fr',
+      });
+
+      expect((await s.call('POST', '/v1/tools/language_away/test', {})).body.success).toBe(true);
+      expect(lastAway().headers['accept-language']).toBeUndefined();
+      expect(lastAway().headers['x-tenant']).toBeUndefined();
+
+      // On the same origin every header goes on.
+      expect((await s.call('POST', '/v1/tools/credential_home/test', {})).body.success).toBe(true);
+      expect(lastHome().headers).toMatchObject({
+        'x-credential': 'cred_0123456789',
+        'x-tenant': 'acme',
       });
     });
 

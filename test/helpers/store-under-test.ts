@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { ensureDatabase } from './postgres.js';
-import { TEAM_KEY } from './team.js';
+import { ALLOW_LOOPBACK, TEAM_KEY } from './team.js';
 import { SecretBox } from '../../src/secrets.js';
 import type { Store } from '../../src/store/index.js';
 import { numericTypes } from '../../src/store/sql/connect.js';
@@ -29,15 +29,16 @@ async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
 /**
  * The engine options that put a data dir's store where this run keeps stores: nothing on SQLite;
  * on PostgreSQL a database of its own, named after the data dir, so that a restart on the same
- * data dir finds the same database.
+ * data dir finds the same database (and loopback let through the team server's outbound guard).
  */
 export async function storeOptions(
   dataDir: string,
-): Promise<{ databaseUrl?: string; secretKey?: string }> {
+): Promise<{ databaseUrl?: string; secretKey?: string; outboundAllow?: string[] }> {
   const adminUrl = inject('postgresAdminUrl');
   if (adminUrl === null) return {};
   const databaseUrl = await ensureDatabase(adminUrl, databaseName(dataDir));
-  return { databaseUrl, secretKey: TEAM_KEY };
+  // An engine on PostgreSQL is a team server: its fakes on loopback must be let through.
+  return { databaseUrl, secretKey: TEAM_KEY, outboundAllow: ALLOW_LOOPBACK };
 }
 
 /** Drops a data dir's database, if this run made one. */

@@ -4,6 +4,14 @@ import type { AgentSnapshot } from '../../src/providers/types.js';
 /** The secret key every instance of a test team server shares (and every PostgreSQL test store). */
 export const TEAM_KEY = 'team-test-key-0123456789-0123456789';
 
+/**
+ * What test team servers let their outbound requests reach: loopback, where every fake target,
+ * model and provider of the tests listens. A team server refuses it unless allowed.
+ */
+export const ALLOW_LOOPBACK = ['127.0.0.0/8', '::1'];
+/** The same as CALLBENCH_OUTBOUND_ALLOW, for team servers started through the CLI. */
+export const ALLOW_LOOPBACK_ENV = { CALLBENCH_OUTBOUND_ALLOW: ALLOW_LOOPBACK.join(',') };
+
 const snapshot: AgentSnapshot = {
   name: 'Team agent',
   description: null,

@@ -8,7 +8,7 @@ import { ensureDatabase, startPostgres, type Postgres } from '../helpers/postgre
 import { tempDir, testClock } from '../helpers/server.js';
 import { createRecordings } from '../../src/voice/recordings.js';
 import { onPostgres } from '../helpers/store-under-test.js';
-import { executeRuns, seedTeamScenario, TEAM_KEY } from '../helpers/team.js';
+import { ALLOW_LOOPBACK, executeRuns, seedTeamScenario, TEAM_KEY } from '../helpers/team.js';
 
 // These start their own PostgreSQL, whichever store the run is on: they run once, in the SQLite run.
 describe.skipIf(onPostgres())('a team server: instances and workers sharing one database', () => {
@@ -36,6 +36,8 @@ describe.skipIf(onPostgres())('a team server: instances and workers sharing one 
       dataDir: tempDir(),
       databaseUrl: url,
       secretKey: TEAM_KEY,
+      // The fake models listen on loopback, which a team server reaches only when allowed.
+      outboundAllow: ALLOW_LOOPBACK,
       llmDefault: { kind: 'openai', baseUrl: brain.url, apiKey: 'k', model: 'm' },
       maxTurns: 100,
       leaseMs: 1_200,

@@ -5,8 +5,14 @@
  * error reach the process.
  */
 import WebSocket, { type RawData } from 'ws';
+import { guardedSocketOptions } from '../../net/guard.js';
 import { ProviderError } from '../../providers/client.js';
-import type { AgentAudioEvents } from '../transport.js';
+import {
+  AGENT_MESSAGE_MAX_BYTES,
+  AGENT_MESSAGE_TOO_LARGE,
+  isMessageTooLarge,
+  type AgentAudioEvents,
+} from '../transport.js';
 import { CONNECT_TIMEOUT_MS } from './http.js';
 import { cancelled, withoutSecret } from './wire.js';
 
@@ -30,6 +36,16 @@ function openFailure(provider: string, err: Error, secret: string): ProviderErro
     );
   return new ProviderError('unavailable', `${provider} call socket could not be opened: ${why}`);
 }
+
+/**
+ * Sockets on which the far side sent a message over AGENT_MESSAGE_MAX_BYTES. ws refuses it (an
+ * error, then a 1009 close): noted from the first moment, since it may come in the same read as
+ * the upgrade, before the call line listens.
+ */
+const oversized = new WeakSet<WebSocket>();
+
+/** Whether the far side sent a message over AGENT_MESSAGE_MAX_BYTES on `socket`. */
+export const sentTooLarge = (socket: WebSocket): boolean => oversized.has(socket);
 
 export type SocketListener = (data: RawData, isBinary: boolean) => void;
 
@@ -61,9 +77,14 @@ export async function openSocket(opts: OpenSocketOptions): Promise<OpenedSocket>
   const socket = new WebSocket(opts.url, {
     headers: opts.headers,
     handshakeTimeout: CONNECT_TIMEOUT_MS,
+    // ws would take 100 MiB in one message (and as much inflated from a compressed one).
+    maxPayload: AGENT_MESSAGE_MAX_BYTES,
+    ...guardedSocketOptions(opts.url),
   });
   // Always listened to: an error after the dial is the call line's to report, never a crash.
-  socket.on('error', () => undefined);
+  socket.on('error', (err) => {
+    if (isMessageTooLarge(err)) oversized.add(socket);
+  });
   const listen = heldMessages(socket);
   await new Promise<WebSocket>((resolve, reject) => {
     let settled = false;
@@ -125,9 +146,12 @@ export class CallLine {
   ) {
     this.closed = new Promise((resolve) => socket.once('close', () => resolve()));
     socket.on('error', (err) => {
+      if (isMessageTooLarge(err)) return this.agentMisbehaved(AGENT_MESSAGE_TOO_LARGE);
       this.lastError = withoutSecret(err.message, opts.secret);
     });
     socket.on('close', (code, reason) => this.farSideClosed(code, reason.toString('utf8')));
+    // Refused in the same read as the upgrade, before this line listened.
+    if (sentTooLarge(socket)) this.agentMisbehaved(AGENT_MESSAGE_TOO_LARGE);
   }
 
   /** True while the call is up and neither side has ended it: events are still delivered. */
@@ -161,6 +185,17 @@ export class CallLine {
     this.finish();
     this.opts.events.ended('agent_hangup', detail);
     void this.closeSocket();
+  }
+
+  /**
+   * The far side broke a limit: the call ends at once with `error` as its reason, and the socket
+   * is cut rather than closed (an agent flooding us is not waited on for a close handshake).
+   */
+  agentMisbehaved(error: string): void {
+    const wasLive = this.state === 'live';
+    this.finish();
+    if (wasLive) this.opts.events.ended('misbehaved', error);
+    this.socket.terminate();
   }
 
   /** Ends the call from our side: `lastWords` (the protocol's hang-up message), then a clean close. */
