@@ -7,6 +7,10 @@
  * interruption/clear events drop what has not been played yet, as a real client's player would.
  *
  * Positions are kept in whole samples (sample-accurate placement); the API speaks float ms.
+ *
+ * What it holds is bounded for an agent that floods it: audio that would end more than
+ * `maxAheadMs` after it arrived is refused, and tiny chunks are joined to the one before them up
+ * to a frame, so a stream of one-sample messages queues no more chunk objects than 20 ms frames.
  */
 
 interface Chunk {
@@ -22,25 +26,61 @@ export interface PlacedChunk {
   endMs: number;
 }
 
+export interface PlayoutOptions {
+  /** The furthest past its arrival a chunk may end; one that would end later is refused. */
+  maxAheadMs?: number;
+}
+
+/** Chunks are joined up to this many ms (a frame): the queue holds at most one per ~10 ms. */
+const JOIN_UP_TO_MS = 20;
+
 export class PlayoutTimeline {
   /** Queued chunks in play order (non-overlapping, ascending start). */
   private chunks: Chunk[] = [];
   /** End sample of the last audio scheduled (after any truncation); -Infinity before any. */
   private end = -Infinity;
+  private readonly maxAhead: number;
+  private readonly joinUpTo: number;
 
-  constructor(readonly sampleRate: number) {
+  constructor(
+    readonly sampleRate: number,
+    options: PlayoutOptions = {},
+  ) {
     if (!(sampleRate > 0)) throw new RangeError('sampleRate must be positive');
+    this.maxAhead = this.toSample(options.maxAheadMs ?? Infinity);
+    this.joinUpTo = this.toSample(JOIN_UP_TO_MS);
   }
 
-  /** Queues a chunk that arrived at `arrivalMs`; says when it will play. */
-  push(pcm: Int16Array, arrivalMs: number, eventId?: number): PlacedChunk {
+  /**
+   * Queues a chunk that arrived at `arrivalMs`; says when it will play. Null, with nothing
+   * queued, when it would end more than `maxAheadMs` after its arrival.
+   */
+  push(pcm: Int16Array, arrivalMs: number, eventId?: number): PlacedChunk | null {
     const arrival = this.toSample(arrivalMs);
     const start = Math.max(arrival, this.end);
+    if (start + pcm.length - arrival > this.maxAhead) return null;
     if (pcm.length > 0) {
-      this.chunks.push({ pcm, arrival, start, eventId });
+      if (!this.joined(pcm, arrival, eventId)) this.chunks.push({ pcm, arrival, start, eventId });
       this.end = start + pcm.length;
     }
     return { startMs: this.toMs(start), endMs: this.toMs(start + pcm.length) };
+  }
+
+  /**
+   * Joins `pcm` to the last chunk when it plays right after it, for the same event, and both fit
+   * in a frame. The joined chunk's arrival is moved so that no part of it can be moved up (by a
+   * flush) to play before that part arrived.
+   */
+  private joined(pcm: Int16Array, arrival: number, eventId: number | undefined): boolean {
+    const last = this.chunks.at(-1);
+    if (!last || last.eventId !== eventId || this.chunkEnd(last) !== this.end) return false;
+    if (arrival > this.end || last.pcm.length + pcm.length > this.joinUpTo) return false;
+    const both = new Int16Array(last.pcm.length + pcm.length);
+    both.set(last.pcm);
+    both.set(pcm, last.pcm.length);
+    last.arrival = Math.max(last.arrival, arrival - last.pcm.length);
+    last.pcm = both;
+    return true;
   }
 
   /**
@@ -95,6 +135,21 @@ export class PlayoutTimeline {
       if (hi > lo) out.set(chunk.pcm.subarray(lo - chunk.start, hi - chunk.start), lo - from);
     }
     return out;
+  }
+
+  /** How many chunks are queued (joined ones count once). */
+  get queuedChunks(): number {
+    return this.chunks.length;
+  }
+
+  /**
+   * Everything queued, in play order, with its event id; the timeline then holds nothing (a
+   * holder of audio that came before the call hands it to the call's own timeline).
+   */
+  drain(): { pcm: Int16Array; eventId: number | undefined }[] {
+    const all = this.chunks.map(({ pcm, eventId }) => ({ pcm, eventId }));
+    this.chunks = [];
+    return all;
   }
 
   /** When the last queued audio ends, in ms; -Infinity when nothing was ever queued. */

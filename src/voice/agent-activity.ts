@@ -10,11 +10,16 @@ import { FRAME_MS } from '../audio/pcm.js';
 const SOUNDING_RMS = 32768 * 10 ** (-42 / 20);
 /** Quiet this long after the caller cut in: the agent stopped (longer than a pause between words). */
 export const STOPPED_AFTER_MS = 300;
+/**
+ * The most clears kept for a call: a real agent clears once per barge-in, a flood of them must
+ * not grow the list (later ones still flush the audio, they are just not dated).
+ */
+export const MAX_CLEARS = 10_000;
 
 export class AgentActivity {
   private sounding: Uint8Array;
   private frames = 0;
-  /** When the provider voided the agent's unplayed audio (ms from connect). */
+  /** When the provider voided the agent's unplayed audio (ms from connect), in order. */
   readonly clears: number[] = [];
 
   constructor(maxMs: number) {
@@ -30,6 +35,11 @@ export class AgentActivity {
     const rms = window.length ? Math.sqrt(sum / window.length) : 0;
     this.sounding[index] = rms >= SOUNDING_RMS ? 1 : 0;
     this.frames = Math.max(this.frames, index + 1);
+  }
+
+  /** The provider voided the agent's unplayed audio at `atMs`. */
+  noteClear(atMs: number): void {
+    if (this.clears.length < MAX_CLEARS) this.clears.push(atMs);
   }
 
   /**

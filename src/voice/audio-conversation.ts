@@ -91,7 +91,7 @@ async function prepareCaller(setup: AudioConversationSetup): Promise<Prepared> {
  */
 export async function converseByAudio(setup: AudioConversationSetup): Promise<AudioOutcome> {
   const prepared = await prepareCaller(setup);
-  const inbox = new CallInbox();
+  const inbox = new CallInbox(setup.lineRate);
   const call = await setup.dial({
     ...setup.request,
     events: inbox,

@@ -123,6 +123,7 @@ export class CallDriver {
     if (end.how === 'agent_hangup') this.finish({ reason: 'agent_ended' });
     else if (end.how === 'dropped')
       this.finish({ failure: `the ${this.setup.transport} call dropped: ${end.detail}` });
+    else if (end.how === 'misbehaved') this.finish({ failure: end.detail });
   }
 
   onFrame(now: number): void {

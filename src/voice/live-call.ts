@@ -14,7 +14,13 @@ import type { LineSimulator } from '../audio/line.js';
 import { speechSpan, type NoiseMixer } from '../audio/noise-mixer.js';
 import type { CallerAct } from '../domain/callers.js';
 import type { ScriptLine } from '../domain/scenarios.js';
-import type { AgentAudioEvents, AudioCall } from './transport.js';
+import {
+  AGENT_AUDIO_MAX_AHEAD_MS,
+  AGENT_AUDIO_TOO_FAR_AHEAD,
+  type AgentAudioEvents,
+  type AudioCall,
+  type FarEnd,
+} from './transport.js';
 import type { Speech as SpeechSpan } from './call-measures.js';
 
 /**
@@ -58,7 +64,10 @@ export interface TimedText {
 }
 
 export type CallEnd =
-  { how: 'agent_hangup' } | { how: 'dropped'; detail: string } | { how: 'local' };
+  | { how: 'agent_hangup' }
+  /** `misbehaved`: the agent broke a limit, and `detail` is the whole error. */
+  | { how: 'dropped' | 'misbehaved'; detail: string }
+  | { how: 'local' };
 
 export interface LiveCallOptions {
   /** Most of the call to record (the recording is bounded by it). */
@@ -109,25 +118,38 @@ export function spoken(
 export class CallInbox implements AgentAudioEvents {
   readonly agentTexts: TimedText[] = [];
   readonly heardTexts: TimedText[] = [];
-  /** Set once the call is up: before that, audio and events are held with their arrival times. */
+  /** Set once the call is up: what comes before is held for it. */
   private target: LiveCall | null = null;
-  private readonly early: ((call: LiveCall) => void)[] = [];
+  /**
+   * Agent audio that came before the call was up, all at the call's time 0, capped as the call's
+   * own timeline is; clears are applied to it as they come, so a flood of either holds no more.
+   */
+  private readonly early: PlayoutTimeline;
+  private clearedEarly = false;
   endedAs: CallEnd | null = null;
   onEnd: ((end: CallEnd) => void) | null = null;
 
-  private deliver(apply: (call: LiveCall) => void): void {
-    if (this.target) apply(this.target);
-    else this.early.push(apply);
+  /** `rate`: the call's PCM rate as planned, in whose time early audio is capped. */
+  constructor(rate: number) {
+    this.early = new PlayoutTimeline(rate, { maxAheadMs: AGENT_AUDIO_MAX_AHEAD_MS });
   }
+
   attach(call: LiveCall): void {
     this.target = call;
-    for (const apply of this.early.splice(0)) apply(call);
+    // The early clears were applied to the held audio already: one is noted, before what was kept.
+    if (this.clearedEarly) call.agentClear();
+    for (const { pcm, eventId } of this.early.drain()) call.agentAudio(pcm, eventId);
   }
   audio(pcm: Int16Array, eventId?: number): void {
-    this.deliver((call) => call.agentAudio(pcm, eventId));
+    if (this.target) return this.target.agentAudio(pcm, eventId);
+    if (this.endedAs || this.early.push(pcm, 0, eventId)) return;
+    this.early.drain();
+    this.ended('misbehaved', AGENT_AUDIO_TOO_FAR_AHEAD);
   }
   clear(uptoEventId?: number): void {
-    this.deliver((call) => call.agentClear(uptoEventId));
+    if (this.target) return this.target.agentClear(uptoEventId);
+    this.early.flush(0, uptoEventId);
+    this.clearedEarly = true;
   }
   agentText(text: string): void {
     this.agentTexts.push({ atMs: this.target?.nowMs() ?? 0, text });
@@ -140,9 +162,9 @@ export class CallInbox implements AgentAudioEvents {
   heard(text: string): void {
     this.heardTexts.push({ atMs: this.target?.nowMs() ?? 0, text });
   }
-  ended(how: 'agent_hangup' | 'dropped', detail: string): void {
+  ended(how: FarEnd, detail: string): void {
     if (this.endedAs) return;
-    this.endedAs = how === 'dropped' ? { how, detail } : { how };
+    this.endedAs = how === 'agent_hangup' ? { how } : { how, detail };
     this.onEnd?.(this.endedAs);
   }
 }
@@ -169,6 +191,8 @@ export class LiveCall {
   private readonly recent: { atMs: number; pcm: Int16Array }[] = [];
   private agentTurnOpen = false;
   private stopped = false;
+  /** The agent's audio ran too far ahead: the call is ending, and nothing more is queued. */
+  private overrun = false;
 
   constructor(
     readonly call: AudioCall,
@@ -176,7 +200,7 @@ export class LiveCall {
   ) {
     this.rate = call.sampleRate;
     this.frame = samplesPerFrame(this.rate);
-    this.playout = new PlayoutTimeline(this.rate);
+    this.playout = new PlayoutTimeline(this.rate, { maxAheadMs: AGENT_AUDIO_MAX_AHEAD_MS });
     const activity = options.voiceActivity ?? energyVoiceActivity(AGENT_TURNS);
     this.vad = activity(this.rate, (e) => this.onVoice(e));
     this.recording = new StereoRecording({ sampleRate: this.rate, maxMs: options.maxMs });
@@ -223,13 +247,17 @@ export class LiveCall {
   }
 
   agentAudio(pcm: Int16Array, eventId?: number): void {
-    if (!this.stopped) this.playout.push(pcm, this.nowMs(), eventId);
+    if (this.stopped || this.overrun) return;
+    if (this.playout.push(pcm, this.nowMs(), eventId)) return;
+    // No player buffers this far ahead: it is a flood, and the call ends before it is held.
+    this.overrun = true;
+    this.options.onEnded({ how: 'misbehaved', detail: AGENT_AUDIO_TOO_FAR_AHEAD });
   }
 
   agentClear(uptoEventId?: number): void {
     const now = this.nowMs();
     this.playout.flush(now, uptoEventId);
-    this.agentActivity.clears.push(now);
+    this.agentActivity.noteClear(now);
   }
 
   private readonly sendToAgent = (frame: Int16Array): void => this.call.send(frame);

@@ -102,4 +102,54 @@ describe('PlayoutTimeline', () => {
     expect(timeline.flush(20_000)).toBe(0);
     expect(timeline.endMs()).toBe(20_000);
   });
+
+  it('refuses audio that would end more than maxAheadMs after it arrived, queueing none of it', () => {
+    const timeline = new PlayoutTimeline(1000, { maxAheadMs: 30_000 });
+    expect(timeline.push(chunk(20_000, 1), 0)).toEqual({ startMs: 0, endMs: 20_000 });
+    expect(timeline.push(chunk(10_000, 2), 5)).toEqual({ startMs: 20_000, endMs: 30_000 });
+    // Exactly 30 s ahead of its arrival is allowed; one sample more is not.
+    expect(timeline.push(chunk(10, 3), 10)).toEqual({ startMs: 30_000, endMs: 30_010 });
+    expect(timeline.push(chunk(11, 4), 10)).toBeNull();
+    expect(timeline.endMs()).toBe(30_010);
+    // As the clock moves on, room opens again.
+    expect(timeline.push(chunk(100, 5), 200)).toEqual({ startMs: 30_010, endMs: 30_110 });
+  });
+
+  it('joins tiny contiguous chunks, so a flood of them keeps few chunks queued', () => {
+    const timeline = new PlayoutTimeline(1000);
+    for (let i = 0; i < 10_000; i++) timeline.push(new Int16Array([i % 7]), 0, 1);
+    // At 1 kHz a frame is 20 samples: joined chunks grow to a frame, never past it.
+    expect(timeline.queuedChunks).toBe(500);
+    const heard = timeline.take(0, 10_000);
+    expect(heard.every((v, i) => v === i % 7)).toBe(true);
+    // Chunks of another event are kept apart, so a flush by id still drops exactly its own.
+    timeline.push(chunk(1, 8), 0, 2);
+    timeline.push(chunk(1, 9), 0, 3);
+    expect(timeline.flush(10_000, 2)).toBe(1);
+    expect([...timeline.take(10_000, 10_002)]).toEqual([9, 0]);
+  });
+
+  it('keeps a joined chunk from playing any part before it arrived', () => {
+    const timeline = new PlayoutTimeline(1000);
+    timeline.push(chunk(100, 1), 0, 1);
+    timeline.push(chunk(5, 2), 90, 2);
+    timeline.push(chunk(5, 3), 100, 2); // joined to the one before (contiguous, same event)
+    expect(timeline.queuedChunks).toBe(2);
+    // Event 1 is dropped at 50: the joined chunk moves up, but its second part arrived at 100.
+    expect(timeline.flush(50, 1)).toBe(50);
+    expect(timeline.endMs()).toBe(105);
+    const heard = [...timeline.take(50, 110)];
+    expect(heard.slice(45, 55)).toEqual([...chunk(5, 2), ...chunk(5, 3)]);
+  });
+
+  it('hands over what is queued, in play order, and keeps nothing', () => {
+    const timeline = new PlayoutTimeline(1000);
+    timeline.push(chunk(30, 1), 0, 4);
+    timeline.push(chunk(30, 2), 0);
+    expect(timeline.drain()).toEqual([
+      { pcm: chunk(30, 1), eventId: 4 },
+      { pcm: chunk(30, 2), eventId: undefined },
+    ]);
+    expect(timeline.queuedChunks).toBe(0);
+  });
 });

@@ -7,8 +7,14 @@
 import { DEFAULT_RETRY, ProviderError, providerClient } from '../../providers/client.js';
 import { elevenLabsConversationUrl } from '../../providers/elevenlabs-chat.js';
 import { num, obj, str, type Json } from '../../providers/read.js';
-import type { AgentAudioEvents, AudioCall, Dial, DialRequest } from '../transport.js';
-import { CallLine, openSocket } from './call-line.js';
+import {
+  AGENT_MESSAGE_TOO_LARGE,
+  type AgentAudioEvents,
+  type AudioCall,
+  type Dial,
+  type DialRequest,
+} from '../transport.js';
+import { CallLine, openSocket, sentTooLarge } from './call-line.js';
 import {
   agentAudioDecoder,
   callerAudioEncoder,
@@ -133,6 +139,8 @@ function conversationStart(line: CallLine, signal: AbortSignal): ConversationSta
   const onAbort = () => fail(cancelled(signal, PROVIDER));
   signal.addEventListener('abort', onAbort, { once: true });
   line.socket.once('close', (code, reason) => {
+    if (sentTooLarge(line.socket))
+      return fail(new ProviderError('bad_response', `${PROVIDER}: ${AGENT_MESSAGE_TOO_LARGE}`));
     const said = reason.length ? `: ${reason.toString('utf8')}` : '';
     fail(
       new ProviderError(

@@ -1,4 +1,10 @@
 /**
+ * The most marks waiting at once. Each waits on a timer; an agent sending marks in a loop while
+ * its audio is queued would otherwise hold one per message. Marks past it are never echoed.
+ */
+export const MAX_PENDING_MARKS = 1000;
+
+/**
  * Marks answered the way a telephone line answers them. An agent on the Twilio protocol (and
  * Bland's web socket) sends a `mark` after its audio to learn when that audio has been heard;
  * the line echoes it once everything before it has played. Callbench plays nothing aloud, so it
@@ -24,6 +30,7 @@ export class PlayoutMarks {
   mark(name: string): void {
     const wait = this.playedUntil - this.now();
     if (wait <= 0) return this.echo(name);
+    if (this.pending.size >= MAX_PENDING_MARKS) return;
     const timer = setTimeout(() => {
       this.pending.delete(timer);
       this.echo(name);
