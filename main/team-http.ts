@@ -1,3 +1,4 @@
+import { Agent } from 'undici';
 import { AppError } from '../src/errors.js';
 import type { EngineEventMessage } from '../preload/api.js';
 
@@ -29,10 +30,29 @@ const STREAM_TIMING: StreamTiming = {
 /** An event frame larger than this is not an engine event: the stream is dropped and reopened. */
 const MAX_FRAME_CHARS = 1024 * 1024;
 
+/** The most main reads of one answer: whatever answers at the saved URL cannot fill its memory. */
+export const MAX_ANSWER_BYTES = 10 * 1024 * 1024;
+/**
+ * A recording comes as one base64 answer, and a call may last an hour: the cap for that one
+ * operation is such a call's recording (16 kHz stereo, 230 MB, a third more as base64), still a
+ * bound, where 10 MiB would refuse any call longer than about a minute.
+ */
+export const MAX_RECORDING_ANSWER_BYTES = 320 * 1024 * 1024;
+const answerCap = (operation: string): number =>
+  operation === 'simulations.recording' ? MAX_RECORDING_ANSWER_BYTES : MAX_ANSWER_BYTES;
+
 interface HttpAnswer {
   data?: unknown;
   error?: { code?: unknown; message?: unknown; details?: unknown };
 }
+
+/**
+ * Team servers' certificates are always checked, whatever NODE_TLS_REJECT_UNAUTHORIZED says: the
+ * API key goes to whoever answers, so there is no switch that turns the check off.
+ */
+const verifiedTls = new Agent({ connect: { rejectUnauthorized: true } });
+const teamFetch = (url: string, init: RequestInit): Promise<Response> =>
+  fetch(url, { ...init, dispatcher: verifiedTls } as RequestInit);
 
 const authorization = (target: TeamTarget) => ({ authorization: `Bearer ${target.key}` });
 
@@ -58,7 +78,7 @@ export async function callTeamServer(
   let res: Response;
   let text: string;
   try {
-    res = await fetch(`${target.url}/v1/operations/${encodeURIComponent(name)}`, {
+    res = await teamFetch(`${target.url}/v1/operations/${encodeURIComponent(name)}`, {
       method: 'POST',
       headers: { ...authorization(target), 'content-type': 'application/json' },
       body: JSON.stringify(input),
@@ -66,13 +86,42 @@ export async function callTeamServer(
       redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
     });
-    text = await res.text();
+    text = await cappedText(target.url, res, answerCap(name));
   } catch (err) {
-    throw unreachable(target.url, err, timeoutMs);
+    throw err instanceof AppError ? err : unreachable(target.url, err, timeoutMs);
   }
   const body = parseAnswer(text);
   if (res.ok && body && 'data' in body) return { status: res.status, data: body.data };
   throw refusal(target.url, res, body);
+}
+
+/** The answer's body as text, read as it arrives and given up past `cap` bytes. */
+async function cappedText(url: string, res: Response, cap = MAX_ANSWER_BYTES): Promise<string> {
+  const tooLarge = () =>
+    new AppError(
+      'team_server_error',
+      502,
+      `The team server at ${url} answered more than ${cap / 1024 / 1024} MiB: not read`,
+    );
+  if (Number(res.headers.get('content-length') ?? 0) > cap) {
+    await res.body?.cancel();
+    throw tooLarge();
+  }
+  if (!res.body) return '';
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > cap) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The team server's error envelope as an AppError; anything else says it is not a Callbench answer. */
@@ -109,6 +158,12 @@ function unreachable(url: string, err: unknown, timeoutMs: number): AppError {
       `The team server at ${url} did not answer within ${timeoutMs / 1000} s`,
     );
   const why = [e.cause?.code, e.cause?.message, e.message].find((v) => typeof v === 'string');
+  if (typeof e.cause?.code === 'string' && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(e.cause.code))
+    return new AppError(
+      'team_server_untrusted',
+      502,
+      `The team server at ${url} has a certificate this computer does not trust (${e.cause.code}): nothing was sent. Give the server a certificate from a known authority, or add its authority to this computer's trusted ones`,
+    );
   return new AppError(
     'team_server_unreachable',
     502,
@@ -124,12 +179,13 @@ export async function checkEventStream(target: TeamTarget, timeoutMs = TEAM_TIME
     timeoutMs,
   );
   try {
-    const res = await fetch(`${target.url}/v1/events`, {
+    const res = await teamFetch(`${target.url}/v1/events`, {
       headers: authorization(target),
       redirect: 'manual',
       signal: abort.signal,
     });
-    if (res.status !== 200) throw refusal(target.url, res, parseAnswer(await res.text()));
+    if (res.status !== 200)
+      throw refusal(target.url, res, parseAnswer(await cappedText(target.url, res)));
   } catch (err) {
     throw err instanceof AppError ? err : unreachable(target.url, err, timeoutMs);
   } finally {
@@ -189,13 +245,13 @@ async function readEvents(
     timer = setTimeout(cut, timing.idleMs);
   };
   try {
-    const res = await fetch(`${target.url}/v1/events`, {
+    const res = await teamFetch(`${target.url}/v1/events`, {
       headers: authorization(target),
       redirect: 'manual',
       signal: link.signal,
     });
     if (res.status !== 200 || !res.body)
-      throw refusal(target.url, res, parseAnswer(await res.text()));
+      throw refusal(target.url, res, parseAnswer(await cappedText(target.url, res)));
     alive();
     connected();
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();

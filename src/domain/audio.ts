@@ -21,6 +21,9 @@ export const VOICE_ENGINES = ['system', 'openai', 'elevenlabs'] as const;
 /** The speeds a voice may ask for; 1 is normal. */
 export const VOICE_SPEEDS = { min: 0.5, max: 2 } as const;
 
+/** A voice's name as espeak-ng (en-gb+f3), OpenAI (alloy) and ElevenLabs (its id) spell it. */
+export const VOICE_ID = /^[A-Za-z0-9_+:-]{1,64}$/;
+
 /** How a persona sounds in audio mode: the offline system voice unless it says otherwise. */
 export const PersonaVoice = z.strictObject({
   engine: z
@@ -31,8 +34,8 @@ export const PersonaVoice = z.strictObject({
   voiceId: z
     .string()
     .trim()
-    .min(1)
-    .max(200)
+    // A name, never a path: the system voice hands it to `espeak-ng -v`, which reads a file by it.
+    .regex(VOICE_ID, 'must be 1 to 64 letters, digits, _, +, : or -')
     .nullable()
     .default(null)
     .describe(

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError, forbidden, validationError } from '../errors.js';
 import type { EventBus } from '../events.js';
+import { streamEvents } from './event-stream.js';
 import type { Invoke } from '../operations/invoke.js';
 import { sessionCookie, type BrowserSessions } from './sessions.js';
 
@@ -34,6 +35,18 @@ export interface UiOptions {
   sessions: BrowserSessions;
 }
 
+/**
+ * The session cookie for this request's Host: HttpOnly, SameSite=Strict, and Secure when served
+ * over TLS (a browser then never sends it over plain HTTP, where anyone on the path could read it).
+ */
+function cookieFor(req: FastifyRequest, value: string, ...more: string[]): string {
+  const secure = req.protocol === 'https' ? ['Secure'] : [];
+  const name = sessionCookie(req.headers.host ?? '');
+  return [`${name}=${value}`, 'HttpOnly', 'SameSite=Strict', 'Path=/', ...secure, ...more].join(
+    '; ',
+  );
+}
+
 /** Paths open without a key: the page and its assets (the API behind them still asks for one). */
 export const isUiAssetPath = (path: string): boolean =>
   path === '/' || path === '/index.html' || path.startsWith('/assets/') || path === '/favicon.svg';
@@ -56,10 +69,20 @@ export async function registerUi(app: FastifyInstance, opts: UiOptions): Promise
 
   app.post('/v1/login-links', (req, reply) => {
     // A login link opens a full session: an API key may ask for one, a workspace token may not.
-    if (req.caller!.kind === 'token')
+    const caller = req.caller!;
+    if (caller.kind !== 'api_key')
       throw forbidden('Login links need an API key, not a workspace token');
-    const base = `http://${req.headers.host ?? ''}`;
-    reply.code(201).send({ url: `${base}/?token=${opts.sessions.issue()}` });
+    // The session acts for this key, and ends when it is revoked.
+    const base = `${req.protocol}://${req.headers.host ?? ''}`;
+    reply.code(201).send({ url: `${base}/?token=${opts.sessions.issue(caller.keyId)}` });
+  });
+
+  app.post('/v1/logout', (req, reply) => {
+    opts.sessions.end(req.headers.cookie, req.headers.host ?? '');
+    reply
+      .header('set-cookie', cookieFor(req, '', 'Max-Age=0'))
+      .code(204)
+      .send();
   });
 
   app.get('/v1/events', (req, reply) => {
@@ -67,18 +90,7 @@ export async function registerUi(app: FastifyInstance, opts: UiOptions): Promise
     if (req.caller!.kind === 'token')
       throw forbidden('Engine events need an API key, not a workspace token');
     reply.hijack();
-    reply.raw.writeHead(200, {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-    });
-    reply.raw.write(': connected\n\n');
-    const off = opts.events.subscribe((e) => reply.raw.write(`data: ${JSON.stringify(e)}\n\n`));
-    const keepAlive = setInterval(() => reply.raw.write(': ping\n\n'), 15_000);
-    req.raw.on('close', () => {
-      off();
-      clearInterval(keepAlive);
-    });
+    streamEvents(req.raw, reply.raw, opts.events);
   });
 
   const dir = opts.rendererDir;
@@ -100,11 +112,7 @@ export async function registerUi(app: FastifyInstance, opts: UiOptions): Promise
       // A login link: spent here, whatever happens; a good one opens a session.
       const host = req.headers.host ?? '';
       const session = opts.sessions.redeem(token, host);
-      if (session)
-        reply.header(
-          'set-cookie',
-          `${sessionCookie(host)}=${session}; HttpOnly; SameSite=Strict; Path=/`,
-        );
+      if (session) reply.header('set-cookie', cookieFor(req, session));
       return reply.header('cache-control', 'no-store').redirect('/', 302);
     }
     return reply

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { childEnv } from '../child-env.js';
 
 /** The program is not on this machine (spawn's ENOENT). */
 export class CommandMissing extends Error {
@@ -11,7 +12,10 @@ export class CommandMissing extends Error {
 export interface ProcessRun {
   command: string;
   args: string[];
-  /** Added to this process's environment (how values reach a script without being quoted in). */
+  /**
+   * Added to the child's minimal environment (how values reach a script without being quoted in);
+   * nothing else of this process's environment reaches it (src/child-env.ts).
+   */
   env?: Record<string, string>;
   /** Aborting kills the process; the run then rejects with the signal's reason. */
   signal?: AbortSignal;
@@ -40,7 +44,7 @@ export class ChildProcesses {
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     return new Promise((resolve, reject) => {
       const child = spawn(options.command, options.args, {
-        env: { ...process.env, ...options.env },
+        env: childEnv(options.env),
         stdio: ['ignore', 'pipe', 'pipe'],
         windowsHide: true,
       });

@@ -88,6 +88,15 @@ export function createSealedStore(ctx: StoreContext) {
         }
       });
     },
+    /** Writes each place's value as `rewrite` makes it of the stored one (a new key seals again). */
+    async rewrite(places: SealedPlace[], rewrite: (value: unknown) => unknown): Promise<void> {
+      await ctx.atomic(async (db) => {
+        for (const p of places)
+          await sql`UPDATE ${sql.table(p.table)} SET ${sql.ref(p.column)} = ${toJson(
+            rewrite(p.value),
+          )} WHERE rowid = ${p.rowid}`.execute(db);
+      });
+    },
   };
 }
 

@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { childEnv } from '../child-env.js';
 import { ToolFailure } from './outcome.js';
 import type { SqliteReadReply, SqliteReadRequest } from './sqlite-reader.js';
 
@@ -34,6 +35,8 @@ function startReader(): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = fork(readerScript(), [READER_FLAG], {
       execArgv: [],
+      // Never the engine's keys; Electron adds ELECTRON_RUN_AS_NODE to a fork's env itself.
+      env: childEnv(),
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });

@@ -123,6 +123,25 @@ describe('personas', () => {
     expect(res.body.error.details[0].path).toBe('language');
   });
 
+  it('takes a voice name as voiceId, and refuses a path (it reaches `espeak-ng -v`)', async () => {
+    for (const voiceId of ['../x', '/etc/passwd', 'en us', 'a'.repeat(65), 'en-us\n-w']) {
+      const voice = { engine: 'system', voiceId };
+      const res = await s.ws('POST', '/personas', { name: 'X', prompt: 'p', voice });
+      expect(res.status, voiceId).toBe(400);
+      expect(res.body.error.details.map((d: { path: string }) => d.path)).toEqual([
+        'voice.voiceId',
+      ]);
+      const put = await s.ws('PUT', `/personas/${ids['Calm Carl']}`, { voice });
+      expect(put.status, voiceId).toBe(400);
+    }
+    for (const voiceId of ['en-us', 'en-gb+f3', 'mb-en1', 'JBFqnCBsd6RMkjVDRZzb', 'a:b_c']) {
+      const voice = { engine: 'system', voiceId, speed: null };
+      const res = await s.ws('POST', '/personas', { name: voiceId, prompt: 'p', voice });
+      expect(res.status, voiceId).toBe(201);
+      expect(res.body.data.persona.voice).toEqual(voice);
+    }
+  });
+
   it('lists without prompt, with usage_stats and pagination, newest first by default', async () => {
     const res = await s.ws('GET', '/personas');
     expect(res.status).toBe(200);

@@ -1,14 +1,63 @@
 import { AppError } from '../../errors.js';
 
-/** The database URL as it may be shown: its password replaced. */
+/** A password given as a query parameter (`?password=...`), which libpq and pg also read. */
+const QUERY_PASSWORD = /([?&]password=)([^&#]*)/gi;
+
+/**
+ * The URL as typed, split where its credentials end. A password typed raw may hold '@', and also
+ * '#', '?' or '/' that a URL parser would take for the end of the host, so no parser is asked: the
+ * last '@' separates the credentials from the host (an '@' further on, in the database name or a
+ * query value, masks more than the password, never less).
+ */
+function splitUrl(
+  url: string,
+): { scheme: string; user: string | null; password: string | null; rest: string } | null {
+  const m = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)(.*)$/s.exec(url.replace(QUERY_PASSWORD, '$1****'));
+  if (!m) return null;
+  const scheme = m[1]!;
+  const afterScheme = m[2]!;
+  const at = afterScheme.lastIndexOf('@');
+  if (at < 0) return { scheme, user: null, password: null, rest: afterScheme };
+  const credentials = afterScheme.slice(0, at);
+  const colon = credentials.indexOf(':');
+  return {
+    scheme,
+    user: colon < 0 ? credentials : credentials.slice(0, colon),
+    password: colon < 0 ? null : credentials.slice(colon + 1),
+    rest: afterScheme.slice(at + 1),
+  };
+}
+
+/** The database URL as it may be shown: its password replaced, whole. */
 export function redactedUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '****';
-    return u.toString();
-  } catch {
-    return 'the database URL (it is not a valid URL)';
-  }
+  const parts = splitUrl(url);
+  if (!parts) return 'the database URL (it is not a valid URL)';
+  const { scheme, user, password, rest } = parts;
+  if (user === null) return scheme + rest;
+  return `${scheme}${user}${password === null ? '' : ':****'}@${rest}`;
+}
+
+/** Every spelling of the URL's passwords (as typed, and decoded), to take out of a message. */
+function passwordsIn(url: string): string[] {
+  const typed = [splitUrl(url)?.password, ...[...url.matchAll(QUERY_PASSWORD)].map((m) => m[2])];
+  // A password of a few characters would mask those characters in every word of the message.
+  const found = typed.filter((p): p is string => p !== undefined && p !== null && p.length >= 4);
+  const decoded = found.map((p) => {
+    try {
+      return decodeURIComponent(p);
+    } catch {
+      return p;
+    }
+  });
+  // Longest first, so that a spelling inside another is not left half-replaced.
+  return [...new Set([...found, ...decoded])].sort((a, b) => b.length - a.length);
+}
+
+/** A message that may repeat the URL or its password, with both masked. */
+export function withoutPassword(message: string, url: string): string {
+  let out = message.split(url).join(redactedUrl(url));
+  for (const password of passwordsIn(url)) out = out.split(password).join('****');
+  return out;
 }
 
 /** PostgreSQL's SQLSTATE codes that a start can meet, in a person's words. */
@@ -42,7 +91,7 @@ export function databaseStartError(url: string, err: unknown): Error {
   const code = e.code ?? e.errors?.[0]?.code;
   const cause =
     (code && (SQLSTATE_CAUSES[code] ?? SOCKET_CAUSES[code])) ??
-    (e.message ? e.message.replace(url, redactedUrl(url)) : String(err));
+    withoutPassword(e.message ?? String(err), url);
   return new AppError(
     'database_unavailable',
     500,
