@@ -8,6 +8,7 @@ export const OPERATION_NAMES = [
   'agents.get',
   'agents.list',
   'agents.reset_overrides',
+  'agents.setWorkspaces',
   'agents.sync',
   'agents.testConnection',
   'agents.tools',

@@ -7,6 +7,9 @@ import { defineOperation } from './types.js';
 import { defaultScorecard } from '../simulations/default-scorecard.js';
 
 const WorkspaceSchema = z.object({ id: z.string(), name: z.string(), created_at: Timestamp });
+/** Tokens are managed with API keys only: a token that made tokens would outlive its revocation. */
+const TOKENS_NEED_A_KEY = 'API key required to manage workspace tokens';
+
 const KeySchema = z.object({
   id: z.string(),
   label: z.string().nullable(),
@@ -53,6 +56,7 @@ export const accessOperations = [
     summary:
       "Create a workspace access token (valid on this workspace's paths only). The token is shown once.",
     http: { method: 'POST', path: '/api/v1/workspaces/:workspace_id/tokens', status: 201 },
+    refuseTokens: TOKENS_NEED_A_KEY,
     params: WorkspaceParams,
     body: { name: z.string().trim().min(1).max(200).optional() },
     output: z.object({
@@ -79,6 +83,7 @@ export const accessOperations = [
     name: 'tokens.revoke',
     summary: 'Revoke a workspace access token',
     http: { method: 'DELETE', path: '/api/v1/workspaces/:workspace_id/tokens/:token_id' },
+    refuseTokens: TOKENS_NEED_A_KEY,
     params: { ...WorkspaceParams, token_id: Id },
     output: Deleted,
     async handler({ workspace_id, token_id }, ctx) {

@@ -48,6 +48,11 @@ export const AgentSchema = z.object({
   routingRules: z.array(z.object({ name: z.string(), destinations: z.array(z.string()) })),
   channel: z.enum(['provider', 'replica', 'http']),
   tags: z.array(z.string()),
+  workspaces: z
+    .array(z.string())
+    .describe(
+      'Ids of the workspaces it is shared with: their workspace tokens may run it (API keys run every agent)',
+    ),
   stats: z.object({
     totalCalls: z.number().int(),
     avgScore: N(z.number()),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoNow } from '../clock.js';
 import { AudioFigures } from '../domain/audio.js';
-import { AppError, conflict, invalidField, notFound } from '../errors.js';
+import { AppError, conflict, invalidField, notFound, validationError } from '../errors.js';
 import { openCredentials } from '../providers/credentials.js';
 import { connectHttpAgent, probeHttpAgent } from '../providers/http-agent.js';
 import { channelProblem } from '../simulations/start.js';
@@ -231,6 +231,37 @@ export const agentOperations = [
           updated_at: isoNow(ctx.clock),
         }))!,
       );
+    },
+  }),
+  defineOperation({
+    name: 'agents.setWorkspaces',
+    summary:
+      "Share the agent with exactly these workspaces: their workspace tokens may then run it (simulations on its channel use the engine's stored credentials). API keys only",
+    http: { method: 'PUT', path: '/v1/agents/:agent_id/workspaces' },
+    refuseTokens: 'API key required to share agents with workspaces',
+    params: AgentParams,
+    body: {
+      workspaceIds: z.array(Id).max(1_000).describe('Replaces the list; [] shares with none'),
+    },
+    output: AgentSchema,
+    async handler({ agent_id, workspaceIds }, ctx) {
+      await getAgent(ctx, agent_id);
+      const agent = await ctx.store.transaction(async (tx) => {
+        const known = new Set((await tx.workspaces.list()).map((w) => w.id));
+        const details = workspaceIds.flatMap((id, i) =>
+          known.has(id)
+            ? []
+            : [{ path: `workspaceIds[${i}]`, message: `unknown workspace id: ${id}` }],
+        );
+        if (details.length)
+          throw validationError(
+            `Unknown workspaces: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`,
+            details,
+          );
+        await tx.agents.setWorkspaces(agent_id, [...new Set(workspaceIds)]);
+        return tx.agents.update(agent_id, { updated_at: isoNow(ctx.clock) });
+      });
+      return agentView(ctx.store, agent!);
     },
   }),
   defineOperation({

@@ -253,6 +253,7 @@ export const executionOperations = [
         mode,
         line,
         seed,
+        sharedAgentsOnly: ctx.caller.kind === 'token',
       });
       return withStatus(202, { execution });
     },

@@ -109,6 +109,7 @@ export function createInvoker(
     assertShallow(raw);
     const input = (raw ?? {}) as Record<string, unknown>;
     if (caller.kind === 'token') {
+      if (op.refuseTokens) throw forbidden(op.refuseTokens);
       if (!isWorkspaceOperation(op)) {
         throw forbidden(
           'A workspace access token is only valid on /api/v1/workspaces/{its workspace}/... paths; use an API key.',

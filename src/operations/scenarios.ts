@@ -5,6 +5,7 @@ import { ScenarioAudio } from '../domain/audio.js';
 import { isoNow } from '../clock.js';
 import { conflict, invalidField, notFound, validationError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
+import { assertAgentsShared } from '../simulations/agent-sharing.js';
 
 import type { Scenario } from '../store/scenarios.js';
 import type { Store } from '../store/index.js';
@@ -150,6 +151,8 @@ export const scenarioOperations = [
     output: z.object({ scenario: ScenarioSchema }),
     async handler({ workspace_id, ...input }, ctx) {
       return ctx.store.transaction(async (tx) => {
+        if (ctx.caller.kind === 'token')
+          await assertAgentsShared(tx, workspace_id, input.targetAgents ?? []);
         await checkReferences(tx, workspace_id, input);
         const now = isoNow(ctx.clock);
         const scenario: Scenario = {
@@ -251,8 +254,15 @@ export const scenarioOperations = [
       if (Object.values(patch).every((v) => v === undefined))
         throw invalidField('', 'send at least one field to change');
       return ctx.store.transaction(async (tx) => {
-        if (!(await tx.scenarios.get(workspace_id, scenario_id)))
-          throw notFound('scenario', scenario_id);
+        const current = await tx.scenarios.get(workspace_id, scenario_id);
+        if (!current) throw notFound('scenario', scenario_id);
+        // Only agents it adds: those an API key put there stay, so the token may edit the rest.
+        if (ctx.caller.kind === 'token' && patch.targetAgents)
+          await assertAgentsShared(
+            tx,
+            workspace_id,
+            patch.targetAgents.filter((id) => !current.targetAgents.includes(id)),
+          );
         await checkReferences(tx, workspace_id, patch);
         const clean = {
           ...patch,

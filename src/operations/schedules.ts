@@ -15,7 +15,8 @@ import {
   WorkspaceParams,
   deleted,
 } from './common.js';
-import { defineOperation, type OperationContext } from './types.js';
+import { assertAgentsShared } from '../simulations/agent-sharing.js';
+import { defineOperation, type Caller, type OperationContext } from './types.js';
 
 export const ScheduleSchema = z.object({
   id: z.string(),
@@ -121,6 +122,21 @@ const scenarioMustExist = async (
     throw invalidField('scenarioId', `unknown scenario id: ${scenarioId}`);
 };
 
+/**
+ * A workspace token schedules and runs only scenarios whose target agents are shared with its
+ * workspace: the runs would reach the others with the engine's stored credentials.
+ */
+async function checkSharedForToken(
+  caller: Caller,
+  store: Store,
+  workspaceId: string,
+  scenarioId: string,
+): Promise<void> {
+  if (caller.kind !== 'token') return;
+  const scenario = await store.scenarios.get(workspaceId, scenarioId);
+  if (scenario) await assertAgentsShared(store, workspaceId, scenario.targetAgents);
+}
+
 const base = '/api/v1/workspaces/:workspace_id/schedules';
 const ItemParams = { ...WorkspaceParams, schedule_id: Id };
 
@@ -147,6 +163,7 @@ export const scheduleOperations = [
     async handler({ workspace_id, ...input }, ctx) {
       return ctx.store.transaction(async (tx) => {
         await scenarioMustExist(tx, workspace_id, input.scenarioId);
+        await checkSharedForToken(ctx.caller, tx, workspace_id, input.scenarioId);
         const draft = {
           periodicity: input.periodicity,
           timezone: input.timezone ?? 'UTC',
@@ -201,7 +218,10 @@ export const scheduleOperations = [
       return ctx.store.transaction(async (tx) => {
         const current = await tx.schedules.get(workspace_id, schedule_id);
         if (!current) throw notFound('schedule', schedule_id);
-        if (patch.scenarioId) await scenarioMustExist(tx, workspace_id, patch.scenarioId);
+        if (patch.scenarioId) {
+          await scenarioMustExist(tx, workspace_id, patch.scenarioId);
+          await checkSharedForToken(ctx.caller, tx, workspace_id, patch.scenarioId);
+        }
         const merged = {
           ...current,
           ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)),
@@ -242,6 +262,8 @@ export const scheduleOperations = [
     async handler({ workspace_id, schedule_id }, ctx) {
       const schedule = await ctx.store.schedules.get(workspace_id, schedule_id);
       if (!schedule) throw notFound('schedule', schedule_id);
+      // Refused before anything is recorded: a token learns nothing of an agent it may not run.
+      await checkSharedForToken(ctx.caller, ctx.store, workspace_id, schedule.scenarioId);
       const run = await ctx.scheduler.runNow(workspace_id, schedule_id, schedule.scenarioId);
       return { run: await withResult(ctx, workspace_id, run) };
     },

@@ -78,6 +78,11 @@ export interface OperationSpec<
   body?: B;
   /** Response data schema, for the OpenAPI document and the clients' types. */
   output?: S;
+  /**
+   * Set on operations a workspace token must never call, even on its own workspace (those that
+   * would widen or prolong its own access): a token gets a 403 with this message.
+   */
+  refuseTokens?: string;
   handler(input: z.output<z.ZodObject<P & Q & B>>, ctx: OperationContext): O | Promise<O>;
 }
 
@@ -91,6 +96,7 @@ export interface Operation {
   body: Shape | undefined;
   input: z.ZodObject;
   output?: z.ZodType;
+  refuseTokens?: string;
   handler(this: void, input: unknown, ctx: OperationContext): unknown;
 }
 
@@ -133,6 +139,7 @@ export function defineOperation<
     body: spec.body,
     input: z.strictObject({ ...params, ...query, ...(spec.body ?? {}) }),
     output: spec.output,
+    refuseTokens: spec.refuseTokens,
     handler,
   };
 }

@@ -40,6 +40,7 @@ export async function agentView(store: Store, agent: AgentRecord) {
     routingRules: snapshot.routingRules ?? [],
     channel: channelOf(agent),
     tags: agent.tags,
+    workspaces: await store.agents.workspacesOf(agent.id),
     stats: {
       totalCalls: f.totalCalls,
       avgScore: avgScore === null ? null : Math.round(avgScore * 100) / 100,

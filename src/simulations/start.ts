@@ -4,7 +4,7 @@ import { newId } from '../ids.js';
 import { connectionsFor } from '../llm/settings.js';
 import type { Clock } from '../clock.js';
 import type { ModelConnection, Role } from '../llm/types.js';
-import { refusesConnections } from '../net/reachability.js';
+import { unreachable as unreachableAt } from '../net/reachability.js';
 import { openCredentials } from '../providers/credentials.js';
 import type { Scenario } from '../store/scenarios.js';
 import { metricsFor } from './scoring.js';
@@ -22,6 +22,7 @@ import type { Speech } from '../speech/index.js';
 import { audioCallProblem, voiceProblems } from '../voice/audio-plan.js';
 import { simulationLine } from '../voice/caller-conditions.js';
 import { SCRIPT_LINE_ACTS, type LineChoice } from '../domain/callers.js';
+import { assertAgentsShared } from './agent-sharing.js';
 
 export interface ExecutionRequest {
   variables: Record<string, string>;
@@ -33,6 +34,8 @@ export interface ExecutionRequest {
   line?: LineChoice;
   /** Audio mode: the seed of every simulation's losses, jitter and behaviours (to replay one). */
   seed?: number;
+  /** Started with a workspace token: every target agent must be shared with the workspace. */
+  sharedAgentsOnly?: boolean;
 }
 
 /** Why `agent` cannot be reached on `channel`, or null when it can. */
@@ -108,6 +111,8 @@ async function planExecution(
 ): Promise<ExecutionPlan> {
   const scenario = await ctx.store.scenarios.get(workspaceId, scenarioId);
   if (!scenario) throw notFound('scenario', scenarioId);
+  // Before any other check: a token learns nothing of an agent it may not run.
+  if (req.sharedAgentsOnly) await assertAgentsShared(ctx.store, workspaceId, scenario.targetAgents);
   const problems: ErrorDetail[] = [];
   if (!scenario.personas.length)
     problems.push({ path: 'personas', message: 'the scenario has no personas to play the caller' });
@@ -241,9 +246,10 @@ const refuse = (problems: ErrorDetail[]): AppError =>
   );
 
 /**
- * The URLs an execution will call that refuse connections: agents at their own URL or a
- * provider base URL, and the models of each role it needs. Only a refused connection counts (a
- * slow or far host is left to the simulation's own timeouts).
+ * The URLs an execution will call that refuse connections, or that a team server may not reach
+ * (internal addresses): agents at their own URL or a provider base URL, and the models of each
+ * role it needs. Only a refused connection counts (a slow or far host is left to the
+ * simulation's own timeouts).
  */
 async function unreachable(ctx: ExecutionDeps, plan: ExecutionPlan): Promise<ErrorDetail[]> {
   const targets: { path: string; what: string; url: string }[] = [];
@@ -256,10 +262,13 @@ async function unreachable(ctx: ExecutionDeps, plan: ExecutionPlan): Promise<Err
   for (const [role, conn] of Object.entries(plan.models))
     if (conn.baseUrl)
       targets.push({ path: `settings.llm.${role}`, what: `the ${role} model`, url: conn.baseUrl });
-  const refused = await Promise.all(targets.map((t) => refusesConnections(t.url)));
-  return targets
-    .filter((_t, i) => refused[i])
-    .map((t) => ({ path: t.path, message: `${t.what} at ${t.url} refuses connections` }));
+  const found = await Promise.all(targets.map((t) => unreachableAt(t.url)));
+  return targets.flatMap((t, i) => {
+    const why = found[i];
+    if (!why) return [];
+    const message = 'blocked' in why ? `: ${why.blocked.message}` : ' refuses connections';
+    return [{ path: t.path, message: `${t.what} at ${t.url}${message}` }];
+  });
 }
 
 /** The agent's credentials, or null when it has none or they do not open. */

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { AgentConfiguration, AgentSnapshot } from '../domain/providers.js';
 import { fromJson, toJson, type ColumnMap } from './db.js';
 import { patchRow, type StoreContext } from './sql/query.js';
+import { agentWorkspaces } from './agent-workspaces.js';
 
 export interface AgentRecord {
   id: string;
@@ -278,6 +279,7 @@ export function createAgentStore(ctx: StoreContext) {
     ...agentWrites(ctx),
     ...agentReads(ctx),
     ...agentVersions(ctx),
+    ...agentWorkspaces(ctx),
     get,
   };
 }

@@ -48,6 +48,10 @@ const SHIPPED_SQLITE: Record<number, { name: string; checksum: string }> = {
     name: 'recording blobs',
     checksum: '72a59f2a374ac28ff6adbf7878a976649a00d0364026fccdf07457109407b170',
   },
+  11: {
+    name: 'agent workspaces',
+    checksum: 'bd56e627028cc98dce5c523b6e7edcd52b108fe6f80e2c5c8e53da122ea525dd',
+  },
 };
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');

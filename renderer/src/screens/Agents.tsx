@@ -38,6 +38,7 @@ import {
   useLoad,
 } from '../ui/common';
 import { ConditionsTable } from '../ui/CallerSummary';
+import { SharedWorkspaces } from '../ui/AgentSharing';
 
 type Agent = OperationOutput<'agents.get'>;
 type AgentConfiguration = Agent['configuration'];
@@ -407,6 +408,7 @@ export function AgentDetail({ id }: { id: string }) {
               test={() => client().invoke('agents.testConnection', { agent_id: id })}
             />
           </Stack>
+          <SharedWorkspaces key={a.updated_at} agent={a} onSaved={() => void agent.reload()} />
           <Tabs value={tab} onChange={(_e, v: number) => setTab(v)} aria-label="Agent sections">
             <Tab label="Configuration" />
             <Tab label="Tools" />

@@ -8,6 +8,7 @@ import { m007SimulationLeases } from './007-simulation-leases.js';
 import { m008AudioSimulations } from './008-audio-simulations.js';
 import { m009RealisticCallers } from './009-realistic-callers.js';
 import { m010RecordingBlobs } from './010-recording-blobs.js';
+import { m011AgentWorkspaces } from './011-agent-workspaces.js';
 
 import type { Migration } from './migration.js';
 
@@ -25,4 +26,5 @@ export const migrations: Migration[] = [
   m008AudioSimulations,
   m009RealisticCallers,
   m010RecordingBlobs,
+  m011AgentWorkspaces,
 ];

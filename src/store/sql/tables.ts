@@ -28,6 +28,7 @@ export interface Tables {
   alert_events: AlertEvents;
   settings: Settings;
   recording_blobs: RecordingBlobs;
+  agent_workspaces: AgentWorkspaces;
 }
 
 /** 0 or 1: neither database driver takes a JS boolean the same way, so flags are integers. */
@@ -251,6 +252,12 @@ export interface RecordingBlobs {
   name: string;
   saved_at: string;
   bytes: Buffer;
+}
+
+/** An agent shared with a workspace: that workspace's tokens may run it. */
+export interface AgentWorkspaces {
+  agent_id: string;
+  workspace_id: string;
 }
 
 export interface Tools {
