@@ -26,4 +26,6 @@ USER node
 
 EXPOSE 4477
 ENTRYPOINT ["node", "src/cli/callbench.mjs"]
+# On 0.0.0.0, serve answers HTTPS only: mount a certificate and key and set CALLBENCH_TLS_CERT and
+# CALLBENCH_TLS_KEY (docker-compose.yml does), or add --insecure-http behind a TLS proxy.
 CMD ["serve", "--host", "0.0.0.0", "--port", "4477"]

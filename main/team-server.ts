@@ -41,7 +41,14 @@ export interface TeamServer {
   stop(): void;
 }
 
-/** An http(s) base URL, without a trailing slash, credentials, query or fragment. */
+/** Names of this computer: plain HTTP to them crosses no network. */
+const isLoopback = (hostname: string): boolean =>
+  hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+
+/**
+ * An http(s) base URL, without a trailing slash, credentials, query or fragment; http:// only to
+ * this computer.
+ */
 const TeamUrl = z
   .string()
   .trim()
@@ -61,7 +68,9 @@ const TeamUrl = z
         ? 'must not hold a user name or password (the API key goes in its own field)'
         : url.search || url.hash
           ? 'must not have a query or a fragment'
-          : null;
+          : url.protocol === 'http:' && !isLoopback(url.hostname)
+            ? 'use https://: the API key would cross the network in clear'
+            : null;
     if (problem) {
       ctx.addIssue({ code: 'custom', message: problem });
       return z.NEVER;
@@ -247,5 +256,7 @@ function checkFailed(err: AppError): AppError {
   if (err.status === 401 || err.status === 403)
     return fail('apiKey', 'was refused by the team server');
   if (err.code === 'team_server_unreachable') return fail('url', 'does not answer');
+  if (err.code === 'team_server_untrusted')
+    return fail('url', 'has a certificate this computer does not trust');
   return fail('url', 'does not answer as a Callbench team server');
 }

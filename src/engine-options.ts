@@ -1,7 +1,7 @@
 import type { Clock } from './clock.js';
 import type { ModelConnection, ModelPolicy } from './llm/types.js';
 import type { RetryPolicy } from './providers/client.js';
-import type { Logger } from './server/app.js';
+import type { Logger, TlsFiles } from './server/app.js';
 
 export interface EngineOptions {
   /** Local files: the SQLite store (unless databaseUrl is set), its backups, the lock, the key. */
@@ -57,6 +57,16 @@ export interface EngineOptions {
    * in Host and Origin beside 127.0.0.1 and localhost.
    */
   publicHosts?: string[];
+  /** `serve --tls-cert/--tls-key`: the HTTP API over TLS with this PEM certificate and key. */
+  tls?: TlsFiles;
+  /**
+   * Outbound requests (tools, agents, webhooks, models, speech) refuse loopback, private,
+   * link-local and metadata addresses. Default: on for a team server (databaseUrl), off on the
+   * desktop and a SQLite serve, where local APIs are what the user means to call.
+   */
+  outboundGuard?: boolean;
+  /** CIDRs and host names the outbound guard lets through (CALLBENCH_OUTBOUND_ALLOW). */
+  outboundAllow?: string[];
   /** Team server: how long a claimed simulation's lease holds unless renewed (default 30 s). */
   leaseMs?: number;
   /** Team server: how often an instance that does not lead asks to (default 10 s). */

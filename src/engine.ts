@@ -4,6 +4,7 @@ import { osUserName } from './config.js';
 import { EventBus } from './events.js';
 import { newId, newSecret } from './ids.js';
 import { acquireDataDirLock } from './lock.js';
+import { guardOutboundFor } from './net/guard.js';
 import { catalogue } from './operations/catalogue.js';
 import { createBrowserSessions } from './server/sessions.js';
 import { applyNetworkSettings } from './operations/settings.js';
@@ -11,7 +12,8 @@ import { createInvoker, type Invoke } from './operations/invoke.js';
 import type { Caller, EngineServices } from './operations/types.js';
 import { SecretBox } from './secrets.js';
 import { buildServer, type Logger } from './server/app.js';
-import { createAuthenticator } from './server/auth.js';
+import { ENV_KEY_ID, createAuthenticator, createKeyCallers } from './server/auth.js';
+import { AppError } from './errors.js';
 import { createDataDir, keepToOwner } from './store/file-modes.js';
 import type { Store } from './store/index.js';
 import { openStore } from './store/open.js';
@@ -42,8 +44,11 @@ export interface Engine {
   invoke(name: string, input: unknown, caller?: Caller): ReturnType<Invoke>;
   /** The local HTTP API; with `ui`, also the operation route, the event stream and the built renderer (browser mode). */
   listen(port: number, host: string, ui?: { rendererDir?: string }): Promise<string>;
-  /** Browser mode: a fresh one-time login link (single use, valid 15 minutes). */
-  loginUrl(): string;
+  /**
+   * Browser mode: a fresh one-time login link (single use, valid 15 minutes) whose session acts
+   * for CALLBENCH_API_KEY when set, else for the oldest API key not revoked (the first key).
+   */
+  loginUrl(): Promise<string>;
   /** Stops the HTTP server only (the desktop app's setting turns it off); the engine runs on. */
   closeServer(): Promise<void>;
   /** Bytes of heap the model threads use: the process's own figures leave them out. */
@@ -61,6 +66,8 @@ interface Running {
   /** Tells the services a stop has begun (services.stopping). */
   beginStop: () => void;
   releaseLock: (() => void) | null;
+  /** Lifts the outbound guard this engine put in force (a team server's). */
+  liftGuard: (() => void) | null;
 }
 
 /** A new store's first workspace (with the default scorecard) and, when exclusive, its first key. */
@@ -126,19 +133,31 @@ async function stopRunning(r: Running): Promise<void> {
   await r.services.sync.stop();
   await r.store.close();
   r.releaseLock?.();
+  r.liftGuard?.();
 }
 
-/** Who the engine acts for: the OS user, locally and for whoever followed a login link. */
+/** Who the engine acts for locally: the OS user. */
 function localIdentity() {
   const osUser = osUserName();
-  const user = { id: `usr_${osUser}`, name: osUser };
-  const localCaller: Caller = { kind: 'local', user };
-  const sessions = createBrowserSessions({ kind: 'api_key', keyId: 'browser_session', user });
-  return { osUser, localCaller, sessions };
+  const localCaller: Caller = { kind: 'local', user: { id: `usr_${osUser}`, name: osUser } };
+  return { osUser, localCaller };
 }
 
-const urlOf = (host: string, port: number): string =>
-  `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+const urlOf = (host: string, port: number, tls: boolean): string =>
+  `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+/** The key the login link printed at start acts for: CALLBENCH_API_KEY, else the first key. */
+async function startKeyId(store: Store, envApiKey: string | undefined): Promise<string> {
+  if (envApiKey) return ENV_KEY_ID;
+  const first = (await store.credentials.listKeys()).find((k) => !k.revoked_at);
+  if (!first)
+    throw new AppError(
+      'no_api_key',
+      409,
+      'Every API key is revoked: create one (callbench keys create), then ask POST /v1/login-links for a login link',
+    );
+  return first.id;
+}
 
 /**
  * Opens the data dir (locked when exclusive), its store and services; when exclusive, starts the
@@ -156,7 +175,10 @@ async function openEngine(
   const releaseLock =
     exclusive && !options.databaseUrl ? acquireDataDirLock(options.dataDir) : null;
   let store: Store | null = null;
+  let liftGuard: (() => void) | null = null;
   try {
+    // In force before anything that may call out starts (sync, schedules, the queue).
+    liftGuard = guardOutboundFor(options);
     const prepared = await prepareStore(options, log);
     store = prepared.store;
     const { secrets } = prepared;
@@ -178,12 +200,13 @@ async function openEngine(
         })
       : null;
     return {
-      running: { store, invoke, services, stopBackground, beginStop, releaseLock },
+      running: { store, invoke, services, stopBackground, beginStop, releaseLock, liftGuard },
       result,
     };
   } catch (err) {
     await store?.close();
     releaseLock?.();
+    liftGuard?.();
     throw err;
   }
 }
@@ -192,7 +215,13 @@ export function createEngine(options: EngineOptions): Engine {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? silent;
   const events = new EventBus();
-  const { osUser, localCaller, sessions } = localIdentity();
+  const { osUser, localCaller } = localIdentity();
+  // A session acts for the key that made its link, as long as that key is valid.
+  const sessions = createBrowserSessions({
+    clock,
+    callerOfKey: (keyId) =>
+      createKeyCallers({ store: started().store, envApiKey: options.envApiKey, osUser })(keyId),
+  });
   let baseUrl: string | null = null;
   let server: FastifyInstance | null = null;
   let running: Running | null = null;
@@ -231,13 +260,16 @@ export function createEngine(options: EngineOptions): Engine {
         publicHosts: options.publicHosts,
         log,
         ui: ui && { ...ui, events, sessions },
+        tls: options.tls,
       });
       await server.listen({ port, host });
-      return (baseUrl = urlOf(host, (server.server.address() as { port: number }).port));
+      const { port: bound } = server.server.address() as { port: number };
+      return (baseUrl = urlOf(host, bound, Boolean(options.tls)));
     },
-    loginUrl() {
+    async loginUrl() {
       if (!baseUrl) throw new Error('The HTTP server is not listening');
-      return `${baseUrl}/?token=${sessions.issue()}`;
+      const keyId = await startKeyId(started().store, options.envApiKey);
+      return `${baseUrl}/?token=${sessions.issue(keyId)}`;
     },
     async closeServer() {
       await server?.close();

@@ -2,6 +2,7 @@ import {
   Alert,
   AppBar,
   Box,
+  Button,
   Chip,
   CssBaseline,
   Drawer,
@@ -134,6 +135,32 @@ function EngineChip() {
   );
 }
 
+/**
+ * Browser mode only (the desktop app has nothing to sign out of): ends the login session, forgets
+ * a key typed into the page, and asks again.
+ */
+function SignOut() {
+  const signOut = useSession((s) => s.client?.signOut);
+  const signedOut = useSession((s) => s.signedOut);
+  const [error, setError] = useState<string | null>(null);
+  if (!signOut) return null;
+  return (
+    <>
+      <Button
+        color="inherit"
+        onClick={() => void signOut().then(signedOut, (e: unknown) => setError(messageOf(e)))}
+      >
+        Sign out
+      </Button>
+      <Snackbar open={Boolean(error)} autoHideDuration={8_000} onClose={() => setError(null)}>
+        <Alert severity="error" onClose={() => setError(null)}>
+          {error}
+        </Alert>
+      </Snackbar>
+    </>
+  );
+}
+
 export function App() {
   const { theme: mode, setTheme, route, navigate, workspaceId } = useSession();
   const theme = useMemo(() => createTheme({ palette: { mode } }), [mode]);
@@ -161,6 +188,7 @@ export function App() {
                 {mode === 'light' ? '☾' : '☀'}
               </IconButton>
             </Tooltip>
+            <SignOut />
           </Toolbar>
         </AppBar>
         <Drawer

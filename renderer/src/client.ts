@@ -39,6 +39,11 @@ export interface Client {
   readonly transport: 'ipc' | 'http';
   invoke<N extends OperationName>(operation: N, ...input: InputArgs<N>): Promise<OutputOf<N>>;
   subscribe(listener: (event: AppEvent) => void): () => void;
+  /**
+   * Ends this page's sign-in on the engine (a login session, and its cookie); present only where
+   * the page signs in (a browser), not in the desktop app.
+   */
+  signOut?: () => Promise<void>;
 }
 
 function unwrap<T>(answer: InvokeAnswer): T {
@@ -136,6 +141,12 @@ export function httpClient(key: string | null, onUnauthorized: () => void): Clie
         stopped = true;
         abort.abort();
       };
+    },
+    async signOut() {
+      // JSON, as every state change from a session must be; the answer clears the cookie.
+      const res = await fetch('/v1/logout', { method: 'POST', headers });
+      if (!res.ok && res.status !== 401)
+        throw new ApiError('error', res.status, `The engine answered ${res.status}`);
     },
   };
 }

@@ -3,9 +3,7 @@ import { StrictMode, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { ApiError, httpClient, ipcClient, type Client } from './client';
-import { WORKSPACE_STORAGE, useSession } from './stores/session';
-
-const KEY_STORAGE = 'callbench.apiKey';
+import { KEY_STORAGE, WORKSPACE_STORAGE, useSession } from './stores/session';
 
 async function connect(client: Client): Promise<void> {
   const { workspaces } = await client.invoke('workspaces.list');

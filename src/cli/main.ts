@@ -1,8 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_HOST, DEFAULT_PORT, defaultDataDir } from '../config.js';
 import { createEngine, type Engine } from '../engine.js';
 import { AppError } from '../errors.js';
+import type { TlsFiles } from '../server/app.js';
+import { ALLOW_VARIABLE, OutboundGuard } from '../net/guard.js';
 import { installProcessGuards } from '../process-guards.js';
 import { run } from './run.js';
 import { secrets } from './secrets.js';
@@ -11,10 +15,15 @@ const USAGE = `Usage: callbench <command> [options]
 
 Commands:
   serve [--port N] [--host H] [--data-dir DIR] [--database URL] [--no-worker]
+        [--tls-cert FILE --tls-key FILE | --insecure-http]
                                                  Start the engine and its local HTTP API; with
                                                  --database (or CALLBENCH_DATABASE_URL), a team
                                                  server on PostgreSQL (key: CALLBENCH_SECRET_KEY);
-                                                 --no-worker leaves simulations to the workers
+                                                 --no-worker leaves simulations to the workers.
+                                                 On an address other than loopback it serves
+                                                 HTTPS (PEM files, or CALLBENCH_TLS_CERT and
+                                                 CALLBENCH_TLS_KEY), or plain HTTP behind a TLS
+                                                 proxy with --insecure-http
   worker --database URL [--concurrency N]        Run a team server's simulations (N at once,
                                                  default 4); start as many as the load needs
   keys create [--label L]                        Create an API key (printed once)
@@ -56,7 +65,27 @@ function storeOf(values: { 'data-dir'?: string; database?: string }) {
     databaseUrl,
     secretKey: databaseUrl ? process.env.CALLBENCH_SECRET_KEY : undefined,
     leaseMs: leaseFromEnvironment(),
+    outboundAllow: outboundAllowFromEnvironment(),
   };
+}
+
+/**
+ * CALLBENCH_OUTBOUND_ALLOW: comma-separated CIDRs and host names a team server's outbound
+ * requests may reach although they are internal. An entry that is neither refuses the start.
+ */
+function outboundAllowFromEnvironment(): string[] | undefined {
+  const text = process.env[ALLOW_VARIABLE];
+  if (!text) return undefined;
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  try {
+    new OutboundGuard(entries);
+  } catch (err) {
+    throw new AppError('usage', 2, (err as Error).message);
+  }
+  return entries;
 }
 
 /**
@@ -72,6 +101,56 @@ function leaseFromEnvironment(): number | undefined {
   return seconds * 1000;
 }
 
+/** Addresses only this machine reaches: plain HTTP there crosses no network. */
+const isLoopback = (host: string): boolean =>
+  host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+
+/** A PEM file of `serve --tls-*`, or one line saying why it cannot be read. */
+function readPem(file: string, what: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new AppError('bad_tls', 2, `Cannot read the TLS ${what} ${file} (${why})`);
+  }
+}
+
+/**
+ * How `serve` answers on `host`: HTTPS with the certificate and key given, or plain HTTP, which
+ * leaves this machine only with --insecure-http (a TLS proxy in front does the encryption).
+ */
+function tlsOf(
+  values: { 'tls-cert'?: string; 'tls-key'?: string; 'insecure-http'?: boolean },
+  host: string,
+): TlsFiles | undefined {
+  const certFile = values['tls-cert'] ?? (process.env.CALLBENCH_TLS_CERT || undefined);
+  const keyFile = values['tls-key'] ?? (process.env.CALLBENCH_TLS_KEY || undefined);
+  if (values['insecure-http'] && (certFile || keyFile))
+    throw new AppError('usage', 2, '--insecure-http serves plain HTTP: leave out the TLS files');
+  if (!certFile || !keyFile) {
+    if (certFile || keyFile)
+      throw new AppError('usage', 2, 'Give both --tls-cert FILE and --tls-key FILE (PEM)');
+    if (!isLoopback(host) && !values['insecure-http'])
+      throw new AppError(
+        'plain_http_refused',
+        2,
+        `Refusing to serve plain HTTP on ${host}: give --tls-cert FILE --tls-key FILE, or --insecure-http behind a TLS proxy`,
+      );
+    return undefined;
+  }
+  const tls = { cert: readPem(certFile, 'certificate'), key: readPem(keyFile, 'key') };
+  try {
+    createSecureContext(tls);
+  } catch (err) {
+    throw new AppError(
+      'bad_tls',
+      2,
+      `The TLS certificate ${certFile} and key ${keyFile} cannot be used: ${(err as Error).message}`,
+    );
+  }
+  return tls;
+}
+
 const STORE_OPTIONS = {
   'data-dir': { type: 'string' },
   database: { type: 'string' },
@@ -84,6 +163,9 @@ async function serve(args: string[], out: Out): Promise<number> {
       port: { type: 'string' },
       host: { type: 'string' },
       'no-worker': { type: 'boolean' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
+      'insecure-http': { type: 'boolean' },
       ...STORE_OPTIONS,
     },
   });
@@ -91,6 +173,8 @@ async function serve(args: string[], out: Out): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new AppError('bad_port', 2, `--port must be 0 to 65535, got ${values.port}`);
   const host = values.host ?? process.env.CALLBENCH_HOST ?? DEFAULT_HOST;
+  // Refused before anything opens: an API key must never cross a network in clear by default.
+  const tls = tlsOf(values, host);
   installProcessGuards((m) => console.error(m));
   const where = storeOf(values);
   if (values['no-worker'] && !where.databaseUrl)
@@ -102,6 +186,7 @@ async function serve(args: string[], out: Out): Promise<number> {
   const engine = createEngine({
     ...where,
     envApiKey: process.env.CALLBENCH_API_KEY || undefined,
+    tls,
     llmDefault: llmFromEnvironment(),
     runSimulations: !values['no-worker'],
     publicHosts: process.env.CALLBENCH_PUBLIC_HOSTS?.split(',')
@@ -138,16 +223,29 @@ async function serve(args: string[], out: Out): Promise<number> {
       );
     throw err;
   }
+  // Made before the lines are printed: whoever reads "listening on" may stop us at once, and
+  // expects the lines that go with it to be there.
+  const login = await loginLine(engine);
   if (firstApiKey) {
     out(`Created your first API key (shown only now, keep it): ${firstApiKey}`);
   }
   out(`Callbench engine (${engine.storeDescription}) listening on ${url}`);
-  out(
-    `Open ${engine.loginUrl()} in a browser for the interface (a one-time login link, valid 15 minutes; POST /v1/login-links with an API key makes another).`,
-  );
+  if (!tls && !isLoopback(host))
+    out(`Plain HTTP on ${host} (--insecure-http): only a TLS proxy in front should reach it.`);
+  out(login);
   await stopped;
   await engine.stop();
   return 0;
+}
+
+/** The line with the login link printed at start, or why there is none. */
+async function loginLine(engine: Engine): Promise<string> {
+  try {
+    return `Open ${await engine.loginUrl()} in a browser for the interface (a one-time login link, valid 15 minutes; POST /v1/login-links with an API key makes another).`;
+  } catch (err) {
+    if (err instanceof AppError) return `No login link: ${err.message}`;
+    throw err;
+  }
 }
 
 /** The default model of every role, from CALLBENCH_LLM_BASE_URL, _API_KEY and _MODEL. */

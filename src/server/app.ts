@@ -26,6 +26,13 @@ export interface ServerOptions {
   log: Logger;
   /** Browser mode: the renderer, its operation route and the event stream. */
   ui?: Omit<UiOptions, 'invoke'>;
+  /** HTTPS with this PEM certificate (chain) and key; plain HTTP without. */
+  tls?: TlsFiles;
+}
+
+export interface TlsFiles {
+  cert: string | Buffer;
+  key: string | Buffer;
 }
 
 declare module 'fastify' {
@@ -83,6 +90,23 @@ function parseJsonBody(text: string, done: (err: Error | null, body?: unknown) =
   done(null, parsed);
 }
 
+const STATE_CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * A state change made with a session cookie must be JSON: a form, an <img> or a bodiless fetch
+ * from another page cannot send that type without a CORS preflight, which we never grant.
+ */
+function assertJsonStateChange(req: FastifyRequest): void {
+  if (!STATE_CHANGES.has(req.method)) return;
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json')
+    throw new AppError(
+      'unsupported_media_type',
+      415,
+      'A request made with a session cookie that changes anything must send Content-Type: application/json (an empty body is fine)',
+    );
+}
+
 /**
  * Host and origin allowlist, then the bearer credential (or a login session); throws the error to
  * answer. A bearer credential is looked up in the store: that check answers a promise.
@@ -98,17 +122,20 @@ function admit(
       `Host '${host}' is not accepted; address the API as http://127.0.0.1:PORT or http://localhost:PORT`,
     );
   const origin = req.headers.origin;
-  if (origin && origin !== 'null' && !hosts.has(origin.replace(/^https?:\/\//, ''))) {
+  // `Origin: null` (a sandboxed frame, a file: page, a redirect chain) is no origin of ours.
+  if (origin && !hosts.has(origin.replace(/^https?:\/\//, ''))) {
     throw forbidden('Cross-origin requests are not accepted');
   }
   const path = req.url.split('?')[0]!;
   if (PUBLIC_PATHS.has(path) || (opts.ui && isUiAssetPath(path))) return;
   const header = req.headers.authorization;
   // Browser mode: a session cookie from a login link, bound to the Host it was opened on.
-  const session = !header && opts.ui?.sessions.callerOf(req.headers.cookie, host);
+  const session = header ? null : opts.ui?.sessions.callerOf(req.headers.cookie, host);
   if (session) {
-    req.caller = session;
-    return;
+    assertJsonStateChange(req);
+    return session.then((caller) => {
+      req.caller = caller;
+    });
   }
   const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   if (!match) throw unauthorized('Send Authorization: Bearer <API key or workspace access token>');
@@ -157,12 +184,18 @@ function sendFile(req: FastifyRequest, reply: FastifyReply, file: FileAnswer) {
 }
 
 export function buildServer(opts: ServerOptions): FastifyInstance {
-  const app = Fastify({
+  const common = {
     bodyLimit: 1024 * 1024,
     logger: false,
     genReqId: () => randomUUID(),
     return503OnClosing: true,
-  });
+  };
+  // Both kinds answer the same routes; only the socket differs, so one type serves for both.
+  const app = (
+    opts.tls
+      ? Fastify({ ...common, https: { cert: opts.tls.cert, key: opts.tls.key } })
+      : Fastify(common)
+  ) as FastifyInstance;
   let hosts: Set<string> | null = null;
   // A request answered after the close began (a long poll the engine's stop ended) leaves its
   // connection idle in keep-alive, which the close then waits out (72 s): idle ones are closed

@@ -13,6 +13,34 @@ export interface AuthOptions {
   osUser: string;
 }
 
+/** The id CALLBENCH_API_KEY goes by: it is not stored, so it is valid while the process runs. */
+export const ENV_KEY_ID = 'key_env';
+
+/** The caller CALLBENCH_API_KEY acts as. */
+const envCaller = (osUser: string): Caller => ({
+  kind: 'api_key',
+  keyId: ENV_KEY_ID,
+  user: { id: ENV_KEY_ID, name: osUser },
+});
+
+const keyCaller = (key: { id: string; label: string | null }, osUser: string): Caller => ({
+  kind: 'api_key',
+  keyId: key.id,
+  user: { id: key.id, name: key.label ?? osUser },
+});
+
+/**
+ * The caller an API key acts as while it is valid (not revoked), by its id: what a browser session
+ * made with that key acts as, checked on each of its requests.
+ */
+export function createKeyCallers({ store, envApiKey, osUser }: Omit<AuthOptions, 'clock'>) {
+  return async (keyId: string): Promise<Caller | null> => {
+    if (keyId === ENV_KEY_ID) return envApiKey ? envCaller(osUser) : null;
+    const key = await store.credentials.findActiveKey(keyId);
+    return key ? keyCaller(key, osUser) : null;
+  };
+}
+
 /** Resolves a bearer credential to a caller, or null when it is not valid. */
 export function createAuthenticator({ store, clock, envApiKey, osUser }: AuthOptions) {
   const envHash = envApiKey ? Buffer.from(hashCredential(envApiKey), 'hex') : null;
@@ -20,7 +48,7 @@ export function createAuthenticator({ store, clock, envApiKey, osUser }: AuthOpt
 
   return async function authenticate(credential: string): Promise<Caller | null> {
     if (envHash && timingSafeEqual(Buffer.from(hashCredential(credential), 'hex'), envHash)) {
-      return { kind: 'api_key', keyId: 'key_env', user: { id: 'key_env', name: osUser } };
+      return envCaller(osUser);
     }
     const key = await store.credentials.findKeyBySecret(credential);
     if (key) {
@@ -30,7 +58,7 @@ export function createAuthenticator({ store, clock, envApiKey, osUser }: AuthOpt
         lastTouched.set(key.id, now);
         await store.credentials.touchKey(key.id, isoNow(clock));
       }
-      return { kind: 'api_key', keyId: key.id, user: { id: key.id, name: key.label ?? osUser } };
+      return keyCaller(key, osUser);
     }
     const token = await store.credentials.findTokenBySecret(credential);
     if (token) {

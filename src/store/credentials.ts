@@ -87,6 +87,20 @@ function apiKeys(ctx: StoreContext) {
           .executeTakeFirst(),
       );
     },
+    /**
+     * A key not revoked, by id: read on every request of a browser session, so cached like
+     * findKeyBySecret (the cache drops it at any write, a revocation included).
+     */
+    async findActiveKey(id: string): Promise<ApiKeyRecord | undefined> {
+      return ctx.cache.get(`api_key_id:${id}`, () =>
+        ctx.db
+          .selectFrom('api_keys')
+          .select(KEY_COLUMNS)
+          .where('id', '=', id)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst(),
+      );
+    },
     async touchKey(id: string, at: string): Promise<void> {
       await ctx.db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
     },

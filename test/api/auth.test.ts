@@ -156,6 +156,13 @@ describe('credentials', () => {
     expect(same.status).toBe(200);
   });
 
+  it('refuses Origin: null (a sandboxed frame, a file: page, a redirect chain) like a foreign origin', async () => {
+    const auth = { authorization: `Bearer ${s.key}`, host: `127.0.0.1:${s.port}` };
+    const res = await raw(s.port, '/v1/tools', { ...auth, origin: 'null' });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toMatchObject({ code: 'forbidden' });
+  });
+
   it('serves /openapi.json without a credential', async () => {
     const res = await s.call('GET', '/openapi.json', undefined, { authorization: '' });
     expect(res.status).toBe(200);

@@ -5,6 +5,7 @@ import { migratePostgres } from '../../src/store/sql/migrate-postgres.js';
 import { ensureDatabase, startPostgres, type Postgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
 import { onPostgres } from '../helpers/store-under-test.js';
+import { ALLOW_LOOPBACK_ENV } from '../helpers/team.js';
 
 const KEY = 'team-key-0123456789-0123456789-0123456789';
 const PASSWORD = 'pg-test-pass';
@@ -28,7 +29,8 @@ function serveOnce(url: string, env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (out.includes('listening on')) child.kill('SIGTERM');
+      // Once: a second SIGTERM (at a line printed while stopping) would kill it outright.
+      if (out.includes('listening on') && !child.killed) child.kill('SIGTERM');
     });
     child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('error', reject);
@@ -102,9 +104,22 @@ describe.skipIf(onPostgres())('a team server that cannot start says why in one l
     expect(mysql.lines[0]).toContain('must be a PostgreSQL URL');
   });
 
+  it('an entry of CALLBENCH_OUTBOUND_ALLOW that is neither a CIDR nor a host name', () => {
+    const r = refusal(
+      cli(['serve', '--database', 'postgres://cb:pw@127.0.0.1:1/cb'], {
+        CALLBENCH_SECRET_KEY: KEY,
+        CALLBENCH_OUTBOUND_ALLOW: '10.0.0.0/8, crm.internal, 10.0.0.0/33',
+      }),
+    );
+    expect(r.status).toBe(2);
+    expect(r.lines).toEqual([
+      'callbench: CALLBENCH_OUTBOUND_ALLOW: "10.0.0.0/33" is neither a CIDR (10.0.0.0/8, fd00::/8), an address nor a host name',
+    ]);
+  });
+
   it('starts with its key; another key is refused, since the secrets are sealed with the first', async () => {
     const url = await database();
-    const out = await serveOnce(url, { CALLBENCH_SECRET_KEY: KEY });
+    const out = await serveOnce(url, { CALLBENCH_SECRET_KEY: KEY, ...ALLOW_LOOPBACK_ENV });
     expect(out).toContain('Callbench engine (team database postgres://postgres:****@');
     expect(out).not.toContain(PASSWORD);
     const other = refusal(

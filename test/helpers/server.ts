@@ -2,6 +2,7 @@ import type { Json } from './json.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Agent } from 'undici';
 import { createEngine, type Engine, type EngineOptions } from '../../src/engine.js';
 import type { Clock } from '../../src/clock.js';
 import { dropStore, storeOptions, type StoredIn } from './store-under-test.js';
@@ -73,6 +74,10 @@ export async function startServer(
   });
   const { firstApiKey } = await engine.start();
   const url = await engine.listen(0, '127.0.0.1', ui);
+  // On TLS (a test certificate), this helper's own requests trust that certificate alone.
+  const dispatcher = engineOptions.tls
+    ? new Agent({ connect: { ca: engineOptions.tls.cert } })
+    : undefined;
   const port = Number(new URL(url).port);
   // A data dir that already has keys (a restart) gets a fresh key for the test.
   const key =
@@ -93,7 +98,14 @@ export async function startServer(
       h['content-type'] ??= 'application/json';
     }
     for (const [k, v] of Object.entries(h)) if (v === '') delete h[k];
-    const res = await fetch(url + path, { method, headers: h, body: payload });
+    // Node's fetch takes undici's dispatcher; the DOM's RequestInit does not name it.
+    const init: RequestInit & { dispatcher?: Agent } = {
+      method,
+      headers: h,
+      body: payload,
+      dispatcher,
+    };
+    const res = await fetch(url + path, init);
     const text = await res.text();
     let parsed: unknown = text;
     try {

@@ -15,7 +15,12 @@ interface SessionState {
   setTheme: (theme: 'light' | 'dark') => void;
   navigate: (path: string) => void;
   askForKey: () => void;
+  /** Forgets the key this page was given, if any, and asks again (after the engine's logout). */
+  signedOut: () => void;
 }
+
+/** Where a key typed into the page (browser mode) is remembered. */
+export const KEY_STORAGE = 'callbench.apiKey';
 
 /** Where the workspace last shown is remembered. */
 export const WORKSPACE_STORAGE = 'callbench.workspace';
@@ -47,6 +52,10 @@ export const useSession = create<SessionState>((set) => ({
     location.hash = `#/${path.replace(/^\//, '')}`;
   },
   askForKey: () => set({ needsKey: true }),
+  signedOut() {
+    localStorage.removeItem(KEY_STORAGE);
+    set({ needsKey: true, client: null });
+  },
 }));
 
 window.addEventListener('hashchange', () => useSession.setState({ route: routeOf(location.hash) }));
