@@ -1,4 +1,4 @@
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { LatenessHistogram } from '../../src/audio/lateness-histogram.js';
@@ -20,9 +20,13 @@ function recordingPacer(frameMs: number) {
 }
 
 describe('startPacer', () => {
-  // The suite runs test files side by side on two cores: the bound here catches a pacer that
-  // sleeps past its frames; the 5 ms goal on a quiet machine is `npm run bench voice`'s.
+  // The suite runs test files side by side on two cores, maybe on a busy machine: the bound here
+  // catches a pacer that sleeps past its frames, over what the event loop itself was late by
+  // meanwhile (a loaded machine delays every timer alike); the 5 ms goal on a quiet machine is
+  // `npm run bench voice`'s.
   it('paces 20 concurrent calls for 3 s with no frame skipped and lateness bounded', async () => {
+    const loop = monitorEventLoopDelay({ resolution: 1 });
+    loop.enable();
     const calls = [];
     for (let i = 0; i < 20; i++) {
       calls.push(recordingPacer(20));
@@ -30,6 +34,8 @@ describe('startPacer', () => {
     }
     await sleep(3000);
     for (const call of calls) call.pacer.stop();
+    loop.disable();
+    const loopLateMs = (percentile: number) => loop.percentile(percentile) / 1e6;
     const all = new LatenessHistogram();
     for (const { pacer, deliveries } of calls) {
       expect(deliveries.length).toBeGreaterThanOrEqual(150);
@@ -42,8 +48,15 @@ describe('startPacer', () => {
       expect(pacer.stats().frames).toBe(deliveries.length);
       expect(pacer.stats().lateMaxMs).toBeGreaterThanOrEqual(pacer.stats().lateP99Ms);
     }
-    expect(all.stats().lateP50Ms, JSON.stringify(all.stats())).toBeLessThan(3);
-    expect(all.stats().lateP99Ms, JSON.stringify(all.stats())).toBeLessThan(25);
+    const said = JSON.stringify({
+      pacer: all.stats(),
+      loopP50: loopLateMs(50),
+      loopMax: loopLateMs(100),
+    });
+    expect(all.stats().lateP50Ms, said).toBeLessThan(3 + loopLateMs(50));
+    // A stall of the process delays every call's frame at once, and the loop's monitor only once:
+    // the tail is bounded over the longest stall, the typical frame over the typical wake.
+    expect(all.stats().lateP99Ms, said).toBeLessThan(25 + loopLateMs(100));
   });
 
   it('starts pacers that join the phases on the least taken slot, each wake serving several', async () => {

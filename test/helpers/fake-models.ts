@@ -12,8 +12,11 @@ type Json = JsonObject;
 export async function startFakeModels() {
   const script: { status: number; body: Json; delayMs?: number }[] = [];
   const requests: { path: string; headers: Json; body: Json }[] = [];
+  /** When each request arrived and was answered, on the fake's clock (performance.now()). */
+  const spans: { startMs: number; endMs: number }[] = [];
   const server = createServer(
     handled(async (req, res) => {
+      const startMs = performance.now();
       let raw = '';
       for await (const c of req) raw += c;
       requests.push({ path: req.url!, headers: req.headers, body: JSON.parse(raw || '{}') });
@@ -24,6 +27,7 @@ export async function startFakeModels() {
       if (next.delayMs) await new Promise((r) => setTimeout(r, next.delayMs));
       res.writeHead(next.status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(next.body));
+      spans.push({ startMs, endMs: performance.now() });
     }),
   );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -31,6 +35,7 @@ export async function startFakeModels() {
   return {
     url,
     requests,
+    spans,
     /** Queues OpenAI-shaped answers. */
     openai(
       content: string | null,

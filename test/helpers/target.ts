@@ -21,6 +21,8 @@ export interface Target {
     method: string;
     path: string;
   } | null;
+  /** When each /slow request arrived and was answered, on the target's clock (performance.now()). */
+  slowSpans: { startMs: number; endMs: number }[];
   stop(): Promise<void>;
 }
 
@@ -39,7 +41,14 @@ export async function startTarget(): Promise<Target> {
     revokedTokens: new Set<string>(),
   };
   let tokenSeq = 0;
-  const target: Target = { url: '', hits, state, last: null, stop: async () => {} };
+  const target: Target = {
+    url: '',
+    hits,
+    state,
+    last: null,
+    slowSpans: [],
+    stop: async () => {},
+  };
 
   const server = createServer(
     handled(async (req, res) => {
@@ -119,9 +128,12 @@ export async function startTarget(): Promise<Target> {
             ? json(res, 200, { token })
             : json(res, 401, { error: 'expired' });
         }
-        case path === '/slow':
+        case path === '/slow': {
+          const startMs = performance.now();
           await new Promise((r) => setTimeout(r, Number(url.searchParams.get('ms') ?? 1000)));
+          target.slowSpans.push({ startMs, endMs: performance.now() });
           return json(res, 200, { slow: true });
+        }
         case path === '/status': {
           const code = Number(url.searchParams.get('code') ?? 500);
           return json(res, code, { error: `status ${code}` });

@@ -352,7 +352,9 @@ describe('simulation channels: provider chat APIs and agents at a URL', () => {
     await s.ws('POST', `/executions/${queued}/cancel`);
     const answered = (await waiting).body.data.execution;
     expect(answered).toMatchObject({ status: 'cancelled', counts: { cancelled: 1 } });
-    expect(Date.now() - began).toBeLessThan(1_000);
+    // At the cancel, not at the end of its 20 s wait: half of it tells one from the other, however
+    // busy the machine.
+    expect(Date.now() - began).toBeLessThan(10_000);
     agent.load.delayMs = 0;
     expect((await s.ws('GET', `/executions/${busy}?wait=30`)).body.data.execution.status).toBe(
       'completed',

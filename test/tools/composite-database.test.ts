@@ -88,13 +88,15 @@ describe('composite and database tools', () => {
           { tool: 'slow_b', params: [] },
         ],
       });
-      const started = Date.now();
       const res = await test('both');
       expect(res.body).toMatchObject({
         success: true,
         result: { slow_a: { a: true }, slow_b: { b: true } },
       });
-      expect(Date.now() - started).toBeLessThan(550);
+      // In parallel on the target's own clock: the second step reached it before the first was
+      // answered, however busy the machine.
+      const [a, b] = t.slowSpans.slice(-2).sort((x, y) => x.startMs - y.startMs);
+      expect(b!.startMs).toBeLessThan(a!.endMs);
     });
 
     it('a failing step fails the composite, naming the step; later steps do not run', async () => {

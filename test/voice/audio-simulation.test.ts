@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseWav } from '../../src/audio/wav.js';
 import { createRecordings } from '../../src/voice/recordings.js';
@@ -51,7 +52,11 @@ describe('audio simulations', () => {
       { say: 'Thank you, goodbye.' },
     ]);
     speech!.transcripts.push('Your order ships tomorrow.', 'Your order ships tomorrow.');
+    // How late this process's timers ran meanwhile: the engine's pacing can be no better.
+    const loop = monitorEventLoopDelay({ resolution: 1 });
+    loop.enable();
     const sim = await runToEnd(scenarioId);
+    loop.disable();
     expect(sim.status, sim.error).toBe('completed');
     expect(sim.mode).toBe('audio');
     const agentTurns = (sim.turns as Json[]).filter((t) => t.role === 'agent');
@@ -73,8 +78,9 @@ describe('audio simulations', () => {
     // The agent's turns were found by Silero VAD (8 kHz on this transport), dated by energy.
     expect(audio.voice_activity).toEqual({ detector: 'silero', reason: null });
     expect(audio.response_latency_ms.p50).toBeGreaterThan(600);
-    // The fake agent shares this process (its VAD, voice and pacing): the bench measures pacing alone.
-    expect(audio.pacing.late_p99_ms).toBeLessThan(25);
+    // The fake agent shares this process (its VAD, voice and pacing), maybe on a busy machine: the
+    // bound is over the event loop's longest stall meanwhile; the bench measures pacing alone.
+    expect(audio.pacing.late_p99_ms).toBeLessThan(25 + loop.max / 1e6);
     expect(audio.recording).toBe(true);
 
     const wav = await fetch(`${s!.url}${sim.recording_url}`, {

@@ -9,6 +9,7 @@ import {
 import pg from 'pg';
 import type { Db } from '../db.js';
 import { literalRows } from './literal-rows.js';
+import { connectFailed } from './postgres-errors.js';
 import { postgresSql, sqliteSql, type DialectSql } from './dialect.js';
 import type { Tables } from './tables.js';
 
@@ -112,7 +113,10 @@ export function postgresDatabase(url: string, options: PostgresOptions = {}): St
   // without a listener of its own, that error would end the process. The transaction's next
   // query fails, and is answered as an error.
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const kysely = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  // A connection that cannot be opened fails with its socket's error (ECONNREFUSED, as an agent's
+  // dead URL does too): marked here, it is known for the database's (isDatabaseOutage).
+  const connecting = { connect: () => pool.connect().catch(connectFailed), end: () => pool.end() };
+  const kysely = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: connecting }) });
   return {
     kysely,
     dialect: postgresSql,

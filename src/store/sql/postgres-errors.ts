@@ -98,3 +98,31 @@ export function databaseStartError(url: string, err: unknown): Error {
     `Cannot use the database at ${redactedUrl(url)}: ${cause}`,
   );
 }
+
+/** Errors of connections the pool could not open: a socket's own error says nothing of where. */
+const failedConnects = new WeakSet<object>();
+
+/** Marks an error of opening a connection to the database (the pool's connect failed). */
+export function connectFailed(err: unknown): never {
+  if (typeof err === 'object' && err !== null) failedConnects.add(err);
+  throw err;
+}
+
+/** SQLSTATE codes of a database that went away: a connection exception (08xxx), a shutdown, full. */
+const OUTAGE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
+/** What pg says when the connection under a query goes (its own errors, with no code). */
+const CONNECTION_LOST =
+  /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect)/;
+
+/**
+ * Whether a store call failed because the database could not be reached or dropped the connection
+ * (a failover, a restart, a network cut), not because of what was asked: the work that met it is
+ * not at fault, and should run again rather than fail.
+ */
+export function isDatabaseOutage(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  if (failedConnects.has(err)) return true;
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && OUTAGE_SQLSTATE.test(code)) return true;
+  return typeof message === 'string' && CONNECTION_LOST.test(message);
+}
