@@ -1,5 +1,7 @@
+import type { Page } from '@playwright/test';
 import { GOOD_KEY, startFakeProviders, type FakeProviders } from '../helpers/fake-providers.js';
 import { startFakeBrain } from '../helpers/fake-brain.js';
+import type { Json } from '../helpers/json.js';
 import { startSmtp } from '../helpers/receivers.js';
 import { startTarget, type Target } from '../helpers/target.js';
 import {
@@ -14,9 +16,11 @@ import {
 } from './fixtures.js';
 
 /**
- * A QA tester's first session, through the interface only: connect an agent, create and test a
- * tool, create a persona, a scorecard and a scenario, execute it and watch it finish, read a
- * transcript, schedule it, and set up an alert whose test notification reaches a mailbox.
+ * A QA tester's first sessions, through the interface only, one journey per test: connect an
+ * agent, create and test a tool, build and execute a scenario and read a transcript, judge a
+ * model-played caller against the agent's replica, schedule a scenario, set up an alert whose
+ * test notification reaches a mailbox, and open a second workspace. Each journey starts its own
+ * engine and makes, through its operations, what it does not walk through itself.
  */
 test.describe('the interface, end to end', () => {
   let serve: ServeHandle;
@@ -24,6 +28,48 @@ test.describe('the interface, end to end', () => {
   let target: Target;
   let smtp: Awaited<ReturnType<typeof startSmtp>>;
   let brain: Awaited<ReturnType<typeof startFakeBrain>>;
+  let errors: string[];
+
+  /** An operation of the engine, as the page invokes it, with the key serve was started with. */
+  const invoke = async (name: string, input: object = {}): Promise<Json> => {
+    const res = await fetch(`${serve.url}/v1/operations/${name}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${serve.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(input),
+    });
+    const body: Json = await res.json();
+    if (!res.ok) throw new Error(`${name}: ${res.status} ${JSON.stringify(body)}`);
+    return body.data;
+  };
+  const defaultWorkspace = async (): Promise<string> =>
+    (await invoke('workspaces.list')).workspaces[0].id as string;
+  /** "Support Sam", the fake provider's Vapi agent. */
+  const connectSam = async (): Promise<string> =>
+    (
+      await invoke('agents.connect', {
+        provider: 'vapi',
+        agent_id: 'asst_1',
+        credentials: { api_key: GOOD_KEY, base_url: providers.url },
+      })
+    ).id as string;
+  const ORDER_TOOL = () => ({
+    name: 'order_status',
+    description: 'Looks up an order',
+    type: 'api',
+    config: { url: `${target.url}/orders/{orderId}`, method: 'GET' },
+    parameters: [
+      { name: 'orderId', type: 'string', required: true, description: 'The order number' },
+    ],
+    responseMapping: { status: 'order.status', tracking: 'order.tracking' },
+  });
+  const createFrank = async (workspace_id: string): Promise<string> =>
+    (
+      await invoke('personas.create', {
+        workspace_id,
+        name: 'Frank',
+        prompt: 'A busy shop owner who wants his order.',
+      })
+    ).persona.id as string;
 
   test.beforeAll(async () => {
     [providers, target, smtp, brain] = await Promise.all([
@@ -32,37 +78,27 @@ test.describe('the interface, end to end', () => {
       startSmtp(),
       startFakeBrain(),
     ]);
-    serve = await startServe();
   });
   test.afterAll(async () => {
-    await serve?.stop();
     await Promise.all([providers?.stop(), target?.stop(), smtp?.stop(), brain?.stop()]);
   });
+  test.beforeEach(async ({ page }) => {
+    serve = await startServe();
+    errors = watchErrors(page);
+  });
+  test.afterEach(async ({ page }) => {
+    // The page's event stream would hold serve open: the page goes first.
+    await page.close();
+    await serve?.stop();
+  });
 
-  test('connect, build, execute, read, schedule, alert', async ({ page }) => {
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    // Refusals the walk provokes on purpose are answered 400; anything else is a fault.
-    page.on(
-      'response',
-      (r) =>
-        r.status() >= 400 &&
-        r.status() !== 400 &&
-        errors.push(`${r.status()} ${r.request().method()} ${r.url()}`),
-    );
-    page.on(
-      'console',
-      (m) =>
-        m.type() === 'error' &&
-        !m.text().startsWith('Failed to load resource') &&
-        errors.push(m.text()),
-    );
-
+  test('connect an agent, a wrong key answered at the field, and override it locally', async ({
+    page,
+  }) => {
     await openApp(page, serve);
     await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
     await shot(page, '01-overview-empty');
 
-    // Connect an agent; a wrong key is answered where it was typed.
     await section(page, 'Agents');
     await page.getByRole('button', { name: 'Connect agent' }).click();
     const dialog = page.getByRole('dialog', { name: 'Connect an agent' });
@@ -90,23 +126,18 @@ test.describe('the interface, end to end', () => {
     await expect(temperature).toContainText('0.9');
     expect(providers.writes.filter((w) => !w.includes('/chat'))).toEqual([]);
     await shot(page, '03-agent-detail');
+    expect(errors).toEqual([]);
+  });
 
-    // A tool: created in the editor, a bad definition refused at the field, then tested for real.
+  test('create a tool in the editor and test it for real', async ({ page }) => {
+    await openApp(page, serve);
     await section(page, 'Tools');
     await page.getByRole('button', { name: 'New tool' }).click();
     const editor = page.getByRole('dialog');
     await editor.getByLabel('Name', { exact: true }).fill('order_status');
     await editor.getByLabel('Description').fill('Looks up an order');
-    const definition = editor.getByLabel(/Definition/);
-    await definition.fill(
-      JSON.stringify({
-        config: { url: `${target.url}/orders/{orderId}`, method: 'GET' },
-        parameters: [
-          { name: 'orderId', type: 'string', required: true, description: 'The order number' },
-        ],
-        responseMapping: { status: 'order.status', tracking: 'order.tracking' },
-      }),
-    );
+    const { name: _n, description: _d, type: _t, ...definition } = ORDER_TOOL();
+    await editor.getByLabel(/Definition/).fill(JSON.stringify(definition));
     await editor.getByRole('button', { name: 'Save tool' }).click();
     await expect(page.getByRole('heading', { name: 'Tool: order_status' })).toBeVisible();
     await page.getByLabel('orderId *').fill('A1');
@@ -114,82 +145,16 @@ test.describe('the interface, end to end', () => {
     await expect(page.getByLabel('Test result')).toContainText('Success');
     await expect(page.getByLabel('Test result')).toContainText('shipped');
     await shot(page, '04-tool-test');
+    expect(errors).toEqual([]);
+  });
 
-    // A persona, a scorecard and a scripted scenario against the agent.
-    await section(page, 'Personas');
-    await page.getByRole('button', { name: 'New persona' }).click();
-    await page.getByRole('dialog').getByLabel('Name', { exact: true }).fill('Frank');
-    await page
-      .getByRole('dialog')
-      .getByLabel('Who they are and how they speak')
-      .fill('A busy shop owner who wants his order.');
-    await page.getByRole('button', { name: 'Save persona' }).click();
-    await expect(page.getByRole('table', { name: 'Personas' })).toContainText('Frank');
-    await shot(page, '05-personas');
-
-    await section(page, 'Scorecards');
-    await page.getByRole('button', { name: 'New scorecard' }).click();
-    await page.getByRole('dialog').getByLabel('Name', { exact: true }).fill('Order support');
-    await page
-      .getByRole('dialog')
-      .getByLabel(/^Metrics/)
-      .fill(
-        JSON.stringify([
-          {
-            name: 'Says it shipped',
-            category: 'accuracy',
-            type: 'contains',
-            config: { text: 'shipped' },
-          },
-        ]),
-      );
-    await page.getByRole('button', { name: 'Save scorecard' }).click();
-    await expect(page.getByRole('table', { name: 'Scorecards' })).toContainText('Order support');
-
-    const scenario = await startScenario(page, {
-      name: 'Late order',
-      situation: 'Order {{order_id}} is late.',
-      persona: 'Frank',
-      agent: /Support Sam/,
-    });
-    await scenario.getByLabel('Scorecard').click();
-    await page.getByRole('option', { name: 'Order support' }).click();
-    await scenario
-      .getByLabel(/^Variables/)
-      .fill('[{"name": "order_id", "type": "string", "defaultValue": "A1"}]');
-    await scenario
-      .getByLabel(/^Script/)
-      .fill('[{"say": "Where is order {{order_id}}?"}, {"say": "Thanks, bye."}]');
-    await shot(page, '06-scenario-editor');
-    await scenario.getByRole('button', { name: 'Save scenario' }).click();
-    await expect(page.getByRole('table', { name: 'Scenarios' })).toContainText('Late order');
-
-    // Execute: the dialog asks for the variables, then the progress bar runs to the end.
-    await page
-      .getByRole('row', { name: /Late order/ })
-      .getByRole('button', { name: 'Execute' })
-      .click();
-    const run = page.getByRole('dialog', { name: /Execute/ });
-    await run.getByLabel('order_id').fill('Z9');
-    await run.getByLabel('Runs per persona and agent').fill('3');
-    await run.getByRole('button', { name: 'Start' }).click();
-    await expect(run.getByTestId('execution-progress')).toContainText('3 of 3 ended', {
-      timeout: 30_000,
-    });
-    await expect(run.getByRole('progressbar', { name: 'Simulations ended' })).toHaveAttribute(
-      'aria-valuenow',
-      '100',
-    );
-    await expect(run).toContainText('Pass rate 100%');
-    // The list behind follows live: the scenario's simulations and pass rate.
-    await expect(
-      page.getByRole('table', { name: 'Scenarios', includeHidden: true }).getByRole('row', {
-        name: /Late order/,
-        includeHidden: true,
-      }),
-    ).toContainText(/3\s*100\s*100%/);
-    await shot(page, '07-execution-done');
-    await run.getByRole('button', { name: 'Open results' }).click();
+  test('build a persona, a scorecard and a scenario, execute it and read a transcript', async ({
+    page,
+  }) => {
+    await connectSam();
+    await invoke('tools.create', ORDER_TOOL());
+    await openApp(page, serve);
+    await buildAndExecute(page);
 
     // Results, then a transcript with caller, agent and tool turns and each metric's reasoning.
     const list = page.getByTestId('simulation-list');
@@ -203,7 +168,21 @@ test.describe('the interface, end to end', () => {
     await expect(page.getByText('Says it shipped')).toBeVisible();
     await shot(page, '09-transcript');
 
-    // Models in Settings, the agent switched to its replica, and a model-played caller judged.
+    // Dark theme: the overview lists the execution that completed.
+    await page.getByRole('button', { name: 'Switch theme' }).click();
+    await section(page, 'Overview');
+    await expect(page.getByRole('list', { name: 'Recent executions' })).toContainText('completed');
+    await shot(page, '14-overview-dark');
+    expect(errors).toEqual([]);
+  });
+
+  test('models in Settings, the agent on its replica, a model-played caller judged', async ({
+    page,
+  }) => {
+    await connectSam();
+    await invoke('tools.create', ORDER_TOOL());
+    await createFrank(await defaultWorkspace());
+    await openApp(page, serve);
     await section(page, 'Settings');
     const models = page.getByRole('region', { name: 'Language models' });
     for (const role of ['caller', 'judge', 'replica']) {
@@ -258,8 +237,23 @@ test.describe('the interface, end to end', () => {
     await expect(judged.locator('[data-role="tool"]')).toContainText('TRK');
     await expect(page.getByText('The agent gave the tracking number.')).toBeVisible();
     await shot(page, '10-replica-transcript');
+    expect(errors).toEqual([]);
+  });
 
-    // A schedule for it, with a bad periodicity refused at the field first.
+  test('schedule a scenario, a bad periodicity refused at the field, and run it now', async ({
+    page,
+  }) => {
+    const workspace_id = await defaultWorkspace();
+    const [agent, persona] = await Promise.all([connectSam(), createFrank(workspace_id)]);
+    await invoke('scenarios.create', {
+      workspace_id,
+      name: 'Late order',
+      prompt: 'Order A1 is late.',
+      personas: [persona],
+      targetAgents: [agent],
+      script: [{ say: 'Where is order A1?' }, { say: 'Thanks, bye.' }],
+    });
+    await openApp(page, serve);
     await section(page, 'Schedules');
     await page.getByRole('button', { name: 'New schedule' }).click();
     const sched = page.getByRole('dialog');
@@ -280,9 +274,17 @@ test.describe('the interface, end to end', () => {
     await page.getByRole('button', { name: 'Runs' }).click();
     await expect(page.getByLabel('Runs')).toContainText(/manual · (queued|running|completed)/);
     await shot(page, '11-schedules');
+    expect(errors).toEqual([]);
+  });
 
-    // SMTP in settings, then an alert whose test notification arrives by e-mail. The settings
-    // answer comes late, as on a busy machine: what is typed meanwhile must not be reset by it.
+  test('SMTP in Settings, an alert whose test reaches a mailbox, deleting asks first', async ({
+    page,
+  }) => {
+    await invoke('tools.create', ORDER_TOOL());
+    const mailsBefore = smtp.mails.length;
+    await openApp(page, serve);
+    // The settings answer comes late, as on a busy machine: what is typed meanwhile must not be
+    // reset by it.
     await page.route('**/v1/operations/settings.get', async (route) => {
       await new Promise((resolve) => setTimeout(resolve, 700));
       await route.continue();
@@ -312,7 +314,7 @@ test.describe('the interface, end to end', () => {
     await expect(page.getByRole('status', { name: 'Test notification result' })).toContainText(
       'email: delivered',
     );
-    expect(smtp.mails.length).toBe(1);
+    expect(smtp.mails.length).toBe(mailsBefore + 1);
     await shot(page, '13-alert-test');
 
     // Deleting asks first, naming what goes; "Keep it" keeps it.
@@ -324,8 +326,16 @@ test.describe('the interface, end to end', () => {
     await confirm.getByRole('button', { name: 'Keep it' }).click();
     await expect(confirm).toBeHidden();
     await expect(page.getByRole('table', { name: 'Alerts' })).toContainText('Order tool failing');
+    expect(errors).toEqual([]);
+  });
 
-    // A second workspace from the app bar starts empty; switching back shows the first again.
+  test('a second workspace from the app bar starts empty; switching back shows the first', async ({
+    page,
+  }) => {
+    await createFrank(await defaultWorkspace());
+    await openApp(page, serve);
+    await section(page, 'Personas');
+    await expect(page.getByRole('table', { name: 'Personas' })).toContainText('Frank');
     await page.getByRole('combobox', { name: 'Workspace' }).click();
     await page.getByRole('option', { name: 'New workspace…' }).click();
     const newWs = page.getByRole('dialog', { name: 'New workspace' });
@@ -338,12 +348,6 @@ test.describe('the interface, end to end', () => {
     await page.getByRole('combobox', { name: 'Workspace' }).click();
     await page.getByRole('option', { name: 'Default workspace' }).click();
     await expect(page.getByRole('table', { name: 'Personas' })).toContainText('Frank');
-
-    // Dark theme, and no error logged by the page on the way.
-    await page.getByRole('button', { name: 'Switch theme' }).click();
-    await section(page, 'Overview');
-    await expect(page.getByRole('list', { name: 'Recent executions' })).toContainText('completed');
-    await shot(page, '14-overview-dark');
     expect(errors).toEqual([]);
   });
 
@@ -358,3 +362,99 @@ test.describe('the interface, end to end', () => {
     await expect(page.locator('body[data-ready="true"]')).toBeVisible();
   });
 });
+
+/** Faults the page shows: errors thrown or logged, and answers above 400 (400s are provoked). */
+function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on(
+    'response',
+    (r) => r.status() > 400 && errors.push(`${r.status()} ${r.request().method()} ${r.url()}`),
+  );
+  page.on(
+    'console',
+    (m) =>
+      m.type() === 'error' &&
+      !m.text().startsWith('Failed to load resource') &&
+      errors.push(m.text()),
+  );
+  return errors;
+}
+
+/** A persona, a scorecard and a scripted scenario against Support Sam, executed three times. */
+async function buildAndExecute(page: Page): Promise<void> {
+  await section(page, 'Personas');
+  await page.getByRole('button', { name: 'New persona' }).click();
+  await page.getByRole('dialog').getByLabel('Name', { exact: true }).fill('Frank');
+  await page
+    .getByRole('dialog')
+    .getByLabel('Who they are and how they speak')
+    .fill('A busy shop owner who wants his order.');
+  await page.getByRole('button', { name: 'Save persona' }).click();
+  await expect(page.getByRole('table', { name: 'Personas' })).toContainText('Frank');
+  await shot(page, '05-personas');
+
+  await section(page, 'Scorecards');
+  await page.getByRole('button', { name: 'New scorecard' }).click();
+  await page.getByRole('dialog').getByLabel('Name', { exact: true }).fill('Order support');
+  await page
+    .getByRole('dialog')
+    .getByLabel(/^Metrics/)
+    .fill(
+      JSON.stringify([
+        {
+          name: 'Says it shipped',
+          category: 'accuracy',
+          type: 'contains',
+          config: { text: 'shipped' },
+        },
+      ]),
+    );
+  await page.getByRole('button', { name: 'Save scorecard' }).click();
+  await expect(page.getByRole('table', { name: 'Scorecards' })).toContainText('Order support');
+
+  const scenario = await startScenario(page, {
+    name: 'Late order',
+    situation: 'Order {{order_id}} is late.',
+    persona: 'Frank',
+    agent: /Support Sam/,
+  });
+  await scenario.getByLabel('Scorecard').click();
+  await page.getByRole('option', { name: 'Order support' }).click();
+  await scenario
+    .getByLabel(/^Variables/)
+    .fill('[{"name": "order_id", "type": "string", "defaultValue": "A1"}]');
+  await scenario
+    .getByLabel(/^Script/)
+    .fill('[{"say": "Where is order {{order_id}}?"}, {"say": "Thanks, bye."}]');
+  await shot(page, '06-scenario-editor');
+  await scenario.getByRole('button', { name: 'Save scenario' }).click();
+  await expect(page.getByRole('table', { name: 'Scenarios' })).toContainText('Late order');
+
+  // Execute: the dialog asks for the variables, then the progress bar runs to the end.
+  await page
+    .getByRole('row', { name: /Late order/ })
+    .getByRole('button', { name: 'Execute' })
+    .click();
+  const run = page.getByRole('dialog', { name: /Execute/ });
+  await run.getByLabel('order_id').fill('Z9');
+  await run.getByLabel('Runs per persona and agent').fill('3');
+  await run.getByRole('button', { name: 'Start' }).click();
+  await expect(run.getByTestId('execution-progress')).toContainText('3 of 3 ended', {
+    timeout: 30_000,
+  });
+  await expect(run.getByRole('progressbar', { name: 'Simulations ended' })).toHaveAttribute(
+    'aria-valuenow',
+    '100',
+  );
+  await expect(run).toContainText('Pass rate 100%');
+  // The list behind follows live: the scenario's simulations and pass rate.
+  await expect(
+    page.getByRole('table', { name: 'Scenarios', includeHidden: true }).getByRole('row', {
+      name: /Late order/,
+      includeHidden: true,
+    }),
+  ).toContainText(/3\s*100\s*100%/);
+  await shot(page, '07-execution-done');
+  await run.getByRole('button', { name: 'Open results' }).click();
+}

@@ -2,10 +2,6 @@ import type { InputOf, OutputOf } from '../client';
 import {
   Box,
   Button,
-  Dialog,
-  DialogActions,
-  DialogContent,
-  DialogTitle,
   MenuItem,
   Stack,
   Table,
@@ -17,22 +13,14 @@ import {
   type TextFieldProps,
   Typography,
 } from '@mui/material';
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { useAlerts } from '../stores/resources';
 import { client } from '../stores/session';
 import { useEngineRefresh } from '../stores/events';
-import {
-  ActionButton,
-  ConfirmButton,
-  ErrorNote,
-  JsonField,
-  Page,
-  StatusChip,
-  fieldError,
-  fmtDate,
-  useAction,
-  useLoad,
-} from '../ui/common';
+import { JsonField, StatusChip, fieldError, fmtDate, useAction, useLoad } from '../ui/common';
+import { EditorDialog } from '../ui/EditorDialog';
+import { ResourcePage } from '../ui/ResourcePage';
+import { RowActions } from '../ui/RowActions';
 
 const TYPES = ['tool_performance', 'agent_score', 'scenario_failure', 'agent_config_changed'];
 const OPERATORS = [
@@ -54,6 +42,58 @@ interface AlertForm {
   threshold: string;
   timeWindow: string;
   email: string;
+}
+
+type AlertField = (
+  k: keyof AlertForm,
+  label: string,
+  options?: TextFieldProps & { hint?: string },
+) => ReactNode;
+
+/** What the alert watches: its condition's type, target, and (but a config change) its bound. */
+function ConditionFields({ type, field: f }: { type: string; field: AlertField }) {
+  return (
+    <>
+      {f('type', 'Condition', {
+        select: true,
+        children: TYPES.map((s) => (
+          <MenuItem key={s} value={s}>
+            {s.replace(/_/g, ' ')}
+          </MenuItem>
+        )),
+      })}
+      {f(
+        'target',
+        type === 'tool_performance'
+          ? 'Tool (id or name)'
+          : type === 'scenario_failure'
+            ? 'Scenario id'
+            : 'Agent id',
+      )}
+      {type !== 'agent_config_changed' && (
+        <Stack direction="row" spacing={1}>
+          {f('metric', 'Metric', {
+            hint:
+              type === 'tool_performance'
+                ? 'success_rate, error_rate, p95_response_time, ...'
+                : type === 'agent_score'
+                  ? 'avg_score'
+                  : 'pass_rate',
+          })}
+          {f('operator', 'Operator', {
+            select: true,
+            children: OPERATORS.map((s) => (
+              <MenuItem key={s} value={s}>
+                {s.replace(/_/g, ' ')}
+              </MenuItem>
+            )),
+          })}
+          {f('threshold', 'Threshold', { type: 'number' })}
+          {f('timeWindow', 'Window', { hint: '15m, 2h, 1d' })}
+        </Stack>
+      )}
+    </>
+  );
 }
 
 function AlertEditor({ onClose }: { onClose: (saved: boolean) => void }) {
@@ -115,74 +155,30 @@ function AlertEditor({ onClose }: { onClose: (saved: boolean) => void }) {
     />
   );
   return (
-    <Dialog open onClose={() => onClose(false)} fullWidth>
-      <DialogTitle>New alert</DialogTitle>
-      <DialogContent>
-        <Stack spacing={2} sx={{ mt: 1 }}>
-          {f('name', 'Name')}
-          {f('severity', 'Severity', {
-            select: true,
-            children: ['low', 'medium', 'high', 'critical'].map((s) => (
-              <MenuItem key={s} value={s}>
-                {s}
-              </MenuItem>
-            )),
-          })}
-          {f('type', 'Condition', {
-            select: true,
-            children: TYPES.map((s) => (
-              <MenuItem key={s} value={s}>
-                {s.replace(/_/g, ' ')}
-              </MenuItem>
-            )),
-          })}
-          {f(
-            'target',
-            form.type === 'tool_performance'
-              ? 'Tool (id or name)'
-              : form.type === 'scenario_failure'
-                ? 'Scenario id'
-                : 'Agent id',
-          )}
-          {form.type !== 'agent_config_changed' && (
-            <Stack direction="row" spacing={1}>
-              {f('metric', 'Metric', {
-                hint:
-                  form.type === 'tool_performance'
-                    ? 'success_rate, error_rate, p95_response_time, ...'
-                    : form.type === 'agent_score'
-                      ? 'avg_score'
-                      : 'pass_rate',
-              })}
-              {f('operator', 'Operator', {
-                select: true,
-                children: OPERATORS.map((s) => (
-                  <MenuItem key={s} value={s}>
-                    {s.replace(/_/g, ' ')}
-                  </MenuItem>
-                )),
-              })}
-              {f('threshold', 'Threshold', { type: 'number' })}
-              {f('timeWindow', 'Window', { hint: '15m, 2h, 1d' })}
-            </Stack>
-          )}
-          {f('email', 'E-mail to (comma-separated)')}
-          <JsonField
-            label='Other channels: {"os": true, "slack": {"channel", "webhookUrl"}, "webhook": {"url", "secret"}}'
-            value={extra}
-            onChange={setExtra}
-            error={fieldError(save.error, 'notifications')}
-          />
-          <ErrorNote error={save.error} />
-        </Stack>
-      </DialogContent>
-      <DialogActions>
-        <Button onClick={() => onClose(false)}>Cancel</Button>
-        <ActionButton busy={save.busy} onClick={() => void save.run()}>
-          Save alert
-        </ActionButton>
-      </DialogActions>
-    </Dialog>
+    <EditorDialog
+      title="New alert"
+      saveLabel="Save alert"
+      save={save}
+      onClose={() => onClose(false)}
+    >
+      {f('name', 'Name')}
+      {f('severity', 'Severity', {
+        select: true,
+        children: ['low', 'medium', 'high', 'critical'].map((s) => (
+          <MenuItem key={s} value={s}>
+            {s}
+          </MenuItem>
+        )),
+      })}
+      <ConditionFields type={form.type} field={f} />
+      {f('email', 'E-mail to (comma-separated)')}
+      <JsonField
+        label='Other channels: {"os": true, "slack": {"channel", "webhookUrl"}, "webhook": {"url", "secret"}}'
+        value={extra}
+        onChange={setExtra}
+        error={fieldError(save.error, 'notifications')}
+      />
+    </EditorDialog>
   );
 }
 
@@ -229,15 +225,12 @@ export function Alerts({ focus }: { focus?: string }) {
     await load();
   });
   return (
-    <Page
+    <ResourcePage
       title="Alerts"
-      actions={
-        <Button variant="contained" onClick={() => setCreating(true)}>
-          New alert
-        </Button>
-      }
+      newLabel="New alert"
+      onNew={() => setCreating(true)}
+      error={error ?? test.error ?? remove.error}
     >
-      <ErrorNote error={error ?? test.error ?? remove.error} />
       {testResult && (
         <Box role="status" aria-label="Test notification result" sx={{ mb: 2 }}>
           <Typography>Test notification sent:</Typography>
@@ -274,23 +267,21 @@ export function Alerts({ focus }: { focus?: string }) {
               <TableCell>
                 <StatusChip value={a.state} />
               </TableCell>
-              <TableCell>
+              <RowActions
+                remove={{
+                  kind: 'alert',
+                  name: a.name,
+                  consequence: 'It stops watching, and its history of events goes with it.',
+                  onConfirm: () => remove.run(a.id),
+                }}
+              >
                 <Button size="small" onClick={() => setOpen(open === a.id ? null : a.id)}>
                   Events
                 </Button>
                 <Button size="small" onClick={() => void test.run(a.id)}>
                   Send test
                 </Button>
-                <ConfirmButton
-                  size="small"
-                  question={`Delete the alert "${a.name}"?`}
-                  consequence="It stops watching, and its history of events goes with it."
-                  confirmLabel="Delete alert"
-                  onConfirm={() => remove.run(a.id)}
-                >
-                  Delete
-                </ConfirmButton>
-              </TableCell>
+              </RowActions>
             </TableRow>,
             open === a.id ? (
               <TableRow key={`${a.id}-events`}>
@@ -310,6 +301,6 @@ export function Alerts({ focus }: { focus?: string }) {
           }}
         />
       )}
-    </Page>
+    </ResourcePage>
   );
 }

@@ -1,10 +1,6 @@
 import {
   Button,
   Chip,
-  Dialog,
-  DialogActions,
-  DialogContent,
-  DialogTitle,
   MenuItem,
   Stack,
   Table,
@@ -20,16 +16,10 @@ import { useEffect, useState } from 'react';
 import type { InputOf, OutputOf } from '../client';
 import { usePersonas } from '../stores/resources';
 import { client, wsInput } from '../stores/session';
-import {
-  ActionButton,
-  ConfirmButton,
-  ErrorNote,
-  Page,
-  fieldError,
-  fmtDate,
-  fmtNum,
-  useAction,
-} from '../ui/common';
+import { fieldError, fmtDate, fmtNum, useAction } from '../ui/common';
+import { EditorDialog } from '../ui/EditorDialog';
+import { ResourcePage, useEditor } from '../ui/ResourcePage';
+import { RowActions } from '../ui/RowActions';
 import { CallerFields, callerDraftOf, callerOf, type CallerDraft } from '../ui/PersonaCallerFields';
 import { PersonaDetails } from '../ui/PersonaDetails';
 import { VoiceFields } from '../ui/PersonaVoiceFields';
@@ -182,38 +172,27 @@ function PersonaEditor({
     onClose(true);
   });
   return (
-    <Dialog open onClose={() => onClose(false)} fullWidth>
-      <DialogTitle>{persona ? 'Edit persona' : 'New persona'}</DialogTitle>
-      <DialogContent>
-        <Stack spacing={2} sx={{ mt: 1 }}>
-          <PersonaBasicFields
-            form={form}
-            onChange={setForm}
-            error={(k) => fieldError(save.error, k)}
-          />
-          <VoiceFields
-            voice={form.voice ?? null}
-            onChange={(voice) => setForm({ ...form, voice })}
-            error={(k) => fieldError(save.error, `voice.${k}`) ?? fieldError(save.error, 'voice')}
-          />
-          <CallerFields
-            draft={caller}
-            onChange={setCaller}
-            backgroundNoise={form.backgroundNoise ?? 'none'}
-            onBackgroundNoise={(backgroundNoise) => setForm({ ...form, backgroundNoise })}
-            difficulty={form.difficulty ?? 'medium'}
-            error={(path) => fieldError(save.error, path)}
-          />
-          <ErrorNote error={save.error} />
-        </Stack>
-      </DialogContent>
-      <DialogActions>
-        <Button onClick={() => onClose(false)}>Cancel</Button>
-        <ActionButton busy={save.busy} onClick={() => void save.run()}>
-          Save persona
-        </ActionButton>
-      </DialogActions>
-    </Dialog>
+    <EditorDialog
+      title={persona ? 'Edit persona' : 'New persona'}
+      saveLabel="Save persona"
+      save={save}
+      onClose={() => onClose(false)}
+    >
+      <PersonaBasicFields form={form} onChange={setForm} error={(k) => fieldError(save.error, k)} />
+      <VoiceFields
+        voice={form.voice ?? null}
+        onChange={(voice) => setForm({ ...form, voice })}
+        error={(k) => fieldError(save.error, `voice.${k}`) ?? fieldError(save.error, 'voice')}
+      />
+      <CallerFields
+        draft={caller}
+        onChange={setCaller}
+        backgroundNoise={form.backgroundNoise ?? 'none'}
+        onBackgroundNoise={(backgroundNoise) => setForm({ ...form, backgroundNoise })}
+        difficulty={form.difficulty ?? 'medium'}
+        error={(path) => fieldError(save.error, path)}
+      />
+    </EditorDialog>
   );
 }
 
@@ -328,23 +307,19 @@ function PersonaTable({
             <TableCell>{p.usage_stats?.total_simulations ?? 0}</TableCell>
             <TableCell>{fmtNum(p.usage_stats?.avg_score)}</TableCell>
             <TableCell>{fmtDate(p.updated_at)}</TableCell>
-            <TableCell>
+            <RowActions
+              onEdit={() => onEdit(p.id)}
+              remove={{
+                kind: 'persona',
+                name: p.name,
+                consequence: 'It is gone for good; past simulations keep their transcripts.',
+                onConfirm: () => onDelete(p.id),
+              }}
+            >
               <Button size="small" onClick={() => onView(p.id)}>
                 Details
               </Button>
-              <Button size="small" onClick={() => onEdit(p.id)}>
-                Edit
-              </Button>
-              <ConfirmButton
-                size="small"
-                question={`Delete the persona "${p.name}"?`}
-                consequence="It is gone for good; past simulations keep their transcripts."
-                confirmLabel="Delete persona"
-                onConfirm={() => onDelete(p.id)}
-              >
-                Delete
-              </ConfirmButton>
-            </TableCell>
+            </RowActions>
           </TableRow>
         ))}
       </TableBody>
@@ -375,25 +350,22 @@ function usePersonaPage() {
 export function Personas() {
   const { items, total, error, reload, q, set, page, setPage, rowsPerPage, setRowsPerPage } =
     usePersonaPage();
-  const [editing, setEditing] = useState<Persona | null | undefined>(undefined);
+  const editor = useEditor<Persona>(reload);
   const [viewing, setViewing] = useState<string | null>(null);
   const remove = useAction(async (id: string) => {
     await client().invoke('personas.delete', wsInput({ persona_id: id }));
     await reload();
   });
   const edit = async (id: string) =>
-    setEditing((await client().invoke('personas.get', wsInput({ persona_id: id }))).persona);
+    editor.open((await client().invoke('personas.get', wsInput({ persona_id: id }))).persona);
   return (
-    <Page
+    <ResourcePage
       title="Personas"
-      actions={
-        <Button variant="contained" onClick={() => setEditing(null)}>
-          New persona
-        </Button>
-      }
+      newLabel="New persona"
+      onNew={() => editor.open(null)}
+      filters={<PersonaFilters q={q} set={set} />}
+      error={error ?? remove.error}
     >
-      <PersonaFilters q={q} set={set} />
-      <ErrorNote error={error ?? remove.error} />
       <PersonaTable
         items={items}
         onView={setViewing}
@@ -418,19 +390,13 @@ export function Personas() {
           onClose={() => setViewing(null)}
           onEdit={(persona) => {
             setViewing(null);
-            setEditing(persona);
+            editor.open(persona);
           }}
         />
       )}
-      {editing !== undefined && (
-        <PersonaEditor
-          persona={editing}
-          onClose={(saved) => {
-            setEditing(undefined);
-            if (saved) void reload();
-          }}
-        />
+      {editor.editing !== undefined && (
+        <PersonaEditor persona={editor.editing} onClose={editor.close} />
       )}
-    </Page>
+    </ResourcePage>
   );
 }

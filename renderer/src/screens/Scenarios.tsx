@@ -25,15 +25,16 @@ import { client, useSession, wsInput } from '../stores/session';
 import { changesExecution, useEngineRefresh } from '../stores/events';
 import {
   ActionButton,
-  ConfirmButton,
   ErrorNote,
   JsonField,
-  Page,
   StatusChip,
   fieldError,
   fmtNum,
   useAction,
 } from '../ui/common';
+import { EditorDialog } from '../ui/EditorDialog';
+import { ResourcePage, useEditor } from '../ui/ResourcePage';
+import { RowActions } from '../ui/RowActions';
 import {
   ExecutionLineFields,
   LineFields,
@@ -87,12 +88,15 @@ const SCRIPT_HELP =
 const listOf = (v: unknown): string[] =>
   Array.isArray(v) ? v.map(String) : String(v).split(',').filter(Boolean);
 
-function ScenarioEditor({
-  scenario,
-  onClose,
+/** Who plays, who is called and how it is scored: chosen from the workspace's own lists. */
+function ScenarioLinkFields({
+  form,
+  setForm,
+  err,
 }: {
-  scenario: Scenario | null;
-  onClose: (saved: boolean) => void;
+  form: ScenarioForm;
+  setForm: (form: ScenarioForm) => void;
+  err: (k: string) => { error: boolean; helperText: string | undefined };
 }) {
   const personas = usePersonas();
   const agents = useAgents();
@@ -102,25 +106,83 @@ function ScenarioEditor({
     void agents.load();
     void scorecards.load({ limit: 100 });
   }, []);
+  return (
+    <>
+      <TextField
+        select
+        label="Personas"
+        slotProps={{ select: { multiple: true } }}
+        value={form.personas}
+        onChange={(e) => setForm({ ...form, personas: listOf(e.target.value) })}
+        {...err('personas')}
+      >
+        {personas.items.map((p) => (
+          <MenuItem key={p.id} value={p.id}>
+            {p.name}
+          </MenuItem>
+        ))}
+      </TextField>
+      <TextField
+        select
+        label="Target agents"
+        slotProps={{ select: { multiple: true } }}
+        value={form.targetAgents}
+        onChange={(e) => setForm({ ...form, targetAgents: listOf(e.target.value) })}
+        {...err('targetAgents')}
+      >
+        {agents.items.map((a) => (
+          <MenuItem key={a.id} value={a.id}>
+            {a.name} ({a.provider})
+          </MenuItem>
+        ))}
+      </TextField>
+      <TextField
+        select
+        label="Scorecard"
+        value={form.scorecard}
+        onChange={(e) => setForm({ ...form, scorecard: e.target.value })}
+        {...err('scorecard')}
+      >
+        <MenuItem value="">none</MenuItem>
+        {scorecards.items.map((s) => (
+          <MenuItem key={s.id} value={s.id}>
+            {s.name}
+          </MenuItem>
+        ))}
+      </TextField>
+    </>
+  );
+}
+
+/** The scenario as scenarios.create takes it, from the editor's form. */
+const bodyOf = (form: ScenarioForm) => ({
+  name: form.name,
+  prompt: form.prompt,
+  personas: form.personas,
+  targetAgents: form.targetAgents,
+  scorecard: form.scorecard || null,
+  promptVariables: (form.promptVariables ?? []) as ScenarioInput['promptVariables'],
+  script: (Array.isArray(form.script) && form.script.length
+    ? form.script
+    : null) as ScenarioInput['script'],
+  expectedOutcome: form.expectedOutcome || null,
+  // A text scenario keeps its line for executions that ask for audio.
+  audio:
+    form.audio || form.line.kind !== 'studio'
+      ? { enabled: form.audio, line: lineOf(form.line) }
+      : null,
+});
+
+function ScenarioEditor({
+  scenario,
+  onClose,
+}: {
+  scenario: Scenario | null;
+  onClose: (saved: boolean) => void;
+}) {
   const [form, setForm] = useState<ScenarioForm>(() => formOf(scenario));
   const save = useAction(async () => {
-    const body = {
-      name: form.name,
-      prompt: form.prompt,
-      personas: form.personas,
-      targetAgents: form.targetAgents,
-      scorecard: form.scorecard || null,
-      promptVariables: (form.promptVariables ?? []) as ScenarioInput['promptVariables'],
-      script: (Array.isArray(form.script) && form.script.length
-        ? form.script
-        : null) as ScenarioInput['script'],
-      expectedOutcome: form.expectedOutcome || null,
-      // A text scenario keeps its line for executions that ask for audio.
-      audio:
-        form.audio || form.line.kind !== 'studio'
-          ? { enabled: form.audio, line: lineOf(form.line) }
-          : null,
-    };
+    const body = bodyOf(form);
     if (scenario)
       await client().invoke('scenarios.update', wsInput({ scenario_id: scenario.id, ...body }));
     else await client().invoke('scenarios.create', wsInput(body));
@@ -131,142 +193,105 @@ function ScenarioEditor({
     helperText: fieldError(save.error, k),
   });
   return (
-    <Dialog open onClose={() => onClose(false)} fullWidth maxWidth="md">
-      <DialogTitle>{scenario ? 'Edit scenario' : 'New scenario'}</DialogTitle>
-      <DialogContent>
-        <Stack spacing={2} sx={{ mt: 1 }}>
-          <TextField
-            label="Name"
-            value={form.name}
-            onChange={(e) => setForm({ ...form, name: e.target.value })}
-            {...err('name')}
+    <EditorDialog
+      title={scenario ? 'Edit scenario' : 'New scenario'}
+      saveLabel="Save scenario"
+      save={save}
+      onClose={() => onClose(false)}
+      maxWidth="md"
+    >
+      <TextField
+        label="Name"
+        value={form.name}
+        onChange={(e) => setForm({ ...form, name: e.target.value })}
+        {...err('name')}
+      />
+      <TextField
+        label="Situation (use {{variables}})"
+        multiline
+        minRows={3}
+        value={form.prompt}
+        onChange={(e) => setForm({ ...form, prompt: e.target.value })}
+        {...err('prompt')}
+      />
+      <ScenarioLinkFields form={form} setForm={setForm} err={err} />
+      <FormControlLabel
+        control={
+          <Switch
+            checked={form.audio}
+            onChange={(e) => setForm({ ...form, audio: e.target.checked })}
           />
-          <TextField
-            label="Situation (use {{variables}})"
-            multiline
-            minRows={3}
-            value={form.prompt}
-            onChange={(e) => setForm({ ...form, prompt: e.target.value })}
-            {...err('prompt')}
-          />
-          <TextField
-            select
-            label="Personas"
-            slotProps={{ select: { multiple: true } }}
-            value={form.personas}
-            onChange={(e) => setForm({ ...form, personas: listOf(e.target.value) })}
-            {...err('personas')}
-          >
-            {personas.items.map((p) => (
-              <MenuItem key={p.id} value={p.id}>
-                {p.name}
-              </MenuItem>
-            ))}
-          </TextField>
-          <TextField
-            select
-            label="Target agents"
-            slotProps={{ select: { multiple: true } }}
-            value={form.targetAgents}
-            onChange={(e) => setForm({ ...form, targetAgents: listOf(e.target.value) })}
-            {...err('targetAgents')}
-          >
-            {agents.items.map((a) => (
-              <MenuItem key={a.id} value={a.id}>
-                {a.name} ({a.provider})
-              </MenuItem>
-            ))}
-          </TextField>
-          <TextField
-            select
-            label="Scorecard"
-            value={form.scorecard}
-            onChange={(e) => setForm({ ...form, scorecard: e.target.value })}
-            {...err('scorecard')}
-          >
-            <MenuItem value="">none</MenuItem>
-            {scorecards.items.map((s) => (
-              <MenuItem key={s.id} value={s.id}>
-                {s.name}
-              </MenuItem>
-            ))}
-          </TextField>
-          <FormControlLabel
-            control={
-              <Switch
-                checked={form.audio}
-                onChange={(e) => setForm({ ...form, audio: e.target.checked })}
-              />
-            }
-            label="Audio calls: voices, latency from the audio, a recording (executions may say text)"
-          />
-          <LineFields
-            line={form.line}
-            onChange={(line) => setForm({ ...form, line })}
-            error={(path) => fieldError(save.error, path)}
-          />
-          <TextField
-            label="Expected outcome (judged)"
-            value={form.expectedOutcome}
-            onChange={(e) => setForm({ ...form, expectedOutcome: e.target.value })}
-            {...err('expectedOutcome')}
-          />
-          <JsonField
-            label='Variables: [{"name", "type", "defaultValue"}]'
-            value={form.promptVariables}
-            onChange={(v) => setForm({ ...form, promptVariables: v ?? [] })}
-            error={fieldError(save.error, 'promptVariables')}
-          />
-          <JsonField
-            label='Script (optional): [{"say", "expect": {"contains"}}]'
-            value={form.script}
-            onChange={(v) => setForm({ ...form, script: v })}
-            error={fieldError(save.error, 'script')}
-            helperText={SCRIPT_HELP}
-          />
-          <ErrorNote error={save.error} />
-        </Stack>
-      </DialogContent>
-      <DialogActions>
-        <Button onClick={() => onClose(false)}>Cancel</Button>
-        <ActionButton busy={save.busy} onClick={() => void save.run()}>
-          Save scenario
-        </ActionButton>
-      </DialogActions>
-    </Dialog>
+        }
+        label="Audio calls: voices, latency from the audio, a recording (executions may say text)"
+      />
+      <LineFields
+        line={form.line}
+        onChange={(line) => setForm({ ...form, line })}
+        error={(path) => fieldError(save.error, path)}
+      />
+      <TextField
+        label="Expected outcome (judged)"
+        value={form.expectedOutcome}
+        onChange={(e) => setForm({ ...form, expectedOutcome: e.target.value })}
+        {...err('expectedOutcome')}
+      />
+      <JsonField
+        label='Variables: [{"name", "type", "defaultValue"}]'
+        value={form.promptVariables}
+        onChange={(v) => setForm({ ...form, promptVariables: v ?? [] })}
+        error={fieldError(save.error, 'promptVariables')}
+      />
+      <JsonField
+        label='Script (optional): [{"say", "expect": {"contains"}}]'
+        value={form.script}
+        onChange={(v) => setForm({ ...form, script: v })}
+        error={fieldError(save.error, 'script')}
+        helperText={SCRIPT_HELP}
+      />
+    </EditorDialog>
   );
 }
 
-/** Asks for the variables, starts the execution, then follows it to the end with a progress bar. */
-function ExecuteDialog({ scenario, onClose }: { scenario: Scenario; onClose: () => void }) {
-  const [values, setValues] = useState<Record<string, string>>({});
-  const [runs, setRuns] = useState('1');
-  const [channel, setChannel] = useState('');
-  const [mode, setMode] = useState<'scenario' | 'text' | 'audio'>('scenario');
-  const [line, setLine] = useState<LineProfile | 'scenario'>('scenario');
-  const [seed, setSeed] = useState('');
-  // The line and the seed are audio's: the engine refuses them on a text execution.
-  const audioRun = mode === 'audio' || (mode === 'scenario' && scenario.audio?.enabled === true);
-  // What execute answered, completed with counts, until executions.get answers the whole record.
-  const [execution, setExecution] = useState<
-    | (Pick<Execution, 'id' | 'status' | 'simulations_created' | 'counts'> &
-        Partial<Pick<Execution, 'pass_rate' | 'avg_score'>>)
-    | null
-  >(null);
-  const navigate = useSession((s) => s.navigate);
+/** What execute answered, completed with counts, until executions.get answers the whole record. */
+type Progress = Pick<Execution, 'id' | 'status' | 'simulations_created' | 'counts'> &
+  Partial<Pick<Execution, 'pass_rate' | 'avg_score'>>;
+type Mode = 'scenario' | 'text' | 'audio';
+
+/** The execution's choices, as typed: blank ones are left to the scenario and the agents. */
+interface ExecuteForm {
+  values: Record<string, string>;
+  runs: string;
+  channel: string;
+  mode: Mode;
+  line: LineProfile | 'scenario';
+  seed: string;
+}
+
+// The line and the seed are audio's: the engine refuses them on a text execution.
+const isAudioRun = (form: ExecuteForm, scenario: Scenario) =>
+  form.mode === 'audio' || (form.mode === 'scenario' && scenario.audio?.enabled === true);
+
+/** scenarios.execute's input, from the form. */
+const executeInput = (scenario: Scenario, form: ExecuteForm) => {
+  const audioRun = isAudioRun(form, scenario);
+  return {
+    scenario_id: scenario.id,
+    variables: Object.fromEntries(Object.entries(form.values).filter(([, v]) => v !== '')),
+    runs: Number(form.runs),
+    ...(form.channel ? { channel: form.channel as 'provider' | 'http' | 'replica' } : {}),
+    ...(form.mode !== 'scenario' ? { mode: form.mode } : {}),
+    ...(audioRun && form.line !== 'scenario' ? { line: form.line } : {}),
+    ...(audioRun && form.seed.trim() ? { seed: Number(form.seed) } : {}),
+  };
+};
+
+/** Starts the execution, then follows it: on the engine's events, and each second until it ends. */
+function useExecution(scenario: Scenario, form: ExecuteForm) {
+  const [execution, setExecution] = useState<Progress | null>(null);
   const start = useAction(async () => {
-    const variables = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== ''));
     const { execution: e } = await client().invoke(
       'scenarios.execute',
-      wsInput({
-        scenario_id: scenario.id,
-        variables,
-        runs: Number(runs),
-        ...(channel ? { channel: channel as 'provider' | 'http' | 'replica' } : {}),
-        ...(mode !== 'scenario' ? { mode } : {}),
-        ...(audioRun && line !== 'scenario' ? { line } : {}),
-        ...(audioRun && seed.trim() ? { seed: Number(seed) } : {}),
-      }),
+      wsInput(executeInput(scenario, form)),
     );
     setExecution({
       ...e,
@@ -289,108 +314,143 @@ function ExecuteDialog({ scenario, onClose }: { scenario: Scenario; onClose: () 
     const t = setInterval(() => void refresh(), 1_000);
     return () => clearInterval(t);
   }, [execution?.id, execution?.status]);
-  const c = execution?.counts;
-  const ended = c ? c.completed + c.failed + c.cancelled : 0;
-  const total = execution?.simulations_created ?? 0;
+  return { execution, start };
+}
+
+/** The variables, runs, channel, mode and line of one execution. */
+function ExecuteFields({
+  scenario,
+  form,
+  setForm,
+  error,
+}: {
+  scenario: Scenario;
+  form: ExecuteForm;
+  setForm: (form: ExecuteForm) => void;
+  error: unknown;
+}) {
+  const set = (k: 'runs' | 'channel' | 'mode') => (e: { target: { value: string } }) =>
+    setForm({ ...form, [k]: e.target.value });
+  return (
+    <Stack spacing={2} sx={{ mt: 1 }}>
+      {scenario.promptVariables.map((v) => (
+        <TextField
+          key={v.name}
+          label={v.name}
+          placeholder={v.defaultValue}
+          helperText={
+            fieldError(error, `variables.${v.name}`) ?? `default: ${v.defaultValue || '(empty)'}`
+          }
+          error={Boolean(fieldError(error, `variables.${v.name}`))}
+          value={form.values[v.name] ?? ''}
+          onChange={(e) =>
+            setForm({ ...form, values: { ...form.values, [v.name]: e.target.value } })
+          }
+        />
+      ))}
+      <TextField
+        label="Runs per persona and agent"
+        type="number"
+        value={form.runs}
+        onChange={set('runs')}
+        error={Boolean(fieldError(error, 'runs'))}
+        helperText={fieldError(error, 'runs') ?? '1 to 20'}
+      />
+      <TextField
+        select
+        label="Channel"
+        value={form.channel}
+        slotProps={{ select: { displayEmpty: true }, inputLabel: { shrink: true } }}
+        onChange={set('channel')}
+        error={Boolean(fieldError(error, 'channel'))}
+        helperText={fieldError(error, 'channel') ?? 'How the agents are reached for this execution'}
+      >
+        <MenuItem value="">each agent's own</MenuItem>
+        <MenuItem value="provider">provider</MenuItem>
+        <MenuItem value="replica">replica</MenuItem>
+        <MenuItem value="http">http</MenuItem>
+      </TextField>
+      <TextField
+        select
+        label="Mode"
+        value={form.mode}
+        onChange={set('mode')}
+        error={Boolean(fieldError(error, 'mode'))}
+        helperText={
+          fieldError(error, 'mode') ??
+          'Audio: real calls with voices, latency from the audio, a recording'
+        }
+      >
+        <MenuItem value="scenario">
+          the scenario's own ({scenario.audio?.enabled ? 'audio' : 'text'})
+        </MenuItem>
+        <MenuItem value="text">text</MenuItem>
+        <MenuItem value="audio">audio</MenuItem>
+      </TextField>
+      <ExecutionLineFields
+        line={form.line}
+        onLine={(line) => setForm({ ...form, line })}
+        seed={form.seed}
+        onSeed={(seed) => setForm({ ...form, seed })}
+        audioRun={isAudioRun(form, scenario)}
+        scenarioLine={scenario.audio?.line}
+        error={(path) => fieldError(error, path)}
+      />
+      <ErrorNote error={error} />
+    </Stack>
+  );
+}
+
+/** How far the execution is: a progress bar over its simulations, then its pass rate. */
+function ExecutionProgress({ scenario, execution }: { scenario: Scenario; execution: Progress }) {
+  const c = execution.counts;
+  const ended = c.completed + c.failed + c.cancelled;
+  const total = execution.simulations_created ?? 0;
+  return (
+    <Box aria-label="Execution progress">
+      <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+        <Typography>Execution of {scenario.name}</Typography>
+        <StatusChip value={execution.status} />
+      </Stack>
+      <LinearProgress
+        variant="determinate"
+        value={total ? (100 * ended) / total : 0}
+        sx={{ my: 2, height: 10 }}
+        aria-label="Simulations ended"
+        aria-valuetext={`${ended} of ${total}`}
+      />
+      <Typography variant="body2" data-testid="execution-progress">
+        {ended} of {total} ended · {c.running} running · {c.completed} completed · {c.failed} failed
+      </Typography>
+      {ended === total && (
+        <Typography sx={{ mt: 1 }}>
+          Pass rate {fmtNum(execution.pass_rate, '%')} · average score {fmtNum(execution.avg_score)}
+        </Typography>
+      )}
+    </Box>
+  );
+}
+
+/** Asks for the variables, starts the execution, then follows it to the end with a progress bar. */
+function ExecuteDialog({ scenario, onClose }: { scenario: Scenario; onClose: () => void }) {
+  const [form, setForm] = useState<ExecuteForm>({
+    values: {},
+    runs: '1',
+    channel: '',
+    mode: 'scenario',
+    line: 'scenario',
+    seed: '',
+  });
+  const { execution, start } = useExecution(scenario, form);
+  const navigate = useSession((s) => s.navigate);
   return (
     <Dialog open onClose={onClose} fullWidth aria-labelledby="execute-title">
       <DialogTitle id="execute-title">Execute “{scenario.name}”</DialogTitle>
       <DialogContent>
         {!execution && (
-          <Stack spacing={2} sx={{ mt: 1 }}>
-            {scenario.promptVariables.map((v) => (
-              <TextField
-                key={v.name}
-                label={v.name}
-                placeholder={v.defaultValue}
-                helperText={
-                  fieldError(start.error, `variables.${v.name}`) ??
-                  `default: ${v.defaultValue || '(empty)'}`
-                }
-                error={Boolean(fieldError(start.error, `variables.${v.name}`))}
-                value={values[v.name] ?? ''}
-                onChange={(e) => setValues({ ...values, [v.name]: e.target.value })}
-              />
-            ))}
-            <TextField
-              label="Runs per persona and agent"
-              type="number"
-              value={runs}
-              onChange={(e) => setRuns(e.target.value)}
-              error={Boolean(fieldError(start.error, 'runs'))}
-              helperText={fieldError(start.error, 'runs') ?? '1 to 20'}
-            />
-            <TextField
-              select
-              label="Channel"
-              value={channel}
-              slotProps={{ select: { displayEmpty: true }, inputLabel: { shrink: true } }}
-              onChange={(e) => setChannel(e.target.value)}
-              error={Boolean(fieldError(start.error, 'channel'))}
-              helperText={
-                fieldError(start.error, 'channel') ??
-                'How the agents are reached for this execution'
-              }
-            >
-              <MenuItem value="">each agent's own</MenuItem>
-              <MenuItem value="provider">provider</MenuItem>
-              <MenuItem value="replica">replica</MenuItem>
-              <MenuItem value="http">http</MenuItem>
-            </TextField>
-            <TextField
-              select
-              label="Mode"
-              value={mode}
-              onChange={(e) => setMode(e.target.value as 'scenario' | 'text' | 'audio')}
-              error={Boolean(fieldError(start.error, 'mode'))}
-              helperText={
-                fieldError(start.error, 'mode') ??
-                'Audio: real calls with voices, latency from the audio, a recording'
-              }
-            >
-              <MenuItem value="scenario">
-                the scenario's own ({scenario.audio?.enabled ? 'audio' : 'text'})
-              </MenuItem>
-              <MenuItem value="text">text</MenuItem>
-              <MenuItem value="audio">audio</MenuItem>
-            </TextField>
-            <ExecutionLineFields
-              line={line}
-              onLine={setLine}
-              seed={seed}
-              onSeed={setSeed}
-              audioRun={audioRun}
-              scenarioLine={scenario.audio?.line}
-              error={(path) => fieldError(start.error, path)}
-            />
-            <ErrorNote error={start.error} />
-          </Stack>
+          <ExecuteFields scenario={scenario} form={form} setForm={setForm} error={start.error} />
         )}
-        {execution && (
-          <Box aria-label="Execution progress">
-            <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
-              <Typography>Execution of {scenario.name}</Typography>
-              <StatusChip value={execution.status} />
-            </Stack>
-            <LinearProgress
-              variant="determinate"
-              value={total ? (100 * ended) / total : 0}
-              sx={{ my: 2, height: 10 }}
-              aria-label="Simulations ended"
-              aria-valuetext={`${ended} of ${total}`}
-            />
-            <Typography variant="body2" data-testid="execution-progress">
-              {ended} of {total} ended · {execution.counts.running} running ·{' '}
-              {execution.counts.completed} completed · {execution.counts.failed} failed
-            </Typography>
-            {ended === total && (
-              <Typography sx={{ mt: 1 }}>
-                Pass rate {fmtNum(execution.pass_rate, '%')} · average score{' '}
-                {fmtNum(execution.avg_score)}
-              </Typography>
-            )}
-          </Box>
-        )}
+        {execution && <ExecutionProgress scenario={scenario} execution={execution} />}
       </DialogContent>
       <DialogActions>
         <Button onClick={onClose}>Close</Button>
@@ -411,7 +471,8 @@ function ExecuteDialog({ scenario, onClose }: { scenario: Scenario; onClose: () 
 
 export function Scenarios() {
   const { items, error, load } = useScenarios();
-  const [editing, setEditing] = useState<Scenario | null | undefined>(undefined);
+  const reload = () => load({ limit: 100 });
+  const editor = useEditor<Scenario>(reload);
   const [executing, setExecuting] = useState<Scenario | null>(null);
   useEffect(() => void load({ limit: 100 }), [load]);
   // Each finished simulation changes its scenario's counts and pass rate: the list follows, live.
@@ -422,18 +483,15 @@ export function Scenarios() {
   );
   const remove = useAction(async (id: string) => {
     await client().invoke('scenarios.delete', wsInput({ scenario_id: id }));
-    await load({ limit: 100 });
+    await reload();
   });
   return (
-    <Page
+    <ResourcePage
       title="Scenarios"
-      actions={
-        <Button variant="contained" onClick={() => setEditing(null)}>
-          New scenario
-        </Button>
-      }
+      newLabel="New scenario"
+      onNew={() => editor.open(null)}
+      error={error ?? remove.error}
     >
-      <ErrorNote error={error ?? remove.error} />
       <Table size="small" aria-label="Scenarios">
         <TableHead>
           <TableRow>
@@ -455,45 +513,36 @@ export function Scenarios() {
               <TableCell>{s.stats?.total_simulations ?? 0}</TableCell>
               <TableCell>{fmtNum(s.stats?.avg_score)}</TableCell>
               <TableCell>{fmtNum(s.stats?.success_rate, '%')}</TableCell>
-              <TableCell>
+              <RowActions
+                onEdit={() => editor.open(s)}
+                remove={{
+                  kind: 'scenario',
+                  name: s.name,
+                  consequence:
+                    'Its executions and their simulations, transcripts and scores are deleted with it.',
+                  onConfirm: () => remove.run(s.id),
+                }}
+              >
                 <Button size="small" variant="contained" onClick={() => setExecuting(s)}>
                   Execute
                 </Button>
-                <Button size="small" onClick={() => setEditing(s)}>
-                  Edit
-                </Button>
-                <ConfirmButton
-                  size="small"
-                  question={`Delete the scenario "${s.name}"?`}
-                  consequence="Its executions and their simulations, transcripts and scores are deleted with it."
-                  confirmLabel="Delete scenario"
-                  onConfirm={() => remove.run(s.id)}
-                >
-                  Delete
-                </ConfirmButton>
-              </TableCell>
+              </RowActions>
             </TableRow>
           ))}
         </TableBody>
       </Table>
-      {editing !== undefined && (
-        <ScenarioEditor
-          scenario={editing}
-          onClose={(saved) => {
-            setEditing(undefined);
-            if (saved) void load({ limit: 100 });
-          }}
-        />
+      {editor.editing !== undefined && (
+        <ScenarioEditor scenario={editor.editing} onClose={editor.close} />
       )}
       {executing && (
         <ExecuteDialog
           scenario={executing}
           onClose={() => {
             setExecuting(null);
-            void load({ limit: 100 });
+            void reload();
           }}
         />
       )}
-    </Page>
+    </ResourcePage>
   );
 }

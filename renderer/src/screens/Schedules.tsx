@@ -1,12 +1,7 @@
 import {
   Box,
   Button,
-  Dialog,
-  DialogActions,
-  DialogContent,
-  DialogTitle,
   MenuItem,
-  Stack,
   Switch,
   Table,
   TableBody,
@@ -20,16 +15,10 @@ import {
 import { useEffect, useState } from 'react';
 import { useScenarios, useSchedules } from '../stores/resources';
 import { client, useSession, wsInput } from '../stores/session';
-import {
-  ActionButton,
-  ConfirmButton,
-  ErrorNote,
-  Page,
-  fieldError,
-  fmtDate,
-  useAction,
-  useLoad,
-} from '../ui/common';
+import { ErrorNote, fieldError, fmtDate, useAction, useLoad } from '../ui/common';
+import { EditorDialog } from '../ui/EditorDialog';
+import { ResourcePage } from '../ui/ResourcePage';
+import { RowActions } from '../ui/RowActions';
 
 function ScheduleEditor({ onClose }: { onClose: (saved: boolean) => void }) {
   const scenarios = useScenarios();
@@ -60,34 +49,27 @@ function ScheduleEditor({ onClose }: { onClose: (saved: boolean) => void }) {
     />
   );
   return (
-    <Dialog open onClose={() => onClose(false)} fullWidth>
-      <DialogTitle>New schedule</DialogTitle>
-      <DialogContent>
-        <Stack spacing={2} sx={{ mt: 1 }}>
-          {field('name', 'Name')}
-          {field('scenarioId', 'Scenario', {
-            select: true,
-            children: scenarios.items.map((s) => (
-              <MenuItem key={s.id} value={s.id}>
-                {s.name}
-              </MenuItem>
-            )),
-          })}
-          {field('periodicity', 'Periodicity', {
-            hint: 'hourly, daily, weekly, monthly, or a cron expression such as 0 9 * * 1-5',
-          })}
-          {field('timezone', 'Time zone (IANA)')}
-          {field('periodEndCondition', 'Ends', { hint: 'never, after:<N> runs, or until:<date>' })}
-          <ErrorNote error={save.error} />
-        </Stack>
-      </DialogContent>
-      <DialogActions>
-        <Button onClick={() => onClose(false)}>Cancel</Button>
-        <ActionButton busy={save.busy} onClick={() => void save.run()}>
-          Save schedule
-        </ActionButton>
-      </DialogActions>
-    </Dialog>
+    <EditorDialog
+      title="New schedule"
+      saveLabel="Save schedule"
+      save={save}
+      onClose={() => onClose(false)}
+    >
+      {field('name', 'Name')}
+      {field('scenarioId', 'Scenario', {
+        select: true,
+        children: scenarios.items.map((s) => (
+          <MenuItem key={s.id} value={s.id}>
+            {s.name}
+          </MenuItem>
+        )),
+      })}
+      {field('periodicity', 'Periodicity', {
+        hint: 'hourly, daily, weekly, monthly, or a cron expression such as 0 9 * * 1-5',
+      })}
+      {field('timezone', 'Time zone (IANA)')}
+      {field('periodEndCondition', 'Ends', { hint: 'never, after:<N> runs, or until:<date>' })}
+    </EditorDialog>
   );
 }
 
@@ -128,15 +110,12 @@ export function Schedules() {
     await load({ limit: 100 });
   });
   return (
-    <Page
+    <ResourcePage
       title="Schedules"
-      actions={
-        <Button variant="contained" onClick={() => setCreating(true)}>
-          New schedule
-        </Button>
-      }
+      newLabel="New schedule"
+      onNew={() => setCreating(true)}
+      error={error ?? act.error}
     >
-      <ErrorNote error={error ?? act.error} />
       <Table size="small" aria-label="Schedules">
         <TableHead>
           <TableRow>
@@ -169,7 +148,18 @@ export function Schedules() {
                   }
                 />
               </TableCell>
-              <TableCell>
+              <RowActions
+                remove={{
+                  kind: 'schedule',
+                  name: s.name,
+                  consequence:
+                    'It stops running, and its list of runs goes with it; the executions stay.',
+                  onConfirm: () =>
+                    act.run(() =>
+                      client().invoke('schedules.delete', wsInput({ schedule_id: s.id })),
+                    ),
+                }}
+              >
                 <Button size="small" onClick={() => setOpen(open === s.id ? null : s.id)}>
                   Runs
                 </Button>
@@ -183,20 +173,7 @@ export function Schedules() {
                 >
                   Run now
                 </Button>
-                <ConfirmButton
-                  size="small"
-                  question={`Delete the schedule "${s.name}"?`}
-                  consequence="It stops running, and its list of runs goes with it; the executions stay."
-                  confirmLabel="Delete schedule"
-                  onConfirm={() =>
-                    act.run(() =>
-                      client().invoke('schedules.delete', wsInput({ schedule_id: s.id })),
-                    )
-                  }
-                >
-                  Delete
-                </ConfirmButton>
-              </TableCell>
+              </RowActions>
             </TableRow>,
             open === s.id ? (
               <TableRow key={`${s.id}-runs`}>
@@ -221,6 +198,6 @@ export function Schedules() {
           }}
         />
       )}
-    </Page>
+    </ResourcePage>
   );
 }

@@ -1,30 +1,12 @@
-import {
-  Button,
-  Dialog,
-  DialogActions,
-  DialogContent,
-  DialogTitle,
-  Stack,
-  Table,
-  TableBody,
-  TableCell,
-  TableHead,
-  TableRow,
-  TextField,
-} from '@mui/material';
+import { Table, TableBody, TableCell, TableHead, TableRow, TextField } from '@mui/material';
 import { useEffect, useState } from 'react';
 import type { OutputOf } from '../client';
 import { useScorecards } from '../stores/resources';
 import { client, wsInput } from '../stores/session';
-import {
-  ActionButton,
-  ErrorNote,
-  JsonField,
-  Page,
-  fieldError,
-  useAction,
-  ConfirmButton,
-} from '../ui/common';
+import { JsonField, fieldError, useAction } from '../ui/common';
+import { EditorDialog } from '../ui/EditorDialog';
+import { ResourcePage, useEditor } from '../ui/ResourcePage';
+import { RowActions } from '../ui/RowActions';
 
 type Scorecard = OutputOf<'scorecards.list'>['scorecards'][number];
 type MetricType = Scorecard['metrics'][number]['type'];
@@ -101,64 +83,56 @@ function ScorecardEditor({
     onClose(true);
   });
   return (
-    <Dialog open onClose={() => onClose(false)} fullWidth maxWidth="md">
-      <DialogTitle>{scorecard ? 'Edit scorecard' : 'New scorecard'}</DialogTitle>
-      <DialogContent>
-        <Stack spacing={2} sx={{ mt: 1 }}>
-          <TextField
-            label="Name"
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            error={Boolean(fieldError(save.error, 'name'))}
-            helperText={fieldError(save.error, 'name')}
-          />
-          <TextField
-            label="Pass threshold (0 to 100)"
-            type="number"
-            value={threshold}
-            onChange={(e) => setThreshold(e.target.value)}
-            error={Boolean(fieldError(save.error, 'passThreshold'))}
-            helperText={fieldError(save.error, 'passThreshold')}
-          />
-          <JsonField
-            label='Metrics: [{"name", "type", "config", "weight"}]'
-            helperText={METRIC_HELP}
-            value={metrics}
-            onChange={setMetrics}
-            error={fieldError(save.error, 'metrics')}
-            minRows={8}
-          />
-          <ErrorNote error={save.error} />
-        </Stack>
-      </DialogContent>
-      <DialogActions>
-        <Button onClick={() => onClose(false)}>Cancel</Button>
-        <ActionButton busy={save.busy} onClick={() => void save.run()}>
-          Save scorecard
-        </ActionButton>
-      </DialogActions>
-    </Dialog>
+    <EditorDialog
+      title={scorecard ? 'Edit scorecard' : 'New scorecard'}
+      saveLabel="Save scorecard"
+      save={save}
+      onClose={() => onClose(false)}
+      maxWidth="md"
+    >
+      <TextField
+        label="Name"
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        error={Boolean(fieldError(save.error, 'name'))}
+        helperText={fieldError(save.error, 'name')}
+      />
+      <TextField
+        label="Pass threshold (0 to 100)"
+        type="number"
+        value={threshold}
+        onChange={(e) => setThreshold(e.target.value)}
+        error={Boolean(fieldError(save.error, 'passThreshold'))}
+        helperText={fieldError(save.error, 'passThreshold')}
+      />
+      <JsonField
+        label='Metrics: [{"name", "type", "config", "weight"}]'
+        helperText={METRIC_HELP}
+        value={metrics}
+        onChange={setMetrics}
+        error={fieldError(save.error, 'metrics')}
+        minRows={8}
+      />
+    </EditorDialog>
   );
 }
 
 export function Scorecards() {
   const { items, error, load } = useScorecards();
-  const [editing, setEditing] = useState<Scorecard | null | undefined>(undefined);
+  const reload = () => load({ limit: 100 });
+  const editor = useEditor<Scorecard>(reload);
   useEffect(() => void load({ limit: 100 }), [load]);
   const remove = useAction(async (id: string) => {
     await client().invoke('scorecards.delete', wsInput({ scorecard_id: id }));
-    await load({ limit: 100 });
+    await reload();
   });
   return (
-    <Page
+    <ResourcePage
       title="Scorecards"
-      actions={
-        <Button variant="contained" onClick={() => setEditing(null)}>
-          New scorecard
-        </Button>
-      }
+      newLabel="New scorecard"
+      onNew={() => editor.open(null)}
+      error={error ?? remove.error}
     >
-      <ErrorNote error={error ?? remove.error} />
       <Table size="small" aria-label="Scorecards">
         <TableHead>
           <TableRow>
@@ -174,33 +148,22 @@ export function Scorecards() {
               <TableCell>{s.name}</TableCell>
               <TableCell>{s.metrics.map((m) => m.name).join(', ')}</TableCell>
               <TableCell>{s.passThreshold}</TableCell>
-              <TableCell>
-                <Button size="small" onClick={() => setEditing(s)}>
-                  Edit
-                </Button>
-                <ConfirmButton
-                  size="small"
-                  question={`Delete the scorecard "${s.name}"?`}
-                  consequence="Its metrics are gone for good; past simulations keep their scores."
-                  confirmLabel="Delete scorecard"
-                  onConfirm={() => remove.run(s.id)}
-                >
-                  Delete
-                </ConfirmButton>
-              </TableCell>
+              <RowActions
+                onEdit={() => editor.open(s)}
+                remove={{
+                  kind: 'scorecard',
+                  name: s.name,
+                  consequence: 'Its metrics are gone for good; past simulations keep their scores.',
+                  onConfirm: () => remove.run(s.id),
+                }}
+              />
             </TableRow>
           ))}
         </TableBody>
       </Table>
-      {editing !== undefined && (
-        <ScorecardEditor
-          scorecard={editing}
-          onClose={(saved) => {
-            setEditing(undefined);
-            if (saved) void load({ limit: 100 });
-          }}
-        />
+      {editor.editing !== undefined && (
+        <ScorecardEditor scorecard={editor.editing} onClose={editor.close} />
       )}
-    </Page>
+    </ResourcePage>
   );
 }

@@ -378,40 +378,27 @@ function TeamServer() {
   );
 }
 
-export function Settings() {
-  const settings = useLoad(() => client().invoke('settings.get'), []);
-  const llm = settings.data?.llm;
-  const { theme, setTheme } = useSession();
-  const transport = useSession((s) => s.client?.transport);
-  const [smtp, setSmtp] = useState<SmtpForm>(smtpForm(null));
-  const [engine, setEngine] = useState<EngineForm>({});
-  // The forms start from what the engine answered, each time it answers: adjusted while rendering.
-  const [shownSettings, setShownSettings] = useState<typeof settings.data>(null);
-  if (settings.data && settings.data !== shownSettings) {
-    setShownSettings(settings.data);
-    setSmtp(smtpForm(settings.data.smtp));
-    setEngine({
-      concurrency: String(settings.data.simulations.concurrency),
-      maxTurns: String(settings.data.simulations.maxTurns),
-      maxDurationMs: String(settings.data.simulations.maxDurationMs),
-      intervalMinutes: String(settings.data.sync.intervalMinutes),
-      maxResponseMiB: String(settings.data.network.maxResponseMiB),
-    });
+/** The form starts from what the engine answered, each time it answers: adjusted while rendering. */
+function useFormOf<F>(data: SettingsAnswer, formOf: (data: SettingsAnswer) => F) {
+  const [form, setForm] = useState<F>(() => formOf(data));
+  const [shown, setShown] = useState(data);
+  if (data !== shown) {
+    setShown(data);
+    setForm(formOf(data));
   }
-  const saveSmtp = useAction(async () => {
-    await client().invoke('settings.update', {
-      smtp: {
-        host: smtp.host,
-        port: Number(smtp.port),
-        from: smtp.from,
-        user: smtp.user || null,
-        ...(smtp.password ? { password: smtp.password } : {}),
-        secure: Boolean(smtp.secure),
-        allowInsecure: Boolean(smtp.allowInsecure),
-      },
-    });
-    await settings.reload();
-  });
+  return [form, setForm] as const;
+}
+
+const engineForm = (data: SettingsAnswer): EngineForm => ({
+  concurrency: String(data.simulations.concurrency),
+  maxTurns: String(data.simulations.maxTurns),
+  maxDurationMs: String(data.simulations.maxDurationMs),
+  intervalMinutes: String(data.sync.intervalMinutes),
+  maxResponseMiB: String(data.network.maxResponseMiB),
+});
+
+function EngineSection({ data, onSaved }: { data: SettingsAnswer; onSaved: () => unknown }) {
+  const [engine, setEngine] = useFormOf(data, engineForm);
   const saveEngine = useAction(async () => {
     await client().invoke('settings.update', {
       simulations: {
@@ -422,7 +409,7 @@ export function Settings() {
       sync: { intervalMinutes: Number(engine.intervalMinutes) },
       network: { maxResponseMiB: Number(engine.maxResponseMiB) },
     });
-    await settings.reload();
+    await onSaved();
   });
   const num = (k: keyof EngineForm, label: string, path: string) => (
     <TextField
@@ -435,6 +422,88 @@ export function Settings() {
       helperText={fieldError(saveEngine.error, path)}
     />
   );
+  return (
+    <Section title="Simulations and sync">
+      <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap' }}>
+        {num('concurrency', 'Simulations at once', 'simulations.concurrency')}
+        {num('maxTurns', 'Max turns', 'simulations.maxTurns')}
+        {num('maxDurationMs', 'Max duration (ms)', 'simulations.maxDurationMs')}
+        {num('intervalMinutes', 'Sync every (minutes)', 'sync.intervalMinutes')}
+        {num('maxResponseMiB', 'Largest answer (MiB)', 'network.maxResponseMiB')}
+        <ActionButton busy={saveEngine.busy} onClick={() => void saveEngine.run()}>
+          Save
+        </ActionButton>
+      </Stack>
+      <ErrorNote error={saveEngine.error} />
+    </Section>
+  );
+}
+
+function SmtpSection({ data, onSaved }: { data: SettingsAnswer; onSaved: () => unknown }) {
+  const [smtp, setSmtp] = useFormOf(data, (d) => smtpForm(d.smtp));
+  const saveSmtp = useAction(async () => {
+    await client().invoke('settings.update', {
+      smtp: {
+        host: smtp.host,
+        port: Number(smtp.port),
+        from: smtp.from,
+        user: smtp.user || null,
+        ...(smtp.password ? { password: smtp.password } : {}),
+        secure: Boolean(smtp.secure),
+        allowInsecure: Boolean(smtp.allowInsecure),
+      },
+    });
+    await onSaved();
+  });
+  return (
+    <Section title="E-mail (SMTP)">
+      <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap' }}>
+        {(['host', 'port', 'user', 'password', 'from'] as const).map((k) => (
+          <TextField
+            key={k}
+            size="small"
+            label={k}
+            type={k === 'password' ? 'password' : 'text'}
+            value={smtp[k] ?? ''}
+            onChange={(e) => setSmtp({ ...smtp, [k]: e.target.value })}
+            error={Boolean(fieldError(saveSmtp.error, `smtp.${k}`))}
+            helperText={
+              fieldError(saveSmtp.error, `smtp.${k}`) ??
+              (k === 'password' && data.smtp?.password
+                ? `set (${data.smtp.password}); empty keeps it`
+                : undefined)
+            }
+          />
+        ))}
+        <ActionButton busy={saveSmtp.busy} onClick={() => void saveSmtp.run()}>
+          Save SMTP
+        </ActionButton>
+      </Stack>
+      <FormControlLabel
+        control={
+          <Switch
+            checked={Boolean(smtp.allowInsecure)}
+            onChange={(e) => setSmtp({ ...smtp, allowInsecure: e.target.checked })}
+          />
+        }
+        label="Allow sending the password without TLS"
+      />
+      {Boolean(smtp.allowInsecure) && (
+        <Alert severity="warning">
+          The SMTP password will be sent in plaintext when the server offers no TLS: anyone on the
+          network path can read it. Use this only for a server on this machine.
+        </Alert>
+      )}
+      <ErrorNote error={saveSmtp.error} />
+    </Section>
+  );
+}
+
+export function Settings() {
+  const settings = useLoad(() => client().invoke('settings.get'), []);
+  const llm = settings.data?.llm;
+  const { theme, setTheme } = useSession();
+  const transport = useSession((s) => s.client?.transport);
   return (
     <Page title="Settings">
       <ErrorNote error={settings.error} />
@@ -469,19 +538,7 @@ export function Settings() {
       {/* The forms appear with the engine's answer: typed into before it, they would be reset by it. */}
       {settings.data && (
         <>
-          <Section title="Simulations and sync">
-            <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap' }}>
-              {num('concurrency', 'Simulations at once', 'simulations.concurrency')}
-              {num('maxTurns', 'Max turns', 'simulations.maxTurns')}
-              {num('maxDurationMs', 'Max duration (ms)', 'simulations.maxDurationMs')}
-              {num('intervalMinutes', 'Sync every (minutes)', 'sync.intervalMinutes')}
-              {num('maxResponseMiB', 'Largest answer (MiB)', 'network.maxResponseMiB')}
-              <ActionButton busy={saveEngine.busy} onClick={() => void saveEngine.run()}>
-                Save
-              </ActionButton>
-            </Stack>
-            <ErrorNote error={saveEngine.error} />
-          </Section>
+          <EngineSection data={settings.data} onSaved={settings.reload} />
           <Section title="Speech (audio simulations)">
             <SpeechSettings
               speech={settings.data.speech}
@@ -489,46 +546,7 @@ export function Settings() {
               onSaved={() => void settings.reload()}
             />
           </Section>
-          <Section title="E-mail (SMTP)">
-            <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap' }}>
-              {(['host', 'port', 'user', 'password', 'from'] as const).map((k) => (
-                <TextField
-                  key={k}
-                  size="small"
-                  label={k}
-                  type={k === 'password' ? 'password' : 'text'}
-                  value={smtp[k] ?? ''}
-                  onChange={(e) => setSmtp({ ...smtp, [k]: e.target.value })}
-                  error={Boolean(fieldError(saveSmtp.error, `smtp.${k}`))}
-                  helperText={
-                    fieldError(saveSmtp.error, `smtp.${k}`) ??
-                    (k === 'password' && settings.data?.smtp?.password
-                      ? `set (${settings.data.smtp.password}); empty keeps it`
-                      : undefined)
-                  }
-                />
-              ))}
-              <ActionButton busy={saveSmtp.busy} onClick={() => void saveSmtp.run()}>
-                Save SMTP
-              </ActionButton>
-            </Stack>
-            <FormControlLabel
-              control={
-                <Switch
-                  checked={Boolean(smtp.allowInsecure)}
-                  onChange={(e) => setSmtp({ ...smtp, allowInsecure: e.target.checked })}
-                />
-              }
-              label="Allow sending the password without TLS"
-            />
-            {Boolean(smtp.allowInsecure) && (
-              <Alert severity="warning">
-                The SMTP password will be sent in plaintext when the server offers no TLS: anyone on
-                the network path can read it. Use this only for a server on this machine.
-              </Alert>
-            )}
-            <ErrorNote error={saveSmtp.error} />
-          </Section>
+          <SmtpSection data={settings.data} onSaved={settings.reload} />
         </>
       )}
     </Page>

@@ -38,6 +38,7 @@ import {
   useAction,
   useLoad,
 } from '../ui/common';
+import { ResourcePage } from '../ui/ResourcePage';
 
 const TYPES = ['api', 'database', 'action', 'routing', 'composite'];
 const VOLATILE = new Set(['id', 'version', 'created_at', 'updated_at']);
@@ -147,15 +148,7 @@ export function Tools() {
     navigate(`tools/${created.id}`);
   });
   return (
-    <Page
-      title="Tools"
-      actions={
-        <Button variant="contained" onClick={() => setCreating(true)}>
-          New tool
-        </Button>
-      }
-    >
-      <ErrorNote error={error} />
+    <ResourcePage title="Tools" newLabel="New tool" onNew={() => setCreating(true)} error={error}>
       <Table size="small" aria-label="Tools">
         <TableHead>
           <TableRow>
@@ -199,7 +192,7 @@ export function Tools() {
           <Button onClick={() => setCreating(false)}>Cancel</Button>
         </DialogActions>
       </Dialog>
-    </Page>
+    </ResourcePage>
   );
 }
 

@@ -13,6 +13,107 @@ const DELETED = '(deleted)';
 const fmtTime = (iso: string) => new Date(iso).toLocaleTimeString();
 const COLUMNS = '1.6fr 0.9fr 0.9fr 0.7fr 0.7fr 0.8fr 0.6fr 0.9fr';
 
+/** The simulations' rows by index, fetched a page at a time (and again, in place, on request). */
+function useSimulationPages(executionId: string | undefined) {
+  const [total, setTotal] = useState<number | null>(null);
+  const [rows, setRows] = useState<Map<number, SimulationRow>>(new Map());
+  const [error, setError] = useState<unknown>(null);
+  // Pages being fetched; `true` when asked again meanwhile (the answer under way may be older).
+  const pending = useRef(new Map<number, boolean>());
+  const fetchPage = useCallback(
+    async (page: number, refresh = false): Promise<void> => {
+      if (pending.current.has(page)) {
+        if (refresh) pending.current.set(page, true);
+        return;
+      }
+      // Fetched again while a newer answer was asked for during the fetch.
+      for (let again = true; again; again = pending.current.get(page) === true) {
+        pending.current.set(page, false);
+        try {
+          const data = await client().invoke(
+            'simulations.list',
+            wsInput({
+              limit: PAGE,
+              offset: page * PAGE,
+              ...(executionId ? { execution_id: executionId } : {}),
+            }),
+          );
+          setTotal(data.pagination.total);
+          setRows((before) => {
+            const next = new Map(before);
+            data.simulations.forEach((s, i) => next.set(page * PAGE + i, s));
+            return next;
+          });
+        } catch (err) {
+          setError(err);
+        }
+      }
+      pending.current.delete(page);
+    },
+    [executionId],
+  );
+  // Another execution: start afresh (its rows dropped while rendering; the list fetches page 0).
+  const [shownFor, setShownFor] = useState(executionId);
+  if (executionId !== shownFor) {
+    setShownFor(executionId);
+    setRows(new Map());
+  }
+  return { total, rows, error, fetchPage };
+}
+
+/** One simulation's cells: what it ran, its score and result, its status. */
+function SimulationCells({ s }: { s: SimulationRow }) {
+  return (
+    <>
+      <Typography variant="body2" noWrap title={`simulation ${s.id}`}>
+        {s.scenario_name ?? DELETED} · {fmtTime(s.created_at)}
+      </Typography>
+      <Typography variant="body2" noWrap>
+        {s.persona_name ?? (s.persona_id ? DELETED : '—')}
+      </Typography>
+      <Typography variant="body2" noWrap>
+        {s.agent_name ?? (s.agent_id ? DELETED : '—')}
+      </Typography>
+      <div>{s.channel}</div>
+      <div>{fmtNum(s.score)}</div>
+      <div>
+        {s.status === 'completed' ? (
+          <PassChip passed={s.passed} />
+        ) : s.error ? (
+          <Typography variant="body2" color="error" noWrap title={s.error}>
+            {s.error}
+          </Typography>
+        ) : null}
+      </div>
+      <div>{s.turn_count}</div>
+      <div>
+        <StatusChip value={s.status} />
+      </div>
+    </>
+  );
+}
+
+const HEADER = (
+  <Box
+    role="row"
+    sx={{
+      display: 'grid',
+      gridTemplateColumns: COLUMNS,
+      px: 1,
+      py: 0.5,
+      fontWeight: 600,
+      borderBottom: 1,
+      borderColor: 'divider',
+    }}
+  >
+    {['Scenario', 'Persona', 'Agent', 'Channel', 'Score', 'Result', 'Turns', 'Status'].map((h) => (
+      <div key={h} role="columnheader">
+        {h}
+      </div>
+    ))}
+  </Box>
+);
+
 /**
  * Every simulation (or one execution's), however many: rows are rendered only where the list is
  * scrolled, and fetched a page at a time as they come into view.
@@ -26,51 +127,9 @@ export function SimulationList({
   onOpen: (id: string) => void;
   refreshKey?: number;
 }) {
-  const [total, setTotal] = useState<number | null>(null);
-  const [rows, setRows] = useState<Map<number, SimulationRow>>(new Map());
-  const [error, setError] = useState<unknown>(null);
-  // Pages being fetched; `true` when asked again meanwhile (the answer under way may be older).
-  const pending = useRef(new Map<number, boolean>());
+  const { total, rows, error, fetchPage } = useSimulationPages(executionId);
   const scroller = useRef<HTMLDivElement>(null);
-
-  const fetchPage = useCallback(
-    async (page: number, refresh = false): Promise<void> => {
-      if (pending.current.has(page)) {
-        if (refresh) pending.current.set(page, true);
-        return;
-      }
-      pending.current.set(page, false);
-      try {
-        const data = await client().invoke(
-          'simulations.list',
-          wsInput({
-            limit: PAGE,
-            offset: page * PAGE,
-            ...(executionId ? { execution_id: executionId } : {}),
-          }),
-        );
-        setTotal(data.pagination.total);
-        setRows((before) => {
-          const next = new Map(before);
-          data.simulations.forEach((s, i) => next.set(page * PAGE + i, s));
-          return next;
-        });
-      } catch (err) {
-        setError(err);
-      } finally {
-        const again = pending.current.get(page);
-        pending.current.delete(page);
-        if (again) void fetchPage(page, true);
-      }
-    },
-    [executionId],
-  );
-
-  // Another execution: start afresh.
-  useEffect(() => {
-    setRows(new Map());
-    void fetchPage(0);
-  }, [fetchPage]);
+  useEffect(() => void fetchPage(0), [fetchPage]);
 
   const virtualizer = useVirtualizer({
     count: total ?? 0,
@@ -98,26 +157,7 @@ export function SimulationList({
   return (
     <Box>
       <ErrorNote error={error} />
-      <Box
-        role="row"
-        sx={{
-          display: 'grid',
-          gridTemplateColumns: COLUMNS,
-          px: 1,
-          py: 0.5,
-          fontWeight: 600,
-          borderBottom: 1,
-          borderColor: 'divider',
-        }}
-      >
-        {['Scenario', 'Persona', 'Agent', 'Channel', 'Score', 'Result', 'Turns', 'Status'].map(
-          (h) => (
-            <div key={h} role="columnheader">
-              {h}
-            </div>
-          ),
-        )}
-      </Box>
+      {HEADER}
       <Box
         ref={scroller}
         role="grid"
@@ -155,36 +195,7 @@ export function SimulationList({
                   '&:hover, &:focus': { bgcolor: 'action.hover' },
                 }}
               >
-                {s ? (
-                  <>
-                    <Typography variant="body2" noWrap title={`simulation ${s.id}`}>
-                      {s.scenario_name ?? DELETED} · {fmtTime(s.created_at)}
-                    </Typography>
-                    <Typography variant="body2" noWrap>
-                      {s.persona_name ?? (s.persona_id ? DELETED : '—')}
-                    </Typography>
-                    <Typography variant="body2" noWrap>
-                      {s.agent_name ?? (s.agent_id ? DELETED : '—')}
-                    </Typography>
-                    <div>{s.channel}</div>
-                    <div>{fmtNum(s.score)}</div>
-                    <div>
-                      {s.status === 'completed' ? (
-                        <PassChip passed={s.passed} />
-                      ) : s.error ? (
-                        <Typography variant="body2" color="error" noWrap title={s.error}>
-                          {s.error}
-                        </Typography>
-                      ) : null}
-                    </div>
-                    <div>{s.turn_count}</div>
-                    <div>
-                      <StatusChip value={s.status} />
-                    </div>
-                  </>
-                ) : (
-                  <div>Loading…</div>
-                )}
+                {s ? <SimulationCells s={s} /> : <div>Loading…</div>}
               </Box>
             );
           })}
