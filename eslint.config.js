@@ -3,11 +3,62 @@
 import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
+import noImportCycle from './scripts/lint/no-import-cycle.mjs';
 
 const layer = (files, patterns) => ({
   files,
   rules: { 'no-restricted-imports': ['error', { patterns }] },
 });
+
+const ENGINE_BOUNDARY = [
+  { group: ['electron'], message: 'The engine runs headless: src/ never imports electron.' },
+  {
+    group: ['**/main/**', '**/preload/**', '**/renderer/**'],
+    message: 'The engine never imports the desktop shell, the preload or the renderer.',
+  },
+];
+
+// The folders of src/ as a stack, lowest first: a folder imports only folders on lower tiers (type
+// imports included), so no two folders import each other. The files at the top of src/ that import
+// no folder (errors, clock, events, ids...) are open to all; the engine's assembly (engine*.ts) and
+// the key check (secrets.ts, above the store) to the CLI alone.
+const ENGINE_TIERS = [
+  ['audio', 'kernel', 'net', 'team'],
+  ['domain'],
+  ['store'],
+  ['llm', 'notify', 'speech', 'tools'],
+  ['providers'],
+  ['conversation'],
+  ['voice'],
+  ['alerts', 'simulations'],
+  ['schedules'],
+  ['operations'],
+  ['server'],
+  ['cli'],
+];
+const ASSEMBLY = ['engine', 'engine-options', 'engine-services', 'secrets'];
+
+function engineLayers() {
+  return ENGINE_TIERS.flatMap((tier, rank) => {
+    const above = ENGINE_TIERS.slice(rank).flat();
+    return tier.map((folder) => {
+      const barred = above.filter((f) => f !== folder);
+      const patterns = [...ENGINE_BOUNDARY];
+      if (barred.length)
+        patterns.push({
+          regex: `^(\\.\\./)+(${barred.join('|')})(/|$)`,
+          message: `src/${folder}/ imports only the folders below it: ${ENGINE_TIERS.slice(0, rank).flat().join(', ') || 'none'} (see ENGINE_TIERS in eslint.config.js).`,
+        });
+      if (folder !== 'cli')
+        patterns.push({
+          regex: `^(\\.\\./)+(${ASSEMBLY.join('|')})\\.js$`,
+          message:
+            'Only the CLI imports the engine assembly and the key check (src/engine*.ts, src/secrets.ts).',
+        });
+      return layer([`src/${folder}/**`], patterns);
+    });
+  });
+}
 
 export default tseslint.config(
   {
@@ -40,6 +91,14 @@ export default tseslint.config(
     },
   },
   {
+    // No import cycle in the engine, the desktop shell or the preload, type imports counted: a
+    // circle closed by `import type` still ties its files' meaning together. A rule of our own
+    // (scripts/lint/no-import-cycle.mjs): eslint-plugin-import-x's no-cycle skips type imports.
+    files: ['src/**/*.ts', 'main/**/*.ts', 'preload/**/*.ts'],
+    plugins: { callbench: { rules: { 'no-import-cycle': noImportCycle } } },
+    rules: { 'callbench/no-import-cycle': 'error' },
+  },
+  {
     // Tests read the API's JSON answers, whose shape is what they assert: the no-unsafe-* family
     // would only ask for casts there. Every other type-aware rule, no-explicit-any included, holds.
     files: ['test/**/*.ts'],
@@ -63,18 +122,20 @@ export default tseslint.config(
   {
     files: ['renderer/**/*.{ts,tsx}'],
     plugins: { 'react-hooks': reactHooks },
-    rules: reactHooks.configs.recommended.rules,
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      // useLoad (ui/common.tsx) takes a deps array like useEffect: the same check holds for it.
+      'react-hooks/exhaustive-deps': ['warn', { additionalHooks: '(useLoad)' }],
+    },
   },
-  layer(
-    ['src/**'],
-    [
-      { group: ['electron'], message: 'The engine runs headless: src/ never imports electron.' },
-      {
-        group: ['**/main/**', '**/preload/**', '**/renderer/**'],
-        message: 'The engine never imports the desktop shell, the preload or the renderer.',
-      },
-    ],
-  ),
+  {
+    // A screen is built from named parts: past 120 lines, a component is split.
+    files: ['renderer/**/*.tsx'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 120, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  layer(['src/**'], ENGINE_BOUNDARY),
   layer(
     ['renderer/**'],
     [
@@ -101,25 +162,5 @@ export default tseslint.config(
       },
     ],
   ),
-  layer(
-    ['src/store/**'],
-    [
-      { group: ['electron'], message: 'The engine runs headless: src/ never imports electron.' },
-      {
-        group: [
-          '../alerts/**',
-          '../llm/**',
-          '../notify/**',
-          '../operations/**',
-          '../providers/**',
-          '../schedules/**',
-          '../server/**',
-          '../simulations/**',
-          '../tools/**',
-          '../cli/**',
-        ],
-        message: 'The store imports no domain folder: shared shapes live in src/domain/.',
-      },
-    ],
-  ),
+  ...engineLayers(),
 );

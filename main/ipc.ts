@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { toAppError } from '../src/server/envelope.js';
+import { toAppError } from '../src/kernel/to-app-error.js';
 import type { DesktopOperationMap, DesktopOperationName, InvokeAnswer } from '../preload/api.js';
 
 /** What main needs to know of an IPC message: who sent it, from which frame. */

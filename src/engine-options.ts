@@ -1,7 +1,8 @@
 import type { Clock } from './clock.js';
 import type { ModelConnection, ModelPolicy } from './llm/types.js';
 import type { RetryPolicy } from './providers/client.js';
-import type { Logger, TlsFiles } from './server/app.js';
+import type { Logger } from './kernel/logger.js';
+import type { TlsFiles } from './server/app.js';
 
 export interface EngineOptions {
   /** Local files: the SQLite store (unless databaseUrl is set), its backups, the lock, the key. */

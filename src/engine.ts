@@ -10,8 +10,10 @@ import { createBrowserSessions } from './server/sessions.js';
 import { applyNetworkSettings } from './operations/settings.js';
 import { createInvoker, type Invoke } from './operations/invoke.js';
 import type { Caller, EngineServices } from './operations/types.js';
-import { SecretBox } from './secrets.js';
-import { buildServer, type Logger } from './server/app.js';
+import type { SecretBox } from './kernel/secret-box.js';
+import { dataDirSecretBox, teamSecretBox } from './secrets.js';
+import type { Logger } from './kernel/logger.js';
+import { buildServer } from './server/app.js';
 import { ENV_KEY_ID, createAuthenticator, createKeyCallers } from './server/auth.js';
 import { AppError } from './errors.js';
 import { createDataDir, keepToOwner } from './store/file-modes.js';
@@ -113,8 +115,8 @@ async function prepareStore(
   try {
     await applyNetworkSettings(store);
     const secrets = options.databaseUrl
-      ? await SecretBox.forTeam(options.secretKey, store)
-      : await SecretBox.forDataDir(dataDir, store);
+      ? await teamSecretBox(options.secretKey, store)
+      : await dataDirSecretBox(dataDir, store);
     const tightened = keepToOwner(dataDir);
     if (tightened.length)
       log.info(`Made readable by only its owner (they were looser): ${tightened.join(', ')}`);

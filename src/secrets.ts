@@ -1,7 +1,10 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, scrypt } from 'node:crypto';
+// The key-check step, above the store: finds the data dir's or the team's key and checks it
+// against what the store holds. The sealing itself is src/kernel/secret-box.ts, which knows no store.
+import { createHash, randomBytes, scrypt } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AppError } from './errors.js';
+import { isSealed, SecretBox, type Sealed } from './kernel/secret-box.js';
 import type { Store } from './store/index.js';
 import { KEY_CHECK_SETTING, type SealedPlace } from './store/sealed.js';
 
@@ -116,153 +119,90 @@ function keyRefused(file: string, problem: string, places: SealedPlace[]): AppEr
   );
 }
 
-/** An encrypted value as it is stored inside JSON columns. */
-export interface Sealed {
-  $enc: string;
+/** Whether `box` opens the key check (a wrong key fails GCM's authentication). */
+function opensCheck(box: SecretBox, check: Sealed): boolean {
+  try {
+    return box.open(check) === KEY_CHECK_TEXT;
+  } catch {
+    return false;
+  }
 }
 
-export const isSealed = (v: unknown): v is Sealed =>
-  typeof v === 'object' && v !== null && typeof (v as Sealed).$enc === 'string';
+async function remember(box: SecretBox, store: KeyedStore): Promise<SecretBox> {
+  await store.settings.set(KEY_CHECK_SETTING, box.seal(KEY_CHECK_TEXT), now());
+  return box;
+}
 
 /**
- * Encrypts secrets at rest (AES-256-GCM) with a key kept in the data dir, readable by its owner
- * only. The store therefore never holds a provider key or a tool credential in clear.
+ * The data dir's key, made on first start. A key that is missing, unreadable or not the one the
+ * stored secrets were sealed with is never silently replaced while sealed secrets exist: the
+ * engine refuses to start and says how out (restore the file, or `callbench secrets reset`).
  */
-export class SecretBox {
-  private constructor(private readonly key: Buffer) {}
-
-  static withKey(key: Buffer): SecretBox {
-    return new SecretBox(key);
+export async function dataDirSecretBox(dataDir: string, store: KeyedStore): Promise<SecretBox> {
+  const file = keyFile(dataDir);
+  const places = await store.sealed.places();
+  const check = await store.settings.get<Sealed>(KEY_CHECK_SETTING);
+  const { box, problem } = readKey(file);
+  const fits = box && (check ? opensCheck(box, check) : places.every((p) => box.opensAll(p.value)));
+  if (box && fits) {
+    if (!check) await store.settings.set(KEY_CHECK_SETTING, box.seal(KEY_CHECK_TEXT), now());
+    return box;
   }
-
-  /**
-   * The data dir's key, made on first start. A key that is missing, unreadable or not the one the
-   * stored secrets were sealed with is never silently replaced while sealed secrets exist: the
-   * engine refuses to start and says how out (restore the file, or `callbench secrets reset`).
-   */
-  static async forDataDir(dataDir: string, store: KeyedStore): Promise<SecretBox> {
-    const file = keyFile(dataDir);
-    const places = await store.sealed.places();
-    const check = await store.settings.get<Sealed>(KEY_CHECK_SETTING);
-    const { box, problem } = readKey(file);
-    const fits = box && (check ? box.opens(check) : places.every((p) => box.opensAll(p.value)));
-    if (box && fits) {
-      if (!check) await store.settings.set(KEY_CHECK_SETTING, box.seal(KEY_CHECK_TEXT), now());
-      return box;
-    }
-    if (places.length)
-      throw keyRefused(file, problem ?? 'does not open the sealed secrets', places);
-    if (box) return box.remember(store); // no secret depends on the old check: this key is the one
-    if (problem !== 'is missing') throw keyRefused(file, problem ?? 'is unusable', places);
-    writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
-    return SecretBox.forDataDir(dataDir, store);
-  }
-
-  /**
-   * A team server's key: CALLBENCH_SECRET_KEY, the same on every instance and never stored in the
-   * database; the database keeps the salt it is stretched with. A key that does not open what the
-   * database holds refuses the start: a server with another key would seal new secrets that its
-   * peers cannot open.
-   */
-  static async forTeam(keyText: string | undefined, store: TeamKeyedStore): Promise<SecretBox> {
-    const text = teamKeyText(keyText);
-    const check = await store.settings.get<TeamKeyCheck>(KEY_CHECK_SETTING);
-    if (check?.scrypt) {
-      const box = await stretch(text, check.scrypt);
-      if (!box.opens(check)) throw teamKeyRefused();
-      return box;
-    }
-    // A new database, or one sealed before stretching: under a lock, so that instances starting
-    // together agree on one salt and re-seal once.
-    const params = { salt: randomBytes(16).toString('base64'), ...SCRYPT_COST };
-    const box = await stretch(text, params);
-    const settled = await store.transaction((tx) => box.settleTeamKey(tx, text, params), {
-      lock: TEAM_KEY_LOCK,
-    });
-    // Another instance settled it first: its salt is the one.
-    return settled ? box : SecretBox.forTeam(text, store);
-  }
-
-  /**
-   * Stores this (stretched) key's check with its salt; the secrets a check made with the old
-   * derivation vouches for are sealed again with this key, in the same transaction. Answers false
-   * when another instance stored a stretched check meanwhile.
-   */
-  private async settleTeamKey(
-    tx: KeyedStore,
-    keyText: string,
-    params: ScryptParams,
-  ): Promise<boolean> {
-    const check = await tx.settings.get<TeamKeyCheck>(KEY_CHECK_SETTING);
-    if (check?.scrypt) return false;
-    const old = hashedOnce(keyText);
-    const places = await tx.sealed.places();
-    if (check && !old.opens(check)) throw teamKeyRefused();
-    // Checked before writing anything: a value that does not open would fail the re-seal midway.
-    const stuck = places.find((p) => !old.opensAll(p.value));
-    if (stuck) throw teamKeyRefused(`${stuck.label} holds a secret that it does not open`);
-    await tx.sealed.rewrite(places, (value) => resealed(value, old, this));
-    const stored: TeamKeyCheck = { ...this.seal(KEY_CHECK_TEXT), scrypt: params };
-    await tx.settings.set(KEY_CHECK_SETTING, stored, now());
-    return true;
-  }
-
-  private async remember(store: KeyedStore): Promise<SecretBox> {
-    await store.settings.set(KEY_CHECK_SETTING, this.seal(KEY_CHECK_TEXT), now());
-    return this;
-  }
-
-  private opens(sealed: Sealed): boolean {
-    try {
-      return this.open(sealed) === KEY_CHECK_TEXT;
-    } catch {
-      return false;
-    }
-  }
-
-  /** Whether every sealed value inside a stored JSON value opens with this key. */
-  private opensAll(value: unknown): boolean {
-    if (isSealed(value)) {
-      try {
-        this.open(value);
-        return true;
-      } catch {
-        return false;
-      }
-    }
-    if (typeof value !== 'object' || value === null) return true;
-    return Object.values(value).every((v) => this.opensAll(v));
-  }
-
-  /**
-   * A secret sent back in a settings form: the mask of the stored one (answered masked, sent
-   * back unchanged) keeps it; anything else is a new secret, sealed.
-   */
-  sealUnlessMask(sent: string, stored: unknown): Sealed {
-    return isSealed(stored) && sent === mask(this.open(stored)) ? stored : this.seal(sent);
-  }
-
-  seal(plain: string): Sealed {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
-    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return { $enc: Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64') };
-  }
-
-  open(sealed: Sealed): string {
-    const raw = Buffer.from(sealed.$enc, 'base64');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
-    decipher.setAuthTag(raw.subarray(12, 28));
-    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
-  }
+  if (places.length) throw keyRefused(file, problem ?? 'does not open the sealed secrets', places);
+  if (box) return remember(box, store); // no secret depends on the old check: this key is the one
+  if (problem !== 'is missing') throw keyRefused(file, problem ?? 'is unusable', places);
+  writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+  return dataDirSecretBox(dataDir, store);
 }
 
-/** What a secret looks like in every answer: at most its last 4 characters, and fewer when short. */
-export function mask(secret: string): string {
-  const visible = secret.length >= 12 ? 4 : secret.length >= 8 ? 2 : 0;
-  return `****${visible ? secret.slice(-visible) : ''}`;
+/**
+ * A team server's key: CALLBENCH_SECRET_KEY, the same on every instance and never stored in the
+ * database; the database keeps the salt it is stretched with. A key that does not open what the
+ * database holds refuses the start: a server with another key would seal new secrets that its
+ * peers cannot open.
+ */
+export async function teamSecretBox(
+  keyText: string | undefined,
+  store: TeamKeyedStore,
+): Promise<SecretBox> {
+  const text = teamKeyText(keyText);
+  const check = await store.settings.get<TeamKeyCheck>(KEY_CHECK_SETTING);
+  if (check?.scrypt) {
+    const box = await stretch(text, check.scrypt);
+    if (!opensCheck(box, check)) throw teamKeyRefused();
+    return box;
+  }
+  // A new database, or one sealed before stretching: under a lock, so that instances starting
+  // together agree on one salt and re-seal once.
+  const params = { salt: randomBytes(16).toString('base64'), ...SCRYPT_COST };
+  const box = await stretch(text, params);
+  const settled = await store.transaction((tx) => settleTeamKey(tx, box, { text, params }), {
+    lock: TEAM_KEY_LOCK,
+  });
+  // Another instance settled it first: its salt is the one.
+  return settled ? box : teamSecretBox(text, store);
 }
 
-/** API keys and tokens are random and long, so one SHA-256 is enough (no password stretching). */
-export const hashCredential = (credential: string): string =>
-  createHash('sha256').update(credential).digest('hex');
+/**
+ * Stores the (stretched) key's check with its salt; the secrets a check made with the old
+ * derivation vouches for are sealed again with this key, in the same transaction. Answers false
+ * when another instance stored a stretched check meanwhile.
+ */
+async function settleTeamKey(
+  tx: KeyedStore,
+  box: SecretBox,
+  key: { text: string; params: ScryptParams },
+): Promise<boolean> {
+  const check = await tx.settings.get<TeamKeyCheck>(KEY_CHECK_SETTING);
+  if (check?.scrypt) return false;
+  const old = hashedOnce(key.text);
+  const places = await tx.sealed.places();
+  if (check && !opensCheck(old, check)) throw teamKeyRefused();
+  // Checked before writing anything: a value that does not open would fail the re-seal midway.
+  const stuck = places.find((p) => !old.opensAll(p.value));
+  if (stuck) throw teamKeyRefused(`${stuck.label} holds a secret that it does not open`);
+  await tx.sealed.rewrite(places, (value) => resealed(value, old, box));
+  const stored: TeamKeyCheck = { ...box.seal(KEY_CHECK_TEXT), scrypt: key.params };
+  await tx.settings.set(KEY_CHECK_SETTING, stored, now());
+  return true;
+}

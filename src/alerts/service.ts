@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import type { AlertCondition } from '../domain/alerts.js';
 import { isoNow } from '../clock.js';
 import type { EventBus } from '../events.js';
-import { isSealed, type Sealed, type SecretBox } from '../secrets.js';
+import { isSealed, type Sealed, type SecretBox } from '../kernel/secret-box.js';
 import type { Delivery } from '../store/alert-events.js';
 import type { StoredAlert } from '../store/alerts.js';
 import type { Store } from '../store/index.js';

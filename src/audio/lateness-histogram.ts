@@ -3,7 +3,15 @@
  * count and the exact maximum. Percentiles are nearest-rank, reported as the upper edge of their
  * bin (never flattering by more than 0.1 ms), and never above the true maximum.
  */
-import type { PacingStats } from './pacer.js';
+
+/** The pacer's figures, which this histogram computes (here, so the pacer imports it one way). */
+export interface PacingStats {
+  frames: number;
+  /** Lateness: when a frame was handed over minus when it was due, in ms. */
+  lateP50Ms: number;
+  lateP99Ms: number;
+  lateMaxMs: number;
+}
 
 const BIN_MS = 0.1;
 const BINS = 1000;

@@ -16,15 +16,9 @@
  * each wake serves a few calls, so no call waits behind all the others' work.
  */
 import { performance } from 'node:perf_hooks';
-import { LatenessHistogram } from './lateness-histogram.js';
+import { LatenessHistogram, type PacingStats } from './lateness-histogram.js';
 
-export interface PacingStats {
-  frames: number;
-  /** Lateness: when a frame was handed over minus when it was due, in ms. */
-  lateP50Ms: number;
-  lateP99Ms: number;
-  lateMaxMs: number;
-}
+export type { PacingStats };
 
 export interface PacerOptions {
   frameMs: number;

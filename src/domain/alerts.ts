@@ -1,4 +1,4 @@
-import type { Sealed } from '../secrets.js';
+import type { Sealed } from '../kernel/secret-box.js';
 
 /** What an alert watches. The operations validate it (zod); this is its stored form. */
 export interface AlertCondition {

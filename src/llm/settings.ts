@@ -1,4 +1,4 @@
-import { mask, type Sealed, type SecretBox } from '../secrets.js';
+import { mask, type Sealed, type SecretBox } from '../kernel/secret-box.js';
 import type { Store } from '../store/index.js';
 import { ROLES, type ModelConnection, type Role } from './types.js';
 

@@ -3,7 +3,7 @@ import { isoNow } from '../clock.js';
 import { notFound, validationError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
 import type { StoredNotifications } from '../domain/alerts.js';
-import { isSealed, mask, type Sealed } from '../secrets.js';
+import { isSealed, mask, type Sealed } from '../kernel/secret-box.js';
 import type { AlertDefinition, StoredAlert } from '../store/alerts.js';
 import { describeIssues } from './invoke.js';
 import { Deleted, Id, Timestamp, deleted } from './common.js';

@@ -2,7 +2,7 @@ import { DEFAULT_MAX_RESPONSE_BYTES, responseCap, setResponseCap } from '../net/
 import { z } from 'zod';
 import { isoNow } from '../clock.js';
 import { validationError } from '../errors.js';
-import { isSealed, mask } from '../secrets.js';
+import { isSealed, mask } from '../kernel/secret-box.js';
 import { defineOperation, type OperationContext } from './types.js';
 import { connectionFor, patchRoles, presentRoles } from '../llm/settings.js';
 import { ROLES } from '../llm/types.js';

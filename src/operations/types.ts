@@ -2,7 +2,7 @@ import type { SimulationSettings } from '../simulations/settings.js';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import type { EventBus } from '../events.js';
-import type { SecretBox } from '../secrets.js';
+import type { SecretBox } from '../kernel/secret-box.js';
 import type { Store } from '../store/index.js';
 import type { User } from '../store/personas.js';
 import type { RuntimeDeps } from '../tools/types.js';

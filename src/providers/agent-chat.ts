@@ -1,4 +1,4 @@
-import type { SecretBox } from '../secrets.js';
+import type { SecretBox } from '../kernel/secret-box.js';
 import type { AgentRecord } from '../store/agents.js';
 import { ProviderError } from './client.js';
 import { openCredentials } from './credentials.js';

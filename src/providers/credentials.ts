@@ -1,5 +1,5 @@
 import { AppError } from '../errors.js';
-import type { SecretBox } from '../secrets.js';
+import type { SecretBox } from '../kernel/secret-box.js';
 import type { AgentRecord } from '../store/agents.js';
 
 /** What an agent's sealed credentials hold: a provider key, or how to reach an agent of our own. */

@@ -7,7 +7,7 @@ import {
   AGENT_MESSAGE_MAX_BYTES,
   AGENT_MESSAGE_TOO_LARGE,
   isMessageTooLarge,
-} from '../voice/transport.js';
+} from '../net/agent-messages.js';
 
 /** A socket message as text, whether ws hands it over as one buffer or as fragments. */
 const rawText = (data: RawData): string =>

@@ -5,7 +5,7 @@ import type { ConnectionTest } from '../domain/providers.js';
 import type { Clock } from '../clock.js';
 import { isoNow } from '../clock.js';
 import { newId } from '../ids.js';
-import type { SecretBox } from '../secrets.js';
+import type { SecretBox } from '../kernel/secret-box.js';
 import type { AgentRecord } from '../store/agents.js';
 import type { Store } from '../store/index.js';
 import { sealCredentials, type AgentCredentials } from './credentials.js';

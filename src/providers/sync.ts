@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { isoNow } from '../clock.js';
 import type { EventBus } from '../events.js';
 import { newId } from '../ids.js';
-import type { SecretBox } from '../secrets.js';
+import type { SecretBox } from '../kernel/secret-box.js';
 import type { AgentRecord } from '../store/agents.js';
 import type { Store } from '../store/index.js';
 import { connectError, ProviderError } from './client.js';

@@ -7,14 +7,11 @@ import type { Invoke } from '../operations/invoke.js';
 import { FileAnswer, parseRange } from '../operations/file-answer.js';
 import type { Caller, Operation } from '../operations/types.js';
 import type { Authenticate } from './auth.js';
-import { failure, success, toAppError } from './envelope.js';
+import type { Logger } from '../kernel/logger.js';
+import { toAppError } from '../kernel/to-app-error.js';
+import { failure, success } from './envelope.js';
 import { buildOpenApi } from './openapi.js';
 import { isUiAssetPath, registerUi, type UiOptions } from './ui.js';
-
-export interface Logger {
-  info(msg: string): void;
-  error(msg: string, err?: unknown): void;
-}
 
 export interface ServerOptions {
   catalogue: Operation[];

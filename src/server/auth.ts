@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { hashCredential } from '../secrets.js';
+import { hashCredential } from '../kernel/secret-box.js';
 import type { Caller } from '../operations/types.js';
 import type { Store } from '../store/index.js';
 import type { Clock } from '../clock.js';

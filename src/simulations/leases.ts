@@ -1,8 +1,14 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import type { AttemptLimit, EndedHere, Lease } from '../domain/simulation-queue.js';
 import type { Store } from '../store/index.js';
-import type { EndedHere, Lease } from '../store/simulations.js';
 import { createBackoff } from './backoff.js';
+
+/*
+ * The simulation queue's rules, all here: a claim's lease and its token, how often it is renewed,
+ * when it has lapsed, how many runs a simulation gets, and how the simulations of a server that
+ * died (or of the last run, alone on SQLite) are taken back. The store holds only their SQL.
+ */
 
 export interface LeaseOptions {
   store: Store;
@@ -31,6 +37,46 @@ export interface HeldLease {
 const DEFAULT_LEASE_MS = 30_000;
 /** Work enqueued by another server is found within this long. */
 const POLL_MS = 1_000;
+/** Runs of one simulation before it fails: a simulation that kills its server is not run forever. */
+const MAX_ATTEMPTS = 3;
+/** A lapsed lease: its server died (or lost the database) while running it. */
+const LAPSED: AttemptLimit = {
+  maxAttempts: MAX_ATTEMPTS,
+  error: 'its server stopped three times while running it',
+};
+/** Alone on the store: the last stop or crash interrupted it. */
+const INTERRUPTED: AttemptLimit = { maxAttempts: MAX_ATTEMPTS, error: 'interrupted three times' };
+
+/**
+ * Running simulations whose lease lapsed go back to the queue, or fail after their last attempt,
+ * or end cancelled with their execution.
+ */
+export const requeueLapsed = (store: Store, at: string) =>
+  store.simulations.requeueLapsed(at, LAPSED);
+
+/**
+ * Alone on its store (SQLite, the data dir locked), a running simulation is one the last stop
+ * interrupted: it runs again from the start, unless that was its last attempt.
+ */
+export const recoverInterrupted = (store: Store, at: string) =>
+  store.simulations.recover(at, INTERRUPTED);
+
+/** Alone on the store: what the last stop interrupted runs again, said in the log. */
+async function recoverAlone(store: Store, at: string, log: (message: string) => void) {
+  const recovered = await recoverInterrupted(store, at);
+  if (recovered) log(`${recovered} simulation(s) interrupted by the last stop will run again`);
+}
+
+/** Sharing the store: what servers that stopped left running is taken back, and said. */
+async function takeBackLapsed(options: LeaseOptions): Promise<void> {
+  const { store, log } = options;
+  const { requeued, ended } = await requeueLapsed(store, new Date().toISOString());
+  if (requeued) log(`${requeued} simulation(s) of a server that stopped will run again`);
+  const failed = ended.filter((e) => e.status === 'failed').length;
+  if (failed) log(`${failed} simulation(s) failed: their servers stopped three times`);
+  if (ended.length) options.ended(ended);
+  if (requeued) options.pump();
+}
 
 /**
  * Runs a periodic task. A failure (the database unreachable) is said, and the task waits ever
@@ -110,15 +156,6 @@ export function createLeases(options: LeaseOptions) {
     );
   }
 
-  async function takeBackLapsed(): Promise<void> {
-    const { requeued, ended } = await store.simulations.requeueLapsed(new Date().toISOString());
-    if (requeued) log(`${requeued} simulation(s) of a server that stopped will run again`);
-    const failed = ended.filter((e) => e.status === 'failed').length;
-    if (failed) log(`${failed} simulation(s) failed: their servers stopped three times`);
-    if (ended.length) options.ended(ended);
-    if (requeued) options.pump();
-  }
-
   const every = (ms: number, task: () => Promise<void> | void, what: string, maxMs?: number) =>
     timers.push(repeatWithBackoff({ ms, task, what, log, maxMs }));
 
@@ -138,12 +175,20 @@ export function createLeases(options: LeaseOptions) {
         },
       };
     },
-    start(): void {
-      if (!shared) return;
+    /**
+     * Alone on the store, takes back what the last stop interrupted (before anything is claimed,
+     * or a claim would be taken for one); sharing it, starts renewing, taking back and polling.
+     */
+    async start(at: string): Promise<void> {
+      if (!shared) return recoverAlone(store, at, log);
       renewedAt = Date.now();
       // Retries after failures stay well inside the lease, so a short outage does not cost it.
       every(leaseMs / 6, renew, 'renewing simulation leases', leaseMs / 3);
-      every(leaseMs / 6, takeBackLapsed, 'taking back simulations of stopped servers');
+      every(
+        leaseMs / 6,
+        () => takeBackLapsed(options),
+        'taking back simulations of stopped servers',
+      );
       every(POLL_MS, options.pump, 'polling the simulation queue');
     },
     /** Stops renewing; on a shared store, what was still running goes back to the queue now. */

@@ -4,9 +4,9 @@ import type { AgentConfiguration } from '../providers/types.js';
 import { executeTool } from '../tools/runtime.js';
 import type { ParameterDefinition } from '../tools/params.js';
 import type { RuntimeDeps, ToolDef } from '../tools/types.js';
-import { END_MARKER, stripEnd } from './caller.js';
+import { END_MARKER, stripEnd } from '../conversation/caller.js';
 import type { Turn } from './scoring.js';
-import type { AgentReply, AgentUnderTest } from './agent-under-test.js';
+import type { AgentReply, AgentUnderTest } from '../conversation/agent-under-test.js';
 
 const MAX_TOOL_ROUNDS = 5;
 

@@ -12,19 +12,18 @@ import {
   type ModelPolicy,
 } from '../llm/types.js';
 import { effectiveConfiguration } from '../providers/view.js';
-import type { SecretBox } from '../secrets.js';
+import type { SecretBox } from '../kernel/secret-box.js';
 import type { Store } from '../store/index.js';
 import type { EndedHere, Simulation } from '../store/simulations.js';
 import { reportedCalls } from '../tools/reported.js';
 import type { RuntimeDeps } from '../tools/types.js';
-import { resolveVariables } from './caller.js';
-import { converse, Interrupted } from './conversation.js';
+import { converse, Interrupted } from '../conversation/conversation.js';
 import { modelJudge } from './judge.js';
 import { replicaAgent } from './replica.js';
 import { createCancellations } from './cancellations.js';
 import { createBackoff } from './backoff.js';
 import { createLeases, type Leases } from './leases.js';
-import { chatAgent, type AgentUnderTest } from './agent-under-test.js';
+import { chatAgent, type AgentUnderTest } from '../conversation/agent-under-test.js';
 import { simulationSettings, type SimulationSettings } from './settings.js';
 import { openAgentChat } from '../providers/agent-chat.js';
 import type { ProviderName } from '../providers/registry.js';
@@ -32,9 +31,10 @@ import type { ProviderAdapter } from '../providers/types.js';
 import { metricsFor, scoreConversation, type MetricResult } from './scoring.js';
 import type { Speech } from '../speech/index.js';
 import type { Recordings } from '../voice/recordings.js';
-import type { AudioOutcome } from '../voice/audio-conversation.js';
+import type { AudioOutcome } from '../voice/types.js';
 import type { AudioSummary } from '../domain/audio.js';
 import { runAudioConversation } from '../voice/run-audio.js';
+import { isDatabaseOutage } from '../store/sql/postgres-errors.js';
 
 export interface RunnerDeps {
   store: Store;
@@ -65,17 +65,18 @@ export interface RunnerDeps {
   log: (message: string) => void;
 }
 
-/** What a simulation runs with, as stored now; an error when one of them was deleted since. */
+/**
+ * What a simulation runs with, as stored now; an error when one of them was deleted since. Its
+ * variables are its execution's, resolved once as it was queued (start.ts), whatever the scenario
+ * declares by now.
+ */
 async function inputsOf(store: Store, sim: Simulation & { workspace_id: string }) {
   const scenario = await store.scenarios.get(sim.workspace_id, sim.scenario_id);
   const persona = await store.personas.profile(sim.workspace_id, sim.persona_id ?? '');
   const agent = await store.agents.get(sim.agent_id ?? '');
   if (!scenario || !persona || !agent)
     throw new Error('its scenario, persona or agent was deleted');
-  const variables = resolveVariables(
-    scenario.promptVariables,
-    (await store.simulations.variablesOf(sim.execution_id)) ?? {},
-  );
+  const variables = (await store.simulations.variablesOf(sim.execution_id)) ?? {};
   return { scenario, persona, agent, variables };
 }
 
@@ -190,33 +191,24 @@ async function scoreOutcome(
   const scorecard = scenario.scorecard
     ? ((await ctx.store.scorecards.get(ctx.workspaceId, scenario.scorecard)) ?? null)
     : null;
-  const metrics = metricsFor(scorecard, scenario.expectedBehavior, scenario.expectedOutcome);
+  const metrics = metricsFor(
+    scorecard,
+    scenario.expectedBehavior,
+    scenario.expectedOutcome,
+    scenario.script,
+  );
   const judge = metrics.some((m) => m.type === 'llm_judge') ? ctx.judge() : null;
-  const scored = await scoreConversation(
+  return scoreConversation(
     metrics,
-    { turns: outcome.turns, endReason: outcome.endReason, audio: outcome.audio ?? null },
+    {
+      turns: outcome.turns,
+      endReason: outcome.endReason,
+      audio: outcome.audio ?? null,
+      failedExpectations: outcome.failedExpectations,
+    },
     scorecard?.passThreshold ?? 70,
     judge,
   );
-  const results: MetricResult[] = [...scored.results];
-  let passed = scored.passed;
-  if (scenario.script && scenario.script.some((l) => l.expect)) {
-    const ok = outcome.failedExpectations.length === 0;
-    results.push({
-      metric_id: 'script',
-      name: 'Script expectations',
-      category: 'script',
-      type: 'script',
-      score: ok ? 100 : 0,
-      passed: ok,
-      reasoning: ok
-        ? 'Every expectation of the script held.'
-        : outcome.failedExpectations.join(' '),
-    });
-    if (!ok) passed = false;
-    else if (passed === null) passed = true;
-  }
-  return { score: scored.score, passed, results };
 }
 
 /** A text conversation with the agent on its channel (its replica, provider chat, or URL). */
@@ -395,12 +387,14 @@ async function runSimulation(
     // never took is not recorded as another ending either.
     // Anything that fails as the engine stops may be the stop's doing: it runs again too.
     if (err instanceof Interrupted || held.lost() || ctx.stopping.aborted) return;
-    if (err instanceof EndingNotRecorded) {
-      deps.log(`simulation ${sim.id} stays running, to run again: ${err.message}`);
+    // A store call the database dropped (an outage mid-run) is not the run's failure, even when
+    // the database answers again by now: it stays running, unrenewed, and runs again once its
+    // lease lapses.
+    if (err instanceof EndingNotRecorded || isDatabaseOutage(err)) {
+      deps.log(`simulation ${sim.id} stays running, to run again: ${(err as Error).message}`);
       return;
     }
-    // One attempt: when the database cannot take it, it is most likely why the run failed (an
-    // outage mid-run), and the simulation stays running to run again once its lease lapses.
+    // One attempt: when the database cannot take it, the simulation stays running too.
     await finishSimulation(deps, sim, {
       began,
       usage,
@@ -528,17 +522,10 @@ export function createSimulationRunner(deps: RunnerDeps) {
 
   return {
     async start(): Promise<void> {
-      // Alone on its store (SQLite, the data dir locked), a running simulation is one the last
-      // stop interrupted: recovered before anything is claimed, or a claim would be taken for
-      // one. Servers sharing a database take back only what a stopped server's lapsed leases
-      // left (leases.ts).
-      if (store.dialect === 'sqlite') {
-        const recovered = await store.simulations.recover(isoNow(clock));
-        if (recovered)
-          deps.log(`${recovered} simulation(s) interrupted by the last stop will run again`);
-      }
+      // Recovery first (leases.ts): alone on SQLite, what the last stop interrupted runs again;
+      // servers sharing a database take back only what a stopped server's lapsed leases left.
+      await leases.start(isoNow(clock));
       started = true;
-      leases.start();
       pump();
     },
     enqueued: pump,

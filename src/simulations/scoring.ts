@@ -1,19 +1,19 @@
 export type { MetricResult, Turn } from '../domain/simulations.js';
 import { compileUserPattern, patternProblem } from '../domain/patterns.js';
 import type { MetricConfigOf } from '../domain/metrics.js';
+import type { ScriptLine } from '../domain/scenarios.js';
 import type { AudioSummary } from '../domain/audio.js';
 import type { MetricResult, Turn } from '../domain/simulations.js';
 import type { Metric } from '../store/scorecards.js';
-
-/** A turn of a simulated conversation, as the simulation resource records it. */
-export type EndReason =
-  'agent_ended' | 'caller_ended' | 'max_turns' | 'max_duration' | 'silence' | 'error';
+import type { EndReason } from '../conversation/end-reasons.js';
 
 export interface Conversation {
   turns: Turn[];
   endReason: EndReason;
   /** Audio simulations: what the call measured. */
   audio?: AudioSummary | null;
+  /** Scripted simulations: the script's expectations that did not hold, each said. */
+  failedExpectations?: string[];
 }
 
 /** Asks the judge model to score a criterion on a conversation: 0 to 100 and its reasoning. */
@@ -245,7 +245,24 @@ function repromptVerdict(
   );
 }
 
+/** Did every expectation of the script hold (checked on its turns as the conversation ran). */
+function scriptMetric(m: Metric, c: Conversation): MetricResult {
+  const failed = c.failedExpectations ?? [];
+  return verdict(
+    m,
+    failed.length === 0,
+    failed.length === 0 ? 'Every expectation of the script held.' : failed.join(' '),
+  );
+}
+
+/**
+ * Metric types that pass or fail a simulation without weighing in its score: a script's
+ * expectations gate the verdict, and a simulation scored by them alone passes when they hold.
+ */
+const GATES = new Set(['script']);
+
 const DETERMINISTIC: Record<string, (m: Metric, c: Conversation) => MetricResult> = {
+  script: scriptMetric,
   max_barge_in_stop_ms: callerMetric,
   max_false_yields: callerMetric,
   reprompts_after_silence: callerMetric,
@@ -279,14 +296,28 @@ export async function evaluateMetric(
     : unevaluated(m, `Unknown metric type ${m.type}.`, `unknown metric type ${m.type}`);
 }
 
+/** The script's expectations as one metric, when a line of it expects anything. */
+const SCRIPT_METRIC: Metric = {
+  id: 'script',
+  name: 'Script expectations',
+  category: 'script',
+  type: 'script',
+  description: null,
+  weight: 0,
+  critical: true,
+  config: {},
+};
+
 /**
  * The metrics a simulation is scored on: the scorecard's, plus a tool_called check per tool in
- * expectedBehavior.toolCalls and a judge criterion for expectedOutcome (weight 1 each).
+ * expectedBehavior.toolCalls and a judge criterion for expectedOutcome (weight 1 each), and last
+ * the script's expectations (a gate: see GATES).
  */
 export function metricsFor(
   scorecard: { metrics: Metric[] } | null,
   expected: { toolCalls?: string[] } | null,
   expectedOutcome: string | null,
+  script: ScriptLine[] | null = null,
 ): Metric[] {
   const metrics = [...(scorecard?.metrics ?? [])];
   for (const tool of expected?.toolCalls ?? []) {
@@ -313,6 +344,7 @@ export function metricsFor(
       config: { criterion: expectedOutcome },
     });
   }
+  if (script?.some((l) => l.expect)) metrics.push(SCRIPT_METRIC);
   return metrics;
 }
 
@@ -326,27 +358,44 @@ export interface Score {
  * Weighted mean of the metric scores; passed at or above the threshold with no critical metric
  * failed and no metric in error. With no metric at all, score and passed are null.
  */
+function weigh(
+  scored: { m: Metric; r: MetricResult }[],
+  passThreshold: number,
+): Omit<Score, 'results'> {
+  if (scored.length === 0) return { score: null, passed: null };
+  let weighted = 0;
+  let weights = 0;
+  for (const { m, r } of scored) {
+    if (r.score === null) continue;
+    weighted += r.score * m.weight;
+    weights += m.weight;
+  }
+  const score = weights === 0 ? null : Math.round((100 * weighted) / weights) / 100;
+  const criticalFailed = scored.some(({ m, r }) => m.critical && !r.passed);
+  const errored = scored.some(({ r }) => r.error);
+  return {
+    score,
+    passed: score !== null && score >= passThreshold && !criticalFailed && !errored,
+  };
+}
+
+/**
+ * Scores a conversation: the weighed metrics' mean and verdict (see weigh), then the gates: a
+ * gate that failed fails the simulation, and gates that held pass one nothing else judged.
+ */
 export async function scoreConversation(
   metrics: Metric[],
   c: Conversation,
   passThreshold: number,
   judge: Judge | null,
 ): Promise<Score> {
-  if (metrics.length === 0) return { score: null, passed: null, results: [] };
   const results = await Promise.all(metrics.map((m) => evaluateMetric(m, c, judge)));
-  let weighted = 0;
-  let weights = 0;
-  results.forEach((r, i) => {
-    if (r.score === null) return;
-    weighted += r.score * metrics[i]!.weight;
-    weights += metrics[i]!.weight;
-  });
-  const score = weights === 0 ? null : Math.round((100 * weighted) / weights) / 100;
-  const criticalFailed = results.some((r, i) => metrics[i]!.critical && !r.passed);
-  const errored = results.some((r) => r.error);
-  return {
-    score,
-    passed: score !== null && score >= passThreshold && !criticalFailed && !errored,
-    results,
-  };
+  const paired = metrics.map((m, i) => ({ m, r: results[i]! }));
+  const gates = paired.filter(({ m }) => GATES.has(m.type));
+  const { score, passed } = weigh(
+    paired.filter(({ m }) => !GATES.has(m.type)),
+    passThreshold,
+  );
+  if (gates.length === 0) return { score, passed, results };
+  return { score, passed: gates.every(({ r }) => r.passed) ? (passed ?? true) : false, results };
 }

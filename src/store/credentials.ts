@@ -1,4 +1,4 @@
-import { hashCredential } from '../secrets.js';
+import { hashCredential } from '../kernel/secret-box.js';
 import type { StoreContext } from './sql/query.js';
 
 export interface ApiKeyRecord {

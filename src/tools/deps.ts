@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { EventBus } from '../events.js';
-import type { SecretBox } from '../secrets.js';
+import type { SecretBox } from '../kernel/secret-box.js';
 import type { Store } from '../store/index.js';
 import type { StoredTool } from '../store/tools.js';
 import { OAuthTokenCache } from './auth.js';

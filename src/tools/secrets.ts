@@ -1,5 +1,5 @@
 import { isCredentialHeader } from '../net/outbound.js';
-import { isSealed, mask, type Sealed, type SecretBox } from '../secrets.js';
+import { isSealed, mask, type Sealed, type SecretBox } from '../kernel/secret-box.js';
 import { maskConnection } from './database.js';
 import { SECRET_AUTH_FIELDS } from './definition.js';
 

@@ -1,48 +1,18 @@
 import type { LineStats } from '../audio/line.js';
 import { resampleInSlices } from '../audio/pcm.js';
 import { agentVoiceActivity, type VoiceActivityFactory } from '../audio/voice-activity.js';
-import type { AudioSummary, PersonaVoice } from '../domain/audio.js';
+import type { AudioSummary } from '../domain/audio.js';
 import { BACKCHANNEL_PHRASES } from '../domain/callers.js';
-import type { Speech } from '../speech/index.js';
-import type { ConversationOutcome, ConversationSetup } from '../simulations/conversation.js';
 import { measureCall } from './call-measures.js';
-import { CallDriver, type Ending } from './call-driver.js';
-import { conditionsOnCall, noiseBedFor, type CallerConditions } from './caller-conditions.js';
+import { CallDriver } from './call-driver.js';
+import { conditionsOnCall, noiseBedFor } from './caller-conditions.js';
 import { inTurns, voiceScriptLine, voiceText, type LineVoicing } from './caller-lines.js';
 import { measureCaller } from './caller-measures.js';
 import { answerPauseMs, deliveredVoice } from './delivery.js';
 import { AGENT_TURNS, CallInbox, LiveCall, spoken, type Utterance } from './live-call.js';
 import { assembleTurns } from './call-turns.js';
-import type { AudioCall, Dial, DialRequest } from './transport.js';
-
-/** What an audio simulation needs beyond a text one: the line to the agent, and a voice. */
-export interface AudioConversationSetup extends Omit<ConversationSetup, 'agent'> {
-  transport: string;
-  dial: Dial;
-  /** The PCM rate the transport's calls run at: lines are converted to it before dialling. */
-  lineRate: number;
-  /** The transport carries keypad digits as events (else they go in-band as tones). */
-  dtmfEvents: boolean;
-  request: Omit<DialRequest, 'events' | 'signal'>;
-  speech: Speech;
-  voice: PersonaVoice | null;
-  /** The caller's noise, line and behaviours, with the seed that replays them. */
-  conditions: CallerConditions;
-  /** Where the noise beds are (`resources/noise`). */
-  noiseDir: string;
-  /** No one speaks this long: the call ends (`silence`). */
-  silenceLimitMs?: number;
-  /** The agent says nothing this long after connecting: the caller speaks first. */
-  callerOpensAfterMs?: number;
-}
-
-export interface AudioOutcome extends ConversationOutcome {
-  cancelled?: true;
-  /** The call failed mid-way (a drop, a speech engine error): turns and audio so far are kept. */
-  failure: string | null;
-  audio: AudioSummary;
-  wav: Buffer;
-}
+import type { AudioCall } from './transport.js';
+import type { AudioConversationSetup, AudioOutcome, Ending } from './types.js';
 
 /** What is made before dialling, so that neither synthesis nor file reads count as the agent's latency. */
 interface Prepared {

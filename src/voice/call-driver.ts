@@ -1,13 +1,12 @@
 import { concatPcm } from '../audio/pcm.js';
 import type { ScriptLine } from '../domain/scenarios.js';
-import { Interrupted, makeCaller } from '../simulations/conversation.js';
-import type { EndReason } from '../simulations/scoring.js';
-import type { AudioConversationSetup } from './audio-conversation.js';
+import { Interrupted, makeCaller } from '../conversation/conversation.js';
 import type { CallerDice, OverAgent } from './caller-dice.js';
 import { asAct, voiceText, type LineVoicing } from './caller-lines.js';
 import type { CallInbox, LiveCall } from './live-call.js';
 import { spoken, type CallEnd, type Utterance } from './live-call.js';
 import type { AudioCall } from './transport.js';
+import type { AudioConversationSetup, CallerLog, Ending } from './types.js';
 
 /**
  * The turn-taking of one audio call: when the caller speaks, stays silent, talks over the agent,
@@ -25,19 +24,6 @@ type Phase =
   | 'waiting'
   | 'closing'
   | 'done';
-
-export type Ending =
-  | { reason: EndReason; hungUp?: true }
-  | { cancelled: true }
-  | { failure: string }
-  | { interrupted: true };
-
-/** What the caller did on the call, for its measures. */
-export interface CallerLog {
-  silences: { atMs: number; ms: number }[];
-  dtmf: { atMs: number; digits: string; via: 'tones' | 'event' }[];
-  hungUp: boolean;
-}
 
 /** A line (or a hang-up) waiting for the agent to have spoken long enough in its turn. */
 interface Armed {

@@ -1,7 +1,7 @@
 import { concatPcm } from '../audio/pcm.js';
 import type { TextSource } from '../domain/audio.js';
 import type { Turn } from '../domain/simulations.js';
-import { expectationProblems } from '../simulations/conversation.js';
+import { expectationProblems } from '../conversation/conversation.js';
 import type { CallMeasures } from './call-measures.js';
 import type { AgentSpeech, CallerSpeech, CallInbox, TimedText } from './live-call.js';
 import type { AudioCall, ProviderTranscriptTurn } from './transport.js';

@@ -3,7 +3,7 @@ import { concatPcm, silence } from '../audio/pcm.js';
 import type { CallerAct } from '../domain/callers.js';
 import type { ScriptLine } from '../domain/scenarios.js';
 import type { Speech, VoiceChoice } from '../speech/index.js';
-import { fill } from '../simulations/caller.js';
+import { fill } from '../conversation/caller.js';
 import { spoken, type Utterance } from './live-call.js';
 
 /**

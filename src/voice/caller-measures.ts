@@ -3,7 +3,7 @@ import type { AgentActivity } from './agent-activity.js';
 import { summarize } from '../audio/stats.js';
 import type { AsrAccuracy, CallerSummary } from '../domain/callers.js';
 import type { Turn } from '../domain/simulations.js';
-import type { CallerLog } from './call-driver.js';
+import type { CallerLog } from './types.js';
 import type { CallerConditions } from './caller-conditions.js';
 import type { Speech } from './call-measures.js';
 import type { CallerSpeech } from './live-call.js';

@@ -3,11 +3,12 @@ import type { SimulationLine } from '../domain/callers.js';
 import { noiseOf, simulationLine } from './caller-conditions.js';
 import { openCredentials } from '../providers/credentials.js';
 import type { ProviderAdapter } from '../providers/types.js';
-import type { SecretBox } from '../secrets.js';
+import type { SecretBox } from '../kernel/secret-box.js';
 import type { Speech } from '../speech/index.js';
 import type { AgentRecord } from '../store/agents.js';
-import type { ConversationSetup } from '../simulations/conversation.js';
-import { converseByAudio, type AudioOutcome } from './audio-conversation.js';
+import type { ConversationSetup } from '../conversation/conversation.js';
+import { converseByAudio } from './audio-conversation.js';
+import type { AudioOutcome } from './types.js';
 import { dialerFor } from './transports/index.js';
 
 /** The wire each provider's audio runs on, by provider. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { mask, type Sealed, type SecretBox } from '../secrets.js';
+import { mask, type Sealed, type SecretBox } from '../kernel/secret-box.js';
 import type { SpeechConnections } from '../speech/types.js';
 import type { Store } from '../store/index.js';
 

@@ -4,15 +4,12 @@
  * the loop never knows whether the wire carries raw PCM, base64 JSON or mu-law.
  */
 
-/**
- * The most an agent may send in one call-socket message: far above any real audio chunk (1 MiB of
- * PCM16 at 16 kHz is half a minute), and a bound on what one message can make the engine hold.
- */
-export const AGENT_MESSAGE_MAX_BYTES = 1024 * 1024;
-export const AGENT_MESSAGE_TOO_LARGE = 'the agent sent a message over 1 MiB';
-/** Whether a socket error is ws refusing a message over its `maxPayload` (it then closes, 1009). */
-export const isMessageTooLarge = (err: Error): boolean =>
-  (err as Error & { code?: string }).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH';
+export {
+  AGENT_MESSAGE_MAX_BYTES,
+  AGENT_MESSAGE_TOO_LARGE,
+  isMessageTooLarge,
+} from '../net/agent-messages.js';
+
 /**
  * How far ahead of the play clock the agent's audio may be queued. Agents send faster than real
  * time, but never minutes ahead: past this the call ends, so queued audio stays bounded.

@@ -85,7 +85,7 @@ export async function alertsBench(): Promise<Figure[]> {
   store.db.exec('ANALYZE');
   const { createAlertEvaluator } = await import('../../src/alerts/evaluator.js');
   const { createAlertService } = await import('../../src/alerts/service.js');
-  const { SecretBox } = await import('../../src/secrets.js');
+  const { dataDirSecretBox } = await import('../../src/secrets.js');
   const clock = { now: () => now };
   const evaluator = createAlertEvaluator({
     store,
@@ -93,7 +93,7 @@ export async function alertsBench(): Promise<Figure[]> {
     events: engine.events,
     alerts: createAlertService({
       store,
-      secrets: await SecretBox.forDataDir(dir, store),
+      secrets: await dataDirSecretBox(dir, store),
       clock,
       events: engine.events,
     }),

@@ -1,6 +1,8 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { ESLint, Linter } from 'eslint';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/server.js';
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -77,5 +79,86 @@ describe('layering', () => {
     const source = readFileSync('preload/index.ts', 'utf8');
     expect(source.match(/exposeInMainWorld\(/g)).toHaveLength(1);
     expect(source).not.toMatch(/exposeInMainWorld\([^)]*ipcRenderer\s*\)/);
+  });
+
+  /**
+   * The lint configuration's own `rules` for `file`, run without type information (fast). Answers
+   * their messages and any parse failure; directives in the sources that name other rules are not.
+   */
+  async function lintAs(
+    file: string,
+    rules: string[],
+  ): Promise<(code: string, path?: string) => Linter.LintMessage[]> {
+    const config = await new ESLint().calculateConfigForFile(file);
+    const linter = new Linter({ cwd: '/' });
+    const only: Linter.Config = {
+      files: ['**/*.ts'],
+      languageOptions: { parser: config.languageOptions.parser },
+      plugins: { callbench: config.plugins.callbench },
+      rules: Object.fromEntries(rules.map((r) => [r, config.rules[r]])),
+    };
+    return (code, path = file) =>
+      linter
+        .verify(code, [only], { filename: resolve(path) })
+        .filter((m) => m.fatal || rules.includes(m.ruleId ?? ''));
+  }
+
+  it('an import cycle fails the lint, closed by `import type` too', async () => {
+    const dir = tempDir();
+    const a = join(dir, 'a.ts');
+    const b = join(dir, 'b.ts');
+    writeFileSync(a, "import type { B } from './b.js';\nexport interface A { b: B }\n");
+    writeFileSync(b, "import type { A } from './a.js';\nexport interface B { a?: A }\n");
+    const lint = await lintAs('src/audio/pacer.ts', ['callbench/no-import-cycle']);
+    const messages = lint(readFileSync(a, 'utf8'), a);
+    expect(messages.map((m) => m.ruleId)).toEqual(['callbench/no-import-cycle']);
+    expect(messages[0]!.message).toMatch(/a\.ts -> .*b\.ts -> .*a\.ts/);
+    // One way only: no cycle.
+    writeFileSync(b, 'export interface B { n: number }\n');
+    expect(lint(readFileSync(a, 'utf8'), a)).toEqual([]);
+  });
+
+  it('src/, main/ and preload/ have no import cycle, type imports counted', async () => {
+    const lint = await lintAs('src/engine.ts', ['callbench/no-import-cycle']);
+    const sources = ['src', 'main', 'preload'].flatMap((d) =>
+      files(d).filter((f) => f.endsWith('.ts')),
+    );
+    const cycles = sources.flatMap((f) =>
+      lint(readFileSync(f, 'utf8'), resolve(f)).map((m) => `${f}: ${m.message}`),
+    );
+    expect(cycles).toEqual([]);
+  });
+
+  it('a folder of src/ imports only the folders below it, types included', async () => {
+    const refused = async (file: string, code: string) =>
+      (await lintAs(file, ['no-restricted-imports']))(code).map((m) => m.ruleId);
+    const rule = ['no-restricted-imports'];
+    expect(
+      await refused('src/voice/x.ts', "import type { S } from '../simulations/start.js';"),
+    ).toEqual(rule);
+    expect(
+      await refused('src/voice/transports/x.ts', "import '../../simulations/runner.js';"),
+    ).toEqual(rule);
+    expect(
+      await refused('src/net/x.ts', "import type { Speech } from '../speech/index.js';"),
+    ).toEqual(rule);
+    expect(
+      await refused('src/audio/x.ts', "import type { Rec } from '../team/leadership.js';"),
+    ).toEqual(rule);
+    expect(
+      await refused('src/domain/x.ts', "import type { Store } from '../store/index.js';"),
+    ).toEqual(rule);
+    expect(
+      await refused('src/store/x.ts', "import { dataDirSecretBox } from '../secrets.js';"),
+    ).toEqual(rule);
+    expect(
+      await refused(
+        'src/simulations/x.ts',
+        "import type { SecretBox } from '../kernel/secret-box.js';\nimport { fill } from '../conversation/caller.js';",
+      ),
+    ).toEqual([]);
+    expect(await refused('src/cli/x.ts', "import { startEngine } from '../engine.js';")).toEqual(
+      [],
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { createHash, scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { KEY_CHECK_SETTING, SecretBox, type Sealed } from '../../src/secrets.js';
+import { SecretBox, type Sealed } from '../../src/kernel/secret-box.js';
+import { KEY_CHECK_SETTING, teamSecretBox } from '../../src/secrets.js';
 import type { Store } from '../../src/store/index.js';
 import { openStore } from '../../src/store/open.js';
 import { tempDir } from '../helpers/server.js';
@@ -64,14 +65,14 @@ const smtpPassword = async (store: Store): Promise<Sealed> =>
 describe("a team server's CALLBENCH_SECRET_KEY", () => {
   it('a weak passphrase still works, stretched with scrypt and a salt stored beside the key check', async () => {
     await withStore(async ([store]) => {
-      const box = await SecretBox.forTeam(WEAK, store);
+      const box = await teamSecretBox(WEAK, store);
       await store.settings.set('smtp', { password: box.seal('smtp-pw') }, 'now');
       const sealed = await smtpPassword(store);
       expect(opens(await stretchedBy(store, WEAK), sealed)).toBe(true);
       expect(opens(hashedOnce(WEAK), sealed)).toBe(false);
       // The next start derives the same key from the stored salt, and another key is refused.
-      expect((await SecretBox.forTeam(WEAK, store)).open(sealed)).toBe('smtp-pw');
-      await expect(SecretBox.forTeam(`${WEAK} but another`, store)).rejects.toMatchObject({
+      expect((await teamSecretBox(WEAK, store)).open(sealed)).toBe('smtp-pw');
+      await expect(teamSecretBox(`${WEAK} but another`, store)).rejects.toMatchObject({
         code: 'secret_key_unusable',
       });
     });
@@ -85,7 +86,7 @@ describe("a team server's CALLBENCH_SECRET_KEY", () => {
       await store.settings.set('smtp', { host: 'mail', password: old.seal('smtp-pw') }, 'then');
       await store.settings.set('llm', { keys: [{ apiKey: old.seal('sk-llm') }] }, 'then');
 
-      const box = await SecretBox.forTeam(WEAK, store);
+      const box = await teamSecretBox(WEAK, store);
       const sealed = await smtpPassword(store);
       expect(box.open(sealed)).toBe('smtp-pw');
       expect(opens(old, sealed)).toBe(false);
@@ -97,7 +98,7 @@ describe("a team server's CALLBENCH_SECRET_KEY", () => {
 
       // Once: the next start keeps the salt and the sealed values as they are.
       const salt = (await store.settings.get<StoredCheck>(KEY_CHECK_SETTING))!.scrypt!.salt;
-      expect((await SecretBox.forTeam(WEAK, store)).open(sealed)).toBe('smtp-pw');
+      expect((await teamSecretBox(WEAK, store)).open(sealed)).toBe('smtp-pw');
       expect((await store.settings.get<StoredCheck>(KEY_CHECK_SETTING))!.scrypt!.salt).toBe(salt);
       expect(await smtpPassword(store)).toEqual(sealed);
     });
@@ -108,7 +109,7 @@ describe("a team server's CALLBENCH_SECRET_KEY", () => {
       const old = hashedOnce(`${WEAK} of before`);
       const check = old.seal('callbench secret key check');
       await store.settings.set(KEY_CHECK_SETTING, check, 'then');
-      await expect(SecretBox.forTeam(WEAK, store)).rejects.toMatchObject({
+      await expect(teamSecretBox(WEAK, store)).rejects.toMatchObject({
         code: 'secret_key_unusable',
       });
       expect(await store.settings.get(KEY_CHECK_SETTING)).toEqual(check);
@@ -121,7 +122,7 @@ describe("a team server's CALLBENCH_SECRET_KEY", () => {
       const foreign = hashedOnce(`${WEAK} of before`).seal('smtp-pw');
       await store.settings.set(KEY_CHECK_SETTING, check, 'then');
       await store.settings.set('smtp', { password: foreign }, 'then');
-      await expect(SecretBox.forTeam(WEAK, store)).rejects.toMatchObject({
+      await expect(teamSecretBox(WEAK, store)).rejects.toMatchObject({
         code: 'secret_key_unusable',
         message: expect.stringContaining('setting smtp holds a secret that it does not open'),
       });
@@ -132,10 +133,7 @@ describe("a team server's CALLBENCH_SECRET_KEY", () => {
 
   it('instances starting together on a new database agree on one salt', async () => {
     await withStore(async ([one, two]) => {
-      const [a, b] = await Promise.all([
-        SecretBox.forTeam(WEAK, one),
-        SecretBox.forTeam(WEAK, two),
-      ]);
+      const [a, b] = await Promise.all([teamSecretBox(WEAK, one), teamSecretBox(WEAK, two)]);
       expect(b.open(a.seal('from a'))).toBe('from a');
       expect(a.open(b.seal('from b'))).toBe('from b');
     });

@@ -4,7 +4,8 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { ensureDatabase } from './postgres.js';
 import { ALLOW_LOOPBACK, TEAM_KEY } from './team.js';
-import { SecretBox } from '../../src/secrets.js';
+import { dataDirSecretBox, teamSecretBox } from '../../src/secrets.js';
+import type { SecretBox } from '../../src/kernel/secret-box.js';
 import type { Store } from '../../src/store/index.js';
 import { numericTypes } from '../../src/store/sql/connect.js';
 
@@ -116,6 +117,6 @@ export async function secretsOf(where: {
   engine: { store: Store };
 }): Promise<SecretBox> {
   return where.stored.dialect === 'postgres'
-    ? SecretBox.forTeam(TEAM_KEY, where.engine.store)
-    : SecretBox.forDataDir(where.dataDir, where.engine.store);
+    ? teamSecretBox(TEAM_KEY, where.engine.store)
+    : dataDirSecretBox(where.dataDir, where.engine.store);
 }

@@ -5,7 +5,7 @@ import {
   fill,
   resolveVariables,
   stripEnd,
-} from '../../src/simulations/caller.js';
+} from '../../src/conversation/caller.js';
 
 const persona = {
   name: 'Frank',

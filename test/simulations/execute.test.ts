@@ -313,7 +313,8 @@ describe('executing scenarios: whole simulated conversations, scored', () => {
     const now = new Date().toISOString();
     await storedRows(
       at,
-      "INSERT INTO executions (id, workspace_id, scenario_id, status, created_at, variables) VALUES ('exe_crash', ?, ?, 'running', ?, '{}')",
+      // Its variables as the execute resolved them when it queued the execution.
+      `INSERT INTO executions (id, workspace_id, scenario_id, status, created_at, variables) VALUES ('exe_crash', ?, ?, 'running', ?, '{"order_id":"A1"}')`,
       [ws, ids.scripted, now],
     );
     await storedRows(
@@ -329,5 +330,37 @@ describe('executing scenarios: whole simulated conversations, scored', () => {
     expect(
       await storedRows(s.stored, "SELECT attempts FROM simulations WHERE id = 'sim_crash'"),
     ).toEqual([{ attempts: 2 }]);
+  });
+
+  it('variables are resolved once, as the execution is queued: an edit of the scenario meanwhile changes none', async () => {
+    // The scenario now declares another variable, with another default, than when it was queued.
+    const edited = await s.ws('PUT', `/scenarios/${ids.scripted}`, {
+      promptVariables: [{ name: 'ref', type: 'string', defaultValue: 'R0' }],
+      prompt: 'Order {{ref}} is late.',
+      script: [{ say: 'Where is my order {{order_id}}, ref {{ref}}?' }],
+    });
+    expect(edited.status).toBe(200);
+    await s.stop();
+    // Raw rows on purpose: an execution queued before the edit, its variables as it resolved them.
+    const at = await storedAt(dataDir);
+    const ws = (await storedRows<{ id: string }>(at, 'SELECT id FROM workspaces'))[0]!.id;
+    const now = new Date().toISOString();
+    await storedRows(
+      at,
+      `INSERT INTO executions (id, workspace_id, scenario_id, status, created_at, variables) VALUES ('exe_queued', ?, ?, 'queued', ?, '{"order_id":"Q5"}')`,
+      [ws, ids.scripted, now],
+    );
+    await storedRows(
+      at,
+      "INSERT INTO simulations (id, workspace_id, execution_id, scenario_id, persona_id, agent_id, channel, status, created_at, seq) VALUES ('sim_queued', ?, 'exe_queued', ?, ?, 'agt_sam', 'replica', 'queued', ?, 999)",
+      [ws, ids.scripted, ids.persona, now],
+    );
+    s = await startServer(engineOptions());
+    await s.ws('GET', '/executions/exe_queued?wait=20');
+    const sim = (await s.ws('GET', '/simulations/sim_queued')).body.data.simulation;
+    expect(sim).toMatchObject({ status: 'completed' });
+    expect(sim.turns.find((t: { role: string }) => t.role === 'caller')).toMatchObject({
+      text: 'Where is my order Q5, ref {{ref}}?',
+    });
   });
 });

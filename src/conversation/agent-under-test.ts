@@ -1,6 +1,6 @@
 import type { CallToolCall, ChatSession } from '../providers/types.js';
 import { stripEnd } from './caller.js';
-import type { Turn } from './scoring.js';
+import type { Turn } from '../domain/simulations.js';
 
 export type Channel = 'provider' | 'replica' | 'http';
 

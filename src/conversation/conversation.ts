@@ -6,7 +6,8 @@ import type { Scenario } from '../store/scenarios.js';
 import type { ScriptLine } from '../domain/scenarios.js';
 import { callerInstructions, fill, stripEnd } from './caller.js';
 import type { AgentUnderTest } from './agent-under-test.js';
-import type { EndReason, Turn } from './scoring.js';
+import type { Turn } from '../domain/simulations.js';
+import type { EndReason } from './end-reasons.js';
 
 export class Interrupted extends Error {}
 
