@@ -23,7 +23,7 @@ const ENGINE_BOUNDARY = [
 // no folder (errors, clock, events, ids...) are open to all; the engine's assembly (engine*.ts) and
 // the key check (secrets.ts, above the store) to the CLI alone.
 const ENGINE_TIERS = [
-  ['audio', 'kernel', 'net', 'team'],
+  ['audio', 'kernel', 'net', 'team', 'text'],
   ['domain'],
   ['store'],
   ['llm', 'notify', 'speech', 'tools'],

@@ -1,4 +1,4 @@
-import { normalizeEnglish, normalizeWithKinds } from './normalize-english.js';
+import { normalizeEnglish, normalizeWithKinds } from '../text/normalize-english.js';
 
 /**
  * Word error rate of what the provider's speech recognition heard against what the caller said,

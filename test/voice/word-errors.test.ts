@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeEnglish, normalizeWithKinds } from '../../src/voice/normalize-english.js';
+import { normalizeEnglish, normalizeWithKinds } from '../../src/text/normalize-english.js';
 import { sumWordErrors, wordErrors } from '../../src/voice/word-errors.js';
 
 const words = (text: string) => normalizeEnglish(text).join(' ');
