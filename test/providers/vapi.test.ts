@@ -185,10 +185,12 @@ describe('provider connections: Vapi end to end', () => {
 
   it('connecting the same agent again answers 200 with the same agent, no duplicate', async () => {
     const agentId = await connected();
+    // Listened for before the request: the sync it starts may finish before the answer is read.
+    const synced = nextSync(s, agentId);
     const again = await connect();
     expect(again.status).toBe(200);
     expect(again.body.id).toBe(agentId);
-    await nextSync(s, agentId);
+    await synced;
     expect((await s.call('GET', '/v1/agents')).body.total).toBe(1);
     expect((await s.call('GET', `/v1/agents/${agentId}/calls`)).body.total).toBe(250);
   });
