@@ -46,7 +46,8 @@ const LANGUAGE_NAMES = new Intl.DisplayNames(['en'], { type: 'language' });
  * scenario, variables filled), how difficulty shapes their behaviour, and how to end the call.
  */
 export function callerInstructions(
-  persona: Pick<Persona, 'name' | 'language' | 'emotion' | 'difficulty' | 'prompt'>,
+  // Any emotion or difficulty text reads (an unknown difficulty plays as medium).
+  persona: Pick<Persona, 'name' | 'language' | 'prompt'> & { emotion: string; difficulty: string },
   situation: string,
 ): string {
   let language = persona.language;

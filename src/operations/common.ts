@@ -50,8 +50,6 @@ export const pagination = (
   has_more: offset + limit < total,
 });
 
-export const UserRef = z.object({ id: z.string(), name: z.string() });
-
 /** Names for a message a person reads: the first few, quoted, and how many more there are. */
 export function nameList(items: { name: string }[], max = 3): string {
   const shown = items
@@ -64,7 +62,8 @@ export function nameList(items: { name: string }[], max = 3): string {
 export const Deleted = z.object({ deleted: z.literal(true), id: z.string() });
 export const deleted = (id: string) => ({ deleted: true as const, id });
 
-export const Timestamp = z.string().describe('ISO 8601 UTC timestamp');
+// Shapes every record has: defined with the records in src/domain/.
+export { Timestamp, UserRef } from '../domain/records.js';
 
 /** What a connection test answers (agents and models). */
 export const ConnectionTestSchema = z.object({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CallerBehaviours, PersonaNoise } from '../domain/callers.js';
 import { PersonaVoice } from '../domain/audio.js';
+import { Persona, PersonaEditable, PersonaListFields } from '../domain/personas.js';
 import { conflict, invalidField, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { isoNow } from '../clock.js';
@@ -14,42 +15,13 @@ import {
   SortOrder,
   Tags,
   Timestamp,
-  UserRef,
   WorkspaceParams,
   deleted,
   nameList,
 } from './common.js';
 import { defineOperation } from './types.js';
 
-export const EMOTIONS = [
-  'neutral',
-  'happy',
-  'calm',
-  'confused',
-  'frustrated',
-  'angry',
-  'anxious',
-  'impatient',
-  'sad',
-  'skeptical',
-] as const;
-export const DIFFICULTIES = ['easy', 'medium', 'hard', 'very_hard'] as const;
-export const BACKGROUND_NOISES = [
-  'none',
-  'office',
-  'call_center',
-  'home',
-  'street',
-  'traffic',
-  'car',
-  'train',
-  'airport',
-  'cafe',
-  'restaurant',
-  'crowd',
-  'construction',
-  'wind',
-] as const;
+export { BACKGROUND_NOISES, DIFFICULTIES, EMOTIONS } from '../domain/personas.js';
 
 /** Language tags are stored canonical (`en`, `en-US`), so filters match however they were typed. */
 export const Language = z
@@ -69,28 +41,22 @@ export const Language = z
 const Name = z.string().trim().min(1).max(200);
 const Prompt = z.string().trim().min(1).max(20_000);
 
-const fields = {
+/** What a caller sends: the persona's editable fields, with the rules of its text. */
+const PersonaInput = PersonaEditable.extend({
   name: Name,
-  language: Language.optional(),
+  language: Language,
   prompt: Prompt,
-  emotion: z.enum(EMOTIONS).optional(),
-  difficulty: z.enum(DIFFICULTIES).optional(),
-  backgroundNoise: z.enum(BACKGROUND_NOISES).optional(),
-  tags: Tags.optional(),
-  voice: PersonaVoice.nullable()
-    .optional()
-    .describe('How the persona sounds in audio simulations; null: the offline system voice'),
-  noise: PersonaNoise.nullable()
-    .optional()
-    .describe(
-      'Audio mode: speech over its backgroundNoise; null: by difficulty (easy 25 dB, medium 15, hard 8, very_hard 3)',
-    ),
-  behaviours: CallerBehaviours.nullable()
-    .optional()
-    .describe(
-      'Audio mode: barge-ins, silences, backchannels and hang-ups, each by chance per agent turn',
-    ),
-};
+  tags: Tags,
+  voice: PersonaVoice.nullable().describe(
+    'How the persona sounds in audio simulations; null: the offline system voice',
+  ),
+  noise: PersonaNoise.nullable().describe(
+    'Audio mode: speech over its backgroundNoise; null: by difficulty (easy 25 dB, medium 15, hard 8, very_hard 3)',
+  ),
+  behaviours: CallerBehaviours.nullable().describe(
+    'Audio mode: barge-ins, silences, backchannels and hang-ups, each by chance per agent turn',
+  ),
+}).partial();
 
 const UsageStats = z.object({
   total_simulations: z.number().int(),
@@ -98,28 +64,10 @@ const UsageStats = z.object({
   last_used: Timestamp.nullable(),
 });
 
-const PersonaFields = {
-  id: z.string(),
-  name: z.string(),
-  language: z.string(),
-  emotion: z.enum(EMOTIONS),
-  difficulty: z.enum(DIFFICULTIES),
-  backgroundNoise: z.enum(BACKGROUND_NOISES),
-  tags: z.array(z.string()),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  created_by: UserRef,
-};
-export const PersonaSchema = z.object({
-  ...PersonaFields,
-  prompt: z.string(),
-  voice: PersonaVoice.nullable(),
-  noise: PersonaNoise.nullable(),
-  behaviours: CallerBehaviours.nullable(),
-});
-const PersonaListItem = z.object({ ...PersonaFields, usage_stats: UsageStats });
-const PersonaWithUsage = PersonaSchema.extend({ usage_stats: UsageStats });
-const PersonaUpdated = PersonaSchema.pick({
+export const PersonaSchema = Persona;
+const PersonaListItem = PersonaListFields.extend({ usage_stats: UsageStats });
+const PersonaWithUsage = Persona.extend({ usage_stats: UsageStats });
+const PersonaUpdated = Persona.pick({
   id: true,
   name: true,
   language: true,
@@ -140,7 +88,7 @@ export const personaOperations = [
     summary: 'Create a persona (a simulated caller)',
     http: { method: 'POST', path: base, status: 201 },
     params: WorkspaceParams,
-    body: fields,
+    body: PersonaInput.required({ name: true, prompt: true }).shape,
     output: z.object({ persona: PersonaSchema }),
     async handler({ workspace_id, ...input }, ctx) {
       const now = isoNow(ctx.clock);
@@ -180,8 +128,8 @@ export const personaOperations = [
         .optional()
         .describe('Case-insensitive partial match on the name'),
       language: Language.optional(),
-      emotion: z.enum(EMOTIONS).optional(),
-      difficulty: z.enum(DIFFICULTIES).optional(),
+      emotion: Persona.shape.emotion.optional(),
+      difficulty: Persona.shape.difficulty.optional(),
       tags: CommaList.optional().describe('Comma-separated; a persona must carry all of them'),
       createdBy: Id.optional().describe('Creator user id (created_by.id)'),
       sortBy: z.enum(['name', 'createdAt', 'updatedAt', 'usage']).default('createdAt'),
@@ -213,7 +161,7 @@ export const personaOperations = [
     summary: "Change any subset of a persona's fields",
     http: { method: 'PUT', path: `${base}/:persona_id` },
     params: ItemParams,
-    body: { ...fields, name: Name.optional(), prompt: Prompt.optional() },
+    body: PersonaInput.shape,
     output: z.object({ persona: PersonaUpdated }),
     async handler({ workspace_id, persona_id, ...patch }, ctx) {
       if (Object.values(patch).every((v) => v === undefined)) {

@@ -2,14 +2,13 @@ import { z } from 'zod';
 import { isoNow } from '../clock.js';
 import { conflict, invalidField, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Metric } from '../store/scorecards.js';
+import { Metric, Scorecard } from '../domain/scorecards.js';
 import {
   Deleted,
   Id,
   pagination,
   Pagination,
   Paging,
-  Timestamp,
   WorkspaceParams,
   deleted,
   nameList,
@@ -53,32 +52,22 @@ const MetricInput = z.discriminatedUnion(
   ) as unknown as [z.ZodObject, ...z.ZodObject[]],
 ) as unknown as z.ZodType<MetricInputValue>;
 
-const MetricSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  category: z.string(),
-  type: z.enum(METRIC_TYPES),
-  description: z.string().nullable(),
-  weight: z.number(),
-  critical: z.boolean(),
-  config: z.record(z.string(), z.unknown()),
-});
-export const ScorecardSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  metrics: z.array(MetricSchema),
-  passThreshold: z.number(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
+// Answers name only the metric types the scorer knows.
+const MetricSchema = Metric.extend({ type: z.enum(METRIC_TYPES) });
+export const ScorecardSchema = Scorecard.extend({ metrics: z.array(MetricSchema) });
 
-const fields = {
+/** What a caller sends: the scorecard's editable fields, with the rules of each. */
+const fields = Scorecard.pick({
+  name: true,
+  description: true,
+  metrics: true,
+  passThreshold: true,
+}).extend({
   name: z.string().trim().min(1).max(200),
   description: z.string().max(5_000).nullable().optional(),
   metrics: z.array(MetricInput).max(100),
   passThreshold: z.number().min(0).max(100).optional(),
-};
+}).shape;
 
 function toMetrics(input: MetricInputValue[], existing: Metric[], now: number): Metric[] {
   const ids = new Set(existing.map((m) => m.id));

@@ -1,34 +1,13 @@
-import { sql, type RawBuilder } from 'kysely';
-import type { PersonaVoice } from '../domain/audio.js';
-import type { CallerBehaviours, PersonaNoise } from '../domain/callers.js';
-import { fromJson, toJson, type ColumnMap } from './db.js';
+import { sql, type Insertable, type RawBuilder } from 'kysely';
+import { PersonaListFields, type Persona, type PersonaPatch } from '../domain/personas.js';
+import type { UserRef } from '../domain/records.js';
+import { recordColumns } from './record-columns.js';
+import type { Personas } from './sql/tables.js';
 import { pageOf, patchRow, type StoreContext } from './sql/query.js';
 import { RAN, noUsage, usageByIds, type UsageStats } from './usage.js';
 
-export interface User {
-  id: string;
-  name: string;
-}
-
-export interface Persona {
-  id: string;
-  name: string;
-  language: string;
-  prompt: string;
-  emotion: string;
-  difficulty: string;
-  backgroundNoise: string;
-  tags: string[];
-  /** How the persona sounds in audio mode; null: the offline system voice. */
-  voice: PersonaVoice | null;
-  /** Audio mode: speech over the background noise; null: the default of its difficulty. */
-  noise: PersonaNoise | null;
-  /** Audio mode: barge-ins, silences, backchannels and hang-ups, by chance; null: none. */
-  behaviours: CallerBehaviours | null;
-  created_at: string;
-  updated_at: string;
-  created_by: User;
-}
+export type { Persona, PersonaPatch };
+export type User = UserRef;
 
 export type PersonaWithUsage = Persona & { usage_stats: UsageStats };
 export type PersonaListItem = Omit<PersonaWithUsage, 'prompt' | 'voice' | 'noise' | 'behaviours'>;
@@ -46,86 +25,9 @@ export interface PersonaQuery {
   offset: number;
 }
 
-export type PersonaPatch = Partial<
-  Pick<
-    Persona,
-    | 'name'
-    | 'language'
-    | 'prompt'
-    | 'emotion'
-    | 'difficulty'
-    | 'backgroundNoise'
-    | 'tags'
-    | 'voice'
-    | 'noise'
-    | 'behaviours'
-  >
->;
-
-interface Row {
-  id: string;
-  name: string;
-  language: string;
-  prompt?: string;
-  emotion: string;
-  difficulty: string;
-  background_noise: string;
-  tags: string;
-  voice?: string | null;
-  noise?: string | null;
-  behaviours?: string | null;
-  created_at: string;
-  updated_at: string;
-  created_by_id: string;
-  created_by_name: string;
-}
-
-const fromRow = (r: Row): Persona => ({
-  id: r.id,
-  name: r.name,
-  language: r.language,
-  prompt: r.prompt ?? '',
-  emotion: r.emotion,
-  difficulty: r.difficulty,
-  backgroundNoise: r.background_noise,
-  tags: fromJson<string[]>(r.tags),
-  voice: fromJson<PersonaVoice | null>(r.voice ?? null),
-  noise: fromJson<PersonaNoise | null>(r.noise ?? null),
-  behaviours: fromJson<CallerBehaviours | null>(r.behaviours ?? null),
-  created_at: r.created_at,
-  updated_at: r.updated_at,
-  created_by: { id: r.created_by_id, name: r.created_by_name },
-});
-
-/**
- * A list row as answered, built as one literal: spreading and omitting per row cost more than the
- * page's own queries (a page of 50 is read on every list request that the cache cannot answer).
- */
-const toListItem = (r: Row, usage: UsageStats): PersonaListItem => ({
-  id: r.id,
-  name: r.name,
-  language: r.language,
-  emotion: r.emotion,
-  difficulty: r.difficulty,
-  backgroundNoise: r.background_noise,
-  tags: fromJson<string[]>(r.tags),
-  created_at: r.created_at,
-  updated_at: r.updated_at,
-  created_by: { id: r.created_by_id, name: r.created_by_name },
-  usage_stats: usage,
-});
-
-/** ORDER BY keys of each sort; usage counts the simulations each persona played. */
-const sortKey = (ctx: StoreContext, by: PersonaQuery['sortBy']): RawBuilder<unknown> =>
-  ({
-    name: () => ctx.dialect.caseless('p.name'),
-    createdAt: () => sql`p.created_at`,
-    updatedAt: () => sql`p.updated_at`,
-    usage: () =>
-      sql`(SELECT COUNT(*) FROM simulations s WHERE s.persona_id = p.id AND ${sql.raw(`s.${RAN}`)})`,
-  })[by]();
-
-const PATCH_COLUMNS: ColumnMap = {
+/** The persona's columns in the `personas` table (besides `workspace_id`), in answer order. */
+const COLUMNS = recordColumns<Persona>({
+  id: { column: 'id' },
   name: { column: 'name' },
   language: { column: 'language' },
   prompt: { column: 'prompt' },
@@ -136,11 +38,33 @@ const PATCH_COLUMNS: ColumnMap = {
   voice: { column: 'voice', json: true },
   noise: { column: 'noise', json: true },
   behaviours: { column: 'behaviours', json: true },
-};
+  created_at: { column: 'created_at' },
+  updated_at: { column: 'updated_at' },
+  created_by: { columns: { id: 'created_by_id', name: 'created_by_name' } },
+});
 
-const LIST_COLUMNS = sql.raw(
-  'p.id, p.name, p.language, p.emotion, p.difficulty, p.background_noise, p.tags, p.created_at, p.updated_at, p.created_by_id, p.created_by_name',
-);
+type Row = Record<string, unknown> & { id: string };
+
+const LIST_FIELDS = Object.keys(PersonaListFields.shape);
+const LIST_COLUMNS = sql.raw(COLUMNS.selectList('p', LIST_FIELDS));
+
+/**
+ * A list row as answered, built as one literal: spreading and omitting per row cost more than the
+ * page's own queries (a page of 50 is read on every list request that the cache cannot answer).
+ */
+const toListItem = COLUMNS.reader<PersonaListItem>(LIST_FIELDS, ['usage_stats']);
+
+const PATCH_COLUMNS = COLUMNS.patchColumns(['id', 'created_at', 'updated_at', 'created_by']);
+
+/** ORDER BY keys of each sort; usage counts the simulations each persona played. */
+const sortKey = (ctx: StoreContext, by: PersonaQuery['sortBy']): RawBuilder<unknown> =>
+  ({
+    name: () => ctx.dialect.caseless('p.name'),
+    createdAt: () => sql`p.created_at`,
+    updatedAt: () => sql`p.updated_at`,
+    usage: () =>
+      sql`(SELECT COUNT(*) FROM simulations s WHERE s.persona_id = p.id AND ${sql.raw(`s.${RAN}`)})`,
+  })[by]();
 
 /** The FROM and WHERE of a persona query: its filters, with the trigram index for names. */
 function personaFilter(ctx: StoreContext, workspaceId: string, q: PersonaQuery) {
@@ -190,27 +114,8 @@ async function listPersonas(
 
 /** Stores a new persona in the workspace. */
 async function insertPersona({ db }: StoreContext, workspaceId: string, p: Persona): Promise<void> {
-  await db
-    .insertInto('personas')
-    .values({
-      id: p.id,
-      workspace_id: workspaceId,
-      name: p.name,
-      language: p.language,
-      prompt: p.prompt,
-      emotion: p.emotion,
-      difficulty: p.difficulty,
-      background_noise: p.backgroundNoise,
-      tags: toJson(p.tags),
-      voice: p.voice === null ? null : toJson(p.voice),
-      noise: p.noise === null ? null : toJson(p.noise),
-      behaviours: p.behaviours === null ? null : toJson(p.behaviours),
-      created_at: p.created_at,
-      updated_at: p.updated_at,
-      created_by_id: p.created_by.id,
-      created_by_name: p.created_by.name,
-    })
-    .execute();
+  const values = { workspace_id: workspaceId, ...COLUMNS.toRow(p) } as Insertable<Personas>;
+  await db.insertInto('personas').values(values).execute();
 }
 
 export function createPersonaStore(ctx: StoreContext) {
@@ -226,14 +131,14 @@ export function createPersonaStore(ctx: StoreContext) {
   /** The persona alone, without its usage figures (which read every simulation it played). */
   async function profile(workspaceId: string, id: string): Promise<Persona | undefined> {
     const row = await getRow(workspaceId, id);
-    return row ? fromRow(row) : undefined;
+    return row ? COLUMNS.fromRow(row) : undefined;
   }
 
   async function get(workspaceId: string, id: string): Promise<PersonaWithUsage | undefined> {
     const row = await getRow(workspaceId, id);
     if (!row) return undefined;
     const usage = await usageByIds(ctx, 'persona_id', [id]);
-    return { ...fromRow(row), usage_stats: usage.get(id) ?? noUsage() };
+    return { ...COLUMNS.fromRow(row), usage_stats: usage.get(id) ?? noUsage() };
   }
 
   return {

@@ -1,99 +1,49 @@
-import { sql } from 'kysely';
-import { fromJson, toJson, type ColumnMap } from './db.js';
+import { sql, type Insertable } from 'kysely';
+import type { Metric, Scorecard, ScorecardPatch } from '../domain/scorecards.js';
+import { recordColumns } from './record-columns.js';
+import type { Scorecards } from './sql/tables.js';
 import { pageOf, patchRow, type StoreContext } from './sql/query.js';
 
-export interface Metric {
-  id: string;
-  name: string;
-  category: string;
-  type: string;
-  description: string | null;
-  weight: number;
-  critical: boolean;
-  config: Record<string, unknown>;
-}
+export type { Metric, Scorecard };
 
-export interface Scorecard {
-  id: string;
-  name: string;
-  description: string | null;
-  metrics: Metric[];
-  passThreshold: number;
-  created_at: string;
-  updated_at: string;
-}
-
-interface Row {
-  id: string;
-  name: string;
-  description: string | null;
-  metrics: string;
-  pass_threshold: number;
-  created_at: string;
-  updated_at: string;
-}
-
-const fromRow = (r: Row): Scorecard => ({
-  id: r.id,
-  name: r.name,
-  description: r.description,
-  metrics: fromJson<Metric[]>(r.metrics),
-  passThreshold: r.pass_threshold,
-  created_at: r.created_at,
-  updated_at: r.updated_at,
-});
-
-const PATCH_COLUMNS: ColumnMap = {
+/** The scorecard's columns in the `scorecards` table (besides `workspace_id`), in answer order. */
+const COLUMNS = recordColumns<Scorecard>({
+  id: { column: 'id' },
   name: { column: 'name' },
   description: { column: 'description' },
   metrics: { column: 'metrics', json: true },
   passThreshold: { column: 'pass_threshold' },
-};
+  created_at: { column: 'created_at' },
+  updated_at: { column: 'updated_at' },
+});
 
-/** The columns of a Row. */
-const COLUMNS = sql.raw('id, name, description, metrics, pass_threshold, created_at, updated_at');
+type Row = Record<string, unknown>;
+
+const PATCH_COLUMNS = COLUMNS.patchColumns(['id', 'created_at', 'updated_at']);
+const SELECT = sql.raw(COLUMNS.selectList('scorecards', Object.keys(COLUMNS.fields)));
 
 export function createScorecardStore(ctx: StoreContext) {
   const { db } = ctx;
   const get = async (workspaceId: string, id: string): Promise<Scorecard | undefined> => {
     const row = await db
       .selectFrom('scorecards')
-      .select([
-        'id',
-        'name',
-        'description',
-        'metrics',
-        'pass_threshold',
-        'created_at',
-        'updated_at',
-      ])
+      .selectAll()
       .where('workspace_id', '=', workspaceId)
       .where('id', '=', id)
       .executeTakeFirst();
-    return row && fromRow(row);
+    return row && COLUMNS.fromRow(row);
   };
   return {
     get,
     async insert(workspaceId: string, s: Scorecard): Promise<Scorecard> {
-      await db
-        .insertInto('scorecards')
-        .values({
-          id: s.id,
-          workspace_id: workspaceId,
-          name: s.name,
-          description: s.description,
-          metrics: toJson(s.metrics),
-          pass_threshold: s.passThreshold,
-          created_at: s.created_at,
-          updated_at: s.updated_at,
-        })
-        .execute();
+      const values = { workspace_id: workspaceId, ...COLUMNS.toRow(s) } as Insertable<Scorecards>;
+      await db.insertInto('scorecards').values(values).execute();
       return s;
     },
     async update(
       workspaceId: string,
       id: string,
-      patch: Partial<Scorecard>,
+      patch: ScorecardPatch,
       updatedAt: string,
     ): Promise<Scorecard | undefined> {
       const changed = await patchRow(db, {
@@ -121,13 +71,13 @@ export function createScorecardStore(ctx: StoreContext) {
       const { rows, total } = await pageOf<Row>(
         db,
         {
-          select: COLUMNS,
+          select: SELECT,
           from: sql`scorecards WHERE workspace_id = ${workspaceId}`,
           order: sql`created_at, id`,
         },
         { limit, offset },
       );
-      return { items: rows.map(fromRow), total };
+      return { items: rows.map(COLUMNS.fromRow), total };
     },
   };
 }

@@ -14,6 +14,7 @@ import {
 } from '@mui/material';
 import { useEffect, useState } from 'react';
 import type { InputOf, OutputOf } from '../client';
+import { PERSONA_DIFFICULTIES, PERSONA_EMOTIONS } from '../generated/catalogue-enums';
 import { usePersonas } from '../stores/resources';
 import { client, wsInput } from '../stores/session';
 import { fieldError, fmtDate, fmtNum, useAction } from '../ui/common';
@@ -31,27 +32,9 @@ type PersonaRow = OutputOf<'personas.list'>['personas'][number];
 type Emotion = NonNullable<PersonaForm['emotion']>;
 type Difficulty = NonNullable<PersonaForm['difficulty']>;
 
-// Keys of a record over the catalogue's own enums: adding a value there fails to compile here.
-const EMOTION_SET: Record<Emotion, true> = {
-  neutral: true,
-  happy: true,
-  calm: true,
-  confused: true,
-  frustrated: true,
-  angry: true,
-  anxious: true,
-  impatient: true,
-  sad: true,
-  skeptical: true,
-};
-const DIFFICULTY_SET: Record<Difficulty, true> = {
-  easy: true,
-  medium: true,
-  hard: true,
-  very_hard: true,
-};
-const EMOTIONS = Object.keys(EMOTION_SET) as Emotion[];
-const DIFFICULTIES = Object.keys(DIFFICULTY_SET) as Difficulty[];
+// The catalogue's own lists, generated from it (npm run gen:operations).
+const EMOTIONS: readonly Emotion[] = PERSONA_EMOTIONS;
+const DIFFICULTIES: readonly Difficulty[] = PERSONA_DIFFICULTIES;
 const SORTS = [
   ['createdAt', 'Created'],
   ['updatedAt', 'Updated'],
@@ -234,7 +217,7 @@ function PersonaFilters({
       ))}
     </TextField>
   );
-  const any = (values: string[]) => [['', 'any'], ...values.map((v) => [v, v])];
+  const any = (values: readonly string[]) => [['', 'any'], ...values.map((v) => [v, v])];
   return (
     <Stack
       direction="row"

@@ -1,5 +1,6 @@
 import { Box, MenuItem, Stack, TextField, Typography, type TextFieldProps } from '@mui/material';
 import type { InputOf, OutputOf } from '../client';
+import { PERSONA_BACKGROUND_NOISES } from '../generated/catalogue-enums';
 
 type Persona = OutputOf<'personas.get'>['persona'];
 type PersonaForm = Omit<InputOf<'personas.create'>, 'workspace_id'>;
@@ -7,24 +8,8 @@ type Difficulty = NonNullable<PersonaForm['difficulty']>;
 type BackgroundNoise = NonNullable<PersonaForm['backgroundNoise']>;
 type Behaviours = NonNullable<PersonaForm['behaviours']>;
 
-// Keys of a record over the catalogue's own enum: adding a value there fails to compile here.
-const BACKGROUND_SET: Record<BackgroundNoise, true> = {
-  none: true,
-  office: true,
-  call_center: true,
-  home: true,
-  street: true,
-  traffic: true,
-  car: true,
-  train: true,
-  airport: true,
-  cafe: true,
-  restaurant: true,
-  crowd: true,
-  construction: true,
-  wind: true,
-};
-const BACKGROUNDS = Object.keys(BACKGROUND_SET) as BackgroundNoise[];
+// The catalogue's own list, generated from it (npm run gen:operations).
+const BACKGROUNDS: readonly BackgroundNoise[] = PERSONA_BACKGROUND_NOISES;
 /** The engine's SNR when a persona sets none: harder callers are noisier. */
 const DEFAULT_SNR_DB: Record<Difficulty, number> = { easy: 25, medium: 15, hard: 8, very_hard: 3 };
 
