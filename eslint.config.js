@@ -33,7 +33,7 @@ const ENGINE_TIERS = [
   ['alerts', 'simulations'],
   ['schedules'],
   ['operations'],
-  ['server'],
+  ['client', 'server'],
   ['cli'],
 ];
 const ASSEMBLY = ['engine', 'engine-options', 'engine-services', 'secrets'];
@@ -142,7 +142,7 @@ export default tseslint.config(
       { group: ['electron', 'node:*'], message: 'The renderer runs in a browser page.' },
       { group: ['**/main/**'], message: 'The renderer never imports the desktop shell.' },
       {
-        regex: '(^|/)src/(?!operations/catalogue$)',
+        regex: '(^|/)src/(?!operations/catalogue$|client/)',
         message:
           "The renderer reaches the engine through its client; from src/ it takes the catalogue's types only.",
       },

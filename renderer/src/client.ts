@@ -1,3 +1,5 @@
+import { ApiError, apiClient } from '../../src/client/api-client';
+import { followEvents } from '../../src/client/event-stream';
 import type { EngineEvent, OperationMap } from '../../src/operations/catalogue';
 import type { CallbenchBridge, DesktopOperationMap, InvokeAnswer } from '../../preload/api';
 
@@ -14,25 +16,7 @@ type InputArgs<N extends OperationName> =
   Record<string, never> extends InputOf<N> ? [input?: InputOf<N>] : [input: InputOf<N>];
 
 /** An engine error as the screens show it: in words, with the fields it concerns. */
-export class ApiError extends Error {
-  constructor(
-    readonly code: string,
-    readonly status: number,
-    message: string,
-    readonly details?: unknown,
-  ) {
-    super(message);
-  }
-
-  /** Field-level problems ({path, message}), when the engine named fields. */
-  get fields(): { path: string; message: string }[] {
-    return Array.isArray(this.details)
-      ? (this.details as { path: string; message: string }[]).filter(
-          (d) => typeof d?.path === 'string',
-        )
-      : [];
-  }
-}
+export { ApiError };
 
 /** One interface, two transports: the screens never know which one they run on. */
 export interface Client {
@@ -68,86 +52,23 @@ export function ipcClient(bridge: CallbenchBridge): Client {
   };
 }
 
-/** What `POST /v1/operations/{name}` answers. */
-interface HttpAnswer {
-  data?: unknown;
-  error?: { code?: string; message?: string; details?: unknown };
-}
-
 /**
  * Browser mode: the local API that served the page, with an API key, or with none when a login
  * link opened a session (its HttpOnly cookie goes with every same-origin request by itself).
  */
 export function httpClient(key: string | null, onUnauthorized: () => void): Client {
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    ...(key ? { authorization: `Bearer ${key}` } : {}),
-  };
+  const api = apiClient({ base: '', key, onUnauthorized });
   return {
     transport: 'http',
-    async invoke(operation, ...[input]) {
-      const res = await fetch(`/v1/operations/${encodeURIComponent(operation)}`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(input ?? {}),
-      });
-      const body = (await res.json().catch(() => ({}))) as HttpAnswer;
-      if (res.status === 401) onUnauthorized();
-      if (!res.ok) {
-        const e = body.error ?? {};
-        throw new ApiError(
-          e.code ?? 'error',
-          res.status,
-          e.message ?? `The engine answered ${res.status}`,
-          e.details,
-        );
-      }
-      return body.data as OutputOf<typeof operation>;
-    },
-    subscribe(listener) {
-      // EventSource cannot send a key: the stream is read with fetch, and reopened when it drops.
-      const abort = new AbortController();
-      let stopped = false;
-      const open = async (): Promise<void> => {
-        while (!stopped) {
-          try {
-            const res = await fetch('/v1/events', { headers, signal: abort.signal });
-            const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-            let buffer = '';
-            for (;;) {
-              const { value, done } = await reader.read();
-              if (done) break;
-              buffer += value;
-              let cut: number;
-              while ((cut = buffer.indexOf('\n\n')) >= 0) {
-                const frame = buffer.slice(0, cut);
-                buffer = buffer.slice(cut + 2);
-                const data = frame
-                  .split('\n')
-                  .filter((l) => l.startsWith('data: '))
-                  .map((l) => l.slice(6))
-                  .join('\n');
-                if (data) listener(JSON.parse(data) as AppEvent);
-              }
-            }
-          } catch {
-            if (stopped) return;
-          }
-          await new Promise((r) => setTimeout(r, 1_000));
-        }
-      };
-      void open();
-      return () => {
-        stopped = true;
-        abort.abort();
-      };
-    },
-    async signOut() {
-      // JSON, as every state change from a session must be; the answer clears the cookie.
-      const res = await fetch('/v1/logout', { method: 'POST', headers });
-      if (!res.ok && res.status !== 401)
-        throw new ApiError('error', res.status, `The engine answered ${res.status}`);
-    },
+    invoke: async (operation, ...[input]) =>
+      (await api.request(operation, input ?? {})).data as OutputOf<typeof operation>,
+    // EventSource cannot send a key: the stream is read with fetch, and reopened when it drops.
+    subscribe: (listener) =>
+      followEvents(api, (event) => listener(event as AppEvent), {
+        timing: { retryMs: 1_000, maxRetryMs: 1_000 },
+      }),
+    // JSON, as every state change from a session must be; the answer clears the cookie.
+    signOut: () => api.signOut(),
   };
 }
 

@@ -1,53 +1,30 @@
 import { writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
+import { apiClient, type ApiClient } from '../client/api-client.js';
+import { restRoute } from '../client/rest-route.js';
+import type { OperationInput, OperationOutput } from '../operations/catalogue.js';
 import { junitXml } from './junit.js';
 
 type Out = (line: string) => void;
 
 class CannotRun extends Error {}
 
-/** What the run command reads of the API's answers (a script's view, not the whole shapes). */
-interface Named {
-  id: string;
-  name: string;
+interface FieldProblem {
+  path: string;
+  message: string;
 }
-interface Execution {
-  id: string;
-  status: string;
-  simulations_created: number;
-  created_at?: string;
-  avg_score: number | null;
-  pass_rate: number | null;
-  counts: Record<'queued' | 'running' | 'completed' | 'failed' | 'cancelled', number>;
-}
-interface Simulation {
-  id: string;
-  persona_id: string;
-  agent_id: string;
-  status: string;
-  score: number | null;
-  passed: boolean | null;
-  error?: string;
-  duration_ms: number | null;
-  results: { name: string; passed: boolean; reasoning: string }[];
-  audio: {
-    response_latency_ms: { p50: number | null; p90: number | null };
-    caller?: {
-      line: { profile: string; seed: number; frames_lost: number };
-      asr: { wer: number | null } | null;
-    };
-  } | null;
-}
-interface ErrorBody {
-  error?: { message?: string; details?: { path: string; message: string }[] };
-}
+
+/** What the run command reads of the API's answers, typed by the catalogue. */
+type Execution = OperationOutput<'executions.get'>['execution'];
+type Simulation = OperationOutput<'executions.simulations'>['simulations'][number];
+type Execute = OperationInput<'scenarios.execute'>;
 
 /** One simulation as the summary, --json and JUnit report it. */
 interface Row {
   id: string;
-  persona: string;
-  agent: string;
+  persona: string | null;
+  agent: string | null;
   status: string;
   score: number | null;
   passed: boolean | null;
@@ -60,38 +37,28 @@ interface Row {
   caller: string;
 }
 
-type Call = <T>(method: string, path: string, body?: unknown) => Promise<T>;
-
-/** The local API as a script sees it: workspace paths unwrapped from their envelope. */
-function api(base: string, key: string): Call {
-  return async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    let res: Response;
-    try {
-      res = await fetch(base + path, {
-        method,
-        headers: {
-          authorization: `Bearer ${key}`,
-          ...(body ? { 'content-type': 'application/json' } : {}),
-        },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-    } catch (err) {
-      throw new CannotRun(
-        `Callbench is not reachable at ${base} (${(err as Error).message}). Start the app or \`npm run serve\`.`,
-      );
-    }
-    const json = (await res.json().catch(() => ({}))) as ErrorBody & {
-      success?: boolean;
-      data?: T;
-    };
-    if (!res.ok) {
-      const details = (json.error?.details ?? [])
-        .map((d) => `\n  ${d.path}: ${d.message}`)
-        .join('');
-      throw new CannotRun(`${json.error?.message ?? `HTTP ${res.status}`}${details}`);
-    }
-    return json.success === true ? (json.data as T) : (json as T);
-  };
+/** The local API as a script sees it: each refusal or failure is a reason nothing can run. */
+function api(base: string, key: string): ApiClient {
+  return apiClient({
+    base,
+    key,
+    // The desktop app's local API serves each operation at its REST path only.
+    route: restRoute,
+    errors: {
+      unreachable: (err) =>
+        new CannotRun(
+          `Callbench is not reachable at ${base} (${(err as Error).message}). Start the app or \`npm run serve\`.`,
+        ),
+      refused(res, body) {
+        const e = body?.error;
+        const details = (Array.isArray(e?.details) ? (e.details as FieldProblem[]) : [])
+          .map((d) => `\n  ${d.path}: ${d.message}`)
+          .join('');
+        const message = typeof e?.message === 'string' ? e.message : `HTTP ${res.status}`;
+        return new CannotRun(`${message}${details}`);
+      },
+    },
+  });
 }
 
 const USAGE =
@@ -145,32 +112,35 @@ function lineOption(line: string | undefined): unknown {
 }
 
 /** The workspace (by id or name, the first by default) and the scenario (by id or name). */
-async function target(call: Call, workspaceRef: string | undefined, ref: string) {
-  const { workspaces } = await call<{ workspaces: Named[] }>('GET', '/api/v1/workspaces');
+async function target(client: ApiClient, workspaceRef: string | undefined, ref: string) {
+  const { workspaces } = await client.invoke('workspaces.list', {});
   const workspace = workspaceRef
     ? workspaces.find((w) => w.id === workspaceRef || w.name === workspaceRef)
     : workspaces[0];
   if (!workspace) throw new CannotRun(`No workspace ${workspaceRef ?? ''}`.trim());
-  const ws = `/api/v1/workspaces/${workspace.id}`;
+  const workspace_id = workspace.id;
   const scenario = ref.startsWith('scn_')
-    ? (await call<{ scenario: Named }>('GET', `${ws}/scenarios/${ref}`)).scenario
+    ? (await client.invoke('scenarios.get', { workspace_id, scenario_id: ref })).scenario
     : (
-        await call<{ scenarios: Named[] }>(
-          'GET',
-          `${ws}/scenarios?name=${encodeURIComponent(ref)}&limit=100`,
-        )
+        await client.invoke('scenarios.list', { workspace_id, name: ref, limit: 100 })
       ).scenarios.find((s) => s.name === ref);
   if (!scenario) throw new CannotRun(`No scenario named "${ref}" in workspace ${workspace.name}`);
-  return { ws, scenario };
+  return { workspace_id, scenario };
 }
 
 /** Waits for the execution to end, saying how far it got on each wait. */
-async function waitFor(call: Call, ws: string, execution: Execution, err: Out): Promise<Execution> {
+async function waitFor(
+  client: ApiClient,
+  workspace_id: string,
+  execution_id: string,
+  err: Out,
+): Promise<Execution> {
   for (;;) {
-    const { execution: state } = await call<{ execution: Execution }>(
-      'GET',
-      `${ws}/executions/${execution.id}?wait=5`,
-    );
+    const { execution: state } = await client.invoke('executions.get', {
+      workspace_id,
+      execution_id,
+      wait: 5,
+    });
     const ended = state.counts.completed + state.counts.failed + state.counts.cancelled;
     err(`  ${ended}/${state.simulations_created} done (${state.counts.running} running)`);
     if (['completed', 'failed', 'cancelled'].includes(state.status)) return state;
@@ -178,26 +148,29 @@ async function waitFor(call: Call, ws: string, execution: Execution, err: Out): 
 }
 
 /** Each simulation with its persona's and agent's names (asked once each). */
-async function rowsOf(call: Call, ws: string, executionId: string): Promise<Row[]> {
-  const { simulations } = await call<{ simulations: Simulation[] }>(
-    'GET',
-    `${ws}/executions/${executionId}/simulations`,
-  );
+async function rowsOf(client: ApiClient, workspace_id: string, execution_id: string) {
+  const { simulations } = await client.invoke('executions.simulations', {
+    workspace_id,
+    execution_id,
+  });
   const names = new Map<string, string>();
-  const nameOf = async (path: string, id: string, pick: (answer: never) => string) => {
-    if (!names.has(id)) names.set(id, await call<never>('GET', path).then(pick, () => id));
+  // A deleted persona or agent has no id left: its name is unknown (null), as is its id.
+  const nameOf = async (id: string | null, ask: (id: string) => Promise<string>) => {
+    if (id === null) return null;
+    if (!names.has(id)) names.set(id, await ask(id).catch(() => id));
     return names.get(id)!;
   };
   const rows: Row[] = [];
   for (const sim of simulations) {
     rows.push({
       id: sim.id,
-      persona: await nameOf(
-        `${ws}/personas/${sim.persona_id}`,
-        sim.persona_id,
-        (j: { persona: Named }) => j.persona.name,
-      ),
-      agent: await nameOf(`/v1/agents/${sim.agent_id}`, sim.agent_id, (j: Named) => j.name),
+      persona: await nameOf(sim.persona_id, async (id) => {
+        const answer = await client.invoke('personas.get', { workspace_id, persona_id: id });
+        return answer.persona.name;
+      }),
+      agent: await nameOf(sim.agent_id, async (id) => {
+        return (await client.invoke('agents.get', { agent_id: id })).name;
+      }),
       status: sim.status,
       score: sim.score,
       passed: sim.passed,
@@ -270,20 +243,19 @@ export async function run(
 ): Promise<number> {
   try {
     const o = options(args);
-    const call = api(o.url, o.key);
-    const { ws, scenario } = await target(call, o.workspace, o.ref);
-    const { execution } = await call<{ execution: Execution }>(
-      'POST',
-      `${ws}/scenarios/${scenario.id}/execute`,
-      {
-        variables: o.variables,
-        ...(o.runs ? { runs: Number(o.runs) } : {}),
-        ...(o.channel ? { channel: o.channel } : {}),
-        ...(o.mode ? { mode: o.mode } : {}),
-        ...(o.line !== undefined ? { line: o.line } : {}),
-        ...(o.seed !== undefined ? { seed: Number(o.seed) } : {}),
-      },
-    );
+    const client = api(o.url, o.key);
+    const { workspace_id, scenario } = await target(client, o.workspace, o.ref);
+    const { execution } = await client.invoke('scenarios.execute', {
+      workspace_id,
+      scenario_id: scenario.id,
+      variables: o.variables,
+      ...(o.runs ? { runs: Number(o.runs) } : {}),
+      ...(o.channel ? { channel: o.channel as Execute['channel'] } : {}),
+      ...(o.mode ? { mode: o.mode as Execute['mode'] } : {}),
+      // The engine checks what the script passed: a wrong value is its 400, with the field.
+      ...(o.line !== undefined ? { line: o.line as Execute['line'] } : {}),
+      ...(o.seed !== undefined ? { seed: Number(o.seed) } : {}),
+    });
     err(
       `Execution ${execution.id}: ${execution.simulations_created} simulation(s) of "${scenario.name}"`,
     );
@@ -291,8 +263,8 @@ export async function run(
       out(o.json ? JSON.stringify({ execution }) : execution.id);
       return 0;
     }
-    const state = await waitFor(call, ws, execution, err);
-    const rows = await rowsOf(call, ws, execution.id);
+    const state = await waitFor(client, workspace_id, execution.id, err);
+    const rows = await rowsOf(client, workspace_id, execution.id);
     if (o.json) out(JSON.stringify({ execution: state, simulations: rows }, null, 2));
     else printSummary(rows, state, out);
     if (o.junit) writeJunit(o.junit, scenario.name, state, rows);

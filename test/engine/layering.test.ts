@@ -30,7 +30,7 @@ describe('layering', () => {
       ),
     ].map((m) => m[1]!);
 
-  it("the renderer reaches the engine only through its client: from src/ it takes the catalogue's types alone", () => {
+  it("the renderer reaches the engine only through its client: from src/ it takes the shared API client and the catalogue's types alone", () => {
     const sources = files('renderer/src').filter((f) => /\.tsx?$/.test(f));
     expect(sources.length).toBeGreaterThan(10);
     const typeOnlyCatalogue = (f: string, i: string): boolean =>
@@ -43,12 +43,21 @@ describe('layering', () => {
         .filter((i) => {
           if (!i.startsWith('.')) return i === 'electron' || i.startsWith('node:');
           const target = relative(process.cwd(), resolve(dirname(f), i));
+          // The one API client (requests and the event stream), which imports only types itself.
+          if (target === 'src/client/api-client' || target === 'src/client/event-stream')
+            return false;
           if (target.startsWith('src/')) return !typeOnlyCatalogue(f, i);
           return !target.startsWith('renderer/') && !target.startsWith('preload/');
         })
         .map((i) => `${f}: ${i}`),
     );
     expect(offenders).toEqual([]);
+    // What the renderer takes of src/client/ takes nothing but types from the engine.
+    for (const shared of ['src/client/api-client.ts', 'src/client/event-stream.ts'])
+      for (const line of readFileSync(shared, 'utf8')
+        .split('\n')
+        .filter((l) => /^import /.test(l)))
+        expect(line, shared).toMatch(/^import type /);
     // The types do reach it: the client is typed from the catalogue.
     expect(readFileSync('renderer/src/client.ts', 'utf8')).toMatch(
       /import type \{[^}]*\bOperationMap\b[^}]*\} from '..\/..\/src\/operations\/catalogue'/,
