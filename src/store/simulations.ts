@@ -1,4 +1,3 @@
-import type { SimulationMode } from '../domain/audio.js';
 import { sql } from 'kysely';
 import { toJson } from './db.js';
 import { createExecutionStore } from './executions.js';
@@ -21,24 +20,26 @@ export type { AudioCall, EndedForAgent } from './simulation-figures.js';
 export type { RunNames, Simulation } from './simulation-rows.js';
 export type { EndedHere, Lease } from '../domain/simulation-queue.js';
 
-export interface SimulationSummary extends RunNames {
-  id: string;
-  execution_id: string;
-  scenario_id: string;
-  persona_id: string | null;
-  agent_id: string | null;
-  channel: string;
-  mode: SimulationMode;
-  status: Simulation['status'];
-  created_at: string;
-  ended_at: string | null;
-  duration_ms: number | null;
-  end_reason: string | null;
-  score: number | null;
-  passed: boolean | null;
-  turn_count: number;
-  error: string | null;
-}
+/** A simulation as lists show it: the stored fields a row needs, its names and its turn count. */
+export type SimulationSummary = RunNames &
+  Pick<
+    Simulation,
+    | 'id'
+    | 'execution_id'
+    | 'scenario_id'
+    | 'persona_id'
+    | 'agent_id'
+    | 'channel'
+    | 'mode'
+    | 'status'
+    | 'created_at'
+    | 'ended_at'
+    | 'duration_ms'
+    | 'end_reason'
+    | 'score'
+    | 'passed'
+    | 'error'
+  > & { turn_count: number };
 
 /** A summary row: its flag and turn count as the database answers them. */
 type SummaryRow = Omit<SimulationSummary, 'passed'> & { passed: number | null };
