@@ -1,9 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type Postgres } from '../helpers/postgres.js';
-import { tempDir } from '../helpers/server.js';
+import { serveOnce } from '../helpers/cli.js';
 import { onPostgres } from '../helpers/store-under-test.js';
 
 const INIT_SCRIPT = 'docker/postgres-init/10-callbench-role.sh';
@@ -24,28 +24,6 @@ const runInit = (server: Postgres, env: Record<string, string>) =>
       ...env,
     },
   });
-
-/** `serve` on the database until it says where it listens; then stopped; answers its output. */
-function serveOnce(url: string): Promise<string> {
-  const child = spawn(
-    process.execPath,
-    ['src/cli/callbench.mjs', 'serve', '--port', '0', '--data-dir', tempDir(), '--database', url],
-    { env: { PATH: process.env.PATH, HOME: tempDir(), CALLBENCH_SECRET_KEY: SECRET_KEY } },
-  );
-  let out = '';
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      // Once: a second SIGTERM (at a line printed while stopping) would kill it outright.
-      if (out.includes('listening on') && !child.killed) child.kill('SIGTERM');
-    });
-    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${out}`)),
-    );
-  });
-}
 
 async function query<T>(url: string, text: string): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
@@ -109,7 +87,7 @@ describe.skipIf(onPostgres())('the database role the compose init script makes',
     expect(db).toEqual({ owner: 'callbench', collate: 'C' });
 
     // The schema is made (and later upgraded) by the role itself: no superuser right is needed.
-    const out = await serveOnce(url);
+    const out = await serveOnce(url, { CALLBENCH_SECRET_KEY: SECRET_KEY });
     expect(out).toContain('Created your first API key');
     const tables = await query<{ owner: string }>(
       url,

@@ -1,8 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migratePostgres } from '../../src/store/sql/migrate-postgres.js';
 import { ensureDatabase, startPostgres, type Postgres } from '../helpers/postgres.js';
+import { serveOnce } from '../helpers/cli.js';
 import { tempDir } from '../helpers/server.js';
 import { onPostgres } from '../helpers/store-under-test.js';
 import { ALLOW_LOOPBACK_ENV } from '../helpers/team.js';
@@ -17,28 +18,6 @@ const cli = (args: string[], env: Record<string, string> = {}) =>
     env: { PATH: process.env.PATH, HOME: tempDir(), ...env },
     timeout: 30_000,
   });
-
-/** `serve` on a database until it says where it listens; then stopped as a service manager would. */
-function serveOnce(url: string, env: Record<string, string>): Promise<string> {
-  const child = spawn(
-    process.execPath,
-    ['src/cli/callbench.mjs', 'serve', '--port', '0', '--data-dir', tempDir(), '--database', url],
-    { env: { PATH: process.env.PATH, HOME: tempDir(), ...env } },
-  );
-  let out = '';
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      // Once: a second SIGTERM (at a line printed while stopping) would kill it outright.
-      if (out.includes('listening on') && !child.killed) child.kill('SIGTERM');
-    });
-    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${out}`)),
-    );
-  });
-}
 
 /** The one line a refused start prints, and its exit status. */
 const refusal = (r: ReturnType<typeof cli>) => ({
