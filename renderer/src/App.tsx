@@ -126,12 +126,19 @@ function EngineChip() {
           sx={{ mr: 1, color: 'inherit', borderColor: 'currentColor' }}
         />
       </Tooltip>
-      <Snackbar open={Boolean(error)} autoHideDuration={8_000} onClose={() => setError(null)}>
-        <Alert severity="error" onClose={() => setError(null)}>
-          {error}
-        </Alert>
-      </Snackbar>
+      <ErrorToast error={error} onClose={() => setError(null)} />
     </>
+  );
+}
+
+/** An action's failure, shown for a while at the foot of the window. */
+function ErrorToast({ error, onClose }: { error: string | null; onClose: () => void }) {
+  return (
+    <Snackbar open={Boolean(error)} autoHideDuration={8_000} onClose={onClose}>
+      <Alert severity="error" onClose={onClose}>
+        {error}
+      </Alert>
+    </Snackbar>
   );
 }
 
@@ -152,11 +159,7 @@ function SignOut() {
       >
         Sign out
       </Button>
-      <Snackbar open={Boolean(error)} autoHideDuration={8_000} onClose={() => setError(null)}>
-        <Alert severity="error" onClose={() => setError(null)}>
-          {error}
-        </Alert>
-      </Snackbar>
+      <ErrorToast error={error} onClose={() => setError(null)} />
     </>
   );
 }
