@@ -45,8 +45,12 @@ export async function startServe(env: Record<string, string> = {}): Promise<Serv
     key,
     dataDir,
     async stop() {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+      // A serve that already ended (the test stopped it, or it failed) emits no second 'exit'.
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
