@@ -1,45 +1,137 @@
-/** Shapes of a simulation that the store keeps and the simulation domain makes. */
-import type { TextSource, TurnAudio } from './audio.js';
-import type { CallerAct } from './callers.js';
+import { z } from 'zod';
+import { AudioSummary, SIMULATION_MODES, TEXT_SOURCES, TurnAudio } from './audio.js';
+import { CALLER_ACTS, SimulationLine } from './callers.js';
+import { Timestamp } from './records.js';
 
-export interface Turn {
-  role: 'caller' | 'agent' | 'tool';
-  text: string;
-  at_ms: number;
-  latency_ms: number | null;
-  /** `success` is null when the provider did not say (a deployed agent's own tool call). */
-  tool?: { name: string; arguments: unknown; result: unknown; success: boolean | null };
-  /** Scripted mode: the expectation on this agent reply, when the script line had one. */
-  expectation?: { passed: boolean; problems: string[] };
-  /** Audio mode: when this turn's speech ran on the call's clock. */
-  audio?: TurnAudio;
-  /** Audio mode: where the text came from (the script, the caller model, the provider, STT). */
-  source?: TextSource;
-  /** Audio mode, caller turns: what the provider's speech recognition heard, where it says. */
-  heard?: string;
-  /** Audio mode, caller turns: said over the agent, or keypad digits. */
-  act?: CallerAct;
-  /** Audio mode, caller turns: keypad digits sent. */
-  dtmf?: string;
-  /** Audio mode, caller turns: word error rate of `heard` against `text` (normalised). */
-  wer?: number | null;
-}
+/**
+ * The simulation (one simulated call of an execution), defined once: the store reads and writes it
+ * through a column map typed by this record, the simulation domain makes its turns, results and
+ * usage, and the operations build their answers from it.
+ */
 
-export interface MetricResult {
-  metric_id: string;
-  name: string;
-  category: string;
-  type: string;
+export const SIMULATION_STATUSES = [
+  'queued',
+  'running',
+  'completed',
+  'failed',
+  'cancelled',
+] as const;
+export type SimulationStatus = (typeof SIMULATION_STATUSES)[number];
+
+/** Why a simulated call ended: text and audio conversations share the list, and scoring reads it. */
+export const END_REASONS = [
+  'agent_ended',
+  'caller_ended',
+  'max_turns',
+  'max_duration',
+  'silence',
+  'error',
+] as const;
+
+export const Turn = z.object({
+  role: z.enum(['caller', 'agent', 'tool']),
+  text: z.string(),
+  at_ms: z.number(),
+  latency_ms: z.number().nullable(),
+  tool: z
+    .object({
+      name: z.string(),
+      arguments: z.unknown(),
+      result: z.unknown(),
+      /** Null when the provider did not say (a deployed agent's own tool call). */
+      success: z.boolean().nullable().describe('null when the agent did not say'),
+    })
+    .optional(),
+  expectation: z
+    .object({ passed: z.boolean(), problems: z.array(z.string()) })
+    .optional()
+    .describe('Scripted lines: the expectation on this agent reply, when the line had one'),
+  audio: TurnAudio.optional().describe("Audio mode: when this turn's speech ran (ms from connect)"),
+  /** Audio mode: the script, the caller model, the provider or STT. */
+  source: z.enum(TEXT_SOURCES).optional().describe('Audio mode: where the text came from'),
+  heard: z
+    .string()
+    .optional()
+    .describe("Audio mode, caller turns: what the provider's speech recognition heard"),
+  act: z
+    .enum(CALLER_ACTS)
+    .optional()
+    .describe('Audio mode, caller turns: said over the agent (barge_in, backchannel), or dtmf'),
+  dtmf: z.string().optional().describe('Audio mode, caller turns: keypad digits sent'),
+  /** Normalised: 0 is every word heard right. */
+  wer: z
+    .number()
+    .nullable()
+    .optional()
+    .describe('Audio mode, caller turns: word error rate of heard against text (normalised)'),
+});
+export type Turn = z.infer<typeof Turn>;
+
+export const MetricResult = z.object({
+  metric_id: z.string(),
+  name: z.string(),
+  category: z.string(),
+  type: z.string(),
   /** 0 to 100; null when the metric could not be evaluated (status error). */
-  score: number | null;
-  passed: boolean;
-  reasoning: string;
-  error?: string;
-}
+  score: z.number().nullable(),
+  passed: z.boolean(),
+  reasoning: z.string(),
+  error: z.string().optional(),
+});
+export type MetricResult = z.infer<typeof MetricResult>;
 
 /** Model calls and tokens a simulation spent (every attempt counted). */
-export interface Usage {
-  llm_calls: number;
-  input_tokens: number;
-  output_tokens: number;
-}
+export const Usage = z.object({
+  llm_calls: z.number().int(),
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+});
+export type Usage = z.infer<typeof Usage>;
+
+/**
+ * The simulation as stored, its fields in the order the API answers them. `recording` is the file's
+ * name in the data dir, never answered (the operations answer its URL instead), and `error` is null
+ * when there is none (the simulation's own page leaves it out then).
+ */
+export const Simulation = z.object({
+  id: z.string(),
+  execution_id: z.string(),
+  scenario_id: z.string(),
+  persona_id: z.string().nullable(),
+  agent_id: z.string().nullable(),
+  channel: z.string(),
+  mode: z.enum(SIMULATION_MODES).describe('text, or audio (a real audio call)'),
+  status: z.enum(SIMULATION_STATUSES),
+  created_at: Timestamp,
+  started_at: Timestamp.nullable(),
+  ended_at: Timestamp.nullable(),
+  duration_ms: z.number().int().nullable(),
+  end_reason: z
+    .enum(END_REASONS)
+    .nullable()
+    .describe('silence: audio calls where no one spoke past the silence limit'),
+  turns: z.array(Turn),
+  score: z.number().nullable(),
+  passed: z.boolean().nullable(),
+  results: z.array(MetricResult),
+  usage: Usage,
+  /** Audio mode: what the call measured (null in text mode, or before it ran). */
+  audio: AudioSummary.nullable().describe('Audio mode: what the call measured'),
+  /** Audio mode: the recording's file name in the data dir, while it is kept. */
+  recording: z.string().nullable(),
+  line: SimulationLine.nullable().describe(
+    'Audio mode: the line chosen for it, and the seed that replays its losses, jitter and caller behaviours',
+  ),
+  error: z.string().nullable(),
+});
+export type Simulation = z.infer<typeof Simulation>;
+
+export const NameNow = z.string().nullable().describe('Its name now; null once it is deleted');
+
+/** The names, now, of what a simulation ran (screens show names, not ids); null once deleted. */
+export const RunNames = z.object({
+  scenario_name: NameNow,
+  persona_name: NameNow,
+  agent_name: NameNow,
+});
+export type RunNames = z.infer<typeof RunNames>;

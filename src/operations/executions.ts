@@ -1,147 +1,32 @@
-import { CALLER_ACTS, LineChoice, SimulationLine } from '../domain/callers.js';
+import { LineChoice } from '../domain/callers.js';
 import { z } from 'zod';
-import {
-  AudioFigures,
-  AudioSummary,
-  SIMULATION_MODES,
-  TEXT_SOURCES,
-  TurnAudio,
-} from '../domain/audio.js';
+import { AudioFigures, SIMULATION_MODES } from '../domain/audio.js';
+import { ENDED_EXECUTION_STATUSES, Execution } from '../domain/executions.js';
+import { RunNames, Simulation } from '../domain/simulations.js';
 import { figuresOverCalls } from '../voice/call-measures.js';
 import { isoNow } from '../clock.js';
 import { AppError, notFound } from '../errors.js';
 import { FileAnswer, FileData } from './file-answer.js';
 import { startCheckedExecution } from '../simulations/start.js';
-import type { Execution } from '../store/simulations.js';
-import { Id, pagination, Pagination, Paging, Timestamp, WorkspaceParams } from './common.js';
+import { Id, pagination, Pagination, Paging, WorkspaceParams } from './common.js';
 import { defineOperation, withStatus, type OperationContext } from './types.js';
 
-const NameNow = z.string().nullable().describe('Its name now; null once it is deleted');
-const ExecutionSchema = z.object({
-  id: z.string(),
-  scenario_id: z.string(),
-  scenario_name: NameNow,
-  status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
-  simulations_created: z.number().int(),
-  estimated_completion: Timestamp.nullable(),
-  created_at: Timestamp,
-  variables: z.record(z.string(), z.string()),
-  runs: z.number().int(),
-  channel: z.string().nullable(),
-  mode: z
-    .enum(SIMULATION_MODES)
-    .nullable()
-    .describe("The mode asked for every simulation; null: each scenario's own"),
-  line: z
-    .object({ choice: LineChoice.nullable(), seed: z.number().int().nullable() })
-    .nullable()
-    .describe(
-      "Audio mode: the line and seed asked for every simulation; null: each scenario's own",
-    ),
-  counts: z.object({
-    queued: z.number().int(),
-    running: z.number().int(),
-    completed: z.number().int(),
-    failed: z.number().int(),
-    cancelled: z.number().int(),
-  }),
-  avg_score: z.number().nullable(),
-  pass_rate: z
-    .number()
-    .nullable()
-    .describe(
-      'Percent of judged simulations that passed; failed (errored) ones count as not passed',
-    ),
-});
-const SimulationSchema = z.object({
-  id: z.string(),
-  execution_id: z.string(),
-  scenario_id: z.string(),
-  persona_id: z.string().nullable(),
-  agent_id: z.string().nullable(),
-  scenario_name: NameNow,
-  persona_name: NameNow,
-  agent_name: NameNow,
-  channel: z.string(),
-  mode: z.enum(SIMULATION_MODES).describe('text, or audio (a real audio call)'),
-  line: SimulationLine.nullable().describe(
-    'Audio mode: the line chosen for it, and the seed that replays its losses, jitter and caller behaviours',
-  ),
-  status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
-  created_at: Timestamp,
-  started_at: Timestamp.nullable(),
-  ended_at: Timestamp.nullable(),
-  duration_ms: z.number().int().nullable(),
-  end_reason: z
-    .enum(['agent_ended', 'caller_ended', 'max_turns', 'max_duration', 'silence', 'error'])
-    .nullable()
-    .describe('silence: audio calls where no one spoke past the silence limit'),
-  turns: z.array(
-    z.object({
-      role: z.enum(['caller', 'agent', 'tool']),
-      text: z.string(),
-      at_ms: z.number(),
-      latency_ms: z.number().nullable(),
-      tool: z
-        .object({
-          name: z.string(),
-          arguments: z.unknown(),
-          result: z.unknown(),
-          success: z.boolean().nullable().describe('null when the agent did not say'),
-        })
-        .optional(),
-      expectation: z
-        .object({ passed: z.boolean(), problems: z.array(z.string()) })
-        .optional()
-        .describe('Scripted lines: the expectation on this agent reply, when the line had one'),
-      audio: TurnAudio.optional().describe(
-        "Audio mode: when this turn's speech ran (ms from connect)",
-      ),
-      source: z.enum(TEXT_SOURCES).optional().describe('Audio mode: where the text came from'),
-      heard: z
-        .string()
-        .optional()
-        .describe("Audio mode, caller turns: what the provider's speech recognition heard"),
-      act: z
-        .enum(CALLER_ACTS)
-        .optional()
-        .describe('Audio mode, caller turns: said over the agent (barge_in, backchannel), or dtmf'),
-      dtmf: z.string().optional().describe('Audio mode, caller turns: keypad digits sent'),
-      wer: z
-        .number()
-        .nullable()
-        .optional()
-        .describe('Audio mode, caller turns: word error rate of heard against text (normalised)'),
-    }),
-  ),
-  score: z.number().nullable(),
-  passed: z.boolean().nullable(),
-  results: z.array(
-    z.object({
-      metric_id: z.string(),
-      name: z.string(),
-      category: z.string(),
-      type: z.string(),
-      score: z.number().nullable(),
-      passed: z.boolean(),
-      reasoning: z.string(),
-      error: z.string().optional(),
-    }),
-  ),
-  usage: z.object({
-    llm_calls: z.number().int(),
-    input_tokens: z.number().int(),
-    output_tokens: z.number().int(),
-  }),
-  audio: AudioSummary.nullable().describe('Audio mode: what the call measured'),
-  recording_url: z
-    .string()
-    .nullable()
-    .describe('Audio mode: the stereo WAV (agent left, caller right), while it is kept'),
-  error: z.string().optional(),
-});
+/**
+ * A simulation as answered: the stored record with the names of what it ran, where its recording
+ * is (never the file's name), and its error only when it has one.
+ */
+const SimulationSchema = Simulation.omit({ recording: true })
+  .extend({ error: z.string().optional() })
+  .extend(RunNames.shape)
+  .extend({
+    recording_url: z
+      .string()
+      .nullable()
+      .describe('Audio mode: the stereo WAV (agent left, caller right), while it is kept'),
+  });
+type SimulationAnswer = z.infer<typeof SimulationSchema>;
 
-const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+const TERMINAL = new Set<string>(ENDED_EXECUTION_STATUSES);
 const base = '/api/v1/workspaces/:workspace_id';
 
 async function getExecution(
@@ -237,7 +122,7 @@ export const executionOperations = [
         ),
     },
     output: z.object({
-      execution: ExecutionSchema.pick({
+      execution: Execution.pick({
         id: true,
         scenario_id: true,
         status: true,
@@ -264,7 +149,7 @@ export const executionOperations = [
     http: { method: 'GET', path: `${base}/executions` },
     params: WorkspaceParams,
     query: Paging,
-    output: z.object({ executions: z.array(ExecutionSchema), pagination: Pagination }),
+    output: z.object({ executions: z.array(Execution), pagination: Pagination }),
     async handler({ workspace_id, limit, offset }, ctx) {
       const { items, total } = await ctx.store.simulations.listExecutions(
         workspace_id,
@@ -282,7 +167,7 @@ export const executionOperations = [
     params: { ...WorkspaceParams, execution_id: Id },
     query: { wait: z.coerce.number().min(0).max(120).optional() },
     output: z.object({
-      execution: ExecutionSchema.extend({
+      execution: Execution.extend({
         audio: AudioFigures.nullable().describe(
           'Its audio simulations that ended; null when it has none',
         ),
@@ -302,7 +187,7 @@ export const executionOperations = [
     summary: 'Cancel: queued simulations stop at once, running ones at their next turn',
     http: { method: 'POST', path: `${base}/executions/:execution_id/cancel` },
     params: { ...WorkspaceParams, execution_id: Id },
-    output: z.object({ execution: ExecutionSchema }),
+    output: z.object({ execution: Execution }),
     async handler({ workspace_id, execution_id }, ctx) {
       await getExecution(ctx, workspace_id, execution_id);
       await ctx.store.simulations.cancel(workspace_id, execution_id, isoNow(ctx.clock));
@@ -409,16 +294,20 @@ async function audioOf(ctx: OperationContext, executionId: string) {
   return figuresOverCalls(await ctx.store.simulations.audioCalls({ executionId }));
 }
 
-/** A simulation as answered: where its recording is, never the file's name. */
-function presented<T extends { id: string; recording: string | null; audio: AudioSummary | null }>(
-  sim: T,
-  workspaceId: string,
-) {
-  const { recording, ...rest } = sim;
+/**
+ * A simulation as answered (SimulationSchema), from the stored one: the names after its own fields,
+ * its recording's URL for the file's name, and no error at all when it has none.
+ */
+function presented(sim: Simulation & RunNames, workspaceId: string): SimulationAnswer {
+  const { recording, error, scenario_name, persona_name, agent_name, ...stored } = sim;
   return {
-    ...rest,
+    ...stored,
     // Removed after the retention days: the summary says so too.
-    audio: rest.audio && { ...rest.audio, recording: recording !== null },
+    audio: stored.audio && { ...stored.audio, recording: recording !== null },
+    ...(error ? { error } : {}),
+    scenario_name,
+    persona_name,
+    agent_name,
     recording_url: recording
       ? `/api/v1/workspaces/${workspaceId}/simulations/${sim.id}/recording`
       : null,

@@ -1,63 +1,91 @@
-import type { SimulationMode } from '../domain/audio.js';
-import type { LineChoice, SimulationLine } from '../domain/callers.js';
-import { sql, type Kysely } from 'kysely';
-import { fromJson, toJson } from './db.js';
-import { CHUNK } from './simulation-rows.js';
+import { sql, type Insertable, type Kysely } from 'kysely';
+import { Execution, type ExecutionStatus, type StoredExecution } from '../domain/executions.js';
+import { SIMULATION_STATUSES, type Simulation } from '../domain/simulations.js';
+import { fromJson } from './db.js';
+import { recordColumns } from './record-columns.js';
+import { CHUNK, SIM } from './simulation-rows.js';
 import { pageOf, valueList, type StoreContext } from './sql/query.js';
-import type { Tables } from './sql/tables.js';
+import type { Executions, Simulations, Tables } from './sql/tables.js';
 import { PASS_RATE } from './usage.js';
 
-/** An execution's line: the profile asked for (null: the scenario's), and a seed to replay. */
-export interface ExecutionLine {
-  choice: LineChoice | null;
-  seed: number | null;
-}
+/**
+ * The execution's columns in the `executions` table (besides `workspace_id`, and `status`: always
+ * 'queued' there, the status being worked out from the simulations when it is read).
+ */
+const COLUMNS = recordColumns<StoredExecution>({
+  id: { column: 'id' },
+  scenario_id: { column: 'scenario_id' },
+  estimated_completion: { column: 'estimated_completion' },
+  created_at: { column: 'created_at' },
+  variables: { column: 'variables', json: true },
+  runs: { column: 'runs' },
+  channel: { column: 'channel' },
+  mode: { column: 'mode' },
+  line: { column: 'line', json: true },
+  cancelled_at: { column: 'cancelled_at' },
+});
 
-export interface Execution {
-  id: string;
-  scenario_id: string;
-  /** The scenario's name now; null once it is deleted. */
-  scenario_name: string | null;
-  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
-  simulations_created: number;
-  estimated_completion: string | null;
-  created_at: string;
-  variables: Record<string, string>;
-  runs: number;
-  channel: string | null;
-  /** The mode this execution asked for; null: each scenario's own. */
-  mode: SimulationMode | null;
-  /** The line this execution asked for, and the seed; null: each scenario's own. */
-  line: ExecutionLine | null;
-  counts: Record<'queued' | 'running' | 'completed' | 'failed' | 'cancelled', number>;
-  avg_score: number | null;
-  pass_rate: number | null;
-}
+const STORED_COLUMNS = sql.raw(COLUMNS.selectList('e', Object.keys(COLUMNS.fields)));
+const ANSWER_FIELDS = Object.keys(Execution.shape) as (keyof Execution)[];
+
+type Row = Record<string, unknown> & { id: string; scenario_name: string | null };
+type Counts = Execution['counts'];
+/** What is counted from an execution's simulations as they are now (its status is read from these). */
+type Figures = Pick<Execution, 'simulations_created' | 'counts' | 'avg_score' | 'pass_rate'>;
 
 const round = (n: number | null) => (n === null ? null : Math.round(n * 100) / 100);
 
-/** An executions row as the database answers it. */
-interface ExecutionRow {
-  id: string;
-  scenario_id: string;
-  scenario_name: string | null;
-  estimated_completion: string | null;
-  created_at: string;
-  variables: string;
-  runs: number;
-  channel: string | null;
-  mode: string | null;
-  line: string | null;
-  cancelled_at: string | null;
+const noCounts = (): Counts => Object.fromEntries(SIMULATION_STATUSES.map((s) => [s, 0])) as Counts;
+
+/** The execution as answered, its fields in the record's order (a spread would put the figures last). */
+const inAnswerOrder = (e: Execution): Execution =>
+  Object.fromEntries(ANSWER_FIELDS.map((f) => [f, e[f]])) as Execution;
+
+/**
+ * Completed once every simulation has ended (even when some failed); failed only when none could
+ * run; cancelled once asked, whatever still runs.
+ */
+function statusOf(cancelled: boolean, f: Figures): ExecutionStatus {
+  if (cancelled) return 'cancelled';
+  const { counts, simulations_created: total } = f;
+  const ended = counts.completed + counts.failed + counts.cancelled;
+  if (ended < total) return counts.running > 0 || ended > 0 ? 'running' : 'queued';
+  const noneRan = counts.completed === 0 && counts.failed > 0 && counts.failed === total;
+  return noneRan && f.avg_score === null ? 'failed' : 'completed';
 }
 
-const noCounts = (): Execution['counts'] => ({
-  queued: 0,
-  running: 0,
-  completed: 0,
-  failed: 0,
-  cancelled: 0,
-});
+/** The counts, average score and pass rate of these executions' simulations, by execution. */
+async function figuresOf(db: Kysely<Tables>, ids: string[]): Promise<Map<string, Figures>> {
+  const found = valueList(ids);
+  const { rows: counted } = await sql<{ execution_id: string; status: string; n: number }>`
+    SELECT execution_id, status, COUNT(*) AS n FROM simulations
+    WHERE execution_id IN (${found}) GROUP BY execution_id, status`.execute(db);
+  const { rows: scored } = await sql<{
+    execution_id: string;
+    avg: number | null;
+    rate: number | null;
+  }>`SELECT execution_id, AVG(score) AS avg, ${sql.raw(PASS_RATE)} AS rate FROM simulations
+    WHERE execution_id IN (${found}) AND status IN ('completed', 'failed')
+    GROUP BY execution_id`.execute(db);
+  const countsOf = new Map<string, Counts>();
+  for (const r of counted) {
+    let counts = countsOf.get(r.execution_id);
+    if (!counts) countsOf.set(r.execution_id, (counts = noCounts()));
+    counts[r.status as keyof Counts] = r.n;
+  }
+  const scoredOf = new Map(scored.map((f) => [f.execution_id, f]));
+  return new Map(
+    ids.map((id) => {
+      const counts = countsOf.get(id) ?? noCounts();
+      const { avg, rate } = scoredOf.get(id) ?? { avg: null, rate: null };
+      const total = Object.values(counts).reduce((a, b) => a + b, 0);
+      return [
+        id,
+        { simulations_created: total, counts, avg_score: round(avg), pass_rate: round(rate) },
+      ];
+    }),
+  );
+}
 
 /**
  * Executions with their counts, average score, pass rate and status, as they are now, by id (the
@@ -70,82 +98,62 @@ async function readExecutions(
 ): Promise<Map<string, Execution>> {
   const out = new Map<string, Execution>();
   if (ids.length === 0) return out;
-  const { rows: executions } = await sql<ExecutionRow>`SELECT e.id, e.scenario_id,
-      (SELECT name FROM scenarios WHERE id = e.scenario_id) AS scenario_name,
-      e.estimated_completion, e.created_at, e.variables, e.runs, e.channel, e.mode, e.line, e.cancelled_at
+  const { rows } = await sql<Row>`SELECT ${STORED_COLUMNS},
+      (SELECT name FROM scenarios WHERE id = e.scenario_id) AS scenario_name
     FROM executions e WHERE e.workspace_id = ${workspaceId} AND e.id IN (${valueList(ids)})`.execute(
     db,
   );
-  if (executions.length === 0) return out;
-  const found = valueList(executions.map((e) => e.id));
-  const { rows: counted } = await sql<{ execution_id: string; status: string; n: number }>`
-    SELECT execution_id, status, COUNT(*) AS n FROM simulations
-    WHERE execution_id IN (${found}) GROUP BY execution_id, status`.execute(db);
-  const { rows: figures } = await sql<{
-    execution_id: string;
-    avg: number | null;
-    rate: number | null;
-  }>`SELECT execution_id, AVG(score) AS avg, ${sql.raw(PASS_RATE)} AS rate FROM simulations
-    WHERE execution_id IN (${found}) AND status IN ('completed', 'failed')
-    GROUP BY execution_id`.execute(db);
-  const countsOf = new Map<string, Execution['counts']>();
-  for (const r of counted) {
-    let counts = countsOf.get(r.execution_id);
-    if (!counts) countsOf.set(r.execution_id, (counts = noCounts()));
-    counts[r.status as keyof Execution['counts']] = r.n;
-  }
-  const figuresOf = new Map(figures.map((f) => [f.execution_id, f]));
-  for (const e of executions) {
-    const counts = countsOf.get(e.id) ?? noCounts();
-    const agg = figuresOf.get(e.id) ?? { avg: null, rate: null };
-    const total = Object.values(counts).reduce((a, b) => a + b, 0);
-    const ended = counts.completed + counts.failed + counts.cancelled;
-    // completed once every simulation has ended (even when some failed); failed only when none could run.
-    const status: Execution['status'] = e.cancelled_at
-      ? 'cancelled'
-      : ended < total
-        ? counts.running > 0 || ended > 0
-          ? 'running'
-          : 'queued'
-        : counts.completed === 0 && counts.failed > 0 && agg.avg === null && counts.failed === total
-          ? 'failed'
-          : 'completed';
-    out.set(e.id, {
-      id: e.id,
-      scenario_id: e.scenario_id,
-      scenario_name: e.scenario_name,
-      status,
-      simulations_created: total,
-      estimated_completion: e.estimated_completion,
-      created_at: e.created_at,
-      variables: fromJson(e.variables),
-      runs: e.runs,
-      channel: e.channel,
-      mode: e.mode as SimulationMode | null,
-      line: fromJson(e.line),
-      counts,
-      avg_score: round(agg.avg),
-      pass_rate: round(agg.rate),
-    });
+  if (rows.length === 0) return out;
+  const figures = await figuresOf(
+    db,
+    rows.map((r) => r.id),
+  );
+  for (const row of rows) {
+    const { cancelled_at, ...stored } = COLUMNS.fromRow(row);
+    const now = figures.get(row.id)!;
+    const status = statusOf(cancelled_at !== null, now);
+    out.set(row.id, inAnswerOrder({ ...stored, ...now, status, scenario_name: row.scenario_name }));
   }
   return out;
 }
 
 /** A simulation an execution queues: who calls which agent, how. */
-interface NewSimulation {
-  id: string;
-  persona_id: string;
-  agent_id: string;
-  channel: string;
-  mode: SimulationMode;
-  /** Audio mode: its line and seed. */
-  line: SimulationLine | null;
-}
+type NewSimulation = Pick<
+  Simulation,
+  'id' | 'persona_id' | 'agent_id' | 'channel' | 'mode' | 'line'
+>;
+
+/** What a new execution stores, with the workspace and scenario it runs. */
+type NewExecution = Omit<StoredExecution, 'scenario_id' | 'cancelled_at'> & {
+  workspaceId: string;
+  scenarioId: string;
+};
+
+/** A simulation as queued: nothing run, scored or spent yet. */
+const queued = (e: NewExecution, s: NewSimulation): Simulation => ({
+  ...s,
+  execution_id: e.id,
+  scenario_id: e.scenarioId,
+  status: 'queued',
+  created_at: e.created_at,
+  started_at: null,
+  ended_at: null,
+  duration_ms: null,
+  end_reason: null,
+  turns: [],
+  score: null,
+  passed: null,
+  results: [],
+  usage: { llm_calls: 0, input_tokens: 0, output_tokens: 0 },
+  audio: null,
+  recording: null,
+  error: null,
+});
 
 /** A new execution's simulations, numbered after the last one queued (inside its transaction). */
 async function insertSimulations(
   db: Kysely<Tables>,
-  e: { id: string; workspaceId: string; scenarioId: string; created_at: string },
+  e: NewExecution,
   sims: NewSimulation[],
 ): Promise<void> {
   const { rows } = await sql<{
@@ -153,65 +161,31 @@ async function insertSimulations(
   }>`SELECT COALESCE(MAX(seq), 0) AS last FROM simulations`.execute(db);
   const next = rows[0]!.last + 1;
   for (let i = 0; i < sims.length; i += CHUNK) {
-    await db
-      .insertInto('simulations')
-      .values(
-        sims.slice(i, i + CHUNK).map((s, j) => ({
-          id: s.id,
+    const chunk = sims.slice(i, i + CHUNK).map(
+      (s, j) =>
+        ({
+          ...SIM.toRow(queued(e, s)),
           workspace_id: e.workspaceId,
-          execution_id: e.id,
-          scenario_id: e.scenarioId,
-          persona_id: s.persona_id,
-          agent_id: s.agent_id,
-          channel: s.channel,
-          mode: s.mode,
-          line: s.line === null ? null : toJson(s.line),
-          status: 'queued',
-          created_at: e.created_at,
           seq: next + i + j,
-        })),
-      )
-      .execute();
+        }) as Insertable<Simulations>,
+    );
+    await db.insertInto('simulations').values(chunk).execute();
   }
 }
 
 /** Creating and cancelling executions. */
 function executionWrites(ctx: StoreContext) {
   return {
-    async createExecution(
-      e: {
-        id: string;
-        workspaceId: string;
-        scenarioId: string;
-        variables: Record<string, string>;
-        runs: number;
-        channel: string | null;
-        mode: SimulationMode | null;
-        line: ExecutionLine | null;
-        created_at: string;
-        estimated_completion: string;
-      },
-      sims: NewSimulation[],
-    ): Promise<void> {
+    async createExecution(e: NewExecution, sims: NewSimulation[]): Promise<void> {
+      const stored = COLUMNS.toRow({ ...e, scenario_id: e.scenarioId, cancelled_at: null });
+      const values = { ...stored, workspace_id: e.workspaceId, status: 'queued' };
       await ctx.atomic(async (db) => {
         // Executions created together number their simulations one after the other: PostgreSQL's
         // servers take turns here until the transaction ends (SQLite writes one at a time anyway).
         await ctx.dialect.transactionLock('simulations.seq').execute(db);
         await db
           .insertInto('executions')
-          .values({
-            id: e.id,
-            workspace_id: e.workspaceId,
-            scenario_id: e.scenarioId,
-            status: 'queued',
-            created_at: e.created_at,
-            variables: toJson(e.variables),
-            runs: e.runs,
-            channel: e.channel,
-            mode: e.mode,
-            line: e.line === null ? null : toJson(e.line),
-            estimated_completion: e.estimated_completion,
-          })
+          .values(values as Insertable<Executions>)
           .execute();
         await insertSimulations(db, e, sims);
       });

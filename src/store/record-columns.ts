@@ -1,11 +1,13 @@
 import { fromJson, toJson, type ColumnMap } from './db.js';
 
 /**
- * How one field of a record is stored: one column (its text JSON, or its boolean a 0/1 flag), or
- * an object over several columns (`created_by` as `created_by_id` and `created_by_name`).
+ * How one field of a record is stored: one column (its text JSON, or its boolean a 0/1 flag, which
+ * `nullable` lets be null: not decided yet), or an object over several columns (`created_by` as
+ * `created_by_id` and `created_by_name`).
  */
 export type FieldColumn =
-  { column: string; json?: boolean; flag?: boolean } | { columns: Record<string, string> };
+  | { column: string; json?: boolean; flag?: boolean; nullable?: boolean }
+  | { columns: Record<string, string> };
 
 /** Every field of a record, with its column: a field added to the record fails to compile here. */
 export type RecordColumnMap<R> = { readonly [K in keyof R]-?: FieldColumn };
@@ -23,7 +25,9 @@ function readExpression(spec: FieldColumn): string {
   }
   const value = `r[${JSON.stringify(spec.column)}]`;
   if (spec.json) return `parse(${value})`;
-  return spec.flag ? `${value} === 1 || ${value} === true` : value;
+  if (!spec.flag) return value;
+  const flag = `${value} === 1 || ${value} === true`;
+  return spec.nullable ? `(${value} === null ? null : ${flag})` : flag;
 }
 
 /**
@@ -42,11 +46,18 @@ function compileReader<T>(map: Record<string, FieldColumn>, fields: string[], ex
   return make(fromJson);
 }
 
-/** The stored value of one single-column field (JSON text, 0/1, or as it is). */
-function stored(spec: { json?: boolean; flag?: boolean }, value: unknown): unknown {
+/** The stored value of one single-column field (JSON text, 0/1 or null, or as it is). */
+function stored(spec: { json?: boolean; flag?: boolean; nullable?: boolean }, value: unknown) {
   if (spec.json) return value === null ? null : toJson(value);
-  if (spec.flag) return value ? 1 : 0;
+  if (spec.flag) return spec.nullable && value === null ? null : value ? 1 : 0;
   return value;
+}
+
+/** Sets the column (or the columns) of one field in a row being written. */
+function writeField(row: Row, spec: FieldColumn, value: unknown): void {
+  if ('columns' in spec) {
+    for (const [part, column] of Object.entries(spec.columns)) row[column] = (value as Row)[part];
+  } else row[spec.column] = stored(spec, value);
 }
 
 /**
@@ -84,13 +95,15 @@ export function recordColumns<R extends object>(map: RecordColumnMap<R>) {
     /** The values of an INSERT of the record. */
     toRow(record: R): Row {
       const row: Row = {};
-      for (const [field, spec] of Object.entries(specs)) {
-        const value = (record as Row)[field];
-        if ('columns' in spec) {
-          for (const [part, column] of Object.entries(spec.columns))
-            row[column] = (value as Row)[part];
-        } else row[spec.column] = stored(spec, value);
-      }
+      for (const [field, spec] of Object.entries(specs))
+        writeField(row, spec, (record as Row)[field]);
+      return row;
+    },
+    /** The values of an UPDATE that sets these fields (those undefined are left as they are). */
+    rowOf(fields: Partial<R>): Row {
+      const row: Row = {};
+      for (const [field, value] of Object.entries(fields))
+        if (value !== undefined && specs[field]) writeField(row, specs[field], value);
       return row;
     },
     /** The fields a patch may set: single columns, less the ones named (identity, bookkeeping). */

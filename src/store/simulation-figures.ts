@@ -1,7 +1,7 @@
 import type { AudioSummary } from '../domain/audio.js';
-import type { MetricResult, Turn } from '../domain/simulations.js';
+import type { Simulation } from '../domain/simulations.js';
 import { sql } from 'kysely';
-import { fromJson } from './db.js';
+import { SIM } from './simulation-rows.js';
 import type { StoreContext } from './sql/query.js';
 import { PASS_RATE, countWhere } from './usage.js';
 
@@ -12,13 +12,16 @@ export interface AudioCall {
 }
 
 /** A simulation of an agent that ended (scored, or in error): what its analytics read. */
-export interface EndedForAgent {
-  score: number | null;
-  results: MetricResult[];
+export type EndedForAgent = Pick<Simulation, 'score' | 'results' | 'passed'> & {
   status: 'completed' | 'failed';
-  passed: boolean | null;
+  /** When it ended (when it was queued, for one ended without a time). */
   at: string;
-}
+};
+
+type Row = Record<string, unknown>;
+
+const callOf = SIM.reader<Pick<Simulation, 'turns'> & { audio: AudioSummary }>(['turns', 'audio']);
+const endedOf = SIM.reader<EndedForAgent>(['status', 'score', 'passed', 'results'], ['at']);
 
 /** Figures other domains read from simulations (alerts, agent analytics). */
 export function createSimulationFigures({ db }: StoreContext) {
@@ -55,13 +58,13 @@ export function createSimulationFigures({ db }: StoreContext) {
           ? sql`execution_id = ${of.executionId}`
           : sql`agent_id = ${of.agentId} AND COALESCE(ended_at, created_at) >= ${of.fromIso}
               AND COALESCE(ended_at, created_at) <= ${of.toIso}`;
-      const { rows } = await sql<{ audio: string; turns: string }>`SELECT audio, turns
+      const { rows } = await sql<Row>`SELECT audio, turns
         FROM simulations
         WHERE ${which} AND mode = 'audio' AND audio IS NOT NULL
           AND status IN ('completed', 'failed')`.execute(db);
-      return rows.map((r) => ({
-        audio: fromJson<AudioSummary>(r.audio),
-        latencies: fromJson<Turn[]>(r.turns).flatMap((t) =>
+      return rows.map(callOf).map(({ audio, turns }) => ({
+        audio,
+        latencies: turns.flatMap((t) =>
           t.role === 'agent' && t.latency_ms !== null ? [t.latency_ms] : [],
         ),
       }));
@@ -72,20 +75,13 @@ export function createSimulationFigures({ db }: StoreContext) {
       fromIso: string,
       toIso: string,
     ): Promise<EndedForAgent[]> {
-      const { rows } = await sql<
-        Omit<EndedForAgent, 'results' | 'passed'> & { results: string; passed: number | null }
-      >`SELECT score, results, status, passed, COALESCE(ended_at, created_at) AS at
+      const { rows } = await sql<Row & { at: string }>`SELECT score, results, status, passed,
+          COALESCE(ended_at, created_at) AS at
         FROM simulations
         WHERE agent_id = ${agentId} AND status IN ('completed', 'failed')
           AND COALESCE(ended_at, created_at) >= ${fromIso}
           AND COALESCE(ended_at, created_at) <= ${toIso}`.execute(db);
-      return rows.map((r) => ({
-        score: r.score,
-        results: fromJson<MetricResult[]>(r.results),
-        status: r.status,
-        passed: r.passed === null ? null : r.passed === 1,
-        at: r.at,
-      }));
+      return rows.map((r) => endedOf(r, r.at));
     },
   };
 }

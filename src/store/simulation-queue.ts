@@ -1,8 +1,14 @@
 import type { AttemptLimit, EndedHere, Lease } from '../domain/simulation-queue.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { SIM_COLUMNS, simFromRow, type SimRow, type Simulation } from './simulation-rows.js';
+import { SIM, SIM_COLUMNS, SIM_FIELDS, type Simulation } from './simulation-rows.js';
 import type { StoreContext } from './sql/query.js';
 import type { Tables } from './sql/tables.js';
+
+/** A claimed simulation: the record, with the workspace it runs in and the runs begun so far. */
+type Claimed = Simulation & { workspace_id: string; attempts: number };
+type ClaimRow = Record<string, unknown> & { id: string; workspace_id: string; attempts: number };
+
+const claimed = SIM.reader<Claimed>(SIM_FIELDS, ['workspace_id', 'attempts']);
 
 /** Running simulations of cancelled executions (those `which` also holds for) end cancelled now. */
 async function endCancelled(
@@ -30,12 +36,10 @@ function simulationQueue(ctx: StoreContext) {
      * transaction: never twice). On PostgreSQL the row is locked as it is picked, and a row
      * another server is claiming is skipped for the next one.
      */
-    claim(
-      at: string,
-      lease: Lease,
-    ): Promise<(Simulation & { workspace_id: string; attempts: number }) | undefined> {
+    claim(at: string, lease: Lease): Promise<Claimed | undefined> {
       return ctx.atomic(async (tx) => {
-        const { rows } = await sql<SimRow>`SELECT ${SIM_COLUMNS} FROM simulations s
+        const { rows } = await sql<ClaimRow>`SELECT ${SIM_COLUMNS}, s.attempts, s.workspace_id
+          FROM simulations s
           WHERE s.status = 'queued' ORDER BY s.seq LIMIT 1 ${ctx.dialect.forUpdateSkipLocked()}`.execute(
           tx,
         );
@@ -52,11 +56,11 @@ function simulationQueue(ctx: StoreContext) {
           })
           .where('id', '=', row.id)
           .execute();
-        return {
-          ...simFromRow({ ...row, status: 'running', started_at: at }),
-          workspace_id: row.workspace_id,
-          attempts: row.attempts + 1,
-        };
+        return claimed(
+          { ...row, status: 'running', started_at: at },
+          row.workspace_id,
+          row.attempts + 1,
+        );
       });
     },
     /**

@@ -1,79 +1,76 @@
-import { sql } from 'kysely';
-import { toJson } from './db.js';
+import { sql, type Updateable } from 'kysely';
 import { createExecutionStore } from './executions.js';
 import { createSimulationFigures } from './simulation-figures.js';
 import { createSimulationQueue } from './simulation-queue.js';
 import {
   CHUNK,
+  NAMED,
   RUN_NAMES_SQL,
+  SIM,
   SIM_COLUMNS,
-  namesOf,
-  simFromRow,
   type RunNames,
-  type SimRow,
   type Simulation,
 } from './simulation-rows.js';
 import { pageOf, type StoreContext } from './sql/query.js';
+import type { Simulations } from './sql/tables.js';
 
-export type { Execution, ExecutionLine } from './executions.js';
+export type { Execution, ExecutionLine } from '../domain/executions.js';
 export type { AudioCall, EndedForAgent } from './simulation-figures.js';
 export type { RunNames, Simulation } from './simulation-rows.js';
 export type { EndedHere, Lease } from '../domain/simulation-queue.js';
 
+/** The fields of a simulation that long lists show (besides its turn count and its error). */
+const SUMMARY_FIELDS = [
+  'id',
+  'execution_id',
+  'scenario_id',
+  'persona_id',
+  'agent_id',
+  'scenario_name',
+  'persona_name',
+  'agent_name',
+  'channel',
+  'mode',
+  'status',
+  'created_at',
+  'ended_at',
+  'duration_ms',
+  'end_reason',
+  'score',
+  'passed',
+] as const;
+
 /** A simulation as lists show it: the stored fields a row needs, its names and its turn count. */
-export type SimulationSummary = RunNames &
-  Pick<
-    Simulation,
-    | 'id'
-    | 'execution_id'
-    | 'scenario_id'
-    | 'persona_id'
-    | 'agent_id'
-    | 'channel'
-    | 'mode'
-    | 'status'
-    | 'created_at'
-    | 'ended_at'
-    | 'duration_ms'
-    | 'end_reason'
-    | 'score'
-    | 'passed'
-    | 'error'
-  > & { turn_count: number };
+export type SimulationSummary = Pick<
+  Simulation & RunNames,
+  (typeof SUMMARY_FIELDS)[number] | 'error'
+> & { turn_count: number };
 
-/** A summary row: its flag and turn count as the database answers them. */
-type SummaryRow = Omit<SimulationSummary, 'passed'> & { passed: number | null };
+type Row = Record<string, unknown>;
+type SummaryRow = Row & { turn_count: number; error: string | null };
 
-const summaryFromRow = (r: SummaryRow): SimulationSummary => ({
-  id: r.id,
-  execution_id: r.execution_id,
-  scenario_id: r.scenario_id,
-  persona_id: r.persona_id,
-  agent_id: r.agent_id,
-  scenario_name: r.scenario_name,
-  persona_name: r.persona_name,
-  agent_name: r.agent_name,
-  channel: r.channel,
-  mode: r.mode,
-  status: r.status,
-  created_at: r.created_at,
-  ended_at: r.ended_at,
-  duration_ms: r.duration_ms,
-  end_reason: r.end_reason,
-  score: r.score,
-  passed: r.passed === null ? null : r.passed === 1,
-  turn_count: r.turn_count,
-  error: r.error,
-});
+/** The stored columns of a summary (the names are RUN_NAMES_SQL's). */
+const SUMMARY_COLUMNS = sql.raw(
+  SIM.selectList(
+    's',
+    SUMMARY_FIELDS.filter((f) => f in SIM.fields),
+  ),
+);
+
+/** A summary as one literal; `error` is passed after the turn count, where lists answer it. */
+const toSummary = NAMED.reader<SimulationSummary>(SUMMARY_FIELDS, ['turn_count', 'error']);
+
+/** A simulation with its names, whole. */
+const toNamed = NAMED.fromRow;
 
 /** Simulations with their names, whole or as summaries for long lists. */
 function simulationReads(ctx: StoreContext) {
   const { db } = ctx;
   return {
     async simulationsOf(executionId: string): Promise<(Simulation & RunNames)[]> {
-      const { rows } = await sql<SimRow & RunNames>`SELECT ${SIM_COLUMNS}, ${sql.raw(RUN_NAMES_SQL)}
+      const { rows } = await sql<Row>`SELECT ${SIM_COLUMNS}, ${sql.raw(RUN_NAMES_SQL)}
         FROM simulations s WHERE s.execution_id = ${executionId} ORDER BY s.seq`.execute(db);
-      return rows.map((r) => ({ ...simFromRow(r), ...namesOf(r) }));
+      return rows.map(toNamed);
     },
     /** A page of simulations without their turns and results (long lists); newest first. */
     async listSummaries(
@@ -86,25 +83,23 @@ function simulationReads(ctx: StoreContext) {
       const { rows, total } = await pageOf<SummaryRow>(
         db,
         {
-          select: sql`s.id, s.execution_id, s.scenario_id, s.persona_id, s.agent_id,
-            ${sql.raw(RUN_NAMES_SQL)}, s.channel, s.mode, s.status, s.created_at, s.ended_at, s.duration_ms,
-            s.end_reason, s.score, s.passed, ${ctx.dialect.jsonArrayLength('s.turns')} AS turn_count,
-            s.error`,
+          select: sql`${SUMMARY_COLUMNS}, ${sql.raw(RUN_NAMES_SQL)},
+            ${ctx.dialect.jsonArrayLength('s.turns')} AS turn_count, s.error`,
           from: sql`simulations s WHERE ${where}`,
           order: sql`s.seq DESC`,
         },
         q,
       );
-      return { items: rows.map(summaryFromRow), total };
+      return { items: rows.map((r) => toSummary(r, r.turn_count, r.error)), total };
     },
     async simulation(
       workspaceId: string,
       id: string,
     ): Promise<(Simulation & RunNames) | undefined> {
-      const { rows } = await sql<SimRow & RunNames>`SELECT ${SIM_COLUMNS}, ${sql.raw(RUN_NAMES_SQL)}
+      const { rows } = await sql<Row>`SELECT ${SIM_COLUMNS}, ${sql.raw(RUN_NAMES_SQL)}
         FROM simulations s WHERE s.workspace_id = ${workspaceId} AND s.id = ${id}`.execute(db);
       const row = rows[0];
-      return row && { ...simFromRow(row), ...namesOf(row) };
+      return row && toNamed(row);
     },
   };
 }
@@ -131,26 +126,19 @@ function simulationEnds({ db }: StoreContext) {
         | 'results'
         | 'usage'
       > &
-        Partial<Pick<Simulation, 'audio' | 'recording'>> & { error?: string },
+        Partial<Pick<Simulation, 'audio' | 'recording' | 'error'>>,
       heldBy: string,
     ): Promise<boolean> {
+      // What the run did not get to (no audio, no recording, no error) is stored empty.
+      const ended = SIM.rowOf({
+        ...r,
+        audio: r.audio ?? null,
+        recording: r.recording ?? null,
+        error: r.error ?? null,
+      }) as Updateable<Simulations>;
       const result = await db
         .updateTable('simulations')
-        .set({
-          status: r.status,
-          ended_at: r.ended_at,
-          duration_ms: r.duration_ms,
-          end_reason: r.end_reason,
-          turns: toJson(r.turns),
-          score: r.score,
-          passed: r.passed === null ? null : Number(r.passed),
-          results: toJson(r.results),
-          usage: toJson(r.usage),
-          audio: r.audio ? toJson(r.audio) : null,
-          recording: r.recording ?? null,
-          error: r.error ?? null,
-          lease_owner: null,
-        })
+        .set({ ...ended, lease_owner: null })
         .where('id', '=', id)
         .where('status', '=', 'running')
         .where('lease_owner', '=', heldBy)

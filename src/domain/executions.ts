@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { SIMULATION_MODES } from './audio.js';
+import { LineChoice } from './callers.js';
+import { Timestamp } from './records.js';
+import { NameNow, SIMULATION_STATUSES, type SimulationStatus } from './simulations.js';
+
+/**
+ * The execution (a scenario run once over its personas and agents), defined once: the store keeps
+ * what was asked for and counts the rest from its simulations; the operations answer this record.
+ */
+
+/** An execution's status is worked out from its simulations' (and its cancel), never stored. */
+export const EXECUTION_STATUSES = [
+  'queued',
+  'running',
+  'completed',
+  'failed',
+  'cancelled',
+] as const;
+export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
+
+/** The statuses an execution stays in: nothing runs for it any more. */
+export const ENDED_EXECUTION_STATUSES: readonly ExecutionStatus[] = [
+  'completed',
+  'failed',
+  'cancelled',
+];
+
+/** An execution's line: the profile asked for (null: the scenario's), and a seed to replay. */
+export const ExecutionLine = z.object({
+  choice: LineChoice.nullable(),
+  seed: z.number().int().nullable(),
+});
+export type ExecutionLine = z.infer<typeof ExecutionLine>;
+
+/** How many of an execution's simulations stand at each status, every status present. */
+const SimulationCounts = z.object(
+  Object.fromEntries(SIMULATION_STATUSES.map((s) => [s, z.number().int()])) as Record<
+    SimulationStatus,
+    z.ZodNumber
+  >,
+);
+
+// The order of the fields is the order the API answers them in.
+export const Execution = z.object({
+  id: z.string(),
+  scenario_id: z.string(),
+  scenario_name: NameNow,
+  status: z.enum(EXECUTION_STATUSES),
+  simulations_created: z.number().int(),
+  estimated_completion: Timestamp.nullable(),
+  created_at: Timestamp,
+  variables: z.record(z.string(), z.string()),
+  runs: z.number().int(),
+  channel: z.string().nullable(),
+  mode: z
+    .enum(SIMULATION_MODES)
+    .nullable()
+    .describe("The mode asked for every simulation; null: each scenario's own"),
+  line: ExecutionLine.nullable().describe(
+    "Audio mode: the line and seed asked for every simulation; null: each scenario's own",
+  ),
+  counts: SimulationCounts,
+  avg_score: z.number().nullable(),
+  pass_rate: z
+    .number()
+    .nullable()
+    .describe(
+      'Percent of judged simulations that passed; failed (errored) ones count as not passed',
+    ),
+});
+export type Execution = z.infer<typeof Execution>;
+
+/**
+ * What the executions table keeps of an execution: what was asked for, and when it was cancelled.
+ * The rest of the record is read from elsewhere as it is now: the scenario's name, and the status,
+ * counts and figures of its simulations.
+ */
+export const StoredExecution = Execution.pick({
+  id: true,
+  scenario_id: true,
+  estimated_completion: true,
+  created_at: true,
+  variables: true,
+  runs: true,
+  channel: true,
+  mode: true,
+  line: true,
+}).extend({ cancelled_at: Timestamp.nullable() });
+export type StoredExecution = z.infer<typeof StoredExecution>;
