@@ -1,6 +1,14 @@
 import { PatternText } from './patterns.js';
 import { z } from 'zod';
+import { ScenarioAudio } from './audio.js';
 import { ScriptLineActs } from './callers.js';
+import { Timestamp, UserRef } from './records.js';
+
+/**
+ * The scenario (a caller situation, who plays it, who is called and how it is scored), defined
+ * once: the store reads and writes it through a column map typed by this record, and the
+ * operations build their schemas from it.
+ */
 
 /**
  * One line of a scripted caller: what it says, what the agent's reply must show, and in audio mode
@@ -45,3 +53,84 @@ export const ScriptLine = z
   });
 
 export type ScriptLine = z.infer<typeof ScriptLine>;
+
+/** The types a prompt variable may declare; a stored one's `type` is any text (see PromptVariable). */
+export const PROMPT_VARIABLE_TYPES = ['string', 'number', 'boolean', 'date'] as const;
+
+/** A `{{name}}` of the scenario's prompt, and what it is when an execution gives no value. */
+export const PromptVariable = z.object({
+  name: z.string(),
+  type: z.string(),
+  defaultValue: z.string(),
+});
+export type PromptVariable = z.infer<typeof PromptVariable>;
+
+/** Besides the scorecard, each tool of `toolCalls` is scored as a tool_called check. */
+export const ExpectedBehavior = z.object({
+  toolCalls: z.array(z.string()).optional(),
+  providesTrackingInfo: z.boolean().optional(),
+});
+export type ExpectedBehavior = z.infer<typeof ExpectedBehavior>;
+
+// The order of the fields is the order the API publishes them in.
+export const Scenario = z.object({
+  id: z.string(),
+  name: z.string(),
+  prompt: z.string(),
+  promptVariables: z.array(PromptVariable),
+  /** Persona ids: one simulation per persona, target agent and run. */
+  personas: z.array(z.string()),
+  /** Agent ids (agents belong to no workspace). */
+  targetAgents: z.array(z.string()),
+  scorecard: z.string().nullable(),
+  tags: z.array(z.string()),
+  expectedOutcome: z.string().nullable(),
+  expectedBehavior: ExpectedBehavior.nullable(),
+  script: z.array(ScriptLine).nullable(),
+  maxTurns: z.number().int().nullable(),
+  maxDurationMs: z.number().int().nullable(),
+  /** Audio calls unless an execution says text; null: text. */
+  audio: ScenarioAudio.nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  created_by: UserRef,
+});
+export type Scenario = z.infer<typeof Scenario>;
+
+/** What a change may set: everything but the identity and the bookkeeping. */
+export const ScenarioEditable = Scenario.omit({
+  id: true,
+  created_at: true,
+  updated_at: true,
+  created_by: true,
+});
+export type ScenarioPatch = Partial<z.infer<typeof ScenarioEditable>>;
+
+/** How a scenario has fared: the simulations it ran (errored ones count as not passed). */
+export const ScenarioStats = z.object({
+  total_simulations: z.number().int(),
+  errored_simulations: z
+    .number()
+    .int()
+    .describe('Ended in error (agent unreachable, ...): counted as not passed'),
+  avg_score: z.number().nullable(),
+  success_rate: z
+    .number()
+    .nullable()
+    .describe('Percent of judged simulations that passed; errored ones count as not passed'),
+  last_run: Timestamp.nullable(),
+});
+export type ScenarioStats = z.infer<typeof ScenarioStats>;
+
+/** The scenarios of a workspace, in figures. */
+export const WorkspaceScenarioStats = z.object({
+  total_scenarios: z.number().int(),
+  active_scenarios: z.number().int(),
+  total_simulations: z.number().int(),
+  errored_simulations: z.number().int(),
+  avg_score_last_30_days: z.number().nullable(),
+  most_used_scenario: z
+    .object({ id: z.string(), name: z.string(), simulation_count: z.number().int() })
+    .nullable(),
+});
+export type WorkspaceScenarioStats = z.infer<typeof WorkspaceScenarioStats>;

@@ -1,13 +1,20 @@
 import { IdentifierName } from '../domain/names.js';
 import { z } from 'zod';
-import { ScriptLine } from '../domain/scenarios.js';
+import {
+  PROMPT_VARIABLE_TYPES,
+  Scenario,
+  ScenarioEditable,
+  type ScenarioPatch,
+  ScenarioStats,
+  ScriptLine,
+  WorkspaceScenarioStats,
+} from '../domain/scenarios.js';
 import { ScenarioAudio } from '../domain/audio.js';
 import { isoNow } from '../clock.js';
 import { conflict, invalidField, notFound, validationError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
 import { assertAgentsShared } from '../simulations/agent-sharing.js';
 
-import type { Scenario } from '../store/scenarios.js';
 import type { Store } from '../store/index.js';
 import {
   CommaList,
@@ -18,83 +25,44 @@ import {
   Paging,
   SortOrder,
   Tags,
-  Timestamp,
-  UserRef,
   WorkspaceParams,
   deleted,
   nameList,
 } from './common.js';
 import { defineOperation } from './types.js';
 
-const PromptVariable = z.strictObject({
+const PromptVariableInput = z.strictObject({
   name: IdentifierName,
-  type: z.enum(['string', 'number', 'boolean', 'date']).default('string'),
+  type: z.enum(PROMPT_VARIABLE_TYPES).default('string'),
   defaultValue: z.string().max(2_000).default(''),
 });
 
-const fields = {
+/** What a caller sends: the scenario's editable fields, with the rules of each. */
+const ScenarioInput = ScenarioEditable.extend({
   name: z.string().trim().min(1).max(200),
   prompt: z.string().trim().min(1).max(20_000),
-  promptVariables: z.array(PromptVariable).max(50).optional(),
-  personas: z.array(Id).max(100).optional(),
-  targetAgents: z.array(Id).max(100).optional(),
-  scorecard: Id.nullable().optional(),
-  tags: Tags.optional(),
-  expectedOutcome: z.string().max(5_000).nullable().optional(),
+  promptVariables: z.array(PromptVariableInput).max(50),
+  personas: z.array(Id).max(100),
+  targetAgents: z.array(Id).max(100),
+  scorecard: Id.nullable(),
+  tags: Tags,
+  expectedOutcome: z.string().max(5_000).nullable(),
   expectedBehavior: z
     .strictObject({
       toolCalls: z.array(z.string().min(1)).max(50).optional(),
       providesTrackingInfo: z.boolean().optional(),
     })
-    .nullable()
-    .optional(),
-  script: z.array(ScriptLine).min(1).max(200).nullable().optional(),
-  maxTurns: z.number().int().min(1).max(200).nullable().optional(),
-  maxDurationMs: z.number().int().min(1_000).max(3_600_000).nullable().optional(),
+    .nullable(),
+  script: z.array(ScriptLine).min(1).max(200).nullable(),
+  maxTurns: z.number().int().min(1).max(200).nullable(),
+  maxDurationMs: z.number().int().min(1_000).max(3_600_000).nullable(),
+  // Described on its optional, as before: the published document stays byte for byte the same.
   audio: ScenarioAudio.nullable()
     .optional()
     .describe('Run as real audio calls (voices, latency, recording); null or absent: text'),
-};
+}).partial();
 
-export const ScenarioSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  prompt: z.string(),
-  promptVariables: z.array(
-    z.object({ name: z.string(), type: z.string(), defaultValue: z.string() }),
-  ),
-  personas: z.array(z.string()),
-  targetAgents: z.array(z.string()),
-  scorecard: z.string().nullable(),
-  tags: z.array(z.string()),
-  expectedOutcome: z.string().nullable(),
-  expectedBehavior: z
-    .object({
-      toolCalls: z.array(z.string()).optional(),
-      providesTrackingInfo: z.boolean().optional(),
-    })
-    .nullable(),
-  script: z.array(ScriptLine).nullable(),
-  maxTurns: z.number().int().nullable(),
-  maxDurationMs: z.number().int().nullable(),
-  audio: ScenarioAudio.nullable(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  created_by: UserRef,
-});
-const ScenarioStats = z.object({
-  total_simulations: z.number().int(),
-  errored_simulations: z
-    .number()
-    .int()
-    .describe('Ended in error (agent unreachable, ...): counted as not passed'),
-  avg_score: z.number().nullable(),
-  success_rate: z
-    .number()
-    .nullable()
-    .describe('Percent of judged simulations that passed; errored ones count as not passed'),
-  last_run: Timestamp.nullable(),
-});
+const ScenarioWithStats = Scenario.extend({ stats: ScenarioStats });
 
 type Refs = {
   personas?: string[] | undefined;
@@ -147,8 +115,8 @@ export const scenarioOperations = [
     summary: 'Create a scenario: a caller situation, personas, target agents and a scorecard',
     http: { method: 'POST', path: base, status: 201 },
     params: WorkspaceParams,
-    body: fields,
-    output: z.object({ scenario: ScenarioSchema }),
+    body: ScenarioInput.required({ name: true, prompt: true }).shape,
+    output: z.object({ scenario: Scenario }),
     async handler({ workspace_id, ...input }, ctx) {
       return ctx.store.transaction(async (tx) => {
         if (ctx.caller.kind === 'token')
@@ -197,7 +165,7 @@ export const scenarioOperations = [
       ...Paging,
     },
     output: z.object({
-      scenarios: z.array(ScenarioSchema.extend({ stats: ScenarioStats })),
+      scenarios: z.array(ScenarioWithStats),
       pagination: Pagination,
     }),
     async handler({ workspace_id, ...q }, ctx) {
@@ -214,18 +182,7 @@ export const scenarioOperations = [
     summary: 'Scenario statistics of the workspace',
     http: { method: 'GET', path: `${base}/stats` },
     params: WorkspaceParams,
-    output: z.object({
-      stats: z.object({
-        total_scenarios: z.number().int(),
-        active_scenarios: z.number().int(),
-        total_simulations: z.number().int(),
-        errored_simulations: z.number().int(),
-        avg_score_last_30_days: z.number().nullable(),
-        most_used_scenario: z
-          .object({ id: z.string(), name: z.string(), simulation_count: z.number().int() })
-          .nullable(),
-      }),
-    }),
+    output: z.object({ stats: WorkspaceScenarioStats }),
     async handler({ workspace_id }, ctx) {
       const since = new Date(ctx.clock.now() - 30 * 86_400_000).toISOString();
       return { stats: await ctx.store.scenarios.workspaceStats(workspace_id, since) };
@@ -236,7 +193,7 @@ export const scenarioOperations = [
     summary: 'Get one scenario with its statistics',
     http: { method: 'GET', path: `${base}/:scenario_id` },
     params: ItemParams,
-    output: z.object({ scenario: ScenarioSchema.extend({ stats: ScenarioStats }) }),
+    output: z.object({ scenario: ScenarioWithStats }),
     async handler({ workspace_id, scenario_id }, ctx) {
       const scenario = await ctx.store.scenarios.get(workspace_id, scenario_id);
       if (!scenario) throw notFound('scenario', scenario_id);
@@ -248,8 +205,8 @@ export const scenarioOperations = [
     summary: "Change any subset of a scenario's fields (null clears an optional one)",
     http: { method: 'PUT', path: `${base}/:scenario_id` },
     params: ItemParams,
-    body: { ...fields, name: fields.name.optional(), prompt: fields.prompt.optional() },
-    output: z.object({ scenario: ScenarioSchema }),
+    body: ScenarioInput.shape,
+    output: z.object({ scenario: Scenario }),
     async handler({ workspace_id, scenario_id, ...patch }, ctx) {
       if (Object.values(patch).every((v) => v === undefined))
         throw invalidField('', 'send at least one field to change');
@@ -264,11 +221,11 @@ export const scenarioOperations = [
             patch.targetAgents.filter((id) => !current.targetAgents.includes(id)),
           );
         await checkReferences(tx, workspace_id, patch);
-        const clean = {
+        const clean: ScenarioPatch = {
           ...patch,
           personas: patch.personas && [...new Set(patch.personas)],
           targetAgents: patch.targetAgents && [...new Set(patch.targetAgents)],
-        } as Partial<Scenario>;
+        };
         return {
           scenario: (await tx.scenarios.update(
             workspace_id,

@@ -3,47 +3,13 @@ import { isoNow } from '../clock.js';
 import { invalidField, notFound, validationError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
 import { cronFor, isTimeZone, nextSlot, parseEndCondition } from '../schedules/periodicity.js';
-import type { Schedule, ScheduleRun } from '../store/schedules.js';
+import { Schedule, ScheduleEditable, ScheduleRun } from '../domain/schedules.js';
 import type { Store } from '../store/index.js';
-import {
-  Deleted,
-  Id,
-  pagination,
-  Pagination,
-  Paging,
-  Timestamp,
-  WorkspaceParams,
-  deleted,
-} from './common.js';
+import { Deleted, Id, pagination, Pagination, Paging, WorkspaceParams, deleted } from './common.js';
 import { assertAgentsShared } from '../simulations/agent-sharing.js';
 import { defineOperation, type Caller, type OperationContext } from './types.js';
 
-export const ScheduleSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  scenarioId: z.string(),
-  periodicity: z
-    .string()
-    .describe('hourly | daily | weekly | monthly | five-field cron expression'),
-  timezone: z.string().describe('IANA time zone the periodicity is read in'),
-  periodEndCondition: z.string().describe('never | after:<N> | until:<ISO date>'),
-  isActive: z.boolean(),
-  nextRun: Timestamp.nullable(),
-  lastRun: Timestamp.nullable(),
-  endedReason: z.string().nullable(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
-
-const RunSchema = z.object({
-  id: z.string(),
-  scheduledFor: Timestamp.nullable(),
-  startedAt: Timestamp,
-  executionId: z.string().nullable(),
-  trigger: z.enum(['schedule', 'manual']),
-  outcome: z.enum(['started', 'skipped', 'failed_to_start']),
-  reason: z.string().nullable(),
-  late: z.boolean(),
+const RunSchema = ScheduleRun.extend({
   result: z
     .object({
       status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
@@ -66,7 +32,8 @@ async function withResult(ctx: OperationContext, workspaceId: string, run: Sched
   return { ...run, result };
 }
 
-const fields = {
+/** What a caller sends: the schedule's editable fields, with the rules of each. */
+const ScheduleInput = ScheduleEditable.extend({
   name: z.string().trim().min(1).max(200),
   scenarioId: Id,
   periodicity: z
@@ -77,6 +44,7 @@ const fields = {
     .describe(
       'hourly (minute 0), daily (00:00), weekly (Monday 00:00), monthly (1st 00:00), or a five-field cron expression',
     ),
+  // Described on their optionals, as before: the published document stays byte for byte the same.
   timezone: z.string().min(1).max(64).optional().describe('IANA time zone, default UTC'),
   periodEndCondition: z
     .string()
@@ -85,8 +53,7 @@ const fields = {
     .max(100)
     .optional()
     .describe('never (default), after:<N> scheduled runs, or until:<ISO date>'),
-  isActive: z.boolean().optional(),
-};
+}).partial();
 
 /** Validates the timing fields together and computes the next run they give (null when inactive). */
 function timing(
@@ -147,7 +114,7 @@ export const scheduleOperations = [
     http: { method: 'GET', path: base },
     params: WorkspaceParams,
     query: Paging,
-    output: z.object({ schedules: z.array(ScheduleSchema), pagination: Pagination }),
+    output: z.object({ schedules: z.array(Schedule), pagination: Pagination }),
     async handler({ workspace_id, limit, offset }, ctx) {
       const { items, total } = await ctx.store.schedules.list(workspace_id, limit, offset);
       return { schedules: items, pagination: pagination(total, limit, offset) };
@@ -158,8 +125,8 @@ export const scheduleOperations = [
     summary: 'Schedule recurring runs of a scenario',
     http: { method: 'POST', path: base, status: 201 },
     params: WorkspaceParams,
-    body: fields,
-    output: z.object({ schedule: ScheduleSchema }),
+    body: ScheduleInput.required({ name: true, scenarioId: true, periodicity: true }).shape,
+    output: z.object({ schedule: Schedule }),
     async handler({ workspace_id, ...input }, ctx) {
       return ctx.store.transaction(async (tx) => {
         await scenarioMustExist(tx, workspace_id, input.scenarioId);
@@ -193,7 +160,7 @@ export const scheduleOperations = [
     summary: 'Get one schedule',
     http: { method: 'GET', path: `${base}/:schedule_id` },
     params: ItemParams,
-    output: z.object({ schedule: ScheduleSchema }),
+    output: z.object({ schedule: Schedule }),
     async handler({ workspace_id, schedule_id }, ctx) {
       const schedule = await ctx.store.schedules.get(workspace_id, schedule_id);
       if (!schedule) throw notFound('schedule', schedule_id);
@@ -205,13 +172,8 @@ export const scheduleOperations = [
     summary: 'Change any subset of a schedule; nextRun is recomputed',
     http: { method: 'PATCH', path: `${base}/:schedule_id` },
     params: ItemParams,
-    body: {
-      ...fields,
-      name: fields.name.optional(),
-      scenarioId: Id.optional(),
-      periodicity: fields.periodicity.optional(),
-    },
-    output: z.object({ schedule: ScheduleSchema }),
+    body: ScheduleInput.shape,
+    output: z.object({ schedule: Schedule }),
     async handler({ workspace_id, schedule_id, ...patch }, ctx) {
       if (Object.values(patch).every((v) => v === undefined))
         throw invalidField('', 'send at least one field to change');

@@ -1,46 +1,18 @@
-import type { ScenarioAudio } from '../domain/audio.js';
-import type { ScriptLine } from '../domain/scenarios.js';
-import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { fromJson, toJson, type ColumnMap } from './db.js';
-import type { User } from './personas.js';
+import { sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
+import type {
+  PromptVariable,
+  Scenario,
+  ScenarioPatch,
+  ScenarioStats,
+  WorkspaceScenarioStats,
+} from '../domain/scenarios.js';
+import { recordColumns } from './record-columns.js';
 import { pageOf, patchRow, valueList, type StoreContext } from './sql/query.js';
-import type { Tables } from './sql/tables.js';
+import type { Scenarios, Tables } from './sql/tables.js';
 import { ERRORED, PASS_RATE, RAN } from './usage.js';
 
-export interface PromptVariable {
-  name: string;
-  type: string;
-  defaultValue: string;
-}
-
-export interface Scenario {
-  id: string;
-  name: string;
-  prompt: string;
-  promptVariables: PromptVariable[];
-  personas: string[];
-  targetAgents: string[];
-  scorecard: string | null;
-  tags: string[];
-  expectedOutcome: string | null;
-  expectedBehavior: { toolCalls?: string[]; providesTrackingInfo?: boolean } | null;
-  script: ScriptLine[] | null;
-  maxTurns: number | null;
-  maxDurationMs: number | null;
-  /** Audio calls unless an execution says text; null: text. */
-  audio: ScenarioAudio | null;
-  created_at: string;
-  updated_at: string;
-  created_by: User;
-}
-
-export interface ScenarioStats {
-  total_simulations: number;
-  errored_simulations: number;
-  avg_score: number | null;
-  success_rate: number | null;
-  last_run: string | null;
-}
+// Imported from here by the conversation and the simulations.
+export type { PromptVariable, Scenario, ScenarioPatch };
 
 export interface ScenarioQuery {
   name?: string;
@@ -51,57 +23,9 @@ export interface ScenarioQuery {
   offset: number;
 }
 
-export interface WorkspaceScenarioStats {
-  total_scenarios: number;
-  active_scenarios: number;
-  total_simulations: number;
-  errored_simulations: number;
-  avg_score_last_30_days: number | null;
-  most_used_scenario: { id: string; name: string; simulation_count: number } | null;
-}
-
-interface Row {
-  id: string;
-  name: string;
-  prompt: string;
-  prompt_variables: string;
-  personas: string;
-  target_agents: string;
-  scorecard_id: string | null;
-  tags: string;
-  expected_outcome: string | null;
-  expected_behavior: string | null;
-  script: string | null;
-  max_turns: number | null;
-  max_duration_ms: number | null;
-  audio: string | null;
-  created_at: string;
-  updated_at: string;
-  created_by_id: string;
-  created_by_name: string;
-}
-
-const fromRow = (r: Row): Scenario => ({
-  id: r.id,
-  name: r.name,
-  prompt: r.prompt,
-  promptVariables: fromJson(r.prompt_variables),
-  personas: fromJson(r.personas),
-  targetAgents: fromJson(r.target_agents),
-  scorecard: r.scorecard_id,
-  tags: fromJson(r.tags),
-  expectedOutcome: r.expected_outcome,
-  expectedBehavior: fromJson(r.expected_behavior),
-  script: fromJson(r.script),
-  maxTurns: r.max_turns,
-  maxDurationMs: r.max_duration_ms,
-  audio: fromJson(r.audio),
-  created_at: r.created_at,
-  updated_at: r.updated_at,
-  created_by: { id: r.created_by_id, name: r.created_by_name },
-});
-
-const PATCH_COLUMNS: ColumnMap = {
+/** The scenario's columns in the `scenarios` table (besides `workspace_id`), in answer order. */
+const COLUMNS = recordColumns<Scenario>({
+  id: { column: 'id' },
   name: { column: 'name' },
   prompt: { column: 'prompt' },
   promptVariables: { column: 'prompt_variables', json: true },
@@ -115,12 +39,17 @@ const PATCH_COLUMNS: ColumnMap = {
   maxTurns: { column: 'max_turns' },
   maxDurationMs: { column: 'max_duration_ms' },
   audio: { column: 'audio', json: true },
-};
+  created_at: { column: 'created_at' },
+  updated_at: { column: 'updated_at' },
+  created_by: { columns: { id: 'created_by_id', name: 'created_by_name' } },
+});
 
-/** The columns of a Row, from `scenarios s`. */
-const COLUMNS = sql.raw(
-  's.id, s.name, s.prompt, s.prompt_variables, s.personas, s.target_agents, s.scorecard_id, s.tags, s.expected_outcome, s.expected_behavior, s.script, s.max_turns, s.max_duration_ms, s.audio, s.created_at, s.updated_at, s.created_by_id, s.created_by_name',
-);
+type Row = Record<string, unknown>;
+
+const PATCH_COLUMNS = COLUMNS.patchColumns(['id', 'created_at', 'updated_at', 'created_by']);
+
+/** The columns of a scenario, from `scenarios s`. */
+const SELECT = sql.raw(COLUMNS.selectList('s', Object.keys(COLUMNS.fields)));
 
 /** ORDER BY keys of each sort; usage counts the simulations each scenario ran. */
 const sortKey = (ctx: StoreContext, by: ScenarioQuery['sortBy']): RawBuilder<unknown> =>
@@ -140,9 +69,9 @@ async function readScenario(
   workspaceId: string,
   id: string,
 ): Promise<Scenario | undefined> {
-  const { rows } = await sql<Row>`SELECT ${COLUMNS} FROM scenarios s
+  const { rows } = await sql<Row>`SELECT ${SELECT} FROM scenarios s
     WHERE s.workspace_id = ${workspaceId} AND s.id = ${id}`.execute(db);
-  return rows[0] && fromRow(rows[0]);
+  return rows[0] && COLUMNS.fromRow(rows[0]);
 }
 
 /** A row of scenarioStats' query. */
@@ -190,36 +119,14 @@ async function scenarioStats(
 function scenarioWrites({ db }: StoreContext) {
   return {
     async insert(workspaceId: string, s: Scenario): Promise<Scenario> {
-      await db
-        .insertInto('scenarios')
-        .values({
-          id: s.id,
-          workspace_id: workspaceId,
-          name: s.name,
-          prompt: s.prompt,
-          prompt_variables: toJson(s.promptVariables),
-          personas: toJson(s.personas),
-          target_agents: toJson(s.targetAgents),
-          scorecard_id: s.scorecard,
-          tags: toJson(s.tags),
-          expected_outcome: s.expectedOutcome,
-          expected_behavior: s.expectedBehavior === null ? null : toJson(s.expectedBehavior),
-          script: s.script === null ? null : toJson(s.script),
-          max_turns: s.maxTurns,
-          max_duration_ms: s.maxDurationMs,
-          audio: s.audio === null ? null : toJson(s.audio),
-          created_at: s.created_at,
-          updated_at: s.updated_at,
-          created_by_id: s.created_by.id,
-          created_by_name: s.created_by.name,
-        })
-        .execute();
+      const values = { workspace_id: workspaceId, ...COLUMNS.toRow(s) } as Insertable<Scenarios>;
+      await db.insertInto('scenarios').values(values).execute();
       return s;
     },
     async update(
       workspaceId: string,
       id: string,
-      patch: Partial<Scenario>,
+      patch: ScenarioPatch,
       updatedAt: string,
     ): Promise<Scenario | undefined> {
       const changed = await patchRow(db, {
@@ -256,13 +163,13 @@ async function listScenarios(
   const { rows, total } = await pageOf<Row>(
     ctx.db,
     {
-      select: COLUMNS,
+      select: SELECT,
       from: sql`scenarios s WHERE ${sql.join(where, sql` AND `)}`,
       order: sql`${sortKey(ctx, q.sortBy)} ${dir}, s.id ${dir}`,
     },
     q,
   );
-  return { items: rows.map(fromRow), total };
+  return { items: rows.map(COLUMNS.fromRow), total };
 }
 
 /** Finding scenarios: a filtered page, and those that use a persona, agent or scorecard. */

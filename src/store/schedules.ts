@@ -1,91 +1,58 @@
-import { sql, type Kysely } from 'kysely';
-import type { ColumnMap } from './db.js';
+import { sql, type Insertable, type Kysely } from 'kysely';
+import type { Schedule, SchedulePatch, ScheduleRun } from '../domain/schedules.js';
+import { recordColumns } from './record-columns.js';
 import { pageOf, patchRow, type StoreContext } from './sql/query.js';
-import type { Tables } from './sql/tables.js';
+import type { ScheduleRuns, Schedules, Tables } from './sql/tables.js';
 
-export interface Schedule {
-  id: string;
-  name: string;
-  scenarioId: string;
-  periodicity: string;
-  timezone: string;
-  periodEndCondition: string;
-  isActive: boolean;
-  nextRun: string | null;
-  lastRun: string | null;
-  endedReason: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type { Schedule, SchedulePatch, ScheduleRun };
 
-interface Row {
-  id: string;
-  name: string;
-  scenario_id: string;
-  periodicity: string;
-  timezone: string;
-  period_end_condition: string;
-  is_active: number;
-  next_run: string | null;
-  last_run: string | null;
-  ended_reason: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-const fromRow = (r: Row): Schedule => ({
-  id: r.id,
-  name: r.name,
-  scenarioId: r.scenario_id,
-  periodicity: r.periodicity,
-  timezone: r.timezone,
-  periodEndCondition: r.period_end_condition,
-  isActive: r.is_active === 1,
-  nextRun: r.next_run,
-  lastRun: r.last_run,
-  endedReason: r.ended_reason,
-  created_at: r.created_at,
-  updated_at: r.updated_at,
-});
-
-const PATCH_COLUMNS: ColumnMap = {
+/**
+ * The schedule's columns in the `schedules` table (besides `workspace_id` and the scheduler's
+ * `scheduled_runs`), in answer order.
+ */
+const COLUMNS = recordColumns<Schedule>({
+  id: { column: 'id' },
   name: { column: 'name' },
   scenarioId: { column: 'scenario_id' },
   periodicity: { column: 'periodicity' },
   timezone: { column: 'timezone' },
   periodEndCondition: { column: 'period_end_condition' },
-  isActive: { column: 'is_active' },
+  isActive: { column: 'is_active', flag: true },
   nextRun: { column: 'next_run' },
+  lastRun: { column: 'last_run' },
   endedReason: { column: 'ended_reason' },
-};
+  created_at: { column: 'created_at' },
+  updated_at: { column: 'updated_at' },
+});
 
-export interface ScheduleRun {
-  id: string;
-  scheduledFor: string | null;
-  startedAt: string;
-  executionId: string | null;
-  trigger: 'schedule' | 'manual';
-  outcome: 'started' | 'skipped' | 'failed_to_start';
-  reason: string | null;
-  late: boolean;
-}
+/** A run's columns in `schedule_runs` (besides `schedule_id`); `trig`, as TRIGGER is an SQL keyword. */
+const RUN_COLUMNS = recordColumns<ScheduleRun>({
+  id: { column: 'id' },
+  scheduledFor: { column: 'scheduled_for' },
+  startedAt: { column: 'started_at' },
+  executionId: { column: 'execution_id' },
+  trigger: { column: 'trig' },
+  outcome: { column: 'outcome' },
+  reason: { column: 'reason' },
+  late: { column: 'late', flag: true },
+});
 
-/** A schedule_runs row as the database answers it. */
-interface RunRow {
-  id: string;
-  scheduled_for: string | null;
-  started_at: string;
-  execution_id: string | null;
-  trig: ScheduleRun['trigger'];
-  outcome: ScheduleRun['outcome'];
-  reason: string | null;
-  late: number;
-}
+type Row = Record<string, unknown>;
 
-/** The columns of a Row, from `schedules`. */
-const COLUMNS = sql.raw(
-  'id, name, scenario_id, periodicity, timezone, period_end_condition, is_active, next_run, last_run, ended_reason, created_at, updated_at',
+const FIELDS = Object.keys(COLUMNS.fields);
+// The last run is the runs' own (advance, ranAt): a change never sets it.
+const PATCH_COLUMNS = COLUMNS.patchColumns(['id', 'created_at', 'updated_at', 'lastRun']);
+
+/** The columns of a schedule, from `schedules`. */
+const SELECT = sql.raw(COLUMNS.selectList('schedules', FIELDS));
+const RUN_SELECT = sql.raw(
+  RUN_COLUMNS.selectList('schedule_runs', Object.keys(RUN_COLUMNS.fields)),
 );
+
+type DueSchedule = Schedule & { workspaceId: string; scheduledRuns: number };
+
+/** A due schedule: the record, then the workspace and count the scheduler needs to run it. */
+const toDue = COLUMNS.reader<DueSchedule>(FIELDS, ['workspaceId', 'scheduledRuns']);
 
 /** One schedule of a workspace. */
 async function readSchedule(
@@ -93,39 +60,23 @@ async function readSchedule(
   workspaceId: string,
   id: string,
 ): Promise<Schedule | undefined> {
-  const { rows } = await sql<Row>`SELECT ${COLUMNS} FROM schedules
+  const { rows } = await sql<Row>`SELECT ${SELECT} FROM schedules
     WHERE workspace_id = ${workspaceId} AND id = ${id}`.execute(db);
-  return rows[0] && fromRow(rows[0]);
+  return rows[0] && COLUMNS.fromRow(rows[0]);
 }
 
 /** Saving schedules. */
 function scheduleWrites({ db }: StoreContext) {
   return {
     async insert(workspaceId: string, s: Schedule): Promise<Schedule> {
-      await db
-        .insertInto('schedules')
-        .values({
-          id: s.id,
-          workspace_id: workspaceId,
-          name: s.name,
-          scenario_id: s.scenarioId,
-          periodicity: s.periodicity,
-          timezone: s.timezone,
-          period_end_condition: s.periodEndCondition,
-          is_active: s.isActive ? 1 : 0,
-          next_run: s.nextRun,
-          last_run: s.lastRun,
-          ended_reason: s.endedReason,
-          created_at: s.created_at,
-          updated_at: s.updated_at,
-        })
-        .execute();
+      const values = { workspace_id: workspaceId, ...COLUMNS.toRow(s) } as Insertable<Schedules>;
+      await db.insertInto('schedules').values(values).execute();
       return s;
     },
     async update(
       workspaceId: string,
       id: string,
-      patch: Partial<Schedule>,
+      patch: SchedulePatch,
       updatedAt: string,
     ): Promise<Schedule | undefined> {
       const changed = await patchRow(db, {
@@ -194,8 +145,6 @@ function scheduleMoves({ db }: StoreContext) {
   };
 }
 
-type DueSchedule = Schedule & { workspaceId: string; scheduledRuns: number };
-
 /** Finding schedules: a page, those due, those of a scenario. */
 function scheduleReads(ctx: StoreContext) {
   const { db } = ctx;
@@ -208,13 +157,13 @@ function scheduleReads(ctx: StoreContext) {
       const { rows, total } = await pageOf<Row>(
         db,
         {
-          select: COLUMNS,
+          select: SELECT,
           from: sql`schedules WHERE workspace_id = ${workspaceId}`,
           order: sql`created_at, id`,
         },
         { limit, offset },
       );
-      return { items: rows.map(fromRow), total };
+      return { items: rows.map(COLUMNS.fromRow), total };
     },
     /**
      * Active schedules whose next run is due, across workspaces. Servers sharing a database run
@@ -222,14 +171,10 @@ function scheduleReads(ctx: StoreContext) {
      */
     async due(nowIso: string): Promise<DueSchedule[]> {
       const { rows } = await sql<Row & { workspace_id: string; scheduled_runs: number }>`
-        SELECT ${COLUMNS}, workspace_id, scheduled_runs FROM schedules
+        SELECT ${SELECT}, workspace_id, scheduled_runs FROM schedules
         WHERE is_active = 1 AND next_run IS NOT NULL AND next_run <= ${nowIso}
         ORDER BY next_run`.execute(db);
-      return rows.map((r) => ({
-        ...fromRow(r),
-        workspaceId: r.workspace_id,
-        scheduledRuns: r.scheduled_runs,
-      }));
+      return rows.map((r) => toDue(r, r.workspace_id, r.scheduled_runs));
     },
     async forScenario(
       workspaceId: string,
@@ -246,46 +191,25 @@ function scheduleReads(ctx: StoreContext) {
   };
 }
 
-const runFromRow = (r: RunRow): ScheduleRun => ({
-  id: r.id,
-  scheduledFor: r.scheduled_for,
-  startedAt: r.started_at,
-  executionId: r.execution_id,
-  trigger: r.trig,
-  outcome: r.outcome,
-  reason: r.reason,
-  late: r.late === 1,
-});
-
 /** The runs of a schedule: each one recorded, the list, the last execution. */
 function scheduleRuns({ db }: StoreContext) {
   return {
     async addRun(r: ScheduleRun & { scheduleId: string }): Promise<ScheduleRun> {
-      await db
-        .insertInto('schedule_runs')
-        .values({
-          id: r.id,
-          schedule_id: r.scheduleId,
-          scheduled_for: r.scheduledFor,
-          started_at: r.startedAt,
-          execution_id: r.executionId,
-          trig: r.trigger,
-          outcome: r.outcome,
-          reason: r.reason,
-          late: r.late ? 1 : 0,
-        })
-        .execute();
-      const { scheduleId: _s, ...run } = r;
+      const { scheduleId, ...run } = r;
+      const values = {
+        schedule_id: scheduleId,
+        ...RUN_COLUMNS.toRow(run),
+      } as Insertable<ScheduleRuns>;
+      await db.insertInto('schedule_runs').values(values).execute();
       return run;
     },
     /** Newest first; rowid orders runs started in the same millisecond as they were recorded. */
     async runs(id: string): Promise<ScheduleRun[]> {
-      const { rows } = await sql<RunRow>`SELECT id, scheduled_for, started_at, execution_id, trig,
-          outcome, reason, late
+      const { rows } = await sql<Row>`SELECT ${RUN_SELECT}
         FROM schedule_runs WHERE schedule_id = ${id} ORDER BY started_at DESC, rowid DESC`.execute(
         db,
       );
-      return rows.map(runFromRow);
+      return rows.map(RUN_COLUMNS.fromRow);
     },
     async lastExecution(id: string): Promise<string | null> {
       const { rows } = await sql<{ execution_id: string | null }>`SELECT execution_id
