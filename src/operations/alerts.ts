@@ -2,101 +2,46 @@ import { z } from 'zod';
 import { isoNow } from '../clock.js';
 import { notFound, validationError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
-import type { StoredNotifications } from '../domain/alerts.js';
+import {
+  Alert,
+  AlertCondition,
+  AlertEditable,
+  Duration,
+  OPERATORS,
+  TOOL_METRICS,
+  type AlertDefinition,
+  type Notifications,
+  type StoredAlert,
+  type StoredNotifications,
+} from '../domain/alerts.js';
 import { isSealed, mask, type Sealed } from '../kernel/secret-box.js';
-import type { AlertDefinition, StoredAlert } from '../store/alerts.js';
 import { describeIssues } from './invoke.js';
 import { Deleted, Id, Timestamp, deleted } from './common.js';
 import { defineOperation, type OperationContext } from './types.js';
 
-export const CONDITION_TYPES = [
-  'tool_performance',
-  'agent_score',
-  'scenario_failure',
-  'agent_config_changed',
-] as const;
-export const TOOL_METRICS = [
-  'success_rate',
-  'error_rate',
-  'timeout_rate',
-  'avg_response_time',
-  'p95_response_time',
-  'call_count',
-] as const;
-export const OPERATORS = [
-  'less_than',
-  'less_than_or_equal',
-  'greater_than',
-  'greater_than_or_equal',
-  'equals',
-] as const;
-export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
-const Duration = z
-  .string()
-  .regex(
-    /^[1-9]\d{0,5}[mhd]$/,
-    'must be a whole number followed by m, h or d, such as 15m, 2h or 1d',
-  );
+export { CONDITION_TYPES, OPERATORS, SEVERITIES, TOOL_METRICS } from '../domain/alerts.js';
 
-const Condition = z.strictObject({
-  type: z.enum(CONDITION_TYPES),
-  toolId: z.string().optional().describe('tool_performance: the tool (id or name)'),
-  agentId: z.string().optional().describe('agent_score, agent_config_changed'),
-  scenarioId: z.string().optional().describe('scenario_failure'),
-  metric: z
-    .string()
-    .optional()
-    .describe(
-      `tool_performance: ${TOOL_METRICS.join(', ')}; agent_score: avg_score; scenario_failure: pass_rate`,
-    ),
-  operator: z.enum(OPERATORS).optional(),
-  threshold: z.number().optional(),
-  timeWindow: Duration.optional(),
-  minSamples: z
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
-    .optional()
-    .describe('Default 5: fewer samples in the window never fire'),
-});
+const Condition = AlertCondition;
 
-const Notifications = z.strictObject({
-  email: z.array(z.email()).max(50).optional(),
-  slack: z
-    .strictObject({ channel: z.string().min(1).max(200), webhookUrl: z.string().min(1).max(2_048) })
-    .optional(),
-  webhook: z
-    .strictObject({
-      url: z.url({ protocol: /^https?$/ }),
-      secret: z.string().min(1).max(1_024).optional(),
-    })
-    .optional(),
-  os: z.boolean().optional().describe('Desktop notification; default true'),
-});
+/** What a caller sets: the alert's editable fields, with the rules of its name. */
+const AlertInput = AlertEditable.extend({ name: z.string().trim().min(1).max(200) });
 
-const AlertBody = {
-  name: z.string().trim().min(1).max(200),
-  condition: Condition,
-  severity: z.enum(SEVERITIES).default('medium'),
-  notifications: Notifications.default({}),
-  cooldown: Duration.optional(),
-  isActive: z.boolean().default(true),
-};
+/** A new alert's fields (and a merged update's): what is left out takes its default. */
+const AlertBody = AlertInput.extend({
+  severity: Alert.shape.severity.default('medium'),
+  notifications: Alert.shape.notifications.default({}),
+  isActive: Alert.shape.isActive.default(true),
+}).shape;
 const AlertBodySchema = z.strictObject(AlertBody);
 
-const AlertSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  condition: Condition,
-  severity: z.enum(SEVERITIES),
-  notifications: Notifications,
-  cooldown: z.string().optional(),
-  isActive: z.boolean(),
-  state: z.enum(['ok', 'firing', 'resolved']),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
+/** A change: any of the fields; the condition merged key by key, a null cooldown removes it. */
+const AlertPatch = AlertInput.extend({
+  condition: Condition.partial(),
+  cooldown: Duration.nullable(),
+}).partial();
+
+/** The answer: the alert record, its notification secrets masked (see `present`). */
+const AlertSchema = Alert;
 
 const needsThreshold = (c: z.output<typeof Condition>, details: ErrorDetail[]) => {
   if (!c.operator)
@@ -158,7 +103,7 @@ async function checkCondition(
 /** Webhook secrets and Slack webhook URLs (which embed a secret) are sealed; a masked echo keeps them. */
 function sealNotifications(
   ctx: OperationContext,
-  n: z.output<typeof Notifications>,
+  n: Notifications,
   before?: StoredNotifications,
 ): StoredNotifications {
   const keep = (value: string, stored: unknown) =>
@@ -171,15 +116,23 @@ function sealNotifications(
   return out;
 }
 
-function present(ctx: OperationContext, a: StoredAlert) {
-  const n: StoredNotifications = { ...a.definition.notifications };
-  const open = (v: string | Sealed): string => (isSealed(v) ? mask(ctx.secrets.open(v)) : v);
-  if (n.slack) n.slack = { ...n.slack, webhookUrl: open(n.slack.webhookUrl) };
-  if (n.webhook?.secret) n.webhook = { ...n.webhook, secret: open(n.webhook.secret) };
+/** The answer form of stored notifications: what `sealNotifications` sealed is masked. */
+function maskNotifications(ctx: OperationContext, n: StoredNotifications): Notifications {
+  const shown = (v: string | Sealed): string => (isSealed(v) ? mask(ctx.secrets.open(v)) : v);
+  // Each sealed field is replaced in place, so the answer keeps the stored order of the keys.
+  return {
+    ...n,
+    ...(n.slack && { slack: { ...n.slack, webhookUrl: shown(n.slack.webhookUrl) } }),
+    ...(n.webhook?.secret && { webhook: { ...n.webhook, secret: shown(n.webhook.secret) } }),
+  } as Notifications;
+}
+
+/** The answer form of a stored alert: the record, its notification secrets masked. */
+function present(ctx: OperationContext, a: StoredAlert): Alert {
   return {
     id: a.id,
     ...a.definition,
-    notifications: n,
+    notifications: maskNotifications(ctx, a.definition.notifications),
     isActive: a.isActive,
     state: a.state,
     created_at: a.created_at,
@@ -257,14 +210,7 @@ export const alertOperations = [
       'Change an alert: top-level fields are replaced, condition and notifications are merged key by key',
     http: { method: 'PATCH', path: '/v1/alerts/:alert_id' },
     params: ItemParams,
-    body: {
-      name: AlertBody.name.optional(),
-      condition: Condition.partial().optional(),
-      severity: z.enum(SEVERITIES).optional(),
-      notifications: Notifications.optional(),
-      cooldown: Duration.nullable().optional(),
-      isActive: z.boolean().optional(),
-    },
+    body: AlertPatch.shape,
     output: AlertSchema,
     async handler({ alert_id, ...patch }, ctx) {
       const current = await getAlert(ctx, alert_id);

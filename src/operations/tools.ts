@@ -2,57 +2,34 @@ import { z } from 'zod';
 import { isoNow } from '../clock.js';
 import { conflict, notFound, validationError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
-import type { StoredTool, ToolDefinition } from '../store/tools.js';
+import { Tool, ToolDefinition, ToolVersion, type StoredTool } from '../domain/tools.js';
 import type { Store } from '../store/index.js';
-import {
-  checkToolDefinition,
-  Parameter,
-  TOOL_TYPES,
-  ToolInput,
-  type ToolInputValue,
-} from '../tools/definition.js';
+import { checkToolDefinition, ToolInput, type ToolInputValue } from '../tools/definition.js';
 import { maskConfig, openConfig, sealConfig } from '../tools/secrets.js';
 import { DEFAULT_TIMEOUT_MS, executeTool } from '../tools/runtime.js';
 import { postgresRoleProblem } from '../tools/database.js';
 import { toolAnalytics } from '../tools/analytics.js';
 import { FAILURE_TYPES } from '../tools/outcome.js';
-import { Deleted, Id, Timestamp, UserRef, deleted, nameList } from './common.js';
+import { Deleted, Id, deleted, nameList } from './common.js';
 import { defineOperation, type OperationContext } from './types.js';
 
-const ToolSchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    description: z.string(),
-    type: z.enum(TOOL_TYPES),
-    config: z.record(z.string(), z.unknown()).optional(),
-    parameters: z.array(Parameter),
-    responseMapping: z.record(z.string(), z.string()).optional(),
-    rules: z.array(z.record(z.string(), z.unknown())).optional(),
-    conditions: z.array(z.record(z.string(), z.unknown())).optional(),
-    steps: z.array(z.record(z.string(), z.unknown())).optional(),
-    aggregateResults: z.boolean().optional(),
-    errorHandling: z.record(z.string(), z.unknown()).optional(),
-    logPayloads: z
-      .boolean()
-      .optional()
-      .describe('Full parameters and results are kept in the call log (secrets never)'),
-    version: z.number().int(),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-  })
-  .describe('A Tool; secrets in config.auth are masked (last 4 characters at most)');
+/** The answer: the tool record, its secrets masked (see `present`). */
+const ToolSchema = Tool.describe(
+  'A Tool; secrets in config.auth are masked (last 4 characters at most)',
+);
+
+/** A version as answered: the record's, its definition (secrets masked) last, as `tool`. */
+const ToolVersionSchema = ToolVersion.omit({ definition: true }).extend({ tool: ToolDefinition });
 
 const withoutUndefined = <T extends Record<string, unknown>>(o: T): T =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 
-/** The answer form of a stored definition: secrets masked. */
+/** The answer form of a stored definition: secrets masked (stored sealed: see the Tool record). */
 function present(ctx: OperationContext, def: ToolDefinition): ToolDefinition {
-  const config = def.config as Record<string, unknown> | undefined;
-  return config ? { ...def, config: maskConfig(config, ctx.secrets) } : def;
+  return def.config ? { ...def, config: maskConfig(def.config, ctx.secrets) } : def;
 }
 
-export function toolView(ctx: OperationContext, t: StoredTool) {
+export function toolView(ctx: OperationContext, t: StoredTool): Tool {
   return {
     id: t.id,
     ...present(ctx, t.definition),
@@ -76,7 +53,7 @@ async function connectionProblems(
   const config = input.config;
   if (input.type !== 'database' || config?.driver !== 'postgres') return [];
   if (typeof config.connection !== 'string') return [];
-  const previous = current?.definition.config as Record<string, unknown> | undefined;
+  const previous = current?.definition.config;
   const clear = openConfig(sealConfig(config, previous, ctx.secrets), ctx.secrets);
   const timeoutMs = typeof config.timeoutMs === 'number' ? config.timeoutMs : DEFAULT_TIMEOUT_MS;
   // Saving waits for this: a server that does not answer soon is checked at each call instead.
@@ -119,11 +96,7 @@ async function prepare(
         { composites: users },
       );
   }
-  const sealed = sealConfig(
-    definition.config,
-    current?.definition.config as Record<string, unknown> | undefined,
-    ctx.secrets,
-  );
+  const sealed = sealConfig(definition.config, current?.definition.config, ctx.secrets);
   return withoutUndefined({
     ...definition,
     config: sealed && withoutUndefined(sealed),
@@ -171,7 +144,7 @@ export const toolOperations = [
     name: 'tools.list',
     summary: 'List tools',
     http: { method: 'GET', path: '/v1/tools' },
-    query: { type: z.enum(TOOL_TYPES).optional() },
+    query: { type: Tool.shape.type.optional() },
     output: z.object({ tools: z.array(ToolSchema) }),
     async handler({ type }, ctx) {
       const tools = await ctx.store.tools.list();
@@ -247,17 +220,7 @@ export const toolOperations = [
     summary: 'Every version of a tool, newest first',
     http: { method: 'GET', path: '/v1/tools/:tool/versions' },
     params: ToolRef,
-    output: z.object({
-      versions: z.array(
-        z.object({
-          version: z.number().int(),
-          change: z.string(),
-          created_at: Timestamp,
-          created_by: UserRef,
-          tool: z.record(z.string(), z.unknown()),
-        }),
-      ),
-    }),
+    output: z.object({ versions: z.array(ToolVersionSchema) }),
     async handler({ tool }, ctx) {
       const current = await findTool(ctx.store, tool);
       return {

@@ -1,50 +1,37 @@
-import { fromJson, toJson } from './db.js';
-import type { StoreContext } from './sql/query.js';
+import { sql, type Insertable } from 'kysely';
+import type { AlertDefinition, StoredAlert } from '../domain/alerts.js';
+import { recordColumns } from './record-columns.js';
+import { patchRow, type StoreContext } from './sql/query.js';
+import type { Alerts } from './sql/tables.js';
 
-import type { AlertDefinition } from '../domain/alerts.js';
+export type { AlertDefinition, StoredAlert };
 
-export type { AlertDefinition };
-
-export interface StoredAlert {
-  id: string;
-  definition: AlertDefinition;
-  isActive: boolean;
-  state: string;
-  created_at: string;
-  updated_at: string;
-}
-
-interface Row {
-  id: string;
-  definition: string;
-  is_active: number;
-  state: string;
-  created_at: string;
-  updated_at: string;
-}
-
-const fromRow = (r: Row): StoredAlert => ({
-  id: r.id,
-  definition: fromJson<AlertDefinition>(r.definition),
-  isActive: r.is_active === 1,
-  state: r.state,
-  created_at: r.created_at,
-  updated_at: r.updated_at,
+/** The columns of the `alerts` table that hold the alert (the copies are `definitionCopies`). */
+const COLUMNS = recordColumns<StoredAlert>({
+  id: { column: 'id' },
+  definition: { column: 'definition', json: true },
+  isActive: { column: 'is_active', flag: true },
+  state: { column: 'state' },
+  created_at: { column: 'created_at' },
+  updated_at: { column: 'updated_at' },
 });
 
-const ROW_COLUMNS = ['id', 'definition', 'is_active', 'state', 'created_at', 'updated_at'] as const;
+/** What a replacement may set: the definition and the activity. */
+const PATCH_COLUMNS = COLUMNS.patchColumns(['id', 'state', 'created_at', 'updated_at']);
 
-const toolIdOf = (d: AlertDefinition): string | null =>
-  typeof d.condition.toolId === 'string' ? d.condition.toolId : null;
+/**
+ * The columns copied from the definition so that they can be searched without reading its JSON:
+ * the name, and the tool a tool alert watches (a tool in use must not be deleted).
+ */
+const definitionCopies = (d: AlertDefinition) => ({
+  name: d.name,
+  tool_id: typeof d.condition.toolId === 'string' ? d.condition.toolId : null,
+});
 
 /** One alert by its id. */
 async function readAlert(ctx: StoreContext, id: string): Promise<StoredAlert | undefined> {
-  const row = await ctx.db
-    .selectFrom('alerts')
-    .select(ROW_COLUMNS)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return row && fromRow(row);
+  const row = await ctx.db.selectFrom('alerts').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && COLUMNS.fromRow(row);
 }
 
 /** Finding alerts: all, one's last firing, the ones watching a tool. */
@@ -53,11 +40,11 @@ function alertReads(ctx: StoreContext) {
     async list(): Promise<StoredAlert[]> {
       const rows = await ctx.db
         .selectFrom('alerts')
-        .select(ROW_COLUMNS)
+        .selectAll()
         .orderBy('created_at')
         .orderBy('id')
         .execute();
-      return rows.map(fromRow);
+      return rows.map((r) => COLUMNS.fromRow(r));
     },
     async lastFiredAt(id: string): Promise<string | null> {
       const row = await ctx.db
@@ -82,18 +69,10 @@ function alertReads(ctx: StoreContext) {
 function alertWrites(ctx: StoreContext) {
   return {
     async insert(a: StoredAlert): Promise<StoredAlert> {
+      const values = { ...COLUMNS.toRow(a), ...definitionCopies(a.definition) };
       await ctx.db
         .insertInto('alerts')
-        .values({
-          id: a.id,
-          name: a.definition.name,
-          definition: toJson(a.definition),
-          tool_id: toolIdOf(a.definition),
-          is_active: a.isActive ? 1 : 0,
-          state: a.state,
-          created_at: a.created_at,
-          updated_at: a.updated_at,
-        })
+        .values(values as Insertable<Alerts>)
         .execute();
       return a;
     },
@@ -103,17 +82,13 @@ function alertWrites(ctx: StoreContext) {
       isActive: boolean,
       at: string,
     ): Promise<StoredAlert | undefined> {
-      await ctx.db
-        .updateTable('alerts')
-        .set({
-          name: definition.name,
-          definition: toJson(definition),
-          tool_id: toolIdOf(definition),
-          is_active: isActive ? 1 : 0,
-          updated_at: at,
-        })
-        .where('id', '=', id)
-        .execute();
+      await patchRow(ctx.db, {
+        table: 'alerts',
+        columns: PATCH_COLUMNS,
+        patch: { definition, isActive },
+        always: { ...definitionCopies(definition), updated_at: at },
+        where: sql`id = ${id}`,
+      });
       return readAlert(ctx, id);
     },
     async setState(id: string, state: string, lastFiredAt?: string): Promise<void> {

@@ -1,98 +1,70 @@
-import { sql, type Kysely } from 'kysely';
-import { fromJson, toJson } from './db.js';
-import type { User } from './personas.js';
-import type { StoreContext } from './sql/query.js';
-import type { Tables } from './sql/tables.js';
+import { sql, type Insertable, type Kysely } from 'kysely';
+import type { UserRef } from '../domain/records.js';
+import type { StoredTool, ToolDefinition, ToolVersion } from '../domain/tools.js';
+import { recordColumns } from './record-columns.js';
+import { patchRow, type StoreContext } from './sql/query.js';
+import type { Tables, ToolVersions } from './sql/tables.js';
 
-/** A tool definition as stored: the Tool object of the specification, secrets sealed. */
-export type ToolDefinition = Record<string, unknown> & { name: string; type: string };
+export type { StoredTool, ToolDefinition, ToolVersion };
 
-export interface StoredTool {
-  id: string;
-  name: string;
-  type: string;
-  definition: ToolDefinition;
-  version: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface ToolVersion {
-  version: number;
-  change: string;
-  definition: ToolDefinition;
-  created_at: string;
-  created_by: User;
-}
-
-interface Row {
-  id: string;
-  name: string;
-  type: string;
-  definition: string;
-  version: number;
-  created_at: string;
-  updated_at: string;
-}
-
-const COLUMNS = [
-  'id',
-  'name',
-  'type',
-  'definition',
-  'version',
-  'created_at',
-  'updated_at',
-] as const;
-
-const fromRow = (r: Row): StoredTool => ({
-  id: r.id,
-  name: r.name,
-  type: r.type,
-  definition: fromJson<ToolDefinition>(r.definition),
-  version: r.version,
-  created_at: r.created_at,
-  updated_at: r.updated_at,
+/** The columns of the `tools` table, in the order a stored tool is built. */
+const COLUMNS = recordColumns<StoredTool>({
+  id: { column: 'id' },
+  name: { column: 'name' },
+  type: { column: 'type' },
+  definition: { column: 'definition', json: true },
+  version: { column: 'version' },
+  created_at: { column: 'created_at' },
+  updated_at: { column: 'updated_at' },
 });
 
-const toolBy = (db: Kysely<Tables>, column: 'id' | 'name', value: string) =>
-  db.selectFrom('tools').select(COLUMNS).where(column, '=', value).executeTakeFirst();
+/** The columns of the `tool_versions` table (besides `tool_id`). */
+const VERSION_COLUMNS = recordColumns<ToolVersion>({
+  version: { column: 'version' },
+  change: { column: 'change' },
+  definition: { column: 'definition', json: true },
+  created_at: { column: 'created_at' },
+  created_by: { columns: { id: 'created_by_id', name: 'created_by_name' } },
+});
+
+/** What a new version sets: the definition, and the name and type copied beside it. */
+const PATCH_COLUMNS = COLUMNS.patchColumns(['id', 'version', 'created_at', 'updated_at']);
+
+const toolBy = async (db: Kysely<Tables>, column: 'id' | 'name', value: string) => {
+  const row = await db.selectFrom('tools').selectAll().where(column, '=', value).executeTakeFirst();
+  return row && COLUMNS.fromRow(row);
+};
 
 /** A tool's next version: its definition, what changed (updated, rollback to N), when and by whom. */
 export interface NextVersion {
   definition: ToolDefinition;
   change: string;
   at: string;
-  by: User;
+  by: UserRef;
 }
 
-const versionRow = (id: string, version: number, next: NextVersion) => ({
-  tool_id: id,
-  version,
-  definition: toJson(next.definition),
-  change: next.change,
-  created_at: next.at,
-  created_by_id: next.by.id,
-  created_by_name: next.by.name,
-});
+const versionRow = (id: string, version: number, next: NextVersion) =>
+  ({
+    tool_id: id,
+    ...VERSION_COLUMNS.toRow({
+      version,
+      change: next.change,
+      definition: next.definition,
+      created_at: next.at,
+      created_by: next.by,
+    }),
+  }) as Insertable<ToolVersions>;
 
 /** Saving tools: each change is a new numbered version; history is never rewritten. */
 function toolWrites(ctx: StoreContext) {
   return {
     /** Creates the tool and its version 1 together. */
-    insert(tool: Omit<StoredTool, 'version'>, by: User): Promise<StoredTool> {
+    insert(tool: Omit<StoredTool, 'version'>, by: UserRef): Promise<StoredTool> {
+      const stored: StoredTool = { ...tool, version: 1 };
       return ctx.atomic(async (db) => {
         await db
           .insertInto('tools')
-          .values({
-            id: tool.id,
-            name: tool.name,
-            type: tool.type,
-            definition: toJson(tool.definition),
-            version: 1,
-            created_at: tool.created_at,
-            updated_at: tool.updated_at,
-          })
+          .values(COLUMNS.toRow(stored) as Insertable<Tables['tools']>)
           .execute();
         await db
           .insertInto('tool_versions')
@@ -105,7 +77,7 @@ function toolWrites(ctx: StoreContext) {
             }),
           )
           .execute();
-        return { ...tool, version: 1 };
+        return stored;
       });
     },
     /** Replaces the definition and appends the next numbered version; history is never rewritten. */
@@ -113,23 +85,20 @@ function toolWrites(ctx: StoreContext) {
       const { definition, at } = next;
       return ctx.atomic(async (db) => {
         // The version moves up in the UPDATE itself: two servers saving at once number in turn.
-        const row = await db
-          .updateTable('tools')
-          .set({
-            name: definition.name,
-            type: definition.type,
-            definition: toJson(definition),
-            version: sql<number>`version + 1`,
-            updated_at: at,
-          })
-          .where('id', '=', id)
-          .returning(COLUMNS)
-          .executeTakeFirstOrThrow();
+        await patchRow(db, {
+          table: 'tools',
+          columns: PATCH_COLUMNS,
+          patch: { name: definition.name, type: definition.type, definition },
+          always: { version: sql`version + 1`, updated_at: at },
+          where: sql`id = ${id}`,
+        });
+        const tool = await toolBy(db, 'id', id);
+        if (!tool) throw new Error(`tool ${id} vanished while it was saved`);
         await db
           .insertInto('tool_versions')
-          .values(versionRow(id, row.version, next))
+          .values(versionRow(id, tool.version, next))
           .execute();
-        return fromRow(row);
+        return tool;
       });
     },
     async delete(id: string): Promise<boolean> {
@@ -145,33 +114,20 @@ function toolHistory(ctx: StoreContext) {
     async versions(id: string): Promise<ToolVersion[]> {
       const rows = await ctx.db
         .selectFrom('tool_versions')
-        .select([
-          'version',
-          'change',
-          'definition',
-          'created_at',
-          'created_by_id',
-          'created_by_name',
-        ])
+        .selectAll()
         .where('tool_id', '=', id)
         .orderBy('version', 'desc')
         .execute();
-      return rows.map((r) => ({
-        version: r.version,
-        change: r.change,
-        definition: fromJson<ToolDefinition>(r.definition),
-        created_at: r.created_at,
-        created_by: { id: r.created_by_id, name: r.created_by_name },
-      }));
+      return rows.map((r) => VERSION_COLUMNS.fromRow(r));
     },
     async version(id: string, version: number): Promise<ToolDefinition | undefined> {
       const row = await ctx.db
         .selectFrom('tool_versions')
-        .select('definition')
+        .selectAll()
         .where('tool_id', '=', id)
         .where('version', '=', version)
         .executeTakeFirst();
-      return row && fromJson<ToolDefinition>(row.definition);
+      return row && VERSION_COLUMNS.fromRow(row).definition;
     },
   };
 }
@@ -180,8 +136,8 @@ function toolHistory(ctx: StoreContext) {
 function toolReads(ctx: StoreContext) {
   return {
     async list(): Promise<StoredTool[]> {
-      const rows = await ctx.db.selectFrom('tools').select(COLUMNS).orderBy('name').execute();
-      return rows.map(fromRow);
+      const rows = await ctx.db.selectFrom('tools').selectAll().orderBy('name').execute();
+      return rows.map((r) => COLUMNS.fromRow(r));
     },
     async existingNames(names: string[]): Promise<Set<string>> {
       if (names.length === 0) return new Set();
@@ -209,10 +165,10 @@ export function createToolStore(ctx: StoreContext) {
 
   /** Tools are addressed by id or by name in paths; an id wins when both could match. */
   const find = (idOrName: string): Promise<StoredTool | undefined> =>
-    cache.get(`tool-ref:${idOrName}`, async () => {
-      const row = (await toolBy(db, 'id', idOrName)) ?? (await toolBy(db, 'name', idOrName));
-      return row && fromRow(row);
-    });
+    cache.get(
+      `tool-ref:${idOrName}`,
+      async () => (await toolBy(db, 'id', idOrName)) ?? (await toolBy(db, 'name', idOrName)),
+    );
 
   return {
     ...toolWrites(ctx),
@@ -221,10 +177,7 @@ export function createToolStore(ctx: StoreContext) {
     find,
     /** Answered from the read cache: the runtime looks tools up by name on every call. */
     findByName(name: string): Promise<StoredTool | undefined> {
-      return cache.get(`tool:${name}`, async () => {
-        const row = await toolBy(db, 'name', name);
-        return row && fromRow(row);
-      });
+      return cache.get(`tool:${name}`, () => toolBy(db, 'name', name));
     },
   };
 }

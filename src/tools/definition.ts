@@ -1,11 +1,11 @@
-import { IdentifierName } from '../domain/names.js';
 import { z } from 'zod';
+import { Parameter, TOOL_TYPES, ToolDefinition } from '../domain/tools.js';
 import { compileCondition, ExpressionError } from './expressions.js';
 import { countStatements, scanNamedParameters } from './sql-params.js';
 import { readStatementProblem } from './sql-statement.js';
 import type { ErrorDetail } from '../errors.js';
 
-export const TOOL_TYPES = ['api', 'routing', 'composite', 'database', 'action'] as const;
+export { Parameter, TOOL_TYPES };
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -72,35 +72,16 @@ export const CONFIG_BY_TYPE = {
   }),
 } as const;
 
-const Scalar = z.union([z.string(), z.number(), z.boolean()]);
-export const Parameter = z.strictObject({
-  name: IdentifierName,
-  type: z.enum(['string', 'number', 'boolean']).default('string'),
-  description: z.string().max(2_000).optional(),
-  required: z.boolean().default(false),
-  default: Scalar.optional(),
-  min: z.number().optional(),
-  max: z.number().optional(),
-  enum: z
-    .array(z.union([z.string(), z.number()]))
-    .min(1)
-    .max(200)
-    .optional(),
-  dynamicValue: z
-    .strictObject({ basedOn: z.string().min(1).max(256), mapping: z.record(z.string(), Scalar) })
-    .optional(),
-});
-
 const Handler = z.strictObject({
   fallbackMessage: z.string().max(2_000).optional(),
   action: z.enum(['escalate', 'retry', 'ask_for_clarification']),
   maxRetries: z.number().int().min(1).max(10).optional().describe('For retry; default 3'),
 });
 
-export const ToolInput = {
+/** What a caller sends: the tool's definition, with the rules its fields follow on input. */
+export const ToolInput = ToolDefinition.extend({
   name: z.string().regex(TOOL_NAME, 'must be 1 to 64 letters, digits, _ or -'),
   description: z.string().max(5_000).default(''),
-  type: z.enum(TOOL_TYPES),
   config: z
     .record(z.string(), z.unknown())
     .optional()
@@ -135,7 +116,6 @@ export const ToolInput = {
     )
     .max(50)
     .optional(),
-  aggregateResults: z.boolean().optional(),
   errorHandling: z
     .strictObject({
       onTimeout: Handler.optional(),
@@ -147,7 +127,7 @@ export const ToolInput = {
     .boolean()
     .optional()
     .describe('Store full parameters and results in the call log (secrets never)'),
-};
+}).shape;
 
 export type ToolInputValue = z.output<z.ZodObject<typeof ToolInput>>;
 

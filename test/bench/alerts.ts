@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import type { AlertCondition } from '../../src/domain/alerts.js';
 import { createEngine } from '../../src/engine.js';
 import { newId } from '../../src/ids.js';
 import { toolAnalytics } from '../../src/tools/analytics.js';
@@ -22,7 +23,13 @@ export async function alertsBench(): Promise<Figure[]> {
           id,
           name: `tool_${t}`,
           type: 'api',
-          definition: { name: `tool_${t}`, type: 'api', config: { url: 'http://127.0.0.1:1' } },
+          definition: {
+            name: `tool_${t}`,
+            description: '',
+            type: 'api',
+            config: { url: 'http://127.0.0.1:1' },
+            parameters: [],
+          },
           created_at: at,
           updated_at: at,
         },
@@ -49,7 +56,7 @@ export async function alertsBench(): Promise<Figure[]> {
     }
     for (let t = 0; t < 1_000; t++) {
       // Half watch a rate, half the p95: thresholds that never hold, so nothing is sent.
-      const condition =
+      const condition: AlertCondition =
         t % 2
           ? {
               type: 'tool_performance',
