@@ -1,45 +1,7 @@
 /** The shapes every provider adapter maps into, and the store keeps. A figure the provider does not give is null. */
 
-export interface AgentTool {
-  name: string;
-  description: string | null;
-  type: string | null;
-  endpoint: string | null;
-  method: string | null;
-  /** The kind of auth the tool uses towards its endpoint (bearer_token, api_key, ...), or none. */
-  auth: string;
-}
-
-export interface AgentConfiguration {
-  model: {
-    provider: string | null;
-    name: string | null;
-    temperature: number | null;
-    maxTokens: number | null;
-  };
-  voice: {
-    provider: string | null;
-    voiceId: string | null;
-    stability: number | null;
-    similarityBoost: number | null;
-  };
-  prompt: string | null;
-  firstMessage: string | null;
-  tools: AgentTool[];
-}
-
-/** What a sync reads of an agent; versions are kept of all of it. */
-export interface AgentSnapshot {
-  name: string;
-  description: string | null;
-  configuration: AgentConfiguration;
-  phoneNumbers: { number: string; provider: string | null; name: string | null }[];
-  knowledgeBases: { id: string; name: string | null }[];
-  routingRules: { name: string; destinations: string[] }[];
-  tags: string[];
-  /** Whether the provider offers a text conversation API for this agent (the default channel). */
-  textChat: boolean;
-}
+// The agent's own shapes are defined with the agent (zod, so the operations publish them too).
+export type { AgentConfiguration, AgentSnapshot, AgentTool } from './agents.js';
 
 export interface TranscriptTurn {
   role: 'user' | 'agent';

@@ -1,53 +1,39 @@
 import { z } from 'zod';
+import {
+  Agent,
+  AgentConfiguration,
+  AgentSnapshot,
+  AgentTool,
+  AgentVersion,
+} from '../domain/agents.js';
 import { Timestamp } from './common.js';
 
 /** Response schemas of the agent endpoints, for the OpenAPI document. Null: the provider does not give it. */
 const N = <T extends z.ZodType>(t: T) => t.nullable();
 
-const AgentTool = z.object({
-  name: z.string(),
-  description: N(z.string()),
-  type: N(z.string()),
-  endpoint: N(z.string()),
-  method: N(z.string()),
-  auth: z.string().describe('bearer_token, api_key, ... or none'),
-});
-
-export const Configuration = z.object({
-  model: z.object({
-    provider: N(z.string()),
-    name: N(z.string()),
-    temperature: N(z.number()),
-    maxTokens: N(z.number().int()),
-  }),
-  voice: z.object({
-    provider: N(z.string()),
-    voiceId: N(z.string()),
-    stability: N(z.number()),
-    similarityBoost: N(z.number()),
-  }),
-  prompt: N(z.string()),
-  firstMessage: N(z.string()),
-  tools: z.array(AgentTool),
-});
-
-export const AgentSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  provider: z.string(),
-  providerAgentId: z.string(),
-  status: z.enum(['active', 'disconnected']),
-  description: N(z.string()),
-  configuration: Configuration.describe(
+/**
+ * The Agent object of the specification, from the stored record. `agentView` is the one place that
+ * turns the one into the other, as they differ on purpose: the credentials are sealed at rest and
+ * never answered; the snapshot is answered as the effective configuration and its lists, the
+ * overrides as their paths, the sync fields as `sync`; the figures of its calls are added.
+ */
+export const AgentSchema = Agent.pick({
+  id: true,
+  name: true,
+  provider: true,
+  providerAgentId: true,
+  status: true,
+  description: true,
+}).extend({
+  configuration: AgentConfiguration.describe(
     'Effective: the synced snapshot with local overrides on top',
   ),
-  phoneNumbers: z.array(
-    z.object({ number: z.string(), provider: N(z.string()), name: N(z.string()) }),
-  ),
-  knowledgeBases: z.array(z.object({ id: z.string(), name: N(z.string()) })),
-  routingRules: z.array(z.object({ name: z.string(), destinations: z.array(z.string()) })),
-  channel: z.enum(['provider', 'replica', 'http']),
-  tags: z.array(z.string()),
+  phoneNumbers: AgentSnapshot.shape.phoneNumbers,
+  knowledgeBases: AgentSnapshot.shape.knowledgeBases,
+  routingRules: AgentSnapshot.shape.routingRules,
+  // Answered resolved: a stored null (the default) is answered as the channel it defaults to.
+  channel: Agent.shape.channel.unwrap(),
+  tags: Agent.shape.tags,
   workspaces: z
     .array(z.string())
     .describe(
@@ -65,16 +51,16 @@ export const AgentSchema = z.object({
   }),
   qualityMetrics: z.object({ successRate: N(z.number()), avgDurationMs: N(z.number().int()) }),
   sync: z.object({
-    status: z.enum(['running', 'idle', 'failed', 'needs_credentials']),
-    lastSyncedAt: N(Timestamp),
+    status: Agent.shape.syncStatus,
+    lastSyncedAt: Agent.shape.lastSyncedAt,
     importedCalls: z.number().int(),
-    error: N(z.string()),
+    error: Agent.shape.syncError,
   }),
   overrides: z
     .array(z.string())
     .describe("Overridden paths from the agent's root, such as configuration.model.temperature"),
-  created_at: Timestamp,
-  updated_at: Timestamp,
+  created_at: Agent.shape.created_at,
+  updated_at: Agent.shape.updated_at,
 });
 
 export const AgentToolEntry = AgentTool.extend({
@@ -122,9 +108,4 @@ export const AgentErrorSchema = z.object({
   callId: N(z.string()),
 });
 
-export const AgentVersionSchema = z.object({
-  version: z.number().int(),
-  syncedAt: Timestamp,
-  changedPaths: z.array(z.string()),
-  configuration: Configuration,
-});
+export const AgentVersionSchema = AgentVersion;

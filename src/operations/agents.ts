@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { isoNow } from '../clock.js';
+import { AGENT_PROVIDERS, Agent, AgentConfiguration, AgentTool } from '../domain/agents.js';
 import { AudioFigures } from '../domain/audio.js';
 import { AppError, conflict, invalidField, notFound, validationError } from '../errors.js';
 import { openCredentials } from '../providers/credentials.js';
 import { connectHttpAgent, probeHttpAgent } from '../providers/http-agent.js';
 import { channelProblem } from '../simulations/start.js';
 import { deepMerge } from '../providers/diff.js';
-import { PROVIDERS } from '../providers/registry.js';
+import type { PROVIDERS } from '../providers/registry.js';
 import { agentTools, agentView } from '../providers/view.js';
 import { agentAnalytics } from '../simulations/agent-analytics.js';
-import type { AgentRecord } from '../store/agents.js';
 import {
   CommaList,
   ConnectionTestSchema,
@@ -30,49 +30,65 @@ import {
 import { defineOperation, withStatus, type OperationContext } from './types.js';
 
 const AgentParams = { agent_id: Id };
-const Nullable = <T extends z.ZodType>(t: T) => t.nullable().optional();
 
-const ConfigurationPatch = z.strictObject({
-  model: z
-    .strictObject({
-      provider: Nullable(z.string().max(100)),
-      name: Nullable(z.string().max(200)),
-      temperature: Nullable(z.number().min(0).max(2)),
-      maxTokens: Nullable(z.number().int().positive().max(1_000_000)),
-    })
-    .optional(),
-  voice: z
-    .strictObject({
-      provider: Nullable(z.string().max(100)),
-      voiceId: Nullable(z.string().max(200)),
-      stability: Nullable(z.number().min(0).max(1)),
-      similarityBoost: Nullable(z.number().min(0).max(1)),
-    })
-    .optional(),
-  prompt: Nullable(z.string().max(200_000)),
-  firstMessage: Nullable(z.string().max(10_000)),
-  tools: z
-    .array(
-      z.strictObject({
-        name: z.string().min(1).max(128),
-        description: Nullable(z.string().max(5_000)),
-        type: Nullable(z.string()),
-        endpoint: Nullable(z.string().max(2_048)),
-        method: Nullable(z.string()),
-        auth: z.string().default('none'),
-      }),
-    )
-    .max(100)
-    .optional(),
-});
+/** The same fields, with unknown ones refused (each names itself in the error's details). */
+const strict = <S extends z.ZodRawShape>(o: z.ZodObject<S>) => z.strictObject(o.shape);
 
-async function getAgent(ctx: OperationContext, id: string): Promise<AgentRecord> {
+/** Local overrides of the configuration, with the rules of its values; null clears one. */
+const ConfigurationPatch = strict(
+  AgentConfiguration.extend({
+    model: strict(
+      AgentConfiguration.shape.model
+        .extend({
+          provider: z.string().max(100).nullable(),
+          name: z.string().max(200).nullable(),
+          temperature: z.number().min(0).max(2).nullable(),
+          maxTokens: z.number().int().positive().max(1_000_000).nullable(),
+        })
+        .partial(),
+    ),
+    voice: strict(
+      AgentConfiguration.shape.voice
+        .extend({
+          provider: z.string().max(100).nullable(),
+          voiceId: z.string().max(200).nullable(),
+          stability: z.number().min(0).max(1).nullable(),
+          similarityBoost: z.number().min(0).max(1).nullable(),
+        })
+        .partial(),
+    ),
+    prompt: z.string().max(200_000).nullable(),
+    firstMessage: z.string().max(10_000).nullable(),
+    // A tool is replaced whole: its name is required, the rest may be left out.
+    tools: z
+      .array(
+        strict(
+          AgentTool.extend({
+            name: z.string().min(1).max(128),
+            description: z.string().max(5_000).nullable().optional(),
+            type: z.string().nullable().optional(),
+            endpoint: z.string().max(2_048).nullable().optional(),
+            method: z.string().nullable().optional(),
+            auth: z.string().default('none'),
+          }),
+        ),
+      )
+      .max(100),
+  }).partial(),
+);
+
+async function getAgent(ctx: OperationContext, id: string): Promise<Agent> {
   const agent = await ctx.store.agents.get(id);
   if (!agent) throw notFound('agent', id);
   return agent;
 }
 
-const PROVIDER_CHOICES = [...PROVIDERS, 'http'] as const;
+/**
+ * The providers' adapters, then agents of our own. The registry keeps the adapters' list and the
+ * domain the agent's; `satisfies` fails to compile when the two drift apart (or change order,
+ * which the connect error's list shows).
+ */
+const PROVIDER_CHOICES = AGENT_PROVIDERS satisfies readonly [...typeof PROVIDERS, 'http'];
 
 export const agentOperations = [
   defineOperation({
@@ -204,7 +220,7 @@ export const agentOperations = [
     body: {
       configuration: ConfigurationPatch.optional(),
       tags: z.array(z.string().trim().min(1).max(64)).max(50).optional(),
-      channel: z.enum(['provider', 'replica', 'http']).optional(),
+      channel: Agent.shape.channel.unwrap().optional(),
     },
     output: AgentSchema,
     async handler({ agent_id, configuration, tags, channel }, ctx) {

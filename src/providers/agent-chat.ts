@@ -21,7 +21,7 @@ export async function openAgentChat(
       `Agent ${agent.id} is disconnected: connect it again to talk to it`,
     );
   if (agent.provider === 'http') return httpAgentChat(creds, HTTP_AGENT_TIMEOUT_MS);
-  const adapter = adapters[agent.provider as ProviderName];
+  const adapter = adapters[agent.provider];
   return adapter.openChat(
     { apiKey: creds.apiKey ?? '', baseUrl: creds.baseUrl ?? adapter.defaultBaseUrl },
     agent.providerAgentId,

@@ -31,7 +31,7 @@ export class CredentialsUnreadable extends AppError {
 export function openCredentials(secrets: SecretBox, agent: AgentRecord): AgentCredentials | null {
   if (!agent.credentials) return null;
   try {
-    return JSON.parse(secrets.open(agent.credentials as { $enc: string })) as AgentCredentials;
+    return JSON.parse(secrets.open(agent.credentials)) as AgentCredentials;
   } catch {
     throw new CredentialsUnreadable(agent);
   }

@@ -1,153 +1,62 @@
-import { sql } from 'kysely';
-import type { AgentConfiguration, AgentSnapshot } from '../domain/providers.js';
-import { fromJson, toJson, type ColumnMap } from './db.js';
+import { sql, type Insertable } from 'kysely';
+import type { Agent, AgentPatch, AgentSnapshot, AgentVersion } from '../domain/agents.js';
+import { fromJson, toJson } from './db.js';
+import { recordColumns } from './record-columns.js';
 import { patchRow, type StoreContext } from './sql/query.js';
+import type { Agents } from './sql/tables.js';
 import { agentWorkspaces } from './agent-workspaces.js';
 
-export interface AgentRecord {
-  id: string;
-  provider: string;
-  providerAgentId: string;
-  name: string;
-  status: string;
-  description: string | null;
-  snapshot: AgentSnapshot;
-  overrides: Record<string, unknown>;
-  channel: string | null;
-  /** Sealed JSON of {apiKey, baseUrl}. */
-  credentials: unknown;
-  tags: string[];
-  syncStatus: string;
-  lastSyncedAt: string | null;
-  syncError: string | null;
-  callsCursorMs: number | null;
-  created_at: string;
-  updated_at: string;
-}
+export type { Agent, AgentPatch, AgentVersion };
+/** The stored agent, under the name its readers know it by. */
+export type AgentRecord = Agent;
 
-export interface AgentVersion {
-  version: number;
-  syncedAt: string;
-  changedPaths: string[];
-  configuration: AgentConfiguration;
-}
-
-interface Row {
-  id: string;
-  provider: string;
-  provider_agent_id: string;
-  name: string;
-  status: string;
-  description: string | null;
-  snapshot: string;
-  overrides: string;
-  channel: string | null;
-  credentials: string | null;
-  tags: string;
-  sync_status: string;
-  last_synced_at: string | null;
-  sync_error: string | null;
-  calls_cursor_ms: number | null;
-  created_at: string;
-  updated_at: string;
-}
-
-const fromRow = (r: Row): AgentRecord => ({
-  id: r.id,
-  provider: r.provider,
-  providerAgentId: r.provider_agent_id,
-  name: r.name,
-  status: r.status,
-  description: r.description,
-  snapshot: fromJson(r.snapshot),
-  overrides: fromJson(r.overrides),
-  channel: r.channel,
-  credentials: fromJson(r.credentials),
-  tags: fromJson(r.tags),
-  syncStatus: r.sync_status,
-  lastSyncedAt: r.last_synced_at,
-  syncError: r.sync_error,
-  callsCursorMs: r.calls_cursor_ms,
-  created_at: r.created_at,
-  updated_at: r.updated_at,
-});
-
-/** Each field an update may set, its column, and whether it is stored as JSON. */
-const PATCH_COLUMNS: ColumnMap = {
+/** The agent's columns in the `agents` table, in the record's order. */
+const COLUMNS = recordColumns<Agent>({
+  id: { column: 'id' },
   name: { column: 'name' },
+  provider: { column: 'provider' },
+  providerAgentId: { column: 'provider_agent_id' },
   status: { column: 'status' },
   description: { column: 'description' },
   snapshot: { column: 'snapshot', json: true },
-  overrides: { column: 'overrides', json: true },
   channel: { column: 'channel' },
-  credentials: { column: 'credentials', json: true },
   tags: { column: 'tags', json: true },
+  overrides: { column: 'overrides', json: true },
   syncStatus: { column: 'sync_status' },
   lastSyncedAt: { column: 'last_synced_at' },
   syncError: { column: 'sync_error' },
+  credentials: { column: 'credentials', json: true },
   callsCursorMs: { column: 'calls_cursor_ms' },
+  created_at: { column: 'created_at' },
   updated_at: { column: 'updated_at' },
-};
+});
 
-const ROW_COLUMNS = [
-  'id',
-  'provider',
-  'provider_agent_id',
-  'name',
-  'status',
-  'description',
-  'snapshot',
-  'overrides',
-  'channel',
-  'credentials',
-  'tags',
-  'sync_status',
-  'last_synced_at',
-  'sync_error',
-  'calls_cursor_ms',
-  'created_at',
-  'updated_at',
-] as const;
+/** What an update may set: all but the identity and the creation time (see AgentPatch). */
+const PATCH_COLUMNS = COLUMNS.patchColumns(['id', 'provider', 'providerAgentId', 'created_at']);
+
+type Row = Record<string, unknown>;
 
 /** One agent by its id. */
-async function readAgent(ctx: StoreContext, id: string): Promise<AgentRecord | undefined> {
+async function readAgent(ctx: StoreContext, id: string): Promise<Agent | undefined> {
   const row: Row | undefined = await ctx.db
     .selectFrom('agents')
-    .select(ROW_COLUMNS)
+    .selectAll()
     .where('id', '=', id)
     .executeTakeFirst();
-  return row && fromRow(row);
+  return row && COLUMNS.fromRow(row);
 }
 
 /** Saving agents: connect, update, disconnect. */
 function agentWrites(ctx: StoreContext) {
   return {
-    async insert(a: AgentRecord): Promise<AgentRecord> {
+    async insert(a: Agent): Promise<Agent> {
       await ctx.db
         .insertInto('agents')
-        .values({
-          id: a.id,
-          provider: a.provider,
-          provider_agent_id: a.providerAgentId,
-          name: a.name,
-          status: a.status,
-          description: a.description,
-          snapshot: toJson(a.snapshot),
-          overrides: toJson(a.overrides),
-          channel: a.channel,
-          credentials: toJson(a.credentials),
-          tags: toJson(a.tags),
-          sync_status: a.syncStatus,
-          last_synced_at: a.lastSyncedAt,
-          sync_error: a.syncError,
-          calls_cursor_ms: a.callsCursorMs,
-          created_at: a.created_at,
-          updated_at: a.updated_at,
-        })
+        .values(COLUMNS.toRow(a) as Insertable<Agents>)
         .execute();
       return a;
     },
-    async update(id: string, patch: Partial<AgentRecord>): Promise<AgentRecord | undefined> {
+    async update(id: string, patch: AgentPatch): Promise<Agent | undefined> {
       const fields = Object.entries(patch).some(([k, v]) => PATCH_COLUMNS[k] && v !== undefined);
       if (fields)
         await patchRow(ctx.db, {
@@ -181,26 +90,23 @@ function agentReads(ctx: StoreContext) {
       const rows = await ctx.db.selectFrom('agents').select('id').where('id', 'in', ids).execute();
       return new Set(rows.map((r) => r.id));
     },
-    async findByProvider(
-      provider: string,
-      providerAgentId: string,
-    ): Promise<AgentRecord | undefined> {
+    async findByProvider(provider: string, providerAgentId: string): Promise<Agent | undefined> {
       const row: Row | undefined = await ctx.db
         .selectFrom('agents')
-        .select(ROW_COLUMNS)
+        .selectAll()
         .where('provider', '=', provider)
         .where('provider_agent_id', '=', providerAgentId)
         .executeTakeFirst();
-      return row && fromRow(row);
+      return row && COLUMNS.fromRow(row);
     },
-    async list(): Promise<AgentRecord[]> {
+    async list(): Promise<Agent[]> {
       const rows: Row[] = await ctx.db
         .selectFrom('agents')
-        .select(ROW_COLUMNS)
+        .selectAll()
         .orderBy('created_at')
         .orderBy('id')
         .execute();
-      return rows.map(fromRow);
+      return rows.map((r) => COLUMNS.fromRow(r));
     },
   };
 }
