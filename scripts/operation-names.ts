@@ -9,22 +9,51 @@ import type { Operation } from '../src/operations/types.js';
 export const renderOperationNames = (names: string[]): string =>
   `// Generated from the engine's catalogue by scripts/operation-names.ts: do not edit.\nexport const OPERATION_NAMES = [\n${names.map((n) => `  '${n}',`).join('\n')}\n] as const;\n\nexport type OperationName = (typeof OPERATION_NAMES)[number];\n`;
 
-/** The enum lists the renderer offers, each taken from the input schema of one operation. */
-const ENUM_LISTS = [
+/**
+ * The enum lists the renderer offers, each taken from one operation's input schema (or, marked
+ * 'output', its answer's, for a list no input declares as an enum); a dotted field path reaches
+ * into object fields.
+ */
+const ENUM_LISTS: readonly (readonly [string, string, string, ('body' | 'output')?])[] = [
   ['PERSONA_EMOTIONS', 'personas.create', 'emotion'],
   ['PERSONA_DIFFICULTIES', 'personas.create', 'difficulty'],
   ['PERSONA_BACKGROUND_NOISES', 'personas.create', 'backgroundNoise'],
-] as const;
+  // agents.connect takes any provider name (and names the supported ones in its error).
+  ['AGENT_PROVIDERS', 'agents.get', 'provider', 'output'],
+  ['EXECUTION_CHANNELS', 'scenarios.execute', 'channel'],
+  ['EXECUTION_MODES', 'scenarios.execute', 'mode'],
+  // Worked out from the simulations: only answers carry it.
+  ['EXECUTION_STATUSES', 'executions.get', 'execution.status', 'output'],
+  ['TOOL_TYPES', 'tools.create', 'type'],
+  ['ALERT_CONDITION_TYPES', 'alerts.create', 'condition.type'],
+  ['ALERT_OPERATORS', 'alerts.create', 'condition.operator'],
+  ['ALERT_SEVERITIES', 'alerts.create', 'severity'],
+];
 
 interface EnumField {
   unwrap?: () => EnumField;
   options?: readonly string[];
+  shape?: Record<string, EnumField>;
 }
 
-function enumOptions(ops: readonly Operation[], operation: string, field: string): string[] {
+/** The schema at a dotted path of fields, through optional, nullable and array wrappers. */
+function fieldAt(fields: Record<string, EnumField> | undefined, path: string) {
+  let schema: EnumField | undefined;
+  for (const name of path.split('.')) {
+    schema = fields?.[name];
+    while (schema && !schema.options && !schema.shape && schema.unwrap) schema = schema.unwrap();
+    fields = schema?.shape;
+  }
+  return schema;
+}
+
+function enumOptions(
+  ops: readonly Operation[],
+  [, operation, field, from = 'body']: (typeof ENUM_LISTS)[number],
+): string[] {
   const op = ops.find((o) => o.name === operation);
-  let schema = (op?.body as Record<string, EnumField> | undefined)?.[field];
-  while (schema && !schema.options && schema.unwrap) schema = schema.unwrap();
+  const root = from === 'body' ? op?.body : (op?.output as EnumField | undefined)?.shape;
+  const schema = fieldAt(root as Record<string, EnumField> | undefined, field);
   if (!schema?.options) throw new Error(`${operation} has no enum field ${field}`);
   return [...schema.options];
 }
@@ -39,10 +68,11 @@ function renderList(name: string, values: string[]): string {
 // Values, not types, so the renderer cannot import them from src/: it imports this generated copy.
 export const renderCatalogueEnums = (ops: readonly Operation[]): string =>
   `// Generated from the engine's catalogue by scripts/operation-names.ts: do not edit.\n` +
-  ENUM_LISTS.map(
-    ([name, operation, field]) =>
-      `\n/** ${operation}: ${field}. */\n${renderList(name, enumOptions(ops, operation, field))}`,
-  ).join('');
+  ENUM_LISTS.map((row) => {
+    const [name, operation, field, from] = row;
+    const where = from === 'output' ? `${field} (answer)` : field;
+    return `\n/** ${operation}: ${where}. */\n${renderList(name, enumOptions(ops, row))}`;
+  }).join('');
 
 if (process.argv[1]?.endsWith('operation-names.ts')) {
   writeFileSync(

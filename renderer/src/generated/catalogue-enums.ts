@@ -34,3 +34,44 @@ export const PERSONA_BACKGROUND_NOISES = [
   'construction',
   'wind',
 ] as const;
+
+/** agents.get: provider (answer). */
+export const AGENT_PROVIDERS = ['vapi', 'retell', 'elevenlabs', 'bland', 'http'] as const;
+
+/** scenarios.execute: channel. */
+export const EXECUTION_CHANNELS = ['provider', 'replica', 'http'] as const;
+
+/** scenarios.execute: mode. */
+export const EXECUTION_MODES = ['text', 'audio'] as const;
+
+/** executions.get: execution.status (answer). */
+export const EXECUTION_STATUSES = [
+  'queued',
+  'running',
+  'completed',
+  'failed',
+  'cancelled',
+] as const;
+
+/** tools.create: type. */
+export const TOOL_TYPES = ['api', 'routing', 'composite', 'database', 'action'] as const;
+
+/** alerts.create: condition.type. */
+export const ALERT_CONDITION_TYPES = [
+  'tool_performance',
+  'agent_score',
+  'scenario_failure',
+  'agent_config_changed',
+] as const;
+
+/** alerts.create: condition.operator. */
+export const ALERT_OPERATORS = [
+  'less_than',
+  'less_than_or_equal',
+  'greater_than',
+  'greater_than_or_equal',
+  'equals',
+] as const;
+
+/** alerts.create: severity. */
+export const ALERT_SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;

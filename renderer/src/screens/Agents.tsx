@@ -19,6 +19,7 @@ import {
   Typography,
 } from '@mui/material';
 import { useEffect, useState } from 'react';
+import { AGENT_PROVIDERS } from '../generated/catalogue-enums';
 import { useAgents } from '../stores/resources';
 import { client, useSession } from '../stores/session';
 import {
@@ -38,8 +39,6 @@ import { CallsTab } from './agent/CallsTab';
 import { ConfigurationTab } from './agent/ConfigurationTab';
 import { ToolsTab } from './agent/ToolsTab';
 import { VersionsTab } from './agent/VersionsTab';
-
-const PROVIDERS = ['vapi', 'retell', 'elevenlabs', 'bland', 'http'];
 
 function ConnectDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const [form, setForm] = useState({
@@ -80,7 +79,7 @@ function ConnectDialog({ open, onClose }: { open: boolean; onClose: () => void }
             onChange={set('provider')}
             error={Boolean(fieldError(connect.error, 'provider'))}
           >
-            {PROVIDERS.map((p) => (
+            {AGENT_PROVIDERS.map((p) => (
               <MenuItem key={p} value={p}>
                 {p}
               </MenuItem>

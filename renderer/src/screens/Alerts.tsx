@@ -14,6 +14,11 @@ import {
   Typography,
 } from '@mui/material';
 import { useEffect, useState, type ReactNode } from 'react';
+import {
+  ALERT_CONDITION_TYPES,
+  ALERT_OPERATORS,
+  ALERT_SEVERITIES,
+} from '../generated/catalogue-enums';
 import { useAlerts } from '../stores/resources';
 import { client } from '../stores/session';
 import { useEngineRefresh } from '../stores/events';
@@ -21,15 +26,6 @@ import { JsonField, StatusChip, fieldError, fmtDate, useAction, useLoad } from '
 import { EditorDialog } from '../ui/EditorDialog';
 import { ResourcePage } from '../ui/ResourcePage';
 import { RowActions } from '../ui/RowActions';
-
-const TYPES = ['tool_performance', 'agent_score', 'scenario_failure', 'agent_config_changed'];
-const OPERATORS = [
-  'less_than',
-  'less_than_or_equal',
-  'greater_than',
-  'greater_than_or_equal',
-  'equals',
-];
 
 /** The new-alert form, as typed: the condition and notifications are built from it on save. */
 interface AlertForm {
@@ -56,7 +52,7 @@ function ConditionFields({ type, field: f }: { type: string; field: AlertField }
     <>
       {f('type', 'Condition', {
         select: true,
-        children: TYPES.map((s) => (
+        children: ALERT_CONDITION_TYPES.map((s) => (
           <MenuItem key={s} value={s}>
             {s.replace(/_/g, ' ')}
           </MenuItem>
@@ -82,7 +78,7 @@ function ConditionFields({ type, field: f }: { type: string; field: AlertField }
           })}
           {f('operator', 'Operator', {
             select: true,
-            children: OPERATORS.map((s) => (
+            children: ALERT_OPERATORS.map((s) => (
               <MenuItem key={s} value={s}>
                 {s.replace(/_/g, ' ')}
               </MenuItem>
@@ -164,7 +160,7 @@ function AlertEditor({ onClose }: { onClose: (saved: boolean) => void }) {
       {f('name', 'Name')}
       {f('severity', 'Severity', {
         select: true,
-        children: ['low', 'medium', 'high', 'critical'].map((s) => (
+        children: ALERT_SEVERITIES.map((s) => (
           <MenuItem key={s} value={s}>
             {s}
           </MenuItem>

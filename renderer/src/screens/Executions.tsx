@@ -18,6 +18,7 @@ import { useExecutions } from '../stores/resources';
 import { client, useSession, wsInput } from '../stores/session';
 import { changesExecution, useEngineRefresh } from '../stores/events';
 import { SimulationList } from '../ui/SimulationList';
+import { executionEnded } from '../ui/executionStatus';
 import { AudioFigures, CallRecording } from '../ui/CallRecording';
 import { CallerPanel, ConditionsTable, HeardText, TurnActChips } from '../ui/CallerSummary';
 import {
@@ -134,7 +135,7 @@ export function ExecutionDetail({ id }: { id: string }) {
       title={e ? `Execution: ${e.scenario_name ?? '(deleted scenario)'}` : 'Execution'}
       actions={
         e &&
-        !['completed', 'failed', 'cancelled'].includes(e.status) && (
+        !executionEnded(e.status) && (
           <ConfirmButton
             color="warning"
             question="Cancel this execution?"

@@ -20,6 +20,7 @@ import {
   Typography,
 } from '@mui/material';
 import { useEffect, useState } from 'react';
+import { EXECUTION_CHANNELS, EXECUTION_MODES } from '../generated/catalogue-enums';
 import { useAgents, usePersonas, useScenarios, useScorecards } from '../stores/resources';
 import { client, useSession, wsInput } from '../stores/session';
 import { changesExecution, useEngineRefresh } from '../stores/events';
@@ -35,6 +36,7 @@ import {
 import { EditorDialog } from '../ui/EditorDialog';
 import { ResourcePage, useEditor } from '../ui/ResourcePage';
 import { RowActions } from '../ui/RowActions';
+import { executionEnded } from '../ui/executionStatus';
 import {
   ExecutionLineFields,
   LineFields,
@@ -255,13 +257,21 @@ function ScenarioEditor({
 /** What execute answered, completed with counts, until executions.get answers the whole record. */
 type Progress = Pick<Execution, 'id' | 'status' | 'simulations_created' | 'counts'> &
   Partial<Pick<Execution, 'pass_rate' | 'avg_score'>>;
-type Mode = 'scenario' | 'text' | 'audio';
+type ExecuteInput = InputOf<'scenarios.execute'>;
+type Channel = NonNullable<ExecuteInput['channel']>;
+type RunMode = NonNullable<ExecuteInput['mode']>;
+// 'scenario': the scenario's own audio.enabled decides.
+type Mode = 'scenario' | RunMode;
+
+// The catalogue's own lists, generated from it (npm run gen:operations).
+const CHANNELS: readonly Channel[] = EXECUTION_CHANNELS;
+const MODES: readonly RunMode[] = EXECUTION_MODES;
 
 /** The execution's choices, as typed: blank ones are left to the scenario and the agents. */
 interface ExecuteForm {
   values: Record<string, string>;
   runs: string;
-  channel: string;
+  channel: Channel | '';
   mode: Mode;
   line: LineProfile | 'scenario';
   seed: string;
@@ -278,7 +288,7 @@ const executeInput = (scenario: Scenario, form: ExecuteForm) => {
     scenario_id: scenario.id,
     variables: Object.fromEntries(Object.entries(form.values).filter(([, v]) => v !== '')),
     runs: Number(form.runs),
-    ...(form.channel ? { channel: form.channel as 'provider' | 'http' | 'replica' } : {}),
+    ...(form.channel ? { channel: form.channel } : {}),
     ...(form.mode !== 'scenario' ? { mode: form.mode } : {}),
     ...(audioRun && form.line !== 'scenario' ? { line: form.line } : {}),
     ...(audioRun && form.seed.trim() ? { seed: Number(form.seed) } : {}),
@@ -310,7 +320,7 @@ function useExecution(scenario: Scenario, form: ExecuteForm) {
     () => void refresh(),
   );
   useEffect(() => {
-    if (!execution || ['completed', 'failed', 'cancelled'].includes(execution.status)) return;
+    if (!execution || executionEnded(execution.status)) return;
     const t = setInterval(() => void refresh(), 1_000);
     return () => clearInterval(t);
   }, [execution?.id, execution?.status]);
@@ -366,9 +376,11 @@ function ExecuteFields({
         helperText={fieldError(error, 'channel') ?? 'How the agents are reached for this execution'}
       >
         <MenuItem value="">each agent's own</MenuItem>
-        <MenuItem value="provider">provider</MenuItem>
-        <MenuItem value="replica">replica</MenuItem>
-        <MenuItem value="http">http</MenuItem>
+        {CHANNELS.map((c) => (
+          <MenuItem key={c} value={c}>
+            {c}
+          </MenuItem>
+        ))}
       </TextField>
       <TextField
         select
@@ -384,8 +396,11 @@ function ExecuteFields({
         <MenuItem value="scenario">
           the scenario's own ({scenario.audio?.enabled ? 'audio' : 'text'})
         </MenuItem>
-        <MenuItem value="text">text</MenuItem>
-        <MenuItem value="audio">audio</MenuItem>
+        {MODES.map((m) => (
+          <MenuItem key={m} value={m}>
+            {m}
+          </MenuItem>
+        ))}
       </TextField>
       <ExecutionLineFields
         line={form.line}

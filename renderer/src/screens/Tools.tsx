@@ -24,6 +24,7 @@ import {
 } from '@mui/material';
 import { BarChart } from '@mui/x-charts/BarChart';
 import { useEffect, useState } from 'react';
+import { TOOL_TYPES } from '../generated/catalogue-enums';
 import { useEngineRefresh } from '../stores/events';
 import { useTools } from '../stores/resources';
 import { client, useSession } from '../stores/session';
@@ -40,7 +41,6 @@ import {
 } from '../ui/common';
 import { ResourcePage } from '../ui/ResourcePage';
 
-const TYPES = ['api', 'database', 'action', 'routing', 'composite'];
 const VOLATILE = new Set(['id', 'version', 'created_at', 'updated_at']);
 
 /** The fields of a past version that differ from the tool in force (what a rollback would change). */
@@ -104,7 +104,7 @@ function ToolEditor({
         helperText={fieldError(error, 'description')}
       />
       <TextField select label="Type" value={type} onChange={(e) => setType(e.target.value)}>
-        {TYPES.map((t) => (
+        {TOOL_TYPES.map((t) => (
           <MenuItem key={t} value={t}>
             {t}
           </MenuItem>
