@@ -3,13 +3,16 @@ import { createSecureContext } from 'node:tls';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_HOST, DEFAULT_PORT, defaultDataDir } from '../config.js';
-import { createEngine, type Engine } from '../engine.js';
+import type { Engine } from '../engine.js';
 import { AppError } from '../errors.js';
 import type { TlsFiles } from '../server/app.js';
-import { ALLOW_VARIABLE, OutboundGuard } from '../net/guard.js';
 import { installProcessGuards } from '../process-guards.js';
-import { run } from './run.js';
-import { secrets } from './secrets.js';
+
+// Every start of the command pays for what this file imports, whichever command runs. So the engine
+// (fastify, every SDK, the whole store) and the other commands' modules are loaded only by the
+// commands that use them: through tsx, `help` and usage errors then start on a sixth of the CPU,
+// `secrets reset` on about half. Type imports cost nothing at run time.
+const loadEngine = () => import('../engine.js');
 
 const USAGE = `Usage: callbench <command> [options]
 
@@ -52,7 +55,7 @@ function dataDirOf(values: { 'data-dir'?: string }): string {
 }
 
 /** Where the store is: a team server's PostgreSQL (with its shared key), or the data dir's file. */
-function storeOf(values: { 'data-dir'?: string; database?: string }) {
+async function storeOf(values: { 'data-dir'?: string; database?: string }) {
   const databaseUrl = values.database ?? (process.env.CALLBENCH_DATABASE_URL || undefined);
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl))
     throw new AppError(
@@ -65,7 +68,7 @@ function storeOf(values: { 'data-dir'?: string; database?: string }) {
     databaseUrl,
     secretKey: databaseUrl ? process.env.CALLBENCH_SECRET_KEY : undefined,
     leaseMs: leaseFromEnvironment(),
-    outboundAllow: outboundAllowFromEnvironment(),
+    outboundAllow: await outboundAllowFromEnvironment(),
   };
 }
 
@@ -73,7 +76,8 @@ function storeOf(values: { 'data-dir'?: string; database?: string }) {
  * CALLBENCH_OUTBOUND_ALLOW: comma-separated CIDRs and host names a team server's outbound
  * requests may reach although they are internal. An entry that is neither refuses the start.
  */
-function outboundAllowFromEnvironment(): string[] | undefined {
+async function outboundAllowFromEnvironment(): Promise<string[] | undefined> {
+  const { ALLOW_VARIABLE, OutboundGuard } = await import('../net/guard.js');
   const text = process.env[ALLOW_VARIABLE];
   if (!text) return undefined;
   const entries = text
@@ -176,13 +180,14 @@ async function serve(args: string[], out: Out): Promise<number> {
   // Refused before anything opens: an API key must never cross a network in clear by default.
   const tls = tlsOf(values, host);
   installProcessGuards((m) => console.error(m));
-  const where = storeOf(values);
+  const where = await storeOf(values);
   if (values['no-worker'] && !where.databaseUrl)
     throw new AppError(
       'bad_option',
       2,
       '--no-worker is for a team server (--database): on its own, this engine runs the simulations',
     );
+  const { createEngine } = await loadEngine();
   const engine = createEngine({
     ...where,
     envApiKey: process.env.CALLBENCH_API_KEY || undefined,
@@ -274,7 +279,7 @@ async function worker(args: string[], out: Out): Promise<number> {
     args,
     options: { concurrency: { type: 'string' }, ...STORE_OPTIONS },
   });
-  const where = storeOf(values);
+  const where = await storeOf(values);
   if (!where.databaseUrl)
     throw new AppError(
       'bad_option',
@@ -285,6 +290,7 @@ async function worker(args: string[], out: Out): Promise<number> {
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
     throw new AppError('bad_option', 2, `--concurrency must be 1 to 64, got ${values.concurrency}`);
   installProcessGuards((m) => console.error(m));
+  const { createEngine } = await loadEngine();
   const engine = createEngine({
     ...where,
     worker: true,
@@ -307,9 +313,10 @@ async function worker(args: string[], out: Out): Promise<number> {
 
 /** Short commands share the store with a running app: same operations, no second engine. */
 async function withStore<T>(
-  where: ReturnType<typeof storeOf>,
+  where: Awaited<ReturnType<typeof storeOf>>,
   fn: (engine: Engine) => Promise<T>,
 ): Promise<T> {
+  const { createEngine } = await loadEngine();
   const engine = createEngine({ ...where, exclusive: false });
   await engine.start();
   try {
@@ -326,7 +333,7 @@ async function keys(args: string[], out: Out): Promise<number> {
     options: { label: { type: 'string' }, ...STORE_OPTIONS },
   });
   const [sub, id] = positionals;
-  return withStore(storeOf(values), async (engine) => {
+  return withStore(await storeOf(values), async (engine) => {
     if (sub === 'create') {
       const { data } = await engine.invoke('keys.create', { label: values.label });
       const { key } = data as { key: { id: string; key: string } };
@@ -369,7 +376,7 @@ async function workspaces(args: string[], out: Out): Promise<number> {
     allowPositionals: true,
     options: STORE_OPTIONS,
   });
-  return withStore(storeOf(values), async (engine) => {
+  return withStore(await storeOf(values), async (engine) => {
     if (positionals[0] === 'create') {
       const name = positionals.slice(1).join(' ');
       const { data } = await engine.invoke('workspaces.create', { name });
@@ -399,9 +406,9 @@ export async function main(argv: string[], out: Out = (l) => console.log(l)): Pr
       case 'workspaces':
         return await workspaces(rest, out);
       case 'run':
-        return await run(rest, out);
+        return await (await import('./run.js')).run(rest, out);
       case 'secrets':
-        return await secrets(rest, out, dataDirOf);
+        return await (await import('./secrets.js')).secrets(rest, out, dataDirOf);
       case undefined:
       case 'help':
       case '--help':

@@ -35,8 +35,14 @@ const startIn = async (dir: string): Promise<Error | null> => {
   }
 };
 
+// Bounded: spawnSync blocks this worker, so a CLI stuck at its prompt would stop vitest's own
+// timeout from firing; killed, it fails on its output instead.
 const cli = (args: string[], input = '') =>
-  spawnSync(process.execPath, ['src/cli/callbench.mjs', ...args], { encoding: 'utf8', input });
+  spawnSync(process.execPath, ['src/cli/callbench.mjs', ...args], {
+    encoding: 'utf8',
+    input,
+    timeout: 30_000,
+  });
 
 // A data dir's key file is the desktop's; a team server's key comes from its environment
 // (test/cli/team-server-start.test.ts).
@@ -96,5 +102,7 @@ describe.skipIf(onPostgres())('the secret key of a data dir', () => {
     expect(JSON.stringify(tool)).not.toContain('tok_');
     await s.stop();
     expect(readdirSync(dir)).toContain('secret.key');
-  });
+    // Two CLI processes, each starting Node, tsx and the store (about a second of CPU each), and
+    // four engine starts in this one: on a busy two-core machine that can pass vitest's 20 s.
+  }, 60_000);
 });
