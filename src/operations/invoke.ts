@@ -72,6 +72,10 @@ const errorMap = (iss: z.core.$ZodRawIssue): string | undefined =>
   iss.code === 'invalid_type' && iss.input === undefined ? 'is required' : undefined;
 
 export function parseInput(op: Operation, raw: unknown): unknown {
+  // A custom error map turns off zod's compiled fast path for objects (four times the cost of a
+  // parse that passes): the map only words the failures, so only a failed input is parsed with it.
+  const passed = op.input.safeParse(raw ?? {});
+  if (passed.success) return passed.data;
   const result = op.input.safeParse(raw ?? {}, { error: errorMap });
   if (result.success) return result.data;
   const details = describeIssues(result.error.issues);

@@ -43,20 +43,21 @@ export function buildRequest(
     used.add(name);
     return encodeURIComponent(urlValue(params[name]));
   });
-  const rest = Object.fromEntries(Object.entries(params).filter(([k]) => !used.has(k)));
+  const rest: Record<string, unknown> = {};
+  for (const k in params) if (!used.has(k)) rest[k] = params[k];
   const method = config.method.toUpperCase();
   const inQuery = method === 'GET' || method === 'DELETE';
-  const query = { ...(inQuery ? rest : {}), ...auth.query };
+  const query = inQuery ? { ...rest, ...auth.query } : auth.query;
   let url = filled;
   // Parsing the URL is only needed to merge query parameters into it.
-  if (Object.keys(query).length > 0) {
+  if (!isEmpty(query)) {
     const parsed = new URL(filled);
-    for (const [k, v] of Object.entries(query)) parsed.searchParams.set(k, String(v));
+    for (const [name, v] of Object.entries(query)) parsed.searchParams.set(name, String(v));
     url = parsed.toString();
   }
   const headers: Record<string, string> = {
     accept: 'application/json',
-    ...lower(config.headers ?? {}),
+    ...(config.headers && lower(config.headers)),
     ...auth.headers,
   };
   const request: PreparedRequest = { method, url, headers };
@@ -65,6 +66,11 @@ export function buildRequest(
     headers['content-type'] = 'application/json';
   }
   return request;
+}
+
+function isEmpty(o: object): boolean {
+  for (const _key in o) return false;
+  return true;
 }
 
 const lower = (h: Record<string, string>): Record<string, string> =>
@@ -85,9 +91,12 @@ const SAFELISTED = new Set(['accept', 'accept-language', 'content-language', 'co
  * of; a target that needs them must be called at its final URL.
  */
 const keptAcrossOrigins = (auth: Pick<AuthApplied, 'headers'>) => {
-  const made = new Set(Object.keys(auth.headers).map((name) => name.toLowerCase()));
-  return (name: string): boolean =>
-    SAFELISTED.has(name) && !made.has(name) && !isCredentialHeader(name);
+  // Built on the first redirect that leaves the origin: most calls never make one.
+  let made: Set<string> | undefined;
+  return (name: string): boolean => {
+    made ??= new Set(Object.keys(auth.headers).map((header) => header.toLowerCase()));
+    return SAFELISTED.has(name) && !made.has(name) && !isCredentialHeader(name);
+  };
 };
 
 /**

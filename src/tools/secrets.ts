@@ -102,11 +102,13 @@ export function secretValues(config: Config | undefined, box: SecretBox): string
  */
 export function redact<T>(value: T, secrets: string[]): T {
   if (!secrets.length) return value;
+  const leaks = (text: string): boolean => secrets.some((secret) => text.includes(secret));
+  // Almost every answer carries no secret: it is searched without copying anything first (the
+  // copying walk's arrays were a large part of a tool call's garbage).
+  if (!carries(value, leaks)) return value;
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string')
-      return secrets.some((secret) => v.includes(secret))
-        ? secrets.reduce((text, secret) => text.split(secret).join('****'), v)
-        : v;
+      return leaks(v) ? secrets.reduce((text, secret) => text.split(secret).join('****'), v) : v;
     if (Array.isArray(v)) {
       const items = v.map(walk);
       return items.some((item, i) => item !== v[i]) ? items : v;
@@ -121,4 +123,17 @@ export function redact<T>(value: T, secrets: string[]): T {
     return v;
   };
   return walk(value) as T;
+}
+
+/** Whether any string in the value (keys aside) is one `leaks` finds a secret in. */
+function carries(v: unknown, leaks: (text: string) => boolean): boolean {
+  if (typeof v === 'string') return leaks(v);
+  if (Array.isArray(v)) {
+    for (const item of v) if (carries(item, leaks)) return true;
+    return false;
+  }
+  if (v && typeof v === 'object') {
+    for (const key in v) if (carries((v as Record<string, unknown>)[key], leaks)) return true;
+  }
+  return false;
 }
