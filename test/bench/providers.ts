@@ -58,7 +58,15 @@ export async function providersBench(): Promise<Figure[]> {
         peakMb: median(runs.map((r) => r.peakMb)),
         liveMb: median(live.map((r) => r.peakMb)),
       };
-      if (n === 50_000) bare = run(provider.url, 'bare');
+      if (n === 50_000) {
+        // The same provider, paged and stored bare; the median of three, as the imports'.
+        const bares = [
+          run(provider.url, 'bare'),
+          run(provider.url, 'bare'),
+          run(provider.url, 'bare'),
+        ];
+        bare = { calls: bares[0].calls, seconds: median(bares.map((b) => b.seconds)) };
+      }
     } finally {
       provider.stop();
     }
@@ -69,11 +77,11 @@ export async function providersBench(): Promise<Figure[]> {
   const memory = results[50_000]!.liveMb / results[5_000]!.liveMb;
   return [
     {
-      name: 'import of 50,000 calls (20 turns, 2 tool calls each): rows/s vs a bare SQLite insert loop',
+      name: 'import of 50,000 calls (20 turns, 2 tool calls each): calls/s vs a bare undici + JSON.parse + prepared-insert pipeline',
       value: round(ours / baseline),
-      goal: '>= 0.5',
-      met: ours / baseline >= 0.5,
-      detail: `${Math.round(ours)} calls/s through the provider API against ${Math.round(baseline)} rows/s inserted bare`,
+      goal: '>= 0.6',
+      met: ours / baseline >= 0.6,
+      detail: `${Math.round(ours)} calls/s through the provider API against ${Math.round(baseline)} calls/s paged, parsed and inserted bare`,
     },
     {
       name: 'peak live memory of the import (reachable after a full GC, sampled every 100 ms), 50,000 vs 5,000 calls',
