@@ -70,6 +70,12 @@ export class CallDriver {
   private silentUntilMs = 0;
   /** Where the caller goes once its line over the agent is said. */
   private afterOverAgent: Phase = 'waiting';
+  /**
+   * A barge-in is said while the agent's turn it cut into is still open: where the line ended.
+   * The agent may have stopped under it, its end confirmed only a hangover (and a busy thread's
+   * lateness) later; that open turn is not a new one the caller could cut into again.
+   */
+  private cutInto: { lineEndMs: number } | null = null;
   private settle: ((e: Ending) => void) | null = null;
   private ending: Ending | null = null;
   readonly log: CallerLog = { silences: [], dtmf: [], hungUp: false };
@@ -149,7 +155,7 @@ export class CallDriver {
         else if (now >= this.silentUntilMs) this.prepare(now, 0);
         return;
       case 'waiting':
-        if (this.live.agentBusy(now)) this.agentTurnBegins();
+        if (this.live.agentBusy(now) && !this.cutInto) this.agentTurnBegins();
         return;
       case 'closing':
         if (now >= this.readyAtMs && !this.live.agentBusy(now))
@@ -212,13 +218,17 @@ export class CallDriver {
     if (this.hangupAfterLine) return this.hangUp();
     this.phase = this.afterOverAgent === 'agent' ? 'agent' : this.finalLine ? 'closing' : 'waiting';
     this.readyAtMs = now + 5_000;
+    if (this.phase === 'waiting' && this.live.agentBusy(now))
+      this.cutInto = { lineEndMs: this.live.callerSpeech.at(-1)?.end ?? now };
     this.armNextScripted();
     // The agent went quiet while the caller spoke over it: its turn ended then.
     if (this.phase === 'agent' && !this.live.agentBusy(now)) this.onAgentTurnEnd(now);
   }
 
   onAgentTurnEnd(now: number): void {
+    const underBargeIn = this.endedUnderBargeIn(now);
     const cutIn =
+      underBargeIn ||
       (this.phase === 'over_agent' && this.afterOverAgent === 'waiting') ||
       (this.phase === 'preparing' && this.cuttingIn);
     if (!cutIn && this.phase !== 'agent' && this.phase !== 'waiting' && this.phase !== 'closing')
@@ -228,7 +238,7 @@ export class CallDriver {
     if (this.phase === 'closing') return this.finish({ reason: 'caller_ended' });
     if (this.replies >= this.setup.limits.maxTurns) return this.finish({ reason: 'max_turns' });
     // The agent's turn ended under the caller's barge-in: it was a reply all the same (the turn
-    // limit counts it), and the caller carries on with its line.
+    // limit counts it), and the caller carries on with its line, or waits for the answer to it.
     if (cutIn) return;
     const silenceMs = this.silenceBefore();
     if (silenceMs !== null) {
@@ -240,6 +250,18 @@ export class CallDriver {
       return;
     }
     this.prepare(now, this.parts.pauseMs);
+  }
+
+  /**
+   * The turn a barge-in cut into ended: whether the agent's speech ended while the line was said
+   * (it stopped for it), however late that end was confirmed. Talking on past the line, the agent
+   * kept its turn, and the caller answers it.
+   */
+  private endedUnderBargeIn(now: number): boolean {
+    const cutInto = this.cutInto;
+    this.cutInto = null;
+    if (!cutInto || this.phase !== 'waiting') return false;
+    return (this.live.agentSpeech.at(-1)?.end ?? now) <= cutInto.lineEndMs;
   }
 
   /** How long the caller keeps silent before answering now, if it does. */
