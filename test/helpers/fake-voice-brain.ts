@@ -4,6 +4,12 @@
  * of speech for timing), and answers with real synthesized speech after a configured delay, in
  * real time (paced 20 ms frames) or in a burst. It records the truth on its own clock
  * (performance.now()) so tests can check what Callbench measures against what happened.
+ *
+ * It also keeps the caller's audio clock: where each caller sample sits in the caller's audio,
+ * counted in samples received. Callbench times the caller's speech on that clock, and so does
+ * this agent's hearing (its speech detector, its barge-in rule), as an agent's VAD counts audio
+ * rather than arrivals: on a busy machine frames come in bursts after a stall, still 20 ms apart
+ * in the audio. Timing tests compare on that clock (`callerClockMs`), not on arrival times.
  */
 import { durationMs, samplesPerFrame } from '../../src/audio/pcm.js';
 import { startPacer } from '../../src/audio/pacer.js';
@@ -26,6 +32,12 @@ export interface BrainOptions {
   hangupAfterTurns?: number;
   /** Send each answer at once (faster than real time) instead of in paced 20 ms frames. */
   burst?: boolean;
+  /**
+   * Paced answers run this far ahead of real time (default 0: each frame when it is due), as
+   * agents that buffer their speech ahead do: a stall of this process shorter than the lead
+   * leaves no gap in what the caller's side plays. A barge-in's `clear` voids what is ahead.
+   */
+  leadMs?: number;
   /** Kill the socket abruptly this long after the call started. */
   dropAfterMs?: number;
   /** What the agent "heard" of the caller's utterance n (default `[caller speech n]`). */
@@ -49,6 +61,8 @@ export interface FakeTurn {
   text: string;
   /** When the caller's last speech sample reached the fake; null for a talk-over answer. */
   callerEndMs: number | null;
+  /** That sample's place on the caller's audio clock (see `callerClockMs`); null likewise. */
+  callerEndAudioMs: number | null;
   callerStartMs: number | null;
   /** When the answer's first sample (speech) was handed to the socket. */
   agentStartMs: number;
@@ -64,6 +78,14 @@ export interface FakeBrainRecord {
   protocol: FakeProtocol;
   connectedAtMs: number;
   callerFrames: number;
+  /** Caller samples received so far: the caller's audio clock, at the line's rate. */
+  callerSamples: number;
+  /**
+   * When (performance.now()) the caller's first sample was due: the caller's audio clock set on
+   * this process's. Frames arrive late under load, never early, so the least delayed one's
+   * arrival less its place in the audio gives it, to a socket hop.
+   */
+  callerClockZeroMs: number;
   /** Caller utterances heard, with what the fake says it heard, at their start. */
   heard: { text: string; atMs: number }[];
   /** Everything the agent started saying (the first message too). */
@@ -79,8 +101,11 @@ export interface FakeBrainRecord {
   pongs: number;
   /** Every other control message the caller's side sent (hang-ups, stops, tool results). */
   clientMessages: JsonObject[];
-  /** Each barge-in the agent stopped for: when the caller's speech over it began, and it stopped. */
-  bargeIns: { callerStartMs: number; stoppedAtMs: number }[];
+  /**
+   * Each barge-in the agent stopped for: where the caller's speech over it began on the caller's
+   * audio clock, and when (performance.now()) the agent stopped.
+   */
+  bargeIns: { callerStartAudioMs: number; stoppedAtMs: number }[];
   /** When the agent re-prompted a silent caller. */
   reprompts: number[];
   /** Every caller frame as it arrived (tests look for keypad tones in them). */
@@ -112,6 +137,8 @@ export function newBrainRecord(protocol: FakeProtocol): FakeBrainRecord {
     protocol,
     connectedAtMs: performance.now(),
     callerFrames: 0,
+    callerSamples: 0,
+    callerClockZeroMs: Infinity,
     heard: [],
     said: [],
     firstMessageStartMs: null,
@@ -127,6 +154,14 @@ export function newBrainRecord(protocol: FakeProtocol): FakeBrainRecord {
     reprompts: [],
     callerAudio: [],
   };
+}
+
+/**
+ * A moment of this process's clock (performance.now()) on the caller's audio clock: ms since the
+ * caller's first sample was due, the clock Callbench keeps the call on.
+ */
+export function callerClockMs(record: FakeBrainRecord, atMs: number): number {
+  return atMs - record.callerClockZeroMs;
 }
 
 /** Every line a brain may say, synthesized ahead at each rate, so answers are never late. */
@@ -145,8 +180,9 @@ interface Reply {
   turn: FakeTurn | null;
   until: number;
   stop(): void;
+  /** Where the caller's speech over this reply began with no pause since (caller's audio clock). */
   bargeSince: number | null;
-  /** The caller's first sound over this reply (a barge-in is timed from it). */
+  /** The caller's first sound over this reply, on the caller's audio clock (a barge-in's start). */
   heardFrom: number | null;
 }
 
@@ -154,7 +190,11 @@ export class VoiceBrain {
   private readonly detector: SpeechDetector;
   private readonly timers = new Set<NodeJS.Timeout>();
   private lastLoudMs = 0;
+  /** The caller's last speech sample on the caller's audio clock. */
+  private lastLoudAudioMs = 0;
   private loudFrameAt = -Infinity;
+  /** Where the caller's last frame with speech starts on the caller's audio clock. */
+  private loudFrameAudioAt = -Infinity;
   private utterance: { startMs: number; answered: boolean; closed: boolean } | null = null;
   private replyTimer: NodeJS.Timeout | null = null;
   private reply: Reply | null = null;
@@ -191,15 +231,30 @@ export class VoiceBrain {
   feed(frame: Int16Array): void {
     if (this.over) return;
     const now = performance.now();
+    const atAudioMs = this.onCallerClock(frame, now);
     this.record.callerFrames++;
     this.record.callerAudio.push(frame.slice());
-    const [, end] = speechBounds(frame, this.loudLevel);
-    if (end > 0) this.lastLoudMs = now + (end * 1000) / this.link.rate;
-    for (const event of this.detector.feed(frame, now)) {
-      if (event.type === 'start') this.utteranceStarted(event.atMs);
+    const [first, end] = speechBounds(frame, this.loudLevel);
+    const ms = (samples: number) => (samples * 1000) / this.link.rate;
+    if (end > 0) {
+      this.lastLoudMs = now + ms(end);
+      this.lastLoudAudioMs = atAudioMs + ms(end);
+    }
+    // Heard on the audio's clock: a burst after a stall is not one instant of sound.
+    for (const event of this.detector.feed(frame, atAudioMs)) {
+      if (event.type === 'start') this.utteranceStarted(event.atMs + this.record.callerClockZeroMs);
       else this.utteranceEnded();
     }
-    if (end > 0) this.callerSpoke(now);
+    if (end > 0) this.callerSpoke(now, { frameAt: atAudioMs, onsetAt: atAudioMs + ms(first) });
+  }
+
+  /** Where `frame` starts on the caller's audio clock; sets that clock on this process's. */
+  private onCallerClock(frame: Int16Array, now: number): number {
+    const r = this.record;
+    const atAudioMs = (r.callerSamples * 1000) / this.link.rate;
+    r.callerSamples += frame.length;
+    r.callerClockZeroMs = Math.min(r.callerClockZeroMs, now - atAudioMs);
+    return atAudioMs;
   }
 
   /** The call is over: nothing more is said or scheduled. */
@@ -229,7 +284,7 @@ export class VoiceBrain {
     if (talkOverAfterMs === undefined) return;
     this.utterance.answered = true;
     this.after(startMs + talkOverAfterMs - performance.now(), () =>
-      this.answer({ callerEndMs: null, talkOver: true }),
+      this.answer({ callerEndMs: null, callerEndAudioMs: null, talkOver: true }),
     );
   }
 
@@ -247,25 +302,39 @@ export class VoiceBrain {
     this.link.heard?.(text);
   }
 
-  /** A frame with speech: the caller may be barging in, and the answer waits for them to stop. */
-  private callerSpoke(now: number): void {
-    this.watchBargeIn(now);
+  /**
+   * A frame with speech (`frameAt`, its first loud sample `onsetAt`, on the caller's audio clock):
+   * the caller may be barging in, and the answer waits for them to stop.
+   */
+  private callerSpoke(now: number, audio: { frameAt: number; onsetAt: number }): void {
+    this.watchBargeIn(audio);
     this.loudFrameAt = now;
+    this.loudFrameAudioAt = audio.frameAt;
     const u = this.utterance;
     if (!u || u.answered) return;
     if (this.replyTimer) clearTimeout(this.replyTimer);
     const callerEndMs = this.lastLoudMs;
+    const callerEndAudioMs = this.lastLoudAudioMs;
     const wait = callerEndMs + (this.options.delayMs ?? 500) - performance.now();
-    this.replyTimer = this.after(wait, () => this.answer({ callerEndMs, talkOver: false }));
+    this.replyTimer = this.after(wait, () =>
+      this.answer({ callerEndMs, callerEndAudioMs, talkOver: false }),
+    );
   }
 
-  private watchBargeIn(now: number): void {
+  /**
+   * Stops for caller speech over the reply that lasts `bargeInMs` without a pause, counted on the
+   * caller's audio clock: frames that arrive together after a stall are no pause, nor one instant.
+   */
+  private watchBargeIn({ frameAt, onsetAt }: { frameAt: number; onsetAt: number }): void {
     const reply = this.reply;
     const limit = this.options.bargeInMs === undefined ? BARGE_IN_MS : this.options.bargeInMs;
-    if (!reply || limit === null || reply.turn?.talkOver || now >= reply.until) return;
-    reply.heardFrom ??= now;
-    if (reply.bargeSince === null || now - this.loudFrameAt > SPEECH_GAP_MS) reply.bargeSince = now;
-    else if (now - reply.bargeSince >= limit) this.interrupt(reply);
+    if (!reply || limit === null || reply.turn?.talkOver) return;
+    // The reply plays until `until` (this process's clock): speech due after it is no barge-in.
+    if (frameAt + this.record.callerClockZeroMs >= reply.until) return;
+    reply.heardFrom ??= onsetAt;
+    if (reply.bargeSince === null || frameAt - this.loudFrameAudioAt > SPEECH_GAP_MS)
+      reply.bargeSince = frameAt;
+    else if (frameAt - reply.bargeSince >= limit) this.interrupt(reply);
   }
 
   private interrupt(reply: Reply): void {
@@ -277,11 +346,16 @@ export class VoiceBrain {
       reply.turn.interrupted = true;
       reply.turn.stoppedAtMs = stoppedAtMs;
     }
-    this.record.bargeIns.push({ callerStartMs: reply.heardFrom ?? stoppedAtMs, stoppedAtMs });
+    const callerStartAudioMs = reply.heardFrom ?? callerClockMs(this.record, stoppedAtMs);
+    this.record.bargeIns.push({ callerStartAudioMs, stoppedAtMs });
     this.link.interrupted();
   }
 
-  private answer(how: { callerEndMs: number | null; talkOver: boolean }): void {
+  private answer(how: {
+    callerEndMs: number | null;
+    callerEndAudioMs: number | null;
+    talkOver: boolean;
+  }): void {
     // Still talking: what the caller said meanwhile is taken as a backchannel.
     if (this.reply) return;
     const u = this.utterance;
@@ -295,6 +369,7 @@ export class VoiceBrain {
     const turn: FakeTurn = {
       text,
       callerEndMs: how.callerEndMs,
+      callerEndAudioMs: how.callerEndAudioMs,
       callerStartMs: u?.startMs ?? null,
       agentStartMs: Number.NaN,
       talkOver: how.talkOver,
@@ -347,12 +422,16 @@ export class VoiceBrain {
         this.link.audio(pcm.subarray(i, i + frame * 5));
       return finished();
     }
+    // Frames handed over by the pacer's frame i: those due by then, and the lead's worth more.
+    const ahead = Math.round((this.options.leadMs ?? 0) / 20);
+    let sent = 0;
     const pacer = startPacer({
       frameMs: 20,
       onFrame: (i) => {
         if (i === 0) started();
-        this.link.audio(pcm.subarray(i * frame, (i + 1) * frame));
-        if ((i + 1) * frame < pcm.length) return;
+        for (; sent <= i + ahead && sent * frame < pcm.length; sent++)
+          this.link.audio(pcm.subarray(sent * frame, (sent + 1) * frame));
+        if (sent * frame < pcm.length) return;
         pacer.stop();
         finished();
       },

@@ -3,7 +3,11 @@ import { cli } from '../helpers/cli.js';
 import { startFakeBrain } from '../helpers/fake-brain.js';
 import type { FakeSpeech } from '../helpers/fake-speech.js';
 import type { FakeVoice } from '../helpers/fake-voice.js';
-import type { BrainOptions } from '../helpers/fake-voice-brain.js';
+import {
+  callerClockMs,
+  type BrainOptions,
+  type FakeBrainRecord,
+} from '../helpers/fake-voice-brain.js';
 import type { Json } from '../helpers/json.js';
 import type { TestServer } from '../helpers/server.js';
 import { firstSimulationOf, startTwilioAgent } from '../helpers/twilio-agent.js';
@@ -76,10 +80,19 @@ async function scenarioWith(
 
 const runToEnd = (scenarioId: string, body: Json = {}) => firstSimulationOf(s!, scenarioId, body);
 
+/**
+ * How long the agent took to stop for each barge-in, on the caller's audio clock as Callbench
+ * times it: from where the caller's speech over it began in the audio sent, to its stop.
+ */
+const stopTimes = (record: FakeBrainRecord) =>
+  record.bargeIns.map((b) => callerClockMs(record, b.stoppedAtMs) - b.callerStartAudioMs);
+
 describe('realistic callers', () => {
   it('backchannels without a false yield, and times how fast the agent stops for a barge-in', async () => {
+    // The agent speaks a second ahead of real time (the barge-in's `clear` voids it): a stall of
+    // this process leaves no gap in its speech that would read as a stop (300 ms of quiet).
     const ids = await setUp(
-      { delayMs: 400, bargeInMs: 700, replies: [LONG_REPLY] },
+      { delayMs: 400, bargeInMs: 700, replies: [LONG_REPLY], leadMs: 1_000 },
       {
         scorecard: [
           { name: 'Stops fast', type: 'max_barge_in_stop_ms', config: { max: 2500 } },
@@ -102,9 +115,9 @@ describe('realistic callers', () => {
     const caller = sim.audio.caller;
     expect(caller.backchannels).toEqual({ count: 1, false_yields: 0 });
     expect(caller.barge_ins.count).toBe(1);
-    const truth = voice!.brains[0]!.bargeIns;
+    const truth = stopTimes(voice!.brains[0]!);
     expect(truth.length).toBe(1);
-    const known = truth[0]!.stoppedAtMs - truth[0]!.callerStartMs;
+    const known = truth[0]!;
     expect(Math.abs((caller.barge_ins.stop_ms.max as number) - known)).toBeLessThanOrEqual(80);
     expect(caller.barge_ins.not_stopped).toBe(0);
     const acts = (sim.turns as Json[]).filter((t) => t.act).map((t) => t.act);
@@ -179,8 +192,9 @@ describe('realistic callers', () => {
   }, 60_000);
 
   it('a model caller that barges in by chance writes its line from what it heard so far', async () => {
+    // Ahead of real time as above: no stall reads as a stop, nor splits a reply into two turns.
     const ids = await setUp(
-      { delayMs: 300, bargeInMs: 500, replies: [LONG_REPLY] },
+      { delayMs: 300, bargeInMs: 500, replies: [LONG_REPLY], leadMs: 1_000 },
       { persona: { behaviours: { bargeIn: { probability: 1, afterMs: 1200 } } } },
     );
     brain = await startFakeBrain();
@@ -202,12 +216,44 @@ describe('realistic callers', () => {
     // The replies the caller cut into count towards the turn limit: two replies, then the end.
     expect(sim.end_reason).toBe('max_turns');
     expect((sim.turns as Json[]).filter((t) => t.role === 'agent')).toHaveLength(2);
-    const truth = voice!.brains[0]!.bargeIns;
+    const truth = stopTimes(voice!.brains[0]!);
     expect(truth.length).toBe(2);
     const measured = sim.audio.caller.barge_ins;
     expect(measured.count).toBe(2);
-    const worst = Math.max(...truth.map((b) => b.stoppedAtMs - b.callerStartMs));
+    const worst = Math.max(...truth);
     expect(Math.abs((measured.stop_ms.max as number) - worst)).toBeLessThanOrEqual(80);
+  }, 90_000);
+
+  it('a barge-in said just after the agent stopped is not taken for a new turn to cut into', async () => {
+    // The agent stops about 1.3 s into the caller's 1.8 s line, so its speech's end is confirmed
+    // (700 ms of quiet) only after the line is said, and it answers a second after the line.
+    const ids = await setUp(
+      { delayMs: 1_000, bargeInMs: 800, replies: [LONG_REPLY], leadMs: 1_000 },
+      { persona: { behaviours: { bargeIn: { probability: 1, afterMs: 1200 } } } },
+    );
+    brain = await startFakeBrain();
+    const llm = { kind: 'openai', baseUrl: brain.url, apiKey: 'k-0123456789', model: 'fake' };
+    expect((await s!.call('PATCH', '/v1/settings', { llm: { caller: llm } })).status).toBe(200);
+    speech!.transcripts.push(LONG_REPLY, LONG_REPLY, LONG_REPLY);
+    const scenarioId = await scenarioWith(ids, [], {
+      script: undefined,
+      maxTurns: 2,
+      maxDurationMs: 20_000,
+    });
+    const sim = await runToEnd(scenarioId, { seed: 3 });
+    expect(sim.status, sim.error).toBe('completed');
+    const callerTurns = (sim.turns as Json[]).filter((t) => t.role === 'caller');
+    const record = voice!.brains[0]!;
+    const stoppedAt = callerClockMs(record, record.bargeIns[0]!.stoppedAtMs);
+    const lineEnd = callerTurns[1]!.audio.end_ms as number;
+    expect(lineEnd - stoppedAt).toBeGreaterThan(0);
+    expect(lineEnd - stoppedAt).toBeLessThan(700);
+    // The agent's turn still open when the line was said is the one cut into: the caller waits
+    // for the answer, and cuts into that, rather than barging in again over the agent's silence.
+    expect(callerTurns.map((t) => t.act ?? null)).toEqual([null, 'barge_in', 'barge_in']);
+    expect(brain.calls.caller).toBe(3);
+    expect(sim.end_reason).toBe('max_turns');
+    expect((sim.turns as Json[]).filter((t) => t.role === 'agent')).toHaveLength(2);
   }, 90_000);
 
   it('runs from the CLI on a mobile line with a seed, and reports the line to replay', async () => {
