@@ -9,14 +9,11 @@ import { NameNow, SIMULATION_STATUSES, type SimulationStatus } from './simulatio
  * what was asked for and counts the rest from its simulations; the operations answer this record.
  */
 
-/** An execution's status is worked out from its simulations' (and its cancel), never stored. */
-export const EXECUTION_STATUSES = [
-  'queued',
-  'running',
-  'completed',
-  'failed',
-  'cancelled',
-] as const;
+/**
+ * An execution's status is worked out from its simulations' (and its cancel), never stored: it is
+ * always one a simulation can have.
+ */
+export const EXECUTION_STATUSES = SIMULATION_STATUSES;
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
 /** The statuses an execution stays in: nothing runs for it any more. */

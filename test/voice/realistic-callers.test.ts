@@ -81,6 +81,29 @@ async function scenarioWith(
 const runToEnd = (scenarioId: string, body: Json = {}) => firstSimulationOf(s!, scenarioId, body);
 
 /**
+ * A model-played caller that always barges in 1.2 s into the agent's long replies (ahead of real
+ * time, so that no stall reads as a stop), for two replies; answers the finished simulation.
+ */
+async function modelCallerBargingIn(agent: { delayMs: number; bargeInMs: number }) {
+  const ids = await setUp(
+    { ...agent, replies: [LONG_REPLY], leadMs: 1_000 },
+    { persona: { behaviours: { bargeIn: { probability: 1, afterMs: 1200 } } } },
+  );
+  brain = await startFakeBrain();
+  const llm = { kind: 'openai', baseUrl: brain.url, apiKey: 'k-0123456789', model: 'fake' };
+  expect((await s!.call('PATCH', '/v1/settings', { llm: { caller: llm } })).status).toBe(200);
+  speech!.transcripts.push(LONG_REPLY, LONG_REPLY, LONG_REPLY);
+  const scenarioId = await scenarioWith(ids, [], {
+    script: undefined,
+    maxTurns: 2,
+    maxDurationMs: 20_000,
+  });
+  const sim = await runToEnd(scenarioId, { seed: 3 });
+  expect(sim.status, sim.error).toBe('completed');
+  return { sim, callerTurns: (sim.turns as Json[]).filter((t) => t.role === 'caller') };
+}
+
+/**
  * How long the agent took to stop for each barge-in, on the caller's audio clock as Callbench
  * times it: from where the caller's speech over it began in the audio sent, to its stop.
  */
@@ -193,26 +216,11 @@ describe('realistic callers', () => {
 
   it('a model caller that barges in by chance writes its line from what it heard so far', async () => {
     // Ahead of real time as above: no stall reads as a stop, nor splits a reply into two turns.
-    const ids = await setUp(
-      { delayMs: 300, bargeInMs: 500, replies: [LONG_REPLY], leadMs: 1_000 },
-      { persona: { behaviours: { bargeIn: { probability: 1, afterMs: 1200 } } } },
-    );
-    brain = await startFakeBrain();
-    const llm = { kind: 'openai', baseUrl: brain.url, apiKey: 'k-0123456789', model: 'fake' };
-    expect((await s!.call('PATCH', '/v1/settings', { llm: { caller: llm } })).status).toBe(200);
-    speech!.transcripts.push(LONG_REPLY, LONG_REPLY, LONG_REPLY);
-    const scenarioId = await scenarioWith(ids, [], {
-      script: undefined,
-      maxTurns: 2,
-      maxDurationMs: 20_000,
-    });
-    const sim = await runToEnd(scenarioId, { seed: 3 });
-    expect(sim.status, sim.error).toBe('completed');
-    const callerTurns = (sim.turns as Json[]).filter((t) => t.role === 'caller');
+    const { sim, callerTurns } = await modelCallerBargingIn({ delayMs: 300, bargeInMs: 500 });
     // The first line answers nobody (the agent has not spoken); each later one cuts into a reply.
     expect(callerTurns.map((t) => t.act ?? null)).toEqual([null, 'barge_in', 'barge_in']);
     expect(callerTurns[1]!.text).toBe('Hi, where is my order C3?');
-    expect(brain.calls.caller).toBe(3);
+    expect(brain!.calls.caller).toBe(3);
     // The replies the caller cut into count towards the turn limit: two replies, then the end.
     expect(sim.end_reason).toBe('max_turns');
     expect((sim.turns as Json[]).filter((t) => t.role === 'agent')).toHaveLength(2);
@@ -227,22 +235,7 @@ describe('realistic callers', () => {
   it('a barge-in said just after the agent stopped is not taken for a new turn to cut into', async () => {
     // The agent stops about 1.3 s into the caller's 1.8 s line, so its speech's end is confirmed
     // (700 ms of quiet) only after the line is said, and it answers a second after the line.
-    const ids = await setUp(
-      { delayMs: 1_000, bargeInMs: 800, replies: [LONG_REPLY], leadMs: 1_000 },
-      { persona: { behaviours: { bargeIn: { probability: 1, afterMs: 1200 } } } },
-    );
-    brain = await startFakeBrain();
-    const llm = { kind: 'openai', baseUrl: brain.url, apiKey: 'k-0123456789', model: 'fake' };
-    expect((await s!.call('PATCH', '/v1/settings', { llm: { caller: llm } })).status).toBe(200);
-    speech!.transcripts.push(LONG_REPLY, LONG_REPLY, LONG_REPLY);
-    const scenarioId = await scenarioWith(ids, [], {
-      script: undefined,
-      maxTurns: 2,
-      maxDurationMs: 20_000,
-    });
-    const sim = await runToEnd(scenarioId, { seed: 3 });
-    expect(sim.status, sim.error).toBe('completed');
-    const callerTurns = (sim.turns as Json[]).filter((t) => t.role === 'caller');
+    const { sim, callerTurns } = await modelCallerBargingIn({ delayMs: 1_000, bargeInMs: 800 });
     const record = voice!.brains[0]!;
     const stoppedAt = callerClockMs(record, record.bargeIns[0]!.stoppedAtMs);
     const lineEnd = callerTurns[1]!.audio.end_ms as number;
@@ -251,7 +244,7 @@ describe('realistic callers', () => {
     // The agent's turn still open when the line was said is the one cut into: the caller waits
     // for the answer, and cuts into that, rather than barging in again over the agent's silence.
     expect(callerTurns.map((t) => t.act ?? null)).toEqual([null, 'barge_in', 'barge_in']);
-    expect(brain.calls.caller).toBe(3);
+    expect(brain!.calls.caller).toBe(3);
     expect(sim.end_reason).toBe('max_turns');
     expect((sim.turns as Json[]).filter((t) => t.role === 'agent')).toHaveLength(2);
   }, 90_000);
