@@ -4,7 +4,7 @@ import type { ToolCallRecord } from '../../src/domain/tools.js';
 import { startFakeProviders, GOOD_KEY, type FakeProviders } from '../helpers/fake-providers.js';
 import { startServer, testClock, type TestServer } from '../helpers/server.js';
 import { storedRows } from '../helpers/store-under-test.js';
-import { FAST_RETRY, nextSync } from './helpers.js';
+import { FAST_RETRY, syncEnds } from './helpers.js';
 
 /** A call as an adapter hands it over; `over` changes any field. */
 const call = (n: number, over: Partial<NormalizedCall> = {}): NormalizedCall => ({
@@ -38,13 +38,14 @@ describe('imported calls: batches bound to statements compiled once', () => {
     p = await startFakeProviders();
     p.state.vapiCalls = [];
     s = await startServer({ clock, providerRetry: FAST_RETRY });
+    const syncs = syncEnds(s);
     const res = await s.call('POST', '/v1/agents/connect', {
       provider: 'vapi',
       agent_id: 'asst_1',
       credentials: { api_key: GOOD_KEY, base_url: p.url },
     });
     agentId = res.body.id as string;
-    expect((await nextSync(s, agentId)).ok).toBe(true);
+    expect((await syncs.of(agentId)).ok).toBe(true);
   });
   afterEach(async () => {
     await s.stop();

@@ -1,20 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOOD_KEY, startFakeProviders, T0, type FakeProviders } from '../helpers/fake-providers.js';
 import { startServer, testClock, type TestServer } from '../helpers/server.js';
-import { FAST_RETRY, nextSync } from './helpers.js';
+import { FAST_RETRY, syncEnds } from './helpers.js';
 
 describe('provider connections: Retell, ElevenLabs, Bland', () => {
   let s: TestServer;
   let p: FakeProviders;
   const clock = testClock(Date.parse('2026-06-10T12:00:00Z'));
   const connect = async (provider: string, agentId: string) => {
+    const syncs = syncEnds(s);
     const res = await s.call('POST', '/v1/agents/connect', {
       provider,
       agent_id: agentId,
       credentials: { api_key: GOOD_KEY, base_url: p.url },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    const synced = await nextSync(s, res.body.id);
+    const synced = await syncs.of(res.body.id);
     expect(synced.ok, synced.error).toBe(true);
     return (await s.call('GET', `/v1/agents/${res.body.id}`)).body;
   };

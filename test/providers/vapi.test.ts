@@ -7,7 +7,7 @@ import {
 } from '../helpers/fake-providers.js';
 import { startServer, testClock, type TestServer } from '../helpers/server.js';
 import { storedRows } from '../helpers/store-under-test.js';
-import { FAST_RETRY, nextSync } from './helpers.js';
+import { FAST_RETRY, nextSync, syncEnds } from './helpers.js';
 
 describe('provider connections: Vapi end to end', () => {
   // Each test has its own fake provider and engine: nothing leaks from one test to another.
@@ -23,9 +23,10 @@ describe('provider connections: Vapi end to end', () => {
     });
   /** Connects the assistant and waits for its first import; answers the agent's id. */
   const connected = async (): Promise<string> => {
+    const syncs = syncEnds(s);
     const res = await connect();
     const id = res.body.id as string;
-    const synced = await nextSync(s, id);
+    const synced = await syncs.of(id);
     expect(synced.ok).toBe(true);
     return id;
   };
@@ -338,12 +339,13 @@ describe('provider connections: Vapi end to end', () => {
     try {
       p.state.callListRequests = 0;
       p.state.failCallListsAfter = 2;
+      const syncs = syncEnds(fresh);
       const res = await fresh.call('POST', '/v1/agents/connect', {
         provider: 'vapi',
         agent_id: 'asst_1',
         credentials: { api_key: GOOD_KEY, base_url: p.url },
       });
-      const failed = await nextSync(fresh, res.body.id);
+      const failed = await syncs.of(res.body.id);
       expect(failed.ok).toBe(false);
       const agent = (await fresh.call('GET', `/v1/agents/${res.body.id}`)).body;
       // Two pages of 100 arrived before the failure; one record in them was malformed (no id) and skipped.
