@@ -22,6 +22,21 @@ export const TOOL_METRICS = [
   'p95_response_time',
   'call_count',
 ] as const;
+/**
+ * The values a threshold may take, per metric: rates and scores are percentages, times and counts
+ * are never negative. A threshold outside can never be crossed, or is crossed always.
+ */
+export const THRESHOLD_RANGES: Record<string, { min: number; max?: number }> = {
+  success_rate: { min: 0, max: 100 },
+  error_rate: { min: 0, max: 100 },
+  timeout_rate: { min: 0, max: 100 },
+  avg_response_time: { min: 0 },
+  p95_response_time: { min: 0 },
+  call_count: { min: 0 },
+  avg_score: { min: 0, max: 100 },
+  pass_rate: { min: 0, max: 100 },
+};
+
 export const OPERATORS = [
   'less_than',
   'less_than_or_equal',

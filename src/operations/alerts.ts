@@ -8,6 +8,7 @@ import {
   AlertEditable,
   Duration,
   OPERATORS,
+  THRESHOLD_RANGES,
   TOOL_METRICS,
   type AlertDefinition,
   type Notifications,
@@ -43,11 +44,22 @@ const AlertPatch = AlertInput.extend({
 /** The answer: the alert record, its notification secrets masked (see `present`). */
 const AlertSchema = Alert;
 
-const needsThreshold = (c: z.output<typeof Condition>, details: ErrorDetail[]) => {
+/** The operator and a threshold within the metric's range (a metric not known has none). */
+const needsThreshold = (
+  c: z.output<typeof Condition>,
+  metric: string | undefined,
+  details: ErrorDetail[],
+) => {
   if (!c.operator)
     details.push({ path: 'condition.operator', message: `is required (${OPERATORS.join(', ')})` });
+  const range = metric === undefined ? undefined : THRESHOLD_RANGES[metric];
   if (c.threshold === undefined)
     details.push({ path: 'condition.threshold', message: 'is required' });
+  else if (range && (c.threshold < range.min || c.threshold > (range.max ?? Infinity)))
+    details.push({
+      path: 'condition.threshold',
+      message: `must be ${range.max === undefined ? `at least ${range.min}` : `${range.min} to ${range.max}`} for ${metric}`,
+    });
 };
 
 /** Checks what depends on the condition type and on the store; resolves a tool name to its id. */
@@ -70,7 +82,7 @@ async function checkCondition(
         message: `must be one of: ${TOOL_METRICS.join(', ')}`,
       });
     }
-    needsThreshold(c, details);
+    needsThreshold(c, c.metric, details);
     out.timeWindow ??= '15m';
   } else if (c.type === 'agent_score' || c.type === 'agent_config_changed') {
     if (!c.agentId)
@@ -81,7 +93,7 @@ async function checkCondition(
       if (c.metric && c.metric !== 'avg_score')
         details.push({ path: 'condition.metric', message: 'must be avg_score' });
       out.metric = 'avg_score';
-      needsThreshold(c, details);
+      needsThreshold(c, out.metric, details);
       out.timeWindow ??= '1d';
     }
   } else {
@@ -92,7 +104,7 @@ async function checkCondition(
     if (c.metric && c.metric !== 'pass_rate')
       details.push({ path: 'condition.metric', message: 'must be pass_rate' });
     out.metric = 'pass_rate';
-    needsThreshold(c, details);
+    needsThreshold(c, out.metric, details);
     out.timeWindow ??= '1d';
   }
   if (details.length)

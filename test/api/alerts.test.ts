@@ -164,6 +164,57 @@ describe('alerts', () => {
     ]);
   });
 
+  it("refuses a threshold outside its metric's range, on create and on a patch", async () => {
+    const condition = (metric: string, threshold: number) => ({
+      condition: { type: 'tool_performance', toolId, metric, operator: 'less_than', threshold },
+    });
+    for (const [metric, threshold, range] of [
+      ['success_rate', 101, '0 to 100'],
+      ['success_rate', 1e20, '0 to 100'],
+      ['error_rate', -1, '0 to 100'],
+      ['timeout_rate', 100.5, '0 to 100'],
+      ['avg_response_time', -5, 'at least 0'],
+      ['p95_response_time', -0.1, 'at least 0'],
+      ['call_count', -1, 'at least 0'],
+    ] as const) {
+      const res = await s.call('POST', '/v1/alerts', spec(condition(metric, threshold)));
+      expect(res.status, `${metric} ${threshold}`).toBe(400);
+      expect(res.body.error.details).toEqual([
+        { path: 'condition.threshold', message: `must be ${range} for ${metric}` },
+      ]);
+    }
+    // The edges are values a tester means: none is refused.
+    for (const [metric, threshold] of [
+      ['success_rate', 100],
+      ['error_rate', 0],
+      ['p95_response_time', 120_000],
+      ['call_count', 0],
+    ] as const) {
+      const res = await s.call(
+        'POST',
+        '/v1/alerts',
+        spec({ name: `${metric} ${threshold}`, ...condition(metric, threshold) }),
+      );
+      expect(res.status, `${metric} ${threshold}`).toBe(201);
+    }
+    const agentId = 'agent-none';
+    const score = await s.call(
+      'POST',
+      '/v1/alerts',
+      spec({ condition: { type: 'agent_score', agentId, operator: 'less_than', threshold: 150 } }),
+    );
+    expect(paths(score)).toEqual(['condition.agentId', 'condition.threshold']);
+    // A patch is checked against the merged condition: its threshold alone can leave the range.
+    const created = await s.call('POST', '/v1/alerts', spec({ name: 'patched' }));
+    const patched = await s.call('PATCH', `/v1/alerts/${created.body.id}`, {
+      condition: { threshold: 120 },
+    });
+    expect(patched.status).toBe(400);
+    expect(paths(patched)).toEqual(['condition.threshold']);
+    const stored = await s.call('GET', `/v1/alerts/${created.body.id}`);
+    expect(stored.body.condition.threshold).toBe(95);
+  });
+
   it('patches: top-level fields replaced, condition and notifications merged; secrets kept', async () => {
     const a = (
       await s.call(
