@@ -59,9 +59,12 @@ const ScheduleInput = ScheduleEditable.extend({
 function timing(
   ctx: OperationContext,
   s: Pick<Schedule, 'periodicity' | 'timezone' | 'periodEndCondition' | 'isActive'>,
+  { periodicitySent = true }: { periodicitySent?: boolean } = {},
 ): string | null {
   const details: ErrorDetail[] = [];
-  const cron = cronFor(s.periodicity);
+  // A stored periodicity is read as it was accepted: a change that leaves it alone (a pause, a
+  // new name) never fails on a rule added after it was saved.
+  const cron = cronFor(s.periodicity, { strictSteps: periodicitySent });
   if ('error' in cron) details.push({ path: 'periodicity', message: cron.error });
   if (!isTimeZone(s.timezone))
     details.push({
@@ -188,7 +191,7 @@ export const scheduleOperations = [
           ...current,
           ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)),
         };
-        const nextRun = timing(ctx, merged);
+        const nextRun = timing(ctx, merged, { periodicitySent: patch.periodicity !== undefined });
         // Reactivating a schedule that had ended starts it afresh.
         const endedReason = patch.isActive === true ? null : current.endedReason;
         const schedule = await tx.schedules.update(

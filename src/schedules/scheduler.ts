@@ -48,7 +48,7 @@ function nextAfterRun(
 ): { next: string | null; endedReason: string | null } {
   if (!('error' in end) && end.kind === 'after' && progress.scheduledRuns >= end.runs)
     return { next: null, endedReason: `ended after ${end.runs} scheduled run(s)` };
-  const rule = cronFor(s.periodicity);
+  const rule = cronFor(s.periodicity, { strictSteps: false });
   const next = 'cron' in rule ? nextSlot(rule.cron, s.timezone, new Date(progress.now)) : null;
   if (next && !('error' in end) && end.kind === 'until' && Date.parse(next) > end.at.getTime())
     return {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, testClock, type TestServer } from '../helpers/server.js';
+import { storedRows } from '../helpers/store-under-test.js';
 
 describe('schedules', () => {
   let s: TestServer;
@@ -61,6 +62,45 @@ describe('schedules', () => {
     }
     const past = await create({ periodicity: 'daily', periodEndCondition: 'until:2020-01-01' });
     expect(past.body.error.details[0].message).toContain('already passed');
+  });
+
+  it('refuses a cron step wider than its field, which cron-parser would run once a span', async () => {
+    for (const [periodicity, message] of [
+      ['*/61 * * * *', 'the minute step 61 is wider than 0-59'],
+      ['*/60 * * * *', 'the minute step 60 is wider than 0-59'],
+      ['0 */24 * * *', 'the hour step 24 is wider than 0-23'],
+      ['0 0 */31 * *', 'the day-of-month step 31 is wider than 1-31'],
+      ['0 0 1 */12 *', 'the month step 12 is wider than 1-12'],
+      ['0 0 * * */7', 'the weekday step 7 is wider than 0-6'],
+      ['5-10/6 * * * *', 'the minute step 6 is wider than 5-10'],
+      ['50/10 * * * *', 'the minute step 10 is wider than 50-59'],
+    ]) {
+      const res = await create({ periodicity });
+      expect(res.status, periodicity).toBe(400);
+      expect(res.body.error.details, periodicity).toEqual([
+        { path: 'periodicity', message: `is not a valid cron expression: ${message}` },
+      ]);
+    }
+    // Steps that still run more than once a span are what they say.
+    for (const periodicity of [
+      '*/59 * * * *',
+      '0 */23 * * *',
+      '*/15 9-17 * * 1-5',
+      '5-10/5 * * * *',
+    ]) {
+      expect((await create({ periodicity })).status, periodicity).toBe(201);
+    }
+    // One saved before the rule runs as it was accepted, and a change that leaves it alone passes.
+    const saved = (await create({ periodicity: 'hourly' })).body.data.schedule;
+    await storedRows(s.stored, 'UPDATE schedules SET periodicity = ? WHERE id = ?', [
+      '*/61 * * * *',
+      saved.id,
+    ]);
+    const renamed = await s.ws('PATCH', `/schedules/${saved.id}`, { name: 'renamed' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.data.schedule.nextRun).toBe('2026-06-10T13:00:00.000Z');
+    const resent = await s.ws('PATCH', `/schedules/${saved.id}`, { periodicity: '*/61 * * * *' });
+    expect(resent.body.error.details[0].path).toBe('periodicity');
   });
 
   it('refuses a bad periodicity, a missing scenario and missing fields', async () => {
