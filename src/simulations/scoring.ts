@@ -197,7 +197,14 @@ function callerMetric(m: Metric, c: Conversation): MetricResult {
     }
     case 'max_false_yields': {
       const cfg = m.config as MetricConfigOf<'max_false_yields'>;
-      if (!a.backchannels.count) return none('backchannelled');
+      // A call with no backchannel has no false yield to count: judged, not an error, which
+      // would fail the whole simulation for what its persona happened not to do.
+      if (!a.backchannels.count)
+        return verdict(
+          m,
+          true,
+          `No backchannel came up on this call, so the agent had none to stop for: 0 false yields (at most ${cfg.max}).`,
+        );
       const n = a.backchannels.false_yields;
       return verdict(
         m,

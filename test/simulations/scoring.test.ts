@@ -5,6 +5,7 @@ import {
   type Conversation,
   type Judge,
 } from '../../src/simulations/scoring.js';
+import type { AudioSummary } from '../../src/domain/audio.js';
 import type { Metric } from '../../src/store/scorecards.js';
 
 const conversation: Conversation = {
@@ -229,5 +230,19 @@ describe('scoring a known conversation', () => {
       score: null,
       passed: false,
     });
+  });
+
+  it('max_false_yields judges a call with no backchannel: no false yield, said so', async () => {
+    // Only what the metric reads of an audio call's caller figures.
+    const audio = { caller: { backchannels: { count: 0, false_yields: 0 } } };
+    const quiet = { ...conversation, audio: audio as unknown as AudioSummary };
+    const [result] = (
+      await scoreConversation([metric('max_false_yields', { max: 0 })], quiet, 70, null)
+    ).results;
+    expect(result).toMatchObject({ score: 100, passed: true });
+    expect(result!.error).toBeUndefined();
+    expect(result!.reasoning).toBe(
+      'No backchannel came up on this call, so the agent had none to stop for: 0 false yields (at most 0).',
+    );
   });
 });
