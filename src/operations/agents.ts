@@ -59,16 +59,17 @@ const ConfigurationPatch = strict(
     ),
     prompt: z.string().max(200_000).nullable(),
     firstMessage: z.string().max(10_000).nullable(),
-    // A tool is replaced whole: its name is required, the rest may be left out.
+    // A tool is replaced whole: its name is required, the rest may be left out (stored as null,
+    // as the answer's tool record has every field).
     tools: z
       .array(
         strict(
           AgentTool.extend({
             name: z.string().min(1).max(128),
-            description: z.string().max(5_000).nullable().optional(),
-            type: z.string().nullable().optional(),
-            endpoint: z.string().max(2_048).nullable().optional(),
-            method: z.string().nullable().optional(),
+            description: z.string().max(5_000).nullable().default(null),
+            type: z.string().nullable().default(null),
+            endpoint: z.string().max(2_048).nullable().default(null),
+            method: z.string().nullable().default(null),
             auth: z.string().default('none'),
           }),
         ),
