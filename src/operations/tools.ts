@@ -10,6 +10,7 @@ import { DEFAULT_TIMEOUT_MS, executeTool } from '../tools/runtime.js';
 import { postgresRoleProblem } from '../tools/database.js';
 import { toolAnalytics } from '../tools/analytics.js';
 import { FAILURE_TYPES } from '../tools/outcome.js';
+import { effectiveConfiguration } from '../providers/view.js';
 import { Deleted, Id, deleted, nameList } from './common.js';
 import { defineOperation, type OperationContext } from './types.js';
 
@@ -109,6 +110,14 @@ async function findTool(store: Store, ref: string): Promise<StoredTool> {
   return tool;
 }
 
+/** The agents whose effective configuration (synced, with our overrides) lists the tool by name. */
+async function agentsListing(store: Store, name: string): Promise<{ id: string; name: string }[]> {
+  const agents = await store.agents.list();
+  return agents
+    .filter((agent) => effectiveConfiguration(agent).tools.some((t) => t.name === name))
+    .map((agent) => ({ id: agent.id, name: agent.name }));
+}
+
 const ToolRef = { tool: Id.describe('Tool id or name') };
 
 export const toolOperations = [
@@ -188,7 +197,8 @@ export const toolOperations = [
   }),
   defineOperation({
     name: 'tools.delete',
-    summary: 'Delete a tool that no composite tool or alert uses (its versions go with it)',
+    summary:
+      "Delete a tool that no composite tool, alert or agent's configuration uses (its versions go with it)",
     http: { method: 'DELETE', path: '/v1/tools/:tool' },
     params: ToolRef,
     output: Deleted,
@@ -197,17 +207,19 @@ export const toolOperations = [
         const current = await findTool(tx, tool);
         const composites = await tx.tools.compositesUsing(current.name);
         const alerts = await tx.alerts.forTool(current.id);
-        if (composites.length || alerts.length) {
+        const agents = await agentsListing(tx, current.name);
+        if (composites.length || alerts.length || agents.length) {
           throw conflict(
             `Tool '${current.name}' is still in use: ${[
               composites.length
                 ? `a step of ${nameList(composites.map((name) => ({ name })))}`
                 : '',
               alerts.length ? `watched by alert(s) ${nameList(alerts)}` : '',
+              agents.length ? `listed by agent(s) ${nameList(agents)}` : '',
             ]
               .filter(Boolean)
               .join('; ')}`,
-            { composites, alerts },
+            { composites, alerts, agents },
           );
         }
         await tx.tools.delete(current.id);

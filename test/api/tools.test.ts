@@ -1,6 +1,7 @@
 import type { Json } from '../helpers/json.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { GOOD_KEY, startFakeProviders } from '../helpers/fake-providers.js';
 import { secretsOf, storedRows } from '../helpers/store-under-test.js';
 
 const api = (name: string, extra: Record<string, unknown> = {}) => ({
@@ -377,6 +378,33 @@ describe('tools', () => {
     expect(del.body.error.details.composites).toEqual(['combo']);
     expect(del.body.error.message).toBe("Tool 'step_a' is still in use: a step of 'combo'");
     expect((await s.call('PUT', '/v1/tools/step_a', api('step_a_renamed'))).status).toBe(409);
+  });
+
+  it("refuses to delete a tool an agent's configuration lists, naming the agent", async () => {
+    await s.call('POST', '/v1/tools', api('refund_lookup'));
+    const provider = await startFakeProviders();
+    try {
+      const connected = await s.call('POST', '/v1/agents/connect', {
+        provider: 'vapi',
+        agent_id: 'asst_1',
+        credentials: { api_key: GOOD_KEY, base_url: provider.url },
+      });
+      const agent = connected.body as { id: string; name: string };
+      const listing = (tools: Json[]) =>
+        s.call('PATCH', `/v1/agents/${agent.id}`, { configuration: { tools } });
+      expect((await listing([{ name: 'refund_lookup' }])).status).toBe(200);
+      const del = await s.call('DELETE', '/v1/tools/refund_lookup');
+      expect(del.status).toBe(409);
+      expect(del.body.error.message).toBe(
+        `Tool 'refund_lookup' is still in use: listed by agent(s) '${agent.name}'`,
+      );
+      expect(del.body.error.details.agents).toEqual([{ id: agent.id, name: agent.name }]);
+      // Taken out of the agent's configuration (an override), the tool can go.
+      expect((await listing([])).status).toBe(200);
+      expect((await s.call('DELETE', '/v1/tools/refund_lookup')).status).toBe(200);
+    } finally {
+      await provider.stop();
+    }
   });
 
   it('deletes a free tool with its versions, then 404s it', async () => {

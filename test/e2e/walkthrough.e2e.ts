@@ -326,6 +326,21 @@ test.describe('the interface, end to end', () => {
     await confirm.getByRole('button', { name: 'Keep it' }).click();
     await expect(confirm).toBeHidden();
     await expect(page.getByRole('table', { name: 'Alerts' })).toContainText('Order tool failing');
+
+    // The tool the alert watches cannot go: the refusal says who uses it, and the list stays.
+    await section(page, 'Tools');
+    await page
+      .getByRole('row', { name: /order_status/ })
+      .getByRole('button', { name: 'Delete' })
+      .click();
+    await page
+      .getByRole('dialog', { name: 'Delete the tool "order_status"?' })
+      .getByRole('button', { name: 'Delete tool' })
+      .click();
+    await expect(page.getByRole('alert')).toContainText("watched by alert(s) 'Order tool failing'");
+    await expect(page.getByRole('table', { name: 'Tools' })).toContainText('order_status');
+    expect(errors.splice(0)).toEqual([expect.stringMatching(/^409 POST .*tools\.delete$/)]);
+    await shot(page, '13b-tool-in-use');
     expect(errors).toEqual([]);
   });
 

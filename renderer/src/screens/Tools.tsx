@@ -40,6 +40,7 @@ import {
   useLoad,
 } from '../ui/common';
 import { ResourcePage } from '../ui/ResourcePage';
+import { RowActions } from '../ui/RowActions';
 
 const VOLATILE = new Set(['id', 'version', 'created_at', 'updated_at']);
 
@@ -147,8 +148,18 @@ export function Tools() {
     await load();
     navigate(`tools/${created.id}`);
   });
+  // A tool in use (a composite's step, an alert's, an agent's) is refused with who uses it.
+  const remove = useAction(async (id: string) => {
+    await client().invoke('tools.delete', { tool: id });
+    await load();
+  });
   return (
-    <ResourcePage title="Tools" newLabel="New tool" onNew={() => setCreating(true)} error={error}>
+    <ResourcePage
+      title="Tools"
+      newLabel="New tool"
+      onNew={() => setCreating(true)}
+      error={error ?? remove.error}
+    >
       <Table size="small" aria-label="Tools">
         <TableHead>
           <TableRow>
@@ -157,6 +168,7 @@ export function Tools() {
             <TableCell>Description</TableCell>
             <TableCell>Version</TableCell>
             <TableCell>Updated</TableCell>
+            <TableCell />
           </TableRow>
         </TableHead>
         <TableBody>
@@ -174,6 +186,14 @@ export function Tools() {
               <TableCell>{t.description}</TableCell>
               <TableCell>{t.version}</TableCell>
               <TableCell>{fmtDate(t.updated_at)}</TableCell>
+              <RowActions
+                remove={{
+                  kind: 'tool',
+                  name: t.name,
+                  consequence: 'Its versions go with it.',
+                  onConfirm: () => remove.run(t.id),
+                }}
+              />
             </TableRow>
           ))}
         </TableBody>

@@ -21,8 +21,10 @@ export function RowActions({
     onConfirm: () => unknown;
   };
 }) {
+  // A row may open its resource on a click or Enter: the actions' own clicks stay in their cell
+  // (React carries them up from the confirmation dialog's portal too).
   return (
-    <TableCell>
+    <TableCell onClick={(e) => e.stopPropagation()} onKeyDown={(e) => e.stopPropagation()}>
       {children}
       {onEdit && (
         <Button size="small" onClick={onEdit}>
