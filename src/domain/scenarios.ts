@@ -134,3 +134,30 @@ export const WorkspaceScenarioStats = z.object({
     .nullable(),
 });
 export type WorkspaceScenarioStats = z.infer<typeof WorkspaceScenarioStats>;
+
+/** `{{names}}` a text uses. */
+const placeholdersIn = (text: string): string[] =>
+  [...text.matchAll(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g)].map((m) => m[1]!);
+
+/**
+ * Each `{{variable}}` the prompt or a script line uses that promptVariables does not declare,
+ * by where it is used: refused when a scenario is saved, and (for one saved before that rule)
+ * when it is executed.
+ */
+export function undeclaredVariables(
+  scenario: Pick<Scenario, 'prompt' | 'promptVariables' | 'script'>,
+): { path: string; message: string }[] {
+  const declared = new Set(scenario.promptVariables.map((v) => v.name));
+  const texts: [string, string][] = [
+    ['prompt', scenario.prompt],
+    ...(scenario.script ?? []).map((l, i): [string, string] => [`script[${i}].say`, l.say ?? '']),
+  ];
+  return texts.flatMap(([path, text]) =>
+    [...new Set(placeholdersIn(text))]
+      .filter((name) => !declared.has(name))
+      .map((name) => ({
+        path,
+        message: `{{${name}}} is used but not declared in promptVariables`,
+      })),
+  );
+}

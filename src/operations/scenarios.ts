@@ -7,6 +7,7 @@ import {
   type ScenarioPatch,
   ScenarioStats,
   ScriptLine,
+  undeclaredVariables,
   WorkspaceScenarioStats,
 } from '../domain/scenarios.js';
 import { ScenarioAudio } from '../domain/audio.js';
@@ -106,6 +107,18 @@ async function checkReferences(store: Store, workspaceId: string, refs: Refs): P
     );
 }
 
+/** Refuses a scenario whose texts use a `{{variable}}` it does not declare, naming each. */
+function assertVariablesDeclared(
+  scenario: Pick<Scenario, 'prompt' | 'promptVariables' | 'script'>,
+): void {
+  const details = undeclaredVariables(scenario);
+  if (details.length)
+    throw validationError(
+      `Undeclared variables: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`,
+      details,
+    );
+}
+
 const base = '/api/v1/workspaces/:workspace_id/scenarios';
 const ItemParams = { ...WorkspaceParams, scenario_id: Id };
 
@@ -142,6 +155,7 @@ export const scenarioOperations = [
           updated_at: now,
           created_by: ctx.caller.user,
         };
+        assertVariablesDeclared(scenario);
         return { scenario: await tx.scenarios.insert(workspace_id, scenario) };
       });
     },
@@ -226,6 +240,14 @@ export const scenarioOperations = [
           personas: patch.personas && [...new Set(patch.personas)],
           targetAgents: patch.targetAgents && [...new Set(patch.targetAgents)],
         };
+        // Checked when the texts or their declarations change: a scenario saved before the rule
+        // keeps every other edit (its execution names what is undeclared).
+        if (patch.prompt !== undefined || patch.promptVariables || patch.script !== undefined)
+          assertVariablesDeclared({
+            prompt: patch.prompt ?? current.prompt,
+            promptVariables: patch.promptVariables ?? current.promptVariables,
+            script: patch.script === undefined ? current.script : patch.script,
+          });
         return {
           scenario: (await tx.scenarios.update(
             workspace_id,

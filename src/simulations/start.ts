@@ -18,6 +18,7 @@ import { channelOf } from '../providers/view.js';
 import type { AgentRecord } from '../store/agents.js';
 import type { Persona } from '../store/personas.js';
 import type { SimulationMode } from '../domain/audio.js';
+import { undeclaredVariables } from '../domain/scenarios.js';
 import type { Speech } from '../speech/index.js';
 import { audioCallProblem, voiceProblems } from '../voice/audio-plan.js';
 import { simulationLine } from '../voice/caller-conditions.js';
@@ -79,26 +80,6 @@ interface ExecutionPlan {
   models: Partial<Record<Role, ModelConnection>>;
 }
 
-/** `{{names}}` a text uses. */
-const placeholdersIn = (text: string): string[] =>
-  [...text.matchAll(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g)].map((m) => m[1]!);
-
-function variableProblems(scenario: Scenario): ErrorDetail[] {
-  const declared = new Set(scenario.promptVariables.map((v) => v.name));
-  const texts: [string, string][] = [
-    ['prompt', scenario.prompt],
-    ...(scenario.script ?? []).map((l, i): [string, string] => [`script[${i}].say`, l.say ?? '']),
-  ];
-  return texts.flatMap(([path, text]) =>
-    [...new Set(placeholdersIn(text))]
-      .filter((name) => !declared.has(name))
-      .map((name) => ({
-        path,
-        message: `{{${name}}} is used but not declared in promptVariables`,
-      })),
-  );
-}
-
 /**
  * Looks at a scenario as an execution would run it: personas and agents to pair, variables that
  * are declared, each agent on a channel it has, and a model for every role that needs one.
@@ -118,7 +99,7 @@ async function planExecution(
     problems.push({ path: 'personas', message: 'the scenario has no personas to play the caller' });
   if (!scenario.targetAgents.length)
     problems.push({ path: 'targetAgents', message: 'the scenario has no target agents' });
-  problems.push(...variableProblems(scenario));
+  problems.push(...undeclaredVariables(scenario));
   const variables = resolveVariables(scenario.promptVariables, req.variables);
   // Each role's connection is read (and its key opened) once, however many agents ask for it.
   const connections = await connectionsFor(ctx.store, ctx.secrets, ctx.llmDefault);

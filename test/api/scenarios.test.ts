@@ -168,6 +168,40 @@ describe('scenarios and scorecards', () => {
       });
     });
 
+    it('refuses a {{variable}} its promptVariables do not declare, on create and on update', async () => {
+      const undeclared = await s.ws('POST', '/scenarios', {
+        name: 'Undeclared',
+        prompt: 'Order {{order_id}} is late.',
+        promptVariables: [{ name: 'customer' }],
+        script: [{ say: 'Hi, I am {{customer}} about {{parcel}}.' }],
+      });
+      expect(undeclared.status).toBe(400);
+      expect(undeclared.body.error.details).toEqual([
+        { path: 'prompt', message: '{{order_id}} is used but not declared in promptVariables' },
+        {
+          path: 'script[0].say',
+          message: '{{parcel}} is used but not declared in promptVariables',
+        },
+      ]);
+      const made = await s.ws('POST', '/scenarios', {
+        name: 'Declared',
+        prompt: 'Order {{order_id}} is late.',
+        promptVariables: [{ name: 'order_id' }],
+      });
+      expect(made.status).toBe(201);
+      const id = made.body.data.scenario.id as string;
+      // Dropping the declaration the prompt uses is refused; the scenario stays as it was.
+      const dropped = await s.ws('PUT', `/scenarios/${id}`, { promptVariables: [] });
+      expect(dropped.body.error.details).toEqual([
+        { path: 'prompt', message: '{{order_id}} is used but not declared in promptVariables' },
+      ]);
+      const after = (await s.ws('GET', `/scenarios/${id}`)).body.data.scenario;
+      expect(after.promptVariables).toEqual([
+        { name: 'order_id', type: 'string', defaultValue: '' },
+      ]);
+      expect((await s.ws('PUT', `/scenarios/${id}`, { tags: ['ok'] })).status).toBe(200);
+    });
+
     it('requires name and prompt, and names every missing reference', async () => {
       const missing = await s.ws('POST', '/scenarios', {});
       expect(missing.body.error.details.map((d: { path: string }) => d.path)).toEqual([

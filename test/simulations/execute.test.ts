@@ -335,7 +335,10 @@ describe('executing scenarios: whole simulated conversations, scored', () => {
   it('variables are resolved once, as the execution is queued: an edit of the scenario meanwhile changes none', async () => {
     // The scenario now declares another variable, with another default, than when it was queued.
     const edited = await s.ws('PUT', `/scenarios/${ids.scripted}`, {
-      promptVariables: [{ name: 'ref', type: 'string', defaultValue: 'R0' }],
+      promptVariables: [
+        { name: 'ref', type: 'string', defaultValue: 'R0' },
+        { name: 'order_id', type: 'string', defaultValue: 'X9' },
+      ],
       prompt: 'Order {{ref}} is late.',
       script: [{ say: 'Where is my order {{order_id}}, ref {{ref}}?' }],
     });

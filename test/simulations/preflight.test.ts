@@ -8,6 +8,7 @@ import {
   startLocalServer,
   type LocalServer,
 } from '../helpers/http-agents.js';
+import { storedRows } from '../helpers/store-under-test.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 /** An agent at its own URL: 401 without the right key, 405 to GET like most chat endpoints. */
@@ -63,14 +64,20 @@ describe('checks before an execution, and connection tests', () => {
     const scenario = (
       await s.ws('POST', '/scenarios', {
         name: 'Many problems',
-        prompt: 'Order {{order_id}} is late.',
+        prompt: 'Order is late.',
         promptVariables: [{ name: 'customer' }],
         personas: [persona],
         targetAgents: [gone],
         scorecard,
-        script: [{ say: 'Hi, I am {{customer}} about {{parcel}}.' }],
+        script: [{ say: 'Hi, I am {{customer}}.' }],
       })
     ).body.data.scenario.id as string;
+    // Saved before undeclared variables were refused at save: its execution names them.
+    await storedRows(s.stored, 'UPDATE scenarios SET prompt = ?, script = ? WHERE id = ?', [
+      'Order {{order_id}} is late.',
+      JSON.stringify([{ say: 'Hi, I am {{customer}} about {{parcel}}.' }]),
+      scenario,
+    ]);
     const res = await s.ws('POST', `/scenarios/${scenario}/execute`, {});
     expect(res.status).toBe(400);
     expect(res.body.error.details).toEqual(
