@@ -2,7 +2,7 @@ import { sql, type Insertable, type Kysely } from 'kysely';
 import type { UserRef } from '../domain/records.js';
 import type { StoredTool, ToolDefinition, ToolVersion } from '../domain/tools.js';
 import { recordColumns } from './record-columns.js';
-import { patchRow, type StoreContext } from './sql/query.js';
+import type { StoreContext } from './sql/query.js';
 import type { Tables, ToolVersions } from './sql/tables.js';
 
 export type { StoredTool, ToolDefinition, ToolVersion };
@@ -28,7 +28,6 @@ const VERSION_COLUMNS = recordColumns<ToolVersion>({
 });
 
 /** What a new version sets: the definition, and the name and type copied beside it. */
-const PATCH_COLUMNS = COLUMNS.patchColumns(['id', 'version', 'created_at', 'updated_at']);
 
 const toolBy = async (db: Kysely<Tables>, column: 'id' | 'name', value: string) => {
   const row = await db.selectFrom('tools').selectAll().where(column, '=', value).executeTakeFirst();
@@ -84,16 +83,19 @@ function toolWrites(ctx: StoreContext) {
     replace(id: string, next: NextVersion): Promise<StoredTool> {
       const { definition, at } = next;
       return ctx.atomic(async (db) => {
-        // The version moves up in the UPDATE itself: two servers saving at once number in turn.
-        await patchRow(db, {
-          table: 'tools',
-          columns: PATCH_COLUMNS,
-          patch: { name: definition.name, type: definition.type, definition },
-          always: { version: sql`version + 1`, updated_at: at },
-          where: sql`id = ${id}`,
-        });
-        const tool = await toolBy(db, 'id', id);
-        if (!tool) throw new Error(`tool ${id} vanished while it was saved`);
+        // The version moves up in the UPDATE itself: two servers saving at once number in turn,
+        // and the row it leaves is answered by the same statement.
+        const row = await db
+          .updateTable('tools')
+          .set({
+            ...COLUMNS.rowOf({ name: definition.name, type: definition.type, definition }),
+            version: sql<number>`version + 1`,
+            updated_at: at,
+          })
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        const tool = COLUMNS.fromRow(row);
         await db
           .insertInto('tool_versions')
           .values(versionRow(id, tool.version, next))
