@@ -12,12 +12,13 @@ ENV ELECTRON_SKIP_BINARY_DOWNLOAD=1 \
     NODE_ENV=production
 
 COPY package.json package-lock.json .npmrc ./
-# Development tools are needed to build the browser interface (vite) and to run the TypeScript
-# engine (tsx); the image keeps them rather than shipping a second build step.
+# Development tools are needed to build the browser interface (vite) and the command's bundle
+# (esbuild); the image keeps them rather than shipping a second build step. (npm ci's prepare
+# script finds no sources yet here: the bundle is built below.)
 RUN npm ci --include=dev --no-audit --no-fund
 
 COPY . .
-RUN node scripts/build.mjs renderer
+RUN node scripts/build.mjs renderer && node scripts/build.mjs cli
 
 # Local files (nothing of value on a team server: the store is the database).
 ENV CALLBENCH_DATA_DIR=/var/lib/callbench

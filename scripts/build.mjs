@@ -1,10 +1,13 @@
-// Builds what is stale: the renderer (vite) and the desktop bundles (esbuild: main and preload).
-// `node scripts/build.mjs renderer|desktop|all`; a target is rebuilt only when a source is newer
-// than its output, so `npm run serve` and `npm start` stay quick when nothing changed.
+// Builds what is stale: the renderer (vite), the desktop bundles (esbuild: main and preload) and
+// the CLI's bundle (esbuild, src/cli/bundle.mjs). `node scripts/build.mjs renderer|desktop|cli|all`
+// (all: renderer and desktop, what the app runs; `callbench` builds its own bundle when stale); a
+// target is rebuilt only when a source is newer than its output, so `npm run serve` and `npm start`
+// stay quick when nothing changed.
 import { build as esbuild } from 'esbuild';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build as vite } from 'vite';
+import { buildCli } from '../src/cli/bundle.mjs';
 
 const newest = (paths) =>
   Math.max(
@@ -88,11 +91,17 @@ const targets = {
     });
     return true;
   },
+  // The `callbench` command's bundle (built by `npm ci`'s prepare script). Named by its sources,
+  // it is never stale, so --force has nothing to redo.
+  async cli() {
+    return (await buildCli(process.cwd())).built;
+  },
 };
 
 const wanted = process.argv[2] ?? 'all';
 const force = process.argv.includes('--force');
-for (const name of wanted === 'all' ? Object.keys(targets) : [wanted]) {
-  if (!targets[name]) throw new Error(`unknown build target ${name}: renderer, desktop or all`);
+for (const name of wanted === 'all' ? ['renderer', 'desktop'] : [wanted]) {
+  if (!targets[name])
+    throw new Error(`unknown build target ${name}: renderer, desktop, cli or all`);
   if (await targets[name](force)) console.error(`built ${name}`);
 }

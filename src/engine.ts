@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { systemClock, isoNow, type Clock } from './clock.js';
+import { systemClock, type Clock } from './clock.js';
 import { osUserName } from './config.js';
 import { EventBus } from './events.js';
-import { newId, newSecret } from './ids.js';
 import { acquireDataDirLock } from './lock.js';
 import { guardOutboundFor } from './net/guard.js';
 import { catalogue } from './operations/catalogue.js';
@@ -20,17 +19,14 @@ import { createDataDir, keepToOwner } from './store/file-modes.js';
 import type { Store } from './store/index.js';
 import { openStore } from './store/open.js';
 import { redactedUrl } from './store/sql/postgres-errors.js';
-import { defaultScorecard } from './simulations/default-scorecard.js';
+import { bootstrap, type StartResult } from './engine-bootstrap.js';
 import type { Scheduler } from './schedules/scheduler.js';
 import { createServices } from './engine-services.js';
 import type { EngineOptions } from './engine-options.js';
 
 export type { EngineOptions } from './engine-options.js';
 
-export interface StartResult {
-  /** Generated on the first start of an empty store; shown once. */
-  firstApiKey?: string;
-}
+export type { StartResult } from './engine-bootstrap.js';
 
 const silent: Logger = { info: () => {}, error: () => {} };
 
@@ -55,6 +51,8 @@ export interface Engine {
   closeServer(): Promise<void>;
   /** Bytes of heap the model threads use: the process's own figures leave them out. */
   modelThreadsHeapUsed(): Promise<number>;
+  /** Simulations this engine runs now: what a stop waits for (0 when stopped). */
+  simulationsInFlight(): number;
   stop(): Promise<void>;
 }
 
@@ -70,33 +68,6 @@ interface Running {
   releaseLock: (() => void) | null;
   /** Lifts the outbound guard this engine put in force (a team server's). */
   liftGuard: (() => void) | null;
-}
-
-/** A new store's first workspace (with the default scorecard) and, when exclusive, its first key. */
-function bootstrap(store: Store, exclusive: boolean, clock: Clock): Promise<StartResult> {
-  return store.transaction(
-    async (s) => {
-      if ((await s.workspaces.count()) === 0) {
-        const ws = await s.workspaces.insert({
-          id: newId('ws', clock.now()),
-          name: 'Default workspace',
-          created_at: isoNow(clock),
-        });
-        await s.scorecards.insert(ws.id, defaultScorecard(clock.now(), isoNow(clock)));
-      }
-      if (!exclusive || (await s.credentials.countKeys()) > 0) return {};
-      const secret = newSecret('cbk');
-      await s.credentials.insertKey({
-        id: newId('key', clock.now()),
-        label: 'first key',
-        secret,
-        created_at: isoNow(clock),
-      });
-      return { firstApiKey: secret };
-    },
-    // Servers sharing a database may start together: one bootstraps, the others see its work.
-    { lock: 'callbench-bootstrap' },
-  );
 }
 
 /** The data dir's store: opened, migrated, its key checked, its files kept to their owner. */
@@ -131,6 +102,7 @@ async function prepareStore(
 async function stopRunning(r: Running): Promise<void> {
   await r.stopBackground?.();
   await r.services.runner.stop();
+  await r.services.demo.close();
   await r.services.speech.close();
   await r.services.sync.stop();
   await r.store.close();
@@ -279,6 +251,9 @@ export function createEngine(options: EngineOptions): Engine {
     },
     async modelThreadsHeapUsed() {
       return (await running?.services.runner.modelThreadsHeapUsed()) ?? 0;
+    },
+    simulationsInFlight() {
+      return running?.services.runner.inFlight() ?? 0;
     },
     async stop() {
       // In-flight requests finish before the database closes; long polls answer now.

