@@ -60,10 +60,19 @@ export const AudioSummary = z.object({
   transport: z.string().describe('vapi, elevenlabs, bland, twilio'),
   call_id: z.string().nullable().describe("The provider's id of the call"),
   sample_rate: z.number().int(),
+  duration_ms: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      "The call's own length, from connecting to hanging up (not the voices' start-up or the scoring); absent on calls measured before it was kept",
+    ),
   time_to_first_audio_ms: z
     .number()
     .nullable()
-    .describe("From connect to the agent's first sound; null when it never spoke"),
+    .describe(
+      "From connect to the agent's first sound, less the caller model's think time before it; null when it never spoke",
+    ),
   response_latency_ms: Percentiles.describe(
     "Per turn: end of the caller's speech to start of the agent's audio",
   ),

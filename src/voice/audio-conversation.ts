@@ -49,7 +49,20 @@ async function prepareCaller(setup: AudioConversationSetup): Promise<Prepared> {
     : [];
   // Silero's thread starts (once a process) before dialling, never in a call's time.
   const voiceActivity = await agentVoiceActivity(AGENT_TURNS);
+  if (!script) await warmVoice(voicing);
   return { voicing, script, backchannels, bed, voiceActivity };
+}
+
+/** Said (and cached) before a model caller's call, to wake its voice: see warmVoice. */
+const WARM_UP_WORDS = 'Hello.';
+
+/**
+ * A model caller's lines are voiced during the call: the system voice speaks a word first, so its
+ * program and voice data are loaded (read from disk, on a cold start) before the call's clock
+ * runs. A cloud voice is not asked: that would be a paid request for nothing.
+ */
+async function warmVoice(voicing: LineVoicing): Promise<void> {
+  if (voicing.voice.engine === 'system') await voiceText(WARM_UP_WORDS, voicing);
 }
 
 /**
@@ -154,6 +167,7 @@ async function outcome(
     measures,
     inbox: f.inbox,
     source: call.agentTextSource,
+    toolCalls: call.reportsToolCalls ? f.inbox.toolCalls : null,
     providerTranscript,
     transcribe: (pcm) => setup.speech.transcribe(pcm, live.rate, setup.signal),
   });
@@ -173,7 +187,8 @@ async function outcome(
     transport: setup.transport,
     call_id: call.callId,
     sample_rate: live.rate,
-    time_to_first_audio_ms: measures.timeToFirstAudioMs,
+    duration_ms: Math.round(live.durationMs),
+    time_to_first_audio_ms: firstAudioMs(measures.timeToFirstAudioMs, f.driver),
     response_latency_ms: measures.responseLatency,
     talk_over: { count: measures.talkOver.count, total_ms: measures.talkOver.totalMs },
     long_silences: measures.longSilences,
@@ -204,6 +219,16 @@ async function outcome(
     return { ...base, endReason: 'caller_ended', cancelled: true, failure: null };
   if ('failure' in ending) return { ...base, endReason: 'error', failure: ending.failure };
   return { ...base, endReason: ending.reason, failure: null };
+}
+
+/**
+ * Time to first audio, less the caller's think time before it: an agent that waits for the
+ * caller to speak first is not charged for the caller model writing and voicing its opening
+ * (slower on a call's first line, and on the first call after a start).
+ */
+function firstAudioMs(atMs: number | null, driver: CallDriver): number | null {
+  if (atMs === null) return null;
+  return Math.max(0, atMs - Math.round(driver.thinkDoneBy(atMs)));
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;

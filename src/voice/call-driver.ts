@@ -59,6 +59,8 @@ export class CallDriver {
   private readyAtMs = 0;
   private prepared: { utterance: Utterance | null; ended: boolean; hangup?: boolean } | null = null;
   private thinkMs = 0;
+  /** Each line's think time, and when (call's clock) the line was ready. */
+  private readonly thinkSpans: { readyAtMs: number; ms: number }[] = [];
   private finalLine = false;
   private hangupAfterLine = false;
   private scriptIndex = 0;
@@ -68,6 +70,11 @@ export class CallDriver {
   /** The silence before the caller's current answer has been kept (or the agent broke it). */
   private silenceKept = false;
   private silentUntilMs = 0;
+  /**
+   * The caller is in a silence it keeps on purpose, until `silentUntilMs`: the agent may speak
+   * into it (a re-prompt), and the caller keeps silent to its end all the same.
+   */
+  private inSilence = false;
   /** Where the caller goes once its line over the agent is said. */
   private afterOverAgent: Phase = 'waiting';
   /**
@@ -88,6 +95,14 @@ export class CallDriver {
 
   get callerThinkMs(): number {
     return this.thinkMs;
+  }
+
+  /**
+   * The caller's think time (see `prepare`) that was over by `atMs`: the call's first `atMs` held
+   * that much waiting on the caller model and its voice, which is never the agent's time.
+   */
+  thinkDoneBy(atMs: number): number {
+    return this.thinkSpans.filter((t) => t.readyAtMs <= atMs).reduce((sum, t) => sum + t.ms, 0);
   }
 
   async run(): Promise<Exclude<Ending, { interrupted: true }>> {
@@ -203,6 +218,7 @@ export class CallDriver {
   }
 
   private sayOverAgent(u: Utterance, scriptIndex: number | null): void {
+    this.inSilence = false;
     this.live.say(u);
     this.afterOverAgent = u.act === 'backchannel' ? 'agent' : 'waiting';
     this.phase = 'over_agent';
@@ -240,16 +256,31 @@ export class CallDriver {
     // The agent's turn ended under the caller's barge-in: it was a reply all the same (the turn
     // limit counts it), and the caller carries on with its line, or waits for the answer to it.
     if (cutIn) return;
+    if (this.inSilence) return this.keepSilence(now);
     const silenceMs = this.silenceBefore();
     if (silenceMs !== null) {
       // The silence runs from the agent's last sound, not from when its end was confirmed.
       const from = Math.min(now, this.live.agentSpeech.at(-1)?.end ?? now);
       this.phase = 'silent';
+      this.inSilence = true;
       this.silentUntilMs = from + silenceMs;
       this.log.silences.push({ atMs: from, ms: silenceMs });
       return;
     }
     this.prepare(now, this.parts.pauseMs);
+  }
+
+  /**
+   * The agent spoke into the caller's silence (a re-prompt) and is done: the silence is kept to
+   * its end, as its script or dice said, and the line follows then; where the agent talked past
+   * that end, the caller answers as soon as it is done, its pause spent in the silence.
+   */
+  private keepSilence(now: number): void {
+    if (now < this.silentUntilMs) {
+      this.phase = 'silent';
+      return;
+    }
+    this.prepare(now, 0);
   }
 
   /**
@@ -299,6 +330,7 @@ export class CallDriver {
 
   /** The caller's next line, written and voiced while silence keeps streaming. */
   private prepare(now: number, pauseMs: number, overAgent = false): void {
+    this.inSilence = false;
     this.phase = 'preparing';
     this.prepared = null;
     this.readyAtMs = now + pauseMs;
@@ -306,7 +338,10 @@ export class CallDriver {
     this.nextLine().then(
       (next) => {
         // Time past the pause that the caller spent writing and voicing: the caller's, not the agent's.
-        this.thinkMs += Math.max(0, this.live.nowMs() - began - pauseMs);
+        const readyAtMs = this.live.nowMs();
+        const ms = Math.max(0, readyAtMs - began - pauseMs);
+        this.thinkMs += ms;
+        if (ms > 0) this.thinkSpans.push({ readyAtMs, ms });
         const u = next.utterance;
         this.prepared =
           overAgent && u && this.live.agentBusy(this.live.nowMs())

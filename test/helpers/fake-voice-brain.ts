@@ -46,7 +46,10 @@ export interface BrainOptions {
   bargeInMs?: number | null;
   /** ElevenLabs only: ask the caller to run a client tool right after the conversation starts. */
   clientToolCall?: boolean;
-  /** The caller says nothing this long after an answer played out: the agent re-prompts. */
+  /**
+   * The caller says nothing this long after an answer played out: the agent re-prompts, once (it
+   * then waits for the caller, however long its silence).
+   */
   repromptAfterMs?: number;
   /** What the agent says to re-prompt (default "Are you still there?"). */
   reprompt?: string;
@@ -94,6 +97,8 @@ export interface FakeBrainRecord {
   turns: FakeTurn[];
   interruptions: number;
   endedBy: 'caller' | 'agent' | 'drop' | null;
+  /** When (performance.now()) the agent hung up; null while it has not. */
+  hungUpAtMs: number | null;
   /** What the caller's side sent to set the call up (Vapi create body, ElevenLabs init, Twilio start). */
   init: JsonObject | null;
   marksSent: { name: string; atMs: number }[];
@@ -145,6 +150,7 @@ export function newBrainRecord(protocol: FakeProtocol): FakeBrainRecord {
     turns: [],
     interruptions: 0,
     endedBy: null,
+    hungUpAtMs: null,
     init: null,
     marksSent: [],
     marksEchoed: [],
@@ -198,6 +204,8 @@ export class VoiceBrain {
   private utterance: { startMs: number; answered: boolean; closed: boolean } | null = null;
   private replyTimer: NodeJS.Timeout | null = null;
   private reply: Reply | null = null;
+  /** The reply being said is a re-prompt: once it has played, no other follows it. */
+  private reprompting = false;
   private over = false;
   /** The sample level counted as the caller's speech (undefined: the default). */
   private readonly loudLevel: number | undefined;
@@ -340,6 +348,7 @@ export class VoiceBrain {
   private interrupt(reply: Reply): void {
     reply.stop();
     this.reply = null;
+    this.reprompting = false;
     this.record.interruptions++;
     const stoppedAtMs = performance.now();
     if (reply.turn) {
@@ -387,6 +396,7 @@ export class VoiceBrain {
     this.after(repromptAfterMs, () => {
       if (this.reply || this.loudFrameAt > quietSince) return;
       this.record.reprompts.push(performance.now());
+      this.reprompting = true;
       void this.say(this.options.reprompt ?? DEFAULT_REPROMPT, null);
     });
   }
@@ -443,12 +453,14 @@ export class VoiceBrain {
   private played(reply: Reply): void {
     if (this.reply !== reply) return;
     this.reply = null;
-    this.watchSilence();
+    if (!this.reprompting) this.watchSilence();
+    this.reprompting = false;
     const { hangupAfterTurns } = this.options;
     if (!reply.turn || hangupAfterTurns === undefined) return;
     if (this.record.turns.length < hangupAfterTurns) return;
     this.after(300, () => {
       this.record.endedBy = 'agent';
+      this.record.hungUpAtMs = performance.now();
       this.stop();
       this.link.hangup();
     });
