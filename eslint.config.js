@@ -29,14 +29,14 @@ const ENGINE_TIERS = [
   ['llm', 'notify', 'speech', 'tools'],
   ['providers'],
   ['conversation'],
-  ['voice'],
+  ['voice', 'demo'],
   ['alerts', 'simulations'],
   ['schedules'],
   ['operations'],
   ['client', 'server'],
   ['cli'],
 ];
-const ASSEMBLY = ['engine', 'engine-options', 'engine-services', 'secrets'];
+const ASSEMBLY = ['engine', 'engine-bootstrap', 'engine-options', 'engine-services', 'secrets'];
 
 function engineLayers() {
   return ENGINE_TIERS.flatMap((tier, rank) => {

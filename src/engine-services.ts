@@ -17,6 +17,7 @@ import { createAdapters } from './providers/registry.js';
 import { createSyncService } from './providers/sync.js';
 import { createSpeech } from './speech/index.js';
 import { createRecordings } from './voice/recordings.js';
+import { createDemoHost } from './demo/host.js';
 import { defaultNoiseDir } from './audio/noise-beds.js';
 import { speechConnections } from './voice/speech-settings.js';
 
@@ -187,6 +188,7 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
   });
   const adapters = createAdapters(options.providerRetry);
   const speech = createSpeech({ connections: () => speechConnections(store, secrets) });
+  const demo = createDemoHost({ store, speech, log: logError });
   const recordings = createRecordings({
     dataDir: options.dataDir,
     store,
@@ -218,6 +220,7 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
     concurrency: options.workerConcurrency,
     speech,
     recordings,
+    demo,
     noiseDir: options.noiseDir ?? defaultNoiseDir(),
     stopping: stopping.signal,
     log: logError,
@@ -236,6 +239,7 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
     simulationDefaults,
     speech,
     recordings,
+    demo,
   };
   const scheduler = createScheduler(partial);
   const services: EngineServices = { ...partial, scheduler, stopping: stopping.signal };

@@ -8,7 +8,7 @@ import { junitXml } from './junit.js';
 
 type Out = (line: string) => void;
 
-class CannotRun extends Error {}
+export class CannotRun extends Error {}
 
 interface FieldProblem {
   path: string;
@@ -38,7 +38,7 @@ interface Row {
 }
 
 /** The local API as a script sees it: each refusal or failure is a reason nothing can run. */
-function api(base: string, key: string): ApiClient {
+export function api(base: string, key: string): ApiClient {
   return apiClient({
     base,
     key,
@@ -129,7 +129,7 @@ async function target(client: ApiClient, workspaceRef: string | undefined, ref: 
 }
 
 /** Waits for the execution to end, saying how far it got on each wait. */
-async function waitFor(
+export async function waitFor(
   client: ApiClient,
   workspace_id: string,
   execution_id: string,
@@ -148,7 +148,7 @@ async function waitFor(
 }
 
 /** Each simulation with its persona's and agent's names (asked once each). */
-async function rowsOf(client: ApiClient, workspace_id: string, execution_id: string) {
+export async function rowsOf(client: ApiClient, workspace_id: string, execution_id: string) {
   const { simulations } = await client.invoke('executions.simulations', {
     workspace_id,
     execution_id,
@@ -174,7 +174,7 @@ async function rowsOf(client: ApiClient, workspace_id: string, execution_id: str
       status: sim.status,
       score: sim.score,
       passed: sim.passed,
-      failed: sim.results.filter((r) => !r.passed).map((r) => `${r.name}: ${r.reasoning}`),
+      failed: sim.results.filter((r) => r.passed === false).map((r) => `${r.name}: ${r.reasoning}`),
       error: sim.error,
       seconds: (sim.duration_ms ?? 0) / 1000,
       latency: sim.audio
@@ -195,7 +195,7 @@ function callerOf(sim: Simulation): string {
   return `${c.line.profile} seed ${c.line.seed}${heard}`;
 }
 
-function printSummary(rows: Row[], state: Execution, out: Out): void {
+export function printSummary(rows: Row[], state: Execution, out: Out): void {
   out(
     ['persona', 'agent', 'score', 'passed', 'latency p50/p90', 'line', 'failed metrics'].join('\t'),
   );

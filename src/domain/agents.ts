@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isSealed, type Sealed } from '../kernel/secret-box.js';
+import { DemoKnobs } from './demo.js';
 import { Timestamp } from './records.js';
 
 /**
@@ -9,8 +10,11 @@ import { Timestamp } from './records.js';
  * provider list from the catalogue. A figure the provider does not give is null.
  */
 
-/** Where agents come from: the providers synced through their adapters, then agents of our own. */
-export const AGENT_PROVIDERS = ['vapi', 'retell', 'elevenlabs', 'bland', 'http'] as const;
+/**
+ * Where agents come from: the providers synced through their adapters, agents of our own, and the
+ * demo agent the engine serves itself.
+ */
+export const AGENT_PROVIDERS = ['vapi', 'retell', 'elevenlabs', 'bland', 'http', 'demo'] as const;
 export const AGENT_STATUSES = ['active', 'disconnected'] as const;
 /** How simulations reach the agent: its provider's chat, our replica of it, or its own URL. */
 export const AGENT_CHANNELS = ['provider', 'replica', 'http'] as const;
@@ -43,6 +47,8 @@ export const AgentConfiguration = z.object({
   prompt: z.string().nullable(),
   firstMessage: z.string().nullable(),
   tools: z.array(AgentTool),
+  /** The demo agent only: its knobs, as local overrides (absent on every other agent). */
+  demo: DemoKnobs.optional(),
 });
 export type AgentConfiguration = z.infer<typeof AgentConfiguration>;
 

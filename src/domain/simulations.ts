@@ -72,11 +72,18 @@ export const MetricResult = z.object({
   name: z.string(),
   category: z.string(),
   type: z.string(),
-  /** 0 to 100; null when the metric could not be evaluated (status error). */
+  /** 0 to 100; null when the metric could not be evaluated (status error) or does not apply. */
   score: z.number().nullable(),
-  passed: z.boolean(),
+  /** null: not applicable (see not_applicable). */
+  passed: z.boolean().nullable(),
   reasoning: z.string(),
   error: z.string().optional(),
+  not_applicable: z
+    .literal(true)
+    .optional()
+    .describe(
+      'The simulation cannot measure it (an audio figure in a text run): left out of its score and verdict',
+    ),
 });
 export type MetricResult = z.infer<typeof MetricResult>;
 

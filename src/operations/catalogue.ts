@@ -1,5 +1,6 @@
 import { accessOperations } from './access.js';
 import { agentOperations } from './agents.js';
+import { demoOperations } from './demo.js';
 import { alertOperations } from './alerts.js';
 import { personaOperations } from './personas.js';
 import { scenarioOperations } from './scenarios.js';
@@ -7,6 +8,7 @@ import { executionOperations } from './executions.js';
 import { scheduleOperations } from './schedules.js';
 import { scorecardOperations } from './scorecards.js';
 import { settingsOperations } from './settings.js';
+import { speechTestOperations } from './speech-tests.js';
 import { toolOperations } from './tools.js';
 import type { Operation } from './types.js';
 
@@ -21,6 +23,8 @@ const operations = [
   ...alertOperations,
   ...agentOperations,
   ...settingsOperations,
+  ...demoOperations,
+  ...speechTestOperations,
 ];
 
 /** The one list of what the engine can do. HTTP, IPC and the CLI are adapters over it. */

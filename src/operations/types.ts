@@ -14,6 +14,7 @@ import type { SimulationRunner } from '../simulations/runner.js';
 import type { Scheduler } from '../schedules/scheduler.js';
 import type { Speech } from '../speech/index.js';
 import type { Recordings } from '../voice/recordings.js';
+import type { DemoHost } from '../demo/host.js';
 
 /** Who is calling: an API key, a workspace token, or the desktop user over IPC. */
 export type Caller =
@@ -40,6 +41,8 @@ export interface EngineServices {
   speech: Speech;
   /** Recordings of audio calls in the data dir. */
   recordings: Recordings;
+  /** The built-in demo agent's server (started on first use). */
+  demo: DemoHost;
   /** Aborted as the engine begins to stop: long waits (a `?wait=` poll) answer at once. */
   stopping: AbortSignal;
 }

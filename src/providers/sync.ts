@@ -352,6 +352,7 @@ export function createSyncService(deps: SyncDeps) {
       if (
         agent.status === 'active' &&
         agent.provider !== 'http' &&
+        agent.provider !== 'demo' &&
         agent.syncStatus !== 'needs_credentials'
       )
         void sync(agent.id);

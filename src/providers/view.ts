@@ -15,7 +15,7 @@ export const effectiveConfiguration = (agent: AgentRecord): AgentConfiguration =
 
 /** The channel simulations reach the agent on unless told otherwise. */
 export function channelOf(agent: AgentRecord): 'provider' | 'replica' | 'http' {
-  if (agent.provider === 'http') return 'http';
+  if (agent.provider === 'http' || agent.provider === 'demo') return 'http';
   return (
     (agent.channel as 'provider' | 'replica' | null) ??
     (agent.snapshot.textChat ? 'provider' : 'replica')

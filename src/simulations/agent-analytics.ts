@@ -2,6 +2,8 @@ import { figuresOverCalls } from '../voice/call-measures.js';
 import type { Store } from '../store/index.js';
 import type { EndedForAgent } from '../store/simulations.js';
 import type { MetricResult } from './scoring.js';
+import { spanOf, type WindowAsk } from '../domain/trends.js';
+import { agentTrend } from './agent-trend.js';
 
 /** A category's score must move by more than this many points to be a trend. */
 export const TREND_MARGIN = 5;
@@ -26,7 +28,7 @@ function byCategory(
     for (const r of list) {
       const c = out.get(r.category) ?? { scores: [], issues: [] };
       if (r.score !== null) c.scores.push(r.score);
-      if (!r.passed) c.issues.push(`${r.name}: ${r.reasoning}`);
+      if (r.passed === false) c.issues.push(`${r.name}: ${r.reasoning}`);
       out.set(r.category, c);
     }
   }
@@ -48,10 +50,21 @@ function simulationCounts(rows: EndedForAgent[]) {
   };
 }
 
-/** The specification's Agent analytics record, from the agent's ended simulations. */
-export async function agentAnalytics(store: Store, agentId: string, days: number, now: number) {
-  const from = now - days * 86_400_000;
-  const before = from - days * 86_400_000;
+/** When the agent's first simulation ended, in epoch ms (null: none has). */
+async function firstEnded(store: Store, agentId: string): Promise<number | null> {
+  const at: unknown = await store.simulations.firstEndedForAgent(agentId);
+  return at === null || at === undefined ? null : new Date(at as string | Date).getTime();
+}
+
+/**
+ * The specification's Agent analytics record, from the agent's ended simulations, over the last
+ * `days` or the `window` given, with the trend bucket by bucket.
+ */
+export async function agentAnalytics(store: Store, agentId: string, asked: WindowAsk, now: number) {
+  const span = await spanOf(asked, now, () => firstEnded(store, agentId));
+  const { from } = span;
+  // The window before, of the same length, for each category's trend.
+  const before = from - (now - from);
   const rows = await store.simulations.scoredForAgent(
     agentId,
     new Date(before).toISOString(),
@@ -98,7 +111,7 @@ export async function agentAnalytics(store: Store, agentId: string, days: number
     );
   return {
     agent: agentId,
-    timeRange: `${days}d`,
+    timeRange: span.label,
     overallScore,
     simulations,
     passRate: simulations.judged
@@ -107,6 +120,7 @@ export async function agentAnalytics(store: Store, agentId: string, days: number
     categoryBreakdown: categoryBreakdown.map(({ previous: _p, ...c }) => c),
     recommendations: advice,
     audio,
+    trend: agentTrend(current, span),
   };
 }
 

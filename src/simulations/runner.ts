@@ -34,6 +34,7 @@ import type { Recordings } from '../voice/recordings.js';
 import type { AudioOutcome } from '../voice/types.js';
 import type { AudioSummary } from '../domain/audio.js';
 import { runAudioConversation } from '../voice/run-audio.js';
+import { demoReach, type DemoHost } from '../demo/host.js';
 import { isDatabaseOutage } from '../store/sql/postgres-errors.js';
 
 export interface RunnerDeps {
@@ -55,6 +56,8 @@ export interface RunnerDeps {
   speech: Speech;
   /** Where audio calls are recorded. */
   recordings: Recordings;
+  /** The built-in demo agent's server: where a demo agent is reached. */
+  demo: DemoHost;
   /** Where the noise beds of audio callers are. */
   noiseDir: string;
   /**
@@ -109,7 +112,9 @@ async function finishSimulation(
     ...ran.ending,
     usage: ran.usage,
     ended_at: isoNow(deps.clock),
-    duration_ms: Date.now() - ran.began,
+    // An audio call's length is its own, connect to hang-up: not the voices' start-up before it,
+    // nor the speech-to-text and scoring after it. Anything else is timed whole.
+    duration_ms: ran.ending.audio?.duration_ms ?? Date.now() - ran.began,
   };
   const recorded = await recordEnding(deps, { id: sim.id, ending, heldBy: ran.heldBy }, ran.retry);
   // Not ours any more (its lease lapsed and it was taken back): the run that holds it records it.
@@ -174,8 +179,12 @@ async function agentFor(
     });
   // Tools the deployed agent reports calling go to the call log, like the replica's own.
   const logRow = reportedCalls(deps.store, 'simulation');
-  return chatAgent(await openAgentChat(agent, deps.secrets, deps.adapters), began, async (call) =>
-    deps.tools.record(await logRow(call, agent.id, Date.now() - (call.latencyMs ?? 0))),
+  const reach = await demoReach(deps.demo, agent);
+  return chatAgent(
+    await openAgentChat(agent, deps.secrets, deps.adapters, reach),
+    began,
+    async (call) =>
+      deps.tools.record(await logRow(call, agent.id, Date.now() - (call.latencyMs ?? 0))),
   );
 }
 
@@ -310,6 +319,8 @@ interface RunContext {
   leases: Leases;
   /** RunnerDeps.stopping. */
   stopping: AbortSignal;
+  /** Starts the model threads not running yet, and waits until they answer. */
+  warmModels: () => Promise<void>;
 }
 
 /**
@@ -361,6 +372,7 @@ async function runSimulation(
     };
     let outcome: Outcome & Partial<AudioOutcome>;
     try {
+      if (sim.mode === 'audio' && setup.callerModel) await ctx.warmModels();
       outcome =
         sim.mode === 'audio'
           ? await runAudioConversation(setup, {
@@ -370,6 +382,7 @@ async function runSimulation(
               adapters: deps.adapters,
               noiseDir: deps.noiseDir,
               line: sim.line,
+              reach: await demoReach(deps.demo, agent),
             })
           : await converseInText(ctx, { sim, agent, setup, usage, began, connection });
     } finally {
@@ -488,7 +501,10 @@ export function createSimulationRunner(deps: RunnerDeps) {
     ended: (sims) => announceEnded(events, sims),
     log: deps.log,
   });
-  const ctx: RunContext = { deps, clientFor, cancellations, leases, stopping };
+  // A model caller's first words of a call are written inside its clock: the thread that writes
+  // them is started before dialling, or the first call after a start measures a second slower.
+  const warmModels = () => models.warm();
+  const ctx: RunContext = { deps, clientFor, cancellations, leases, stopping, warmModels };
 
   const pump = queuePump(
     () => fill(),
@@ -541,6 +557,8 @@ export function createSimulationRunner(deps: RunnerDeps) {
     async idle(): Promise<void> {
       while (active.size) await Promise.allSettled([...active]);
     },
+    /** Simulations this process runs now: what a stop waits for. */
+    inFlight: (): number => active.size,
     /** After `deps.stopping` was aborted: waits for the pool to wind down and hands leases back. */
     async stop(): Promise<void> {
       await pump.settled();

@@ -143,15 +143,23 @@ async function judgedMetric(
   }
 }
 
+/**
+ * A metric the simulation cannot measure (an audio figure in a text run): not applicable, left out
+ * of the score and the verdict, so one scorecard serves text and audio runs alike.
+ */
+const notApplicable = (m: Metric, reasoning: string): MetricResult => ({
+  ...verdict(m, false, `Not applicable: ${reasoning}`),
+  score: null,
+  passed: null,
+  not_applicable: true,
+});
+
+const TEXT_RUN = 'only audio simulations measure this, and this one ran in text mode.';
+
 /** Figures only an audio call has: latency from the audio, first sound, talking over the caller. */
 function audioMetric(m: Metric, c: Conversation): MetricResult {
   const a = c.audio;
-  if (!a)
-    return unevaluated(
-      m,
-      'Only audio simulations measure this (the simulation ran in text mode).',
-      'not an audio simulation',
-    );
+  if (!a) return notApplicable(m, TEXT_RUN);
   const within = (figure: number | null, max: number, what: string) =>
     figure === null
       ? unevaluated(m, `No ${what} was measured (the agent never answered).`, `no ${what}`)
@@ -175,12 +183,13 @@ function audioMetric(m: Metric, c: Conversation): MetricResult {
 
 /** Figures of how the agent took a realistic caller: barge-ins, backchannels, silences, recognition. */
 function callerMetric(m: Metric, c: Conversation): MetricResult {
-  const a = c.audio?.caller;
+  if (!c.audio) return notApplicable(m, TEXT_RUN);
+  const a = c.audio.caller;
   if (!a)
     return unevaluated(
       m,
-      'Only audio simulations measure this (the simulation ran in text mode).',
-      'not an audio simulation',
+      'This call kept no caller figures (it was placed before they were measured).',
+      'no caller figures',
     );
   const none = (what: string) => unevaluated(m, `The caller never ${what} on this call.`, 'none');
   switch (m.type) {
@@ -378,7 +387,7 @@ function weigh(
     weights += m.weight;
   }
   const score = weights === 0 ? null : Math.round((100 * weighted) / weights) / 100;
-  const criticalFailed = scored.some(({ m, r }) => m.critical && !r.passed);
+  const criticalFailed = scored.some(({ m, r }) => m.critical && r.passed === false);
   const errored = scored.some(({ r }) => r.error);
   return {
     score,
@@ -400,7 +409,7 @@ export async function scoreConversation(
   const paired = metrics.map((m, i) => ({ m, r: results[i]! }));
   const gates = paired.filter(({ m }) => GATES.has(m.type));
   const { score, passed } = weigh(
-    paired.filter(({ m }) => !GATES.has(m.type)),
+    paired.filter(({ m, r }) => !GATES.has(m.type) && !r.not_applicable),
     passThreshold,
   );
   if (gates.length === 0) return { score, passed, results };

@@ -47,7 +47,7 @@ export function channelProblem(
 ): string | null {
   if ((agent.status === 'disconnected' || !agent.credentials) && channel !== 'replica')
     return 'it has no credentials (disconnected); connect it again, or use the replica channel';
-  if (agent.provider === 'http')
+  if (agent.provider === 'http' || agent.provider === 'demo')
     return channel === 'http' ? null : 'an agent reached at its own URL has only the http channel';
   if (channel === 'http') return 'only agents connected with provider "http" have the http channel';
   if (channel === 'provider' && !agent.snapshot.textChat)

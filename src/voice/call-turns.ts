@@ -3,7 +3,13 @@ import type { TextSource } from '../domain/audio.js';
 import type { Turn } from '../domain/simulations.js';
 import { expectationProblems } from '../conversation/conversation.js';
 import type { CallMeasures } from './call-measures.js';
-import type { AgentSpeech, CallerSpeech, CallInbox, TimedText } from './live-call.js';
+import type {
+  AgentSpeech,
+  CallerSpeech,
+  CallInbox,
+  TimedText,
+  TimedToolCall,
+} from './live-call.js';
 import type { AudioCall, ProviderTranscriptTurn } from './transport.js';
 
 /** An agent's turn: its speech spans between two of the caller's. */
@@ -92,6 +98,8 @@ export interface TurnInputs {
   measures: CallMeasures;
   inbox: CallInbox;
   source: AudioCall['agentTextSource'];
+  /** The tools the agent reported calling; null where the line does not report them. */
+  toolCalls: TimedToolCall[] | null;
   providerTranscript: ProviderTranscriptTurn[] | null;
   transcribe: (pcm: Int16Array) => Promise<string>;
 }
@@ -164,26 +172,52 @@ export async function assembleTurns(
     },
     source: a.source,
   }));
-  const failedExpectations = checkExpectations(i.caller, agentTurns, agentAsTurns);
-  const turns = [...callerTurns, ...agentAsTurns]
+  const toolTurns = (i.toolCalls ?? []).map(toolTurn);
+  const failedExpectations = checkExpectations(i.caller, {
+    agentTurns,
+    agentAsTurns,
+    toolTurns: i.toolCalls ? toolTurns : null,
+  });
+  const turns = [...callerTurns, ...agentAsTurns, ...toolTurns]
     .sort((a, b) => a.start - b.start)
     .map(({ start: _start, ...turn }) => turn);
   return { turns, failedExpectations };
 }
 
-/** Each scripted line's expectation, on the agent turn that answered it. */
+/** A reported tool call as a turn of its own, where it came in the call. */
+const toolTurn = ({ atMs, call }: TimedToolCall): Turn & { start: number } => ({
+  start: atMs,
+  role: 'tool',
+  text: '',
+  at_ms: Math.round(atMs),
+  latency_ms: call.latencyMs,
+  tool: { name: call.name, arguments: call.arguments, result: call.result, success: call.success },
+});
+
+/**
+ * Each scripted line's expectation, on the agent turn that answered it, with the tools called
+ * from the line's start to that turn's end (null: the line reports none, so none is checked).
+ */
 function checkExpectations(
   caller: CallerSpeech[],
-  agentTurns: AgentTurn[],
-  agentAsTurns: Turn[],
+  t: {
+    agentTurns: AgentTurn[];
+    agentAsTurns: Turn[];
+    toolTurns: (Turn & { start: number })[] | null;
+  },
 ): string[] {
+  const { agentTurns, agentAsTurns, toolTurns } = t;
   const failed: string[] = [];
   for (const c of caller) {
     const expect = c.utterance.expect;
     if (!expect) continue;
     const k = agentTurns.findIndex((a) => a.start >= c.end - 1);
+    const tools =
+      k < 0
+        ? null
+        : (toolTurns?.filter((x) => x.start >= c.start && x.start <= agentTurns[k]!.end) ?? null);
     const problems =
-      k < 0 ? ['did not answer'] : expectationProblems(expect, agentTurns[k]!.text, null);
+      k < 0 ? ['did not answer'] : expectationProblems(expect, agentTurns[k]!.text, tools);
     if (k >= 0) agentAsTurns[k]!.expectation = { passed: problems.length === 0, problems };
     if (problems.length)
       failed.push(`After "${c.utterance.text}" the agent ${problems.join(', ')}.`);

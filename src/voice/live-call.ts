@@ -13,6 +13,7 @@ import { AgentActivity } from './agent-activity.js';
 import type { LineSimulator } from '../audio/line.js';
 import { speechSpan, type NoiseMixer } from '../audio/noise-mixer.js';
 import type { CallerAct } from '../domain/callers.js';
+import type { CallToolCall } from '../domain/providers.js';
 import type { ScriptLine } from '../domain/scenarios.js';
 import {
   AGENT_AUDIO_MAX_AHEAD_MS,
@@ -55,6 +56,12 @@ export interface AgentSpeech extends SpeechSpan {
   pcm: Int16Array[];
   /** Its words by speech-to-text, where the call already needed them (a model caller listening). */
   transcript?: string;
+}
+
+/** A tool call the line reported, when it came on the call's clock. */
+export interface TimedToolCall {
+  atMs: number;
+  call: CallToolCall;
 }
 
 /** Something the agent said as text, and when it arrived (ms from connect). */
@@ -118,6 +125,8 @@ export function spoken(
 export class CallInbox implements AgentAudioEvents {
   readonly agentTexts: TimedText[] = [];
   readonly heardTexts: TimedText[] = [];
+  /** The tools the agent reported calling, on the call's clock. */
+  readonly toolCalls: TimedToolCall[] = [];
   /** Set once the call is up: what comes before is held for it. */
   private target: LiveCall | null = null;
   /**
@@ -153,6 +162,9 @@ export class CallInbox implements AgentAudioEvents {
   }
   agentText(text: string): void {
     this.agentTexts.push({ atMs: this.target?.nowMs() ?? 0, text });
+  }
+  toolCall(call: CallToolCall): void {
+    this.toolCalls.push({ atMs: this.target?.nowMs() ?? 0, call });
   }
   correctAgentText(text: string): void {
     const last = this.agentTexts.at(-1);
@@ -191,6 +203,8 @@ export class LiveCall {
   private readonly recent: { atMs: number; pcm: Int16Array }[] = [];
   private agentTurnOpen = false;
   private stopped = false;
+  /** The call's clock when it stopped (hung up, by either side, or dropped). */
+  private endedAtMs: number | null = null;
   /** The agent's audio ran too far ahead: the call is ending, and nothing more is queued. */
   private overrun = false;
 
@@ -367,6 +381,7 @@ export class LiveCall {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    this.endedAtMs = this.nowMs();
     this.pacer?.stop();
     this.vad.close();
     if (this.openAgent) {
@@ -382,6 +397,11 @@ export class LiveCall {
         utterance: s.u,
       });
     this.speaking = null;
+  }
+
+  /** The call's own length so far, connect to hang-up: ms on its clock (where `stop` left it). */
+  get durationMs(): number {
+    return this.endedAtMs ?? this.nowMs();
   }
 
   pacing() {

@@ -1,7 +1,7 @@
 import { DEFAULT_VOICE } from '../domain/audio.js';
 import type { SimulationLine } from '../domain/callers.js';
 import { noiseOf, simulationLine } from './caller-conditions.js';
-import { openCredentials } from '../providers/credentials.js';
+import { openCredentials, type AgentCredentials } from '../providers/credentials.js';
 import type { ProviderAdapter } from '../providers/types.js';
 import type { SecretBox } from '../kernel/secret-box.js';
 import type { Speech } from '../speech/index.js';
@@ -17,6 +17,7 @@ const TRANSPORT_NAMES: Record<string, string> = {
   elevenlabs: 'elevenlabs',
   bland: 'bland',
   http: 'twilio',
+  demo: 'twilio',
 };
 
 /** Places the audio call of one simulation: the agent's transport, keys, and the persona's voice. */
@@ -30,12 +31,14 @@ export function runAudioConversation(
     noiseDir: string;
     /** The simulation's line and seed, settled when it was queued; null: studio, a fresh seed. */
     line: SimulationLine | null;
+    /** Where the demo agent is now (its engine-served URL changes with every start). */
+    reach?: AgentCredentials;
   },
 ): Promise<AudioOutcome> {
   const { agent } = ctx;
   const dialer = dialerFor(agent.provider);
   if ('refused' in dialer) throw new Error(dialer.refused);
-  const creds = openCredentials(ctx.secrets, agent);
+  const creds = ctx.reach ?? openCredentials(ctx.secrets, agent);
   if (!creds) throw new Error('the agent has no credentials (disconnected)');
   return converseByAudio({
     ...setup,

@@ -4,6 +4,8 @@
  * the loop never knows whether the wire carries raw PCM, base64 JSON or mu-law.
  */
 
+import type { CallToolCall } from '../domain/providers.js';
+
 export {
   AGENT_MESSAGE_MAX_BYTES,
   AGENT_MESSAGE_TOO_LARGE,
@@ -41,6 +43,8 @@ export interface AgentAudioEvents {
   correctAgentText(text: string): void;
   /** What the provider's speech recognition heard of the caller (ElevenLabs `user_transcript`). */
   heard(text: string): void;
+  /** A tool the agent called, where the line reports it (the demo agent's `agent_tool_call`). */
+  toolCall?(call: CallToolCall): void;
   /** The call ended from the far side: the agent hung up, the connection dropped, or a limit. */
   ended(how: FarEnd, detail: string): void;
 }
@@ -59,6 +63,8 @@ export interface AudioCall {
   readonly sampleRate: number;
   /** Where the agent's words come from: `provider` events, or `stt` on the audio (Twilio). */
   readonly agentTextSource: 'provider' | 'stt' | 'provider_record';
+  /** The line reports the agent's tool calls as they happen (`AgentAudioEvents.toolCall`). */
+  readonly reportsToolCalls?: boolean;
   /** One caller frame (20 ms of PCM16 at `sampleRate`); dropped once the call has ended. */
   send(frame: Int16Array): void;
   /**

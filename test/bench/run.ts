@@ -6,6 +6,8 @@ import { simulationsBench } from './simulations.js';
 import { uiBench } from './ui.js';
 import { teamBench } from './team.js';
 import { voiceBench } from './voice.js';
+import { cliBench } from './cli.js';
+import { demoBench } from './demo.js';
 import type { Figure } from './harness.js';
 
 /**
@@ -24,6 +26,8 @@ const suites: [string, (s: number) => Promise<Figure[]>][] = (
     ['ui', uiBench],
     ['team', teamBench],
     ['voice', voiceBench],
+    ['cli', cliBench],
+    ['demo', demoBench],
   ] as [string, (s: number) => Promise<Figure[]>][]
 ).filter(([name]) => !only || name === only);
 

@@ -10,21 +10,25 @@ import {
   Typography,
 } from '@mui/material';
 import { useEffect } from 'react';
-import { useAlerts, useExecutions, useTools } from '../stores/resources';
+import { useAgents, useAlerts, useExecutions, useTools } from '../stores/resources';
 import { useSession } from '../stores/session';
 import { useEngineRefresh } from '../stores/events';
 import { ErrorNote, Page, StatusChip, fmtDate, fmtNum } from '../ui/common';
+import { EmptyState } from '../ui/EmptyState';
+import { DemoCard } from '../ui/DemoCard';
 
 /** Recent executions with pass rates, alerts firing, tool health at a glance. */
 export function Overview() {
   const executions = useExecutions();
   const alerts = useAlerts();
   const tools = useTools();
+  const agents = useAgents();
   const navigate = useSession((s) => s.navigate);
   useEffect(() => {
     void executions.load({ limit: 10 });
     void alerts.load();
     void tools.load();
+    void agents.load();
   }, []);
   useEngineRefresh(
     (e) => e.type === 'simulation.finished' || e.type.startsWith('alert.'),
@@ -38,6 +42,11 @@ export function Overview() {
     <Page title="Overview">
       <ErrorNote error={executions.error ?? alerts.error ?? tools.error} />
       <Grid container spacing={2}>
+        {agents.loaded && agents.items.length === 0 && (
+          <Grid size={12}>
+            <DemoCard />
+          </Grid>
+        )}
         <Grid size={{ xs: 12, md: 6 }}>
           <Card>
             <CardContent>
@@ -45,11 +54,6 @@ export function Overview() {
                 Recent executions
               </Typography>
               <List dense aria-label="Recent executions">
-                {executions.items.length === 0 && (
-                  <ListItem>
-                    <ListItemText primary="No executions yet: execute a scenario from Scenarios." />
-                  </ListItem>
-                )}
                 {executions.items.map((e) => (
                   <ListItem key={e.id} disablePadding>
                     <CardActionArea onClick={() => navigate(`executions/${e.id}`)} sx={{ px: 1 }}>
@@ -66,6 +70,13 @@ export function Overview() {
                   </ListItem>
                 ))}
               </List>
+              {executions.loaded && executions.items.length === 0 && (
+                <EmptyState
+                  text="No executions yet: execute a scenario to see its calls scored here."
+                  actionLabel="Go to Scenarios"
+                  onAction={() => navigate('scenarios')}
+                />
+              )}
             </CardContent>
           </Card>
         </Grid>
@@ -82,6 +93,17 @@ export function Overview() {
                   </ListItem>
                 ))}
               </List>
+              {alerts.loaded && firing.length === 0 && (
+                <EmptyState
+                  text={
+                    alerts.items.length
+                      ? 'No alert is firing.'
+                      : 'No alerts yet: an alert tells you when a figure crosses a line.'
+                  }
+                  actionLabel={alerts.items.length ? undefined : 'Go to Alerts'}
+                  onAction={() => navigate('alerts')}
+                />
+              )}
             </CardContent>
           </Card>
           <Card sx={{ mt: 2 }}>
@@ -96,6 +118,13 @@ export function Overview() {
                   </ListItem>
                 ))}
               </List>
+              {tools.loaded && tools.items.length === 0 && (
+                <EmptyState
+                  text="No tools yet: a tool is an API your agent calls."
+                  actionLabel="Go to Tools"
+                  onAction={() => navigate('tools')}
+                />
+              )}
               {tools.loading && <LinearProgress />}
             </CardContent>
           </Card>

@@ -9,7 +9,7 @@ import {
   Select,
   TextField,
 } from '@mui/material';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { client, useSession } from '../stores/session';
 import { ActionButton, ErrorNote, fieldError, useAction, useLoad } from './common';
 
@@ -30,6 +30,12 @@ export function WorkspaceSwitcher() {
   });
   const list = workspaces.data?.workspaces ?? [];
   const current = list.find((w) => w.id === workspaceId)?.id ?? '';
+  // Another screen showed a workspace this list has not seen (the demo's): read the list again.
+  const unseen = Boolean(workspaces.data && workspaceId && !current);
+  const { reload } = workspaces;
+  useEffect(() => {
+    if (unseen) void reload();
+  }, [unseen, reload]);
   return (
     <>
       <Select

@@ -5,7 +5,7 @@
 import type { Dial } from '../transport.js';
 import { dialBland } from './bland.js';
 import { dialElevenLabs } from './elevenlabs.js';
-import { dialTwilio } from './twilio.js';
+import { dialDemo, dialTwilio } from './twilio.js';
 import { dialVapi } from './vapi.js';
 
 export const RETELL_AUDIO_REFUSED =
@@ -33,6 +33,8 @@ export function dialerFor(provider: string): DialerChoice {
       return { dial: dialBland, sampleRate: 16_000, experimental: true, dtmfEvents: false };
     case 'http':
       return { dial: dialTwilio, sampleRate: 8_000, experimental: false, dtmfEvents: true };
+    case 'demo':
+      return { dial: dialDemo, sampleRate: 8_000, experimental: false, dtmfEvents: true };
     case 'retell':
       return { refused: RETELL_AUDIO_REFUSED };
     default:

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { durationMs, mulawDecode, mulawEncode } from '../../audio/pcm.js';
 import { ProviderError } from '../../providers/client.js';
 import { obj, str, type Json } from '../../providers/read.js';
+import type { CallToolCall } from '../../domain/providers.js';
 import type { AgentAudioEvents, AudioCall, Dial } from '../transport.js';
 import { CallLine, openSocket } from './call-line.js';
 import { PlayoutMarks } from './playout-marks.js';
@@ -71,12 +72,31 @@ function twilioStream(line: CallLine, variables: Record<string, string>) {
   };
 }
 
-/** One message from the agent. */
+/** A tool call as the demo agent reports it: `{name, arguments, result, success, latencyMs}`. */
+function reportedToolCall(call: Json): CallToolCall {
+  return {
+    name: str(call.name) ?? 'unknown',
+    arguments: call.arguments ?? null,
+    result: call.result ?? null,
+    success: typeof call.success === 'boolean' ? call.success : null,
+    latencyMs: typeof call.latencyMs === 'number' ? call.latencyMs : null,
+  };
+}
+
+/** One message from the agent; `agent_text` only from an agent that says its words (the demo). */
 function onAgentMessage(
   message: Json,
-  ctx: { events: AgentAudioEvents; marks: PlayoutMarks },
+  ctx: { events: AgentAudioEvents; marks: PlayoutMarks; agentText: boolean },
 ): void {
   switch (message.event) {
+    case 'agent_text': {
+      const text = str(obj(message.agent_text).text);
+      if (ctx.agentText && text) ctx.events.agentText(text);
+      return;
+    }
+    case 'agent_tool_call':
+      if (ctx.agentText) ctx.events.toolCall?.(reportedToolCall(obj(message.agent_tool_call)));
+      return;
     case 'media': {
       const payload = str(obj(message.media).payload);
       if (!payload) return;
@@ -96,36 +116,52 @@ function onAgentMessage(
   }
 }
 
-export const dialTwilio: Dial = async (req): Promise<AudioCall> => {
+/**
+ * A Twilio Media Streams dialer. `agentText`: the agent also sends its words as `agent_text`
+ * messages (`{event: "agent_text", agent_text: {text}}`, before their audio) and its tool calls as
+ * `agent_tool_call`, as the built-in demo agent does, so the call needs no speech-to-text.
+ */
+function twilioDialer(provider: string, agentText: boolean): Dial {
+  return (req) => dialTwilioAs(req, { provider, agentText });
+}
+
+export const dialTwilio: Dial = twilioDialer(PROVIDER, false);
+export const dialDemo: Dial = twilioDialer('Demo agent (Twilio Media Streams)', true);
+
+async function dialTwilioAs(
+  req: Parameters<Dial>[0],
+  { provider, agentText }: { provider: string; agentText: boolean },
+): Promise<AudioCall> {
   const url = req.websocketUrl;
   if (!url)
     throw new ProviderError(
       'bad_response',
-      `${PROVIDER}: the agent's connection has no WebSocket URL to call`,
+      `${provider}: the agent's connection has no WebSocket URL to call`,
     );
   // Twilio signs its requests instead; an agent with a key of its own gets it as a bearer token.
   const headers = req.apiKey ? { authorization: `Bearer ${req.apiKey}` } : undefined;
   const { socket, listen } = await openSocket({
-    provider: PROVIDER,
+    provider,
     url,
     headers,
     signal: req.signal,
     secret: req.apiKey,
   });
-  const line = new CallLine(socket, { provider: PROVIDER, events: req.events, secret: req.apiKey });
+  const line = new CallLine(socket, { provider, events: req.events, secret: req.apiKey });
   const stream = twilioStream(line, req.variables);
   const marks = new PlayoutMarks(stream.mark);
   line.whenOver(() => marks.stop());
   listen((data) => {
     if (!line.live) return;
     const message = jsonObject(rawText(data));
-    if (message) onAgentMessage(message, { events: req.events, marks });
+    if (message) onAgentMessage(message, { events: req.events, marks, agentText });
   });
   stream.open();
 
   return {
     sampleRate: SAMPLE_RATE,
-    agentTextSource: 'stt',
+    agentTextSource: agentText ? 'provider' : 'stt',
+    reportsToolCalls: agentText,
     callId: stream.ids.callSid,
     send: (frame) => {
       if (line.live) stream.media(frame);
@@ -136,4 +172,4 @@ export const dialTwilio: Dial = async (req): Promise<AudioCall> => {
     hangup: () => line.hangup(stream.stop()),
     providerTranscript: () => Promise.resolve(null),
   };
-};
+}
