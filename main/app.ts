@@ -165,7 +165,7 @@ export async function startDesktop(deps: DesktopDeps): Promise<DesktopApp | null
   });
   team.follow();
   const offNotifications = notifyFromEvents(
-    (l) => engine.events.subscribe(l),
+    (l) => engine.events.subscribeDesktop(l),
     deps.createNotification,
     (alertId) => {
       focus();

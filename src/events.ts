@@ -51,4 +51,27 @@ export class EventBus {
     this.emitter.on('event', listener);
     return () => this.emitter.off('event', listener);
   }
+
+  /** Desktop sessions showing `notification` events as OS notifications right now. */
+  private desktops = 0;
+
+  /**
+   * A subscriber that shows notifications on a desktop (the Electron host): while one is
+   * subscribed, an OS notification is said to reach the desktop; otherwise only the engine's
+   * console (serve prints it), and "Send test" says so rather than "delivered".
+   */
+  subscribeDesktop(listener: EventListener): () => void {
+    const off = this.subscribe(listener);
+    this.desktops++;
+    let subscribed = true;
+    return () => {
+      if (subscribed) this.desktops--;
+      subscribed = false;
+      off();
+    };
+  }
+
+  hasDesktop(): boolean {
+    return this.desktops > 0;
+  }
 }

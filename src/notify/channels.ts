@@ -92,9 +92,11 @@ export async function deliver(
 ): Promise<Delivery[]> {
   const jobs: Promise<Delivery>[] = [];
   if (channels.os !== false) {
-    // The desktop shows it with Electron's Notification; `serve` prints it to its log.
+    // The desktop shows it with Electron's Notification; `serve` prints it to its log. The
+    // delivery says which, so a console line is never reported as a notification on screen.
+    const where = deps.events.hasDesktop() ? 'desktop' : 'console';
     deps.events.emit('notification', { alertId: n.alertId, title: n.subject, body: n.text });
-    jobs.push(Promise.resolve({ channel: 'os', delivered: true, error: null }));
+    jobs.push(Promise.resolve({ channel: 'os', delivered: true, error: null, where }));
   }
   if (channels.email?.length) {
     jobs.push(

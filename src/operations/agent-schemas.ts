@@ -33,6 +33,14 @@ export const AgentSchema = Agent.pick({
   routingRules: AgentSnapshot.shape.routingRules,
   // Answered resolved: a stored null (the default) is answered as the channel it defaults to.
   channel: Agent.shape.channel.unwrap(),
+  audio: z
+    .object({
+      available: z.boolean(),
+      reason: z.string().nullable().describe('Why it takes no audio calls; null when it does'),
+    })
+    .describe(
+      'Whether it takes audio calls: a provider with an audio transport and, for http agents, a WebSocket URL (speech settings aside)',
+    ),
   tags: Agent.shape.tags,
   workspaces: z
     .array(z.string())

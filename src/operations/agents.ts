@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isoNow } from '../clock.js';
 import { AGENT_PROVIDERS, Agent, AgentConfiguration, AgentTool } from '../domain/agents.js';
+import { DemoKnobs } from '../domain/demo.js';
 import { AudioFigures } from '../domain/audio.js';
 import { AppError, conflict, invalidField, notFound, validationError } from '../errors.js';
 import { openCredentials } from '../providers/credentials.js';
@@ -9,7 +10,10 @@ import { channelProblem } from '../simulations/start.js';
 import { deepMerge } from '../providers/diff.js';
 import type { PROVIDERS } from '../providers/registry.js';
 import { agentTools, agentView } from '../providers/view.js';
+import { agentAudio } from '../voice/audio-plan.js';
+import type { AgentRecord } from '../store/agents.js';
 import { agentAnalytics } from '../simulations/agent-analytics.js';
+import { AgentTrendBucket, AnalyticsWindow } from '../domain/trends.js';
 import {
   CommaList,
   ConnectionTestSchema,
@@ -18,7 +22,7 @@ import {
   Paging,
   QueryBoolean,
   deleted,
-  nameList,
+  countedNames,
 } from './common.js';
 import {
   AgentErrorSchema,
@@ -75,6 +79,7 @@ const ConfigurationPatch = strict(
         ),
       )
       .max(100),
+    demo: DemoKnobs.describe("The demo agent's knobs (provider demo only)"),
   }).partial(),
 );
 
@@ -89,7 +94,18 @@ async function getAgent(ctx: OperationContext, id: string): Promise<Agent> {
  * domain the agent's; `satisfies` fails to compile when the two drift apart (or change order,
  * which the connect error's list shows).
  */
-const PROVIDER_CHOICES = AGENT_PROVIDERS satisfies readonly [...typeof PROVIDERS, 'http'];
+const ALL_PROVIDERS = AGENT_PROVIDERS satisfies readonly [...typeof PROVIDERS, 'http', 'demo'];
+/** The demo agent is not connected: the engine serves it, and POST /v1/demo makes it. */
+const PROVIDER_CHOICES = ALL_PROVIDERS.filter((p) => p !== 'demo');
+
+/**
+ * An agent as answered: its view, and whether it takes audio calls (its provider's transport and
+ * its connection, read in src/voice, which src/providers may not import).
+ */
+const answerOf = async (ctx: OperationContext, agent: AgentRecord) => ({
+  ...(await agentView(ctx.store, agent)),
+  audio: agentAudio(ctx.secrets, agent),
+});
 
 export const agentOperations = [
   defineOperation({
@@ -139,6 +155,11 @@ export const agentOperations = [
     },
     output: AgentSchema,
     async handler({ provider, agent_id, credentials, format }, ctx) {
+      if (provider === 'demo')
+        throw invalidField(
+          'provider',
+          'the demo agent is built in and served by the engine: POST /v1/demo makes it (and runs it)',
+        );
       if (!(PROVIDER_CHOICES as readonly string[]).includes(provider)) {
         throw new AppError(
           'validation_error',
@@ -161,7 +182,7 @@ export const agentOperations = [
           model: credentials.model,
           websocketUrl: credentials.websocket_url,
         });
-        return withStatus(created ? 201 : 200, await agentView(ctx.store, agent));
+        return withStatus(created ? 201 : 200, await answerOf(ctx, agent));
       }
       if (format) throw invalidField('format', 'applies to agents with provider "http" only');
       if (credentials.model)
@@ -181,7 +202,7 @@ export const agentOperations = [
         apiKey: credentials.api_key,
         baseUrl: credentials.base_url,
       });
-      return withStatus(created ? 201 : 200, await agentView(ctx.store, agent));
+      return withStatus(created ? 201 : 200, await answerOf(ctx, agent));
     },
   }),
   defineOperation({
@@ -196,7 +217,7 @@ export const agentOperations = [
         wanted.every((t) => a.tags.some((x) => x.toLowerCase() === t)),
       );
       return {
-        agents: await Promise.all(agents.map((a) => agentView(ctx.store, a))),
+        agents: await Promise.all(agents.map((a) => answerOf(ctx, a))),
         total: agents.length,
       };
     },
@@ -209,7 +230,7 @@ export const agentOperations = [
     params: AgentParams,
     output: AgentSchema,
     async handler({ agent_id }, ctx) {
-      return agentView(ctx.store, await getAgent(ctx, agent_id));
+      return answerOf(ctx, await getAgent(ctx, agent_id));
     },
   }),
   defineOperation({
@@ -231,6 +252,8 @@ export const agentOperations = [
         const problem = channelProblem({ ...agent, status: 'active' }, channel, () => true);
         if (problem) throw invalidField('channel', problem);
       }
+      if (configuration?.demo && agent.provider !== 'demo')
+        throw invalidField('configuration.demo', 'applies to the demo agent only (provider demo)');
       if (configuration && agent.provider === 'http')
         throw invalidField(
           'configuration',
@@ -239,8 +262,8 @@ export const agentOperations = [
       const overrides = configuration
         ? deepMerge(agent.overrides, { configuration })
         : agent.overrides;
-      return agentView(
-        ctx.store,
+      return answerOf(
+        ctx,
         (await ctx.store.agents.update(agent_id, {
           overrides,
           tags,
@@ -278,7 +301,7 @@ export const agentOperations = [
         await tx.agents.setWorkspaces(agent_id, [...new Set(workspaceIds)]);
         return tx.agents.update(agent_id, { updated_at: isoNow(ctx.clock) });
       });
-      return agentView(ctx.store, agent!);
+      return answerOf(ctx, agent!);
     },
   }),
   defineOperation({
@@ -289,8 +312,8 @@ export const agentOperations = [
     output: AgentSchema,
     async handler({ agent_id }, ctx) {
       await getAgent(ctx, agent_id);
-      return agentView(
-        ctx.store,
+      return answerOf(
+        ctx,
         (await ctx.store.agents.update(agent_id, {
           overrides: {},
           updated_at: isoNow(ctx.clock),
@@ -312,7 +335,7 @@ export const agentOperations = [
         const users = await ctx.store.scenarios.referencing(null, 'target_agents', agent_id);
         if (users.length)
           throw conflict(
-            `Agent '${agent.name}' is a target of ${users.length} scenario(s): ${nameList(users)}; remove it from them first`,
+            `Agent '${agent.name}' is a target of ${countedNames(users, 'scenario')}; remove it from them first`,
             { scenarios: users },
           );
         await ctx.store.agents.delete(agent_id);
@@ -347,6 +370,7 @@ export const agentOperations = [
     output: ConnectionTestSchema,
     async handler({ agent_id }, ctx) {
       const agent = await getAgent(ctx, agent_id);
+      if (agent.provider === 'demo') return ctx.demo.test();
       if (agent.provider !== 'http') return ctx.sync.testProvider(agent);
       const creds = openCredentials(ctx.secrets, agent);
       if (!creds?.baseUrl)
@@ -368,8 +392,12 @@ export const agentOperations = [
         throw conflict(
           'This agent is reached at its own URL: there is no provider to sync it from',
         );
+      if (agent.provider === 'demo')
+        throw conflict(
+          'The demo agent is built into Callbench: there is no provider to sync it from',
+        );
       void ctx.sync.sync(agent_id);
-      return agentView(ctx.store, (await ctx.store.agents.get(agent_id))!);
+      return answerOf(ctx, (await ctx.store.agents.get(agent_id))!);
     },
   }),
   defineOperation({
@@ -431,6 +459,7 @@ export const agentOperations = [
     query: {
       breakdown: z.enum(['category']).optional(),
       days: z.coerce.number().int().min(1).max(365).optional(),
+      window: AnalyticsWindow.optional(),
     },
     output: z.object({
       agent: z.string(),
@@ -461,10 +490,13 @@ export const agentOperations = [
       audio: AudioFigures.nullable().describe(
         "The window's audio simulations of this agent; null when there were none",
       ),
+      trend: z
+        .array(AgentTrendBucket)
+        .describe("The window's simulations bucket by bucket, oldest first (sized to the window)"),
     }),
-    async handler({ agent_id, days }, ctx) {
+    async handler({ agent_id, days, window }, ctx) {
       await getAgent(ctx, agent_id);
-      return agentAnalytics(ctx.store, agent_id, days ?? 30, ctx.clock.now());
+      return agentAnalytics(ctx.store, agent_id, { days: days ?? 30, window }, ctx.clock.now());
     },
   }),
 ];

@@ -173,6 +173,19 @@ const getAlert = async (ctx: OperationContext, id: string): Promise<StoredAlert>
   return alert;
 };
 
+/** What one channel did with a notification (a test's or an alert event's). */
+const DeliverySchema = z.object({
+  channel: z.string(),
+  delivered: z.boolean(),
+  error: z.string().nullable(),
+  where: z
+    .enum(['desktop', 'console'])
+    .optional()
+    .describe(
+      'OS notifications: shown on a desktop session, or, with none (serve, browser mode), only written to the engine console',
+    ),
+});
+
 export const alertOperations = [
   defineOperation({
     name: 'alerts.create',
@@ -272,9 +285,7 @@ export const alertOperations = [
     http: { method: 'POST', path: '/v1/alerts/:alert_id/test' },
     params: ItemParams,
     output: z.object({
-      results: z.array(
-        z.object({ channel: z.string(), delivered: z.boolean(), error: z.string().nullable() }),
-      ),
+      results: z.array(DeliverySchema),
     }),
     async handler({ alert_id }, ctx) {
       return { results: await ctx.alerts.notify(await getAlert(ctx, alert_id), 'test', null) };
@@ -295,9 +306,7 @@ export const alertOperations = [
           threshold: z.number().nullable(),
           timeWindow: z.string().nullable(),
           at: Timestamp,
-          deliveries: z.array(
-            z.object({ channel: z.string(), delivered: z.boolean(), error: z.string().nullable() }),
-          ),
+          deliveries: z.array(DeliverySchema),
         }),
       ),
     }),

@@ -59,8 +59,32 @@ export function nameList(items: { name: string }[], max = 3): string {
   return items.length > max ? `${shown} and ${items.length - max} more` : shown;
 }
 
+/**
+ * Resources that hold another, counted and named for a person: "2 scenarios: Refund, Late order"
+ * (the first few names, then how many more). Their ids stay in the error's details.
+ */
+export function countedNames(items: { name: string }[], noun: string, max = 3): string {
+  const names = items.slice(0, max).map((i) => i.name);
+  const more = items.length > max ? ` and ${items.length - max} more` : '';
+  return `${items.length} ${noun}${items.length === 1 ? '' : 's'}: ${names.join(', ')}${more}`;
+}
+
 export const Deleted = z.object({ deleted: z.literal(true), id: z.string() });
 export const deleted = (id: string) => ({ deleted: true as const, id });
+
+/**
+ * `?dryRun=true` on a delete: every refusal it would meet (in use: 409 naming the users), and
+ * nothing deleted. The interface asks it before its "delete for good?" question.
+ */
+export const DryRunQuery = {
+  dryRun: QueryBoolean.optional().describe(
+    'true: check only; answers 200 {deleted: false, dryRun: true} or the refusal, deletes nothing',
+  ),
+};
+export const DeletedOrChecked = Deleted.or(
+  z.object({ deleted: z.literal(false), id: z.string(), dryRun: z.literal(true) }),
+);
+export const checked = (id: string) => ({ deleted: false as const, id, dryRun: true as const });
 
 // Shapes every record has: defined with the records in src/domain/.
 export { Timestamp, UserRef } from '../domain/records.js';

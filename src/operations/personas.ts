@@ -7,7 +7,6 @@ import { newId } from '../ids.js';
 import { isoNow } from '../clock.js';
 import {
   CommaList,
-  Deleted,
   Id,
   pagination,
   Pagination,
@@ -17,7 +16,10 @@ import {
   Timestamp,
   WorkspaceParams,
   deleted,
-  nameList,
+  checked,
+  countedNames,
+  DeletedOrChecked,
+  DryRunQuery,
 } from './common.js';
 import { defineOperation } from './types.js';
 
@@ -185,18 +187,20 @@ export const personaOperations = [
     summary: 'Delete a persona that no scenario uses',
     http: { method: 'DELETE', path: `${base}/:persona_id` },
     params: ItemParams,
-    output: Deleted,
-    async handler({ workspace_id, persona_id }, ctx) {
+    query: DryRunQuery,
+    output: DeletedOrChecked,
+    async handler({ workspace_id, persona_id, dryRun }, ctx) {
       return ctx.store.transaction(async (tx) => {
         const persona = await tx.personas.get(workspace_id, persona_id);
         if (!persona) throw notFound('persona', persona_id);
         const users = await tx.scenarios.referencing(workspace_id, 'personas', persona_id);
         if (users.length) {
           throw conflict(
-            `Persona '${persona.name}' is used by ${users.length} scenario(s): ${nameList(users)}; remove it from them first`,
+            `Persona '${persona.name}' is used by ${countedNames(users, 'scenario')}; remove it from them first`,
             { scenarios: users },
           );
         }
+        if (dryRun) return checked(persona_id);
         await tx.personas.delete(workspace_id, persona_id);
         return deleted(persona_id);
       });

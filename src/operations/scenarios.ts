@@ -19,7 +19,6 @@ import { assertAgentsShared } from '../simulations/agent-sharing.js';
 import type { Store } from '../store/index.js';
 import {
   CommaList,
-  Deleted,
   Id,
   pagination,
   Pagination,
@@ -28,7 +27,10 @@ import {
   Tags,
   WorkspaceParams,
   deleted,
-  nameList,
+  checked,
+  countedNames,
+  DeletedOrChecked,
+  DryRunQuery,
 } from './common.js';
 import { defineOperation } from './types.js';
 
@@ -264,17 +266,19 @@ export const scenarioOperations = [
     summary: 'Delete a scenario that no schedule runs (its simulations go with it)',
     http: { method: 'DELETE', path: `${base}/:scenario_id` },
     params: ItemParams,
-    output: Deleted,
-    async handler({ workspace_id, scenario_id }, ctx) {
+    query: DryRunQuery,
+    output: DeletedOrChecked,
+    async handler({ workspace_id, scenario_id, dryRun }, ctx) {
       return ctx.store.transaction(async (tx) => {
         const scenario = await tx.scenarios.get(workspace_id, scenario_id);
         if (!scenario) throw notFound('scenario', scenario_id);
         const schedules = await tx.schedules.forScenario(workspace_id, scenario_id);
         if (schedules.length)
           throw conflict(
-            `Scenario '${scenario.name}' is run by ${schedules.length} schedule(s): ${nameList(schedules)}; delete them first`,
+            `Scenario '${scenario.name}' is run by ${countedNames(schedules, 'schedule')}; delete them first`,
             { schedules },
           );
+        if (dryRun) return checked(scenario_id);
         await tx.scenarios.delete(workspace_id, scenario_id);
         return deleted(scenario_id);
       });

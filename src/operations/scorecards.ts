@@ -4,14 +4,16 @@ import { conflict, invalidField, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { Metric, Scorecard } from '../domain/scorecards.js';
 import {
-  Deleted,
   Id,
   pagination,
   Pagination,
   Paging,
   WorkspaceParams,
   deleted,
-  nameList,
+  checked,
+  countedNames,
+  DeletedOrChecked,
+  DryRunQuery,
 } from './common.js';
 import { defineOperation } from './types.js';
 
@@ -163,17 +165,19 @@ export const scorecardOperations = [
     summary: 'Delete a scorecard that no scenario uses',
     http: { method: 'DELETE', path: `${base}/:scorecard_id` },
     params: ItemParams,
-    output: Deleted,
-    async handler({ workspace_id, scorecard_id }, ctx) {
+    query: DryRunQuery,
+    output: DeletedOrChecked,
+    async handler({ workspace_id, scorecard_id, dryRun }, ctx) {
       return ctx.store.transaction(async (tx) => {
         const scorecard = await tx.scorecards.get(workspace_id, scorecard_id);
         if (!scorecard) throw notFound('scorecard', scorecard_id);
         const users = await tx.scenarios.usingScorecard(workspace_id, scorecard_id);
         if (users.length)
           throw conflict(
-            `Scorecard '${scorecard.name}' is used by ${users.length} scenario(s): ${nameList(users)}; give them another scorecard first`,
+            `Scorecard '${scorecard.name}' is used by ${countedNames(users, 'scenario')}; give them another scorecard first`,
             { scenarios: users },
           );
+        if (dryRun) return checked(scorecard_id);
         await tx.scorecards.delete(workspace_id, scorecard_id);
         return deleted(scorecard_id);
       });

@@ -7,6 +7,11 @@ export interface Delivery {
   channel: string;
   delivered: boolean;
   error: string | null;
+  /**
+   * OS notifications: shown on a desktop session, or, with none (serve, browser mode), only
+   * written to the engine's console. Absent for other channels and older events.
+   */
+  where?: 'desktop' | 'console';
 }
 
 export interface AlertEvent {

@@ -116,7 +116,8 @@ describe('alert notifications: POST /v1/alerts/{id}/test and /v1/settings', () =
     const res = await s.call('POST', `/v1/alerts/${a.id}/test`);
     off();
     expect(res.body.results).toEqual([
-      { channel: 'os', delivered: true, error: null },
+      // No desktop session: the OS notification went to the engine's console, and says so.
+      { channel: 'os', delivered: true, error: null, where: 'console' },
       { channel: 'email', delivered: true, error: null },
       { channel: 'slack', delivered: true, error: null },
       { channel: 'webhook', delivered: true, error: null },
@@ -172,6 +173,22 @@ describe('alert notifications: POST /v1/alerts/{id}/test and /v1/settings', () =
     expect(flaky.attempts()).toBe(3);
     expect(dead.attempts()).toBe(3);
     await Promise.all([flaky.stop(), dead.stop()]);
+  });
+
+  it('an OS notification says where it went: the desktop while one shows them, else the console', async () => {
+    const a = await alert({ os: true });
+    const shown: unknown[] = [];
+    const off = s.engine.events.subscribeDesktop((e) => e.type === 'notification' && shown.push(e));
+    const onDesktop = await s.call('POST', `/v1/alerts/${a.id}/test`);
+    off();
+    expect(onDesktop.body.results).toEqual([
+      { channel: 'os', delivered: true, error: null, where: 'desktop' },
+    ]);
+    expect(shown).toHaveLength(1);
+    const headless = await s.call('POST', `/v1/alerts/${a.id}/test`);
+    expect(headless.body.results).toEqual([
+      { channel: 'os', delivered: true, error: null, where: 'console' },
+    ]);
   });
 
   it('a 404 for an unknown alert', async () => {

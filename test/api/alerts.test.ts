@@ -268,7 +268,7 @@ describe('alerts', () => {
     const blocked = await s.call('DELETE', '/v1/tools/crm');
     expect(blocked.status).toBe(409);
     expect(blocked.body.error.message).toBe(
-      "Tool 'crm' is still in use: watched by alert(s) 'CRM degraded', 'CRM failing'",
+      "Tool 'crm' is in use: watched by 2 alerts: CRM degraded, CRM failing; remove it from them first",
     );
     for (const a of list)
       expect((await s.call('DELETE', `/v1/alerts/${a.id}`)).body).toEqual({

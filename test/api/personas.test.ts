@@ -368,15 +368,40 @@ describe('personas', () => {
         personas: [ids['Calm Carl']],
       })
     ).body.data.scenario;
+    const other = (
+      await s.ws('POST', '/scenarios', {
+        name: 'Late order',
+        prompt: 'p',
+        personas: [ids['Calm Carl']],
+      })
+    ).body.data.scenario;
     const blocked = await s.ws('DELETE', `/personas/${ids['Calm Carl']}`);
     expect(blocked.status).toBe(409);
     expect(blocked.body.error).toMatchObject({
       code: 'conflict',
-      details: { scenarios: [{ id: scn.id, name: 'Uses Carl' }] },
+      details: {
+        scenarios: expect.arrayContaining([
+          { id: scn.id, name: 'Uses Carl' },
+          { id: other.id, name: 'Late order' },
+        ]),
+      },
     });
-    // A person reads names, not ids.
-    expect(blocked.body.error.message).toBe(
-      "Persona 'Calm Carl' is used by 1 scenario(s): 'Uses Carl'; remove it from them first",
+    // A person reads names, not ids, counted in words.
+    expect(blocked.body.error.message).toMatch(
+      /^Persona 'Calm Carl' is used by 2 scenarios: (Uses Carl, Late order|Late order, Uses Carl); remove it from them first$/,
+    );
+    // A dry run meets the same refusal, and deletes nothing when there is none.
+    const dry = await s.ws('DELETE', `/personas/${ids['Calm Carl']}?dryRun=true`);
+    expect(dry.status).toBe(409);
+    expect(dry.body.error.message).toBe(blocked.body.error.message);
+    const free = ids['Angry Anna']!;
+    const checked = await s.ws('DELETE', `/personas/${free}?dryRun=true`);
+    expect(checked.status).toBe(200);
+    expect(checked.body.data).toEqual({ deleted: false, id: free, dryRun: true });
+    expect((await s.ws('GET', `/personas/${free}`)).status).toBe(200);
+    await s.ws('DELETE', `/scenarios/${other.id}`);
+    expect((await s.ws('DELETE', `/personas/${ids['Calm Carl']}`)).body.error.message).toBe(
+      "Persona 'Calm Carl' is used by 1 scenario: Uses Carl; remove it from them first",
     );
     await s.ws('PUT', `/scenarios/${scn.id}`, { personas: [] });
     const done = await s.ws('DELETE', `/personas/${ids['Calm Carl']}`);

@@ -304,7 +304,7 @@ describe('scenarios and scorecards', () => {
       const res = await s.ws('DELETE', `/scorecards/${scorecard}`);
       expect(res.status).toBe(409);
       expect(res.body.error.message).toMatch(
-        /^Scorecard '.+' is used by \d+ scenario\(s\): .*'Uses the card'/,
+        /^Scorecard '.+' is used by \d+ scenarios?: .*Uses the card/,
       );
       expect(res.body.error.message).not.toContain(scorecard);
     });
@@ -387,7 +387,7 @@ describe('scenarios and scorecards', () => {
       const blocked = await s.ws('DELETE', `/scenarios/${b}`);
       expect(blocked.status).toBe(409);
       expect(blocked.body.error.message).toBe(
-        "Scenario 'Stats B' is run by 1 schedule(s): 'nightly'; delete them first",
+        "Scenario 'Stats B' is run by 1 schedule: nightly; delete them first",
       );
     });
   });

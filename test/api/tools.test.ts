@@ -376,7 +376,9 @@ describe('tools', () => {
     const del = await s.call('DELETE', '/v1/tools/step_a');
     expect(del.status).toBe(409);
     expect(del.body.error.details.composites).toEqual(['combo']);
-    expect(del.body.error.message).toBe("Tool 'step_a' is still in use: a step of 'combo'");
+    expect(del.body.error.message).toBe(
+      "Tool 'step_a' is in use: a step of 1 composite tool: combo; remove it from them first",
+    );
     expect((await s.call('PUT', '/v1/tools/step_a', api('step_a_renamed'))).status).toBe(409);
   });
 
@@ -393,14 +395,19 @@ describe('tools', () => {
       const listing = (tools: Json[]) =>
         s.call('PATCH', `/v1/agents/${agent.id}`, { configuration: { tools } });
       expect((await listing([{ name: 'refund_lookup' }])).status).toBe(200);
+      // A dry run meets the same refusal, and deletes nothing.
+      const check = await s.call('DELETE', '/v1/tools/refund_lookup?dryRun=true');
+      expect(check.status).toBe(409);
       const del = await s.call('DELETE', '/v1/tools/refund_lookup');
       expect(del.status).toBe(409);
       expect(del.body.error.message).toBe(
-        `Tool 'refund_lookup' is still in use: listed by agent(s) '${agent.name}'`,
+        `Tool 'refund_lookup' is in use: listed by 1 agent: ${agent.name}; remove it from them first`,
       );
       expect(del.body.error.details.agents).toEqual([{ id: agent.id, name: agent.name }]);
       // Taken out of the agent's configuration (an override), the tool can go.
       expect((await listing([])).status).toBe(200);
+      const free = await s.call('DELETE', '/v1/tools/refund_lookup?dryRun=true');
+      expect(free.body).toMatchObject({ deleted: false, dryRun: true });
       expect((await s.call('DELETE', '/v1/tools/refund_lookup')).status).toBe(200);
     } finally {
       await provider.stop();

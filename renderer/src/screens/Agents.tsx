@@ -16,7 +16,6 @@ import {
   TableRow,
   Tabs,
   TextField,
-  Typography,
 } from '@mui/material';
 import { useEffect, useState } from 'react';
 import { AGENT_PROVIDERS } from '../generated/catalogue-enums';
@@ -33,12 +32,14 @@ import {
   useLoad,
 } from '../ui/common';
 import { SharedWorkspaces } from '../ui/AgentSharing';
+import { CONNECTION_FIELDS, ConnectionActions } from '../ui/AgentConnection';
 import { AgentHeader } from './agent/AgentHeader';
 import { AnalyticsTab } from './agent/AnalyticsTab';
 import { CallsTab } from './agent/CallsTab';
 import { ConfigurationTab } from './agent/ConfigurationTab';
 import { ToolsTab } from './agent/ToolsTab';
 import { VersionsTab } from './agent/VersionsTab';
+import { EmptyState } from '../ui/EmptyState';
 
 function ConnectDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const [form, setForm] = useState({
@@ -78,8 +79,10 @@ function ConnectDialog({ open, onClose }: { open: boolean; onClose: () => void }
             value={form.provider}
             onChange={set('provider')}
             error={Boolean(fieldError(connect.error, 'provider'))}
+            helperText={fieldError(connect.error, 'provider')}
           >
-            {AGENT_PROVIDERS.map((p) => (
+            {/* The demo agent is not connected: the overview's "Run the demo" makes it. */}
+            {AGENT_PROVIDERS.filter((p) => p !== 'demo').map((p) => (
               <MenuItem key={p} value={p}>
                 {p}
               </MenuItem>
@@ -129,7 +132,7 @@ function ConnectDialog({ open, onClose }: { open: boolean; onClose: () => void }
               }
             />
           )}
-          <ErrorNote error={connect.error} />
+          <ErrorNote error={connect.error} fields={CONNECTION_FIELDS} />
         </Stack>
       </DialogContent>
       <DialogActions>
@@ -208,8 +211,16 @@ export function Agents() {
           ))}
         </TableBody>
       </Table>
-      {items.length === 0 && (
-        <Typography sx={{ mt: 2 }}>No agents yet: connect one from its provider.</Typography>
+      {items.length === 0 && !error && (
+        <EmptyState
+          text={
+            tag
+              ? 'No agent has this tag.'
+              : 'No agents yet. An agent is the voice AI you test: connect it from its provider (Vapi, Retell, ElevenLabs, Bland) or by its URL.'
+          }
+          actionLabel="Connect your first agent"
+          onAction={() => setConnecting(true)}
+        />
       )}
       <ConnectDialog open={connecting} onClose={() => setConnecting(false)} />
     </Page>
@@ -233,11 +244,15 @@ export function AgentDetail({ id }: { id: string }) {
     <Page
       title={a ? `Agent: ${a.name}` : 'Agent'}
       actions={
-        a &&
-        a.provider !== 'http' && (
-          <ActionButton busy={sync.busy} onClick={() => void sync.run()}>
-            Sync now
-          </ActionButton>
+        a && (
+          <>
+            {a.provider !== 'http' && (
+              <ActionButton busy={sync.busy} onClick={() => void sync.run()}>
+                Sync now
+              </ActionButton>
+            )}
+            <ConnectionActions agent={a} onChanged={() => agent.reload()} />
+          </>
         )
       }
     >

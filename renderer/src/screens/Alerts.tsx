@@ -24,8 +24,17 @@ import { client } from '../stores/session';
 import { useEngineRefresh } from '../stores/events';
 import { JsonField, StatusChip, fieldError, fmtDate, useAction, useLoad } from '../ui/common';
 import { EditorDialog } from '../ui/EditorDialog';
+import { deliveryWords } from '../ui/deliveryWords';
 import { ResourcePage } from '../ui/ResourcePage';
+import { EmptyState } from '../ui/EmptyState';
 import { RowActions } from '../ui/RowActions';
+import {
+  choiceItems,
+  firstMetricOf,
+  rangeOf,
+  targetLabelOf,
+  useConditionChoices,
+} from '../ui/AlertConditionPickers';
 
 /** The new-alert form, as typed: the condition and notifications are built from it on save. */
 interface AlertForm {
@@ -46,11 +55,27 @@ type AlertField = (
   options?: TextFieldProps & { hint?: string },
 ) => ReactNode;
 
-/** What the alert watches: its condition's type, target, and (but a config change) its bound. */
-function ConditionFields({ type, field: f }: { type: string; field: AlertField }) {
+/**
+ * What the alert watches: its condition's type, target, and (but a config change) its bound; the
+ * target and the metric are picked from what exists, each metric with its threshold's range.
+ */
+function ConditionFields({
+  type,
+  metric,
+  onType,
+  field: f,
+}: {
+  type: string;
+  metric: string;
+  onType: (type: string) => void;
+  field: AlertField;
+}) {
+  const choices = useConditionChoices(type);
+  const target = targetLabelOf(type);
   return (
     <>
       {f('type', 'Condition', {
+        onChange: (e) => onType(e.target.value),
         select: true,
         children: ALERT_CONDITION_TYPES.map((s) => (
           <MenuItem key={s} value={s}>
@@ -58,23 +83,16 @@ function ConditionFields({ type, field: f }: { type: string; field: AlertField }
           </MenuItem>
         )),
       })}
-      {f(
-        'target',
-        type === 'tool_performance'
-          ? 'Tool (id or name)'
-          : type === 'scenario_failure'
-            ? 'Scenario id'
-            : 'Agent id',
-      )}
+      {f('target', target, {
+        select: true,
+        children: choiceItems(choices.targets, `No ${target.toLowerCase()} yet`),
+      })}
       {type !== 'agent_config_changed' && (
         <Stack direction="row" spacing={1}>
           {f('metric', 'Metric', {
-            hint:
-              type === 'tool_performance'
-                ? 'success_rate, error_rate, p95_response_time, ...'
-                : type === 'agent_score'
-                  ? 'avg_score'
-                  : 'pass_rate',
+            select: true,
+            sx: { minWidth: 220 },
+            children: choiceItems(choices.metrics, 'No metric'),
           })}
           {f('operator', 'Operator', {
             select: true,
@@ -84,7 +102,7 @@ function ConditionFields({ type, field: f }: { type: string; field: AlertField }
               </MenuItem>
             )),
           })}
-          {f('threshold', 'Threshold', { type: 'number' })}
+          {f('threshold', 'Threshold', { type: 'number', hint: rangeOf(metric) })}
           {f('timeWindow', 'Window', { hint: '15m, 2h, 1d' })}
         </Stack>
       )}
@@ -166,7 +184,12 @@ function AlertEditor({ onClose }: { onClose: (saved: boolean) => void }) {
           </MenuItem>
         )),
       })}
-      <ConditionFields type={form.type} field={f} />
+      <ConditionFields
+        type={form.type}
+        metric={form.metric}
+        onType={(type) => setForm({ ...form, type, target: '', metric: firstMetricOf(type) })}
+        field={f}
+      />
       {f('email', 'E-mail to (comma-separated)')}
       <JsonField
         label='Other channels: {"os": true, "slack": {"channel", "webhookUrl"}, "webhook": {"url", "secret"}}'
@@ -188,9 +211,7 @@ function AlertEvents({ id }: { id: string }) {
       {(events.data?.events ?? []).map((e) => (
         <Typography key={e.id} variant="body2">
           {fmtDate(e.at)} · {e.state} · value {e.value} ·{' '}
-          {(e.deliveries ?? [])
-            .map((d) => `${d.channel}: ${d.delivered ? 'sent' : `failed (${d.error})`}`)
-            .join(', ')}
+          {(e.deliveries ?? []).map((d) => deliveryWords(d, 'sent')).join(', ')}
         </Typography>
       ))}
     </Box>
@@ -234,9 +255,11 @@ export function Alerts({ focus }: { focus?: string }) {
             <Typography
               key={r.channel}
               variant="body2"
-              color={r.delivered ? 'success.main' : 'error'}
+              color={
+                !r.delivered ? 'error' : r.where === 'console' ? 'text.secondary' : 'success.main'
+              }
             >
-              {r.channel}: {r.delivered ? 'delivered' : `failed: ${r.error}`}
+              {deliveryWords(r)}
             </Typography>
           ))}
         </Box>
@@ -289,6 +312,13 @@ export function Alerts({ focus }: { focus?: string }) {
           ])}
         </TableBody>
       </Table>
+      {items.length === 0 && !error && (
+        <EmptyState
+          text="No alerts yet. An alert watches a figure (a tool's error rate, an agent's score) and tells you when it crosses a line."
+          actionLabel="Create your first alert"
+          onAction={() => setCreating(true)}
+        />
+      )}
       {creating && (
         <AlertEditor
           onClose={(saved) => {

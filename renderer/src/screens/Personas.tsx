@@ -20,6 +20,7 @@ import { client, wsInput } from '../stores/session';
 import { fieldError, fmtDate, fmtNum, useAction } from '../ui/common';
 import { EditorDialog } from '../ui/EditorDialog';
 import { ResourcePage, useEditor } from '../ui/ResourcePage';
+import { EmptyState } from '../ui/EmptyState';
 import { RowActions } from '../ui/RowActions';
 import { CallerFields, callerDraftOf, callerOf, type CallerDraft } from '../ui/PersonaCallerFields';
 import { PersonaDetails } from '../ui/PersonaDetails';
@@ -128,6 +129,19 @@ function PersonaBasicFields({
   );
 }
 
+/** The persona editor's fields by engine path: an error on one is said under it, not twice. */
+const PERSONA_FIELDS = {
+  name: 'Name',
+  prompt: 'Who they are and how they speak',
+  language: 'Language',
+  emotion: 'Emotion',
+  difficulty: 'Difficulty',
+  voice: 'Voice',
+  backgroundNoise: 'Background noise',
+  noise: 'SNR (dB)',
+  behaviours: 'Audio caller',
+};
+
 function PersonaEditor({
   persona,
   onClose,
@@ -160,6 +174,7 @@ function PersonaEditor({
       saveLabel="Save persona"
       save={save}
       onClose={() => onClose(false)}
+      fields={PERSONA_FIELDS}
     >
       <PersonaBasicFields form={form} onChange={setForm} error={(k) => fieldError(save.error, k)} />
       <VoiceFields
@@ -297,6 +312,8 @@ function PersonaTable({
                 name: p.name,
                 consequence: 'It is gone for good; past simulations keep their transcripts.',
                 onConfirm: () => onDelete(p.id),
+                check: () =>
+                  client().invoke('personas.delete', wsInput({ persona_id: p.id, dryRun: true })),
               }}
             >
               <Button size="small" onClick={() => onView(p.id)}>
@@ -330,6 +347,22 @@ function usePersonaPage() {
   return { items, total, error, reload, q, set, page, setPage, rowsPerPage, setRowsPerPage };
 }
 
+const filtered = (q: Filters) =>
+  (['name', 'language', 'emotion', 'difficulty', 'tags', 'createdBy'] as const).some((k) => q[k]);
+
+/** The empty list: nothing matches the filters, or there is no persona yet (then, make one). */
+function NoPersonas({ filtered, onNew }: { filtered: boolean; onNew: () => void }) {
+  return filtered ? (
+    <EmptyState text="No persona matches these filters." />
+  ) : (
+    <EmptyState
+      text="No personas yet. A persona is who calls your agent."
+      actionLabel="Create your first persona"
+      onAction={onNew}
+    />
+  );
+}
+
 export function Personas() {
   const { items, total, error, reload, q, set, page, setPage, rowsPerPage, setRowsPerPage } =
     usePersonaPage();
@@ -355,6 +388,9 @@ export function Personas() {
         onEdit={(id) => void edit(id)}
         onDelete={(id) => remove.run(id)}
       />
+      {total === 0 && !error && (
+        <NoPersonas filtered={filtered(q)} onNew={() => editor.open(null)} />
+      )}
       <TablePagination
         component="div"
         count={total}

@@ -33,8 +33,8 @@ import {
   useLoad,
 } from '../ui/common';
 
-const Section = ({ title, children }: { title: string; children: ReactNode }) => (
-  <Card sx={{ mb: 2 }} component="section" aria-label={title}>
+const Section = ({ title, id, children }: { title: string; id?: string; children: ReactNode }) => (
+  <Card sx={{ mb: 2 }} component="section" aria-label={title} id={id && `settings-${id}`}>
     <CardContent>
       <Typography variant="h6" component="h2" gutterBottom>
         {title}
@@ -237,7 +237,7 @@ function ModelRole({
           </ConfirmButton>
         )}
         <ConnectionTestButton
-          label={`Test the ${role} model`}
+          label={`Test connection to the ${role} model`}
           test={() => client().invoke('settings.testModel', { role })}
         />
       </Stack>
@@ -456,7 +456,7 @@ function SmtpSection({ data, onSaved }: { data: SettingsAnswer; onSaved: () => u
     await onSaved();
   });
   return (
-    <Section title="E-mail (SMTP)">
+    <Section title="E-mail (SMTP)" id="smtp">
       <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap' }}>
         {(['host', 'port', 'user', 'password', 'from'] as const).map((k) => (
           <TextField
@@ -499,11 +499,24 @@ function SmtpSection({ data, onSaved }: { data: SettingsAnswer; onSaved: () => u
   );
 }
 
+/**
+ * `settings/<section>` (a link from an error naming the setting that fixes it) scrolls that
+ * section into view once the settings are shown.
+ */
+function useScrollToSection(ready: boolean) {
+  const section = useSession((s) => (s.route[0] === 'settings' ? s.route[1] : undefined));
+  useEffect(() => {
+    if (ready && section)
+      document.getElementById(`settings-${section}`)?.scrollIntoView({ block: 'start' });
+  }, [ready, section]);
+}
+
 export function Settings() {
   const settings = useLoad(() => client().invoke('settings.get'), []);
   const llm = settings.data?.llm;
   const { theme, setTheme } = useSession();
   const transport = useSession((s) => s.client?.transport);
+  useScrollToSection(Boolean(settings.data));
   return (
     <Page title="Settings">
       <ErrorNote error={settings.error} />
@@ -524,7 +537,7 @@ export function Settings() {
       {transport === 'ipc' && <TeamServer />}
       <Keys />
       {llm && (
-        <Section title="Language models">
+        <Section title="Language models" id="models">
           {(['caller', 'judge', 'replica'] as const).map((role) => (
             <ModelRole
               key={`${role}-${llm[role]?.model}`}
@@ -539,7 +552,7 @@ export function Settings() {
       {settings.data && (
         <>
           <EngineSection data={settings.data} onSaved={settings.reload} />
-          <Section title="Speech (audio simulations)">
+          <Section title="Speech (audio simulations)" id="speech">
             <SpeechSettings
               speech={settings.data.speech}
               retentionDays={settings.data.recordings.retentionDays}

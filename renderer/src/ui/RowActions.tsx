@@ -19,6 +19,8 @@ export function RowActions({
     name: string;
     consequence: string;
     onConfirm: () => unknown;
+    /** The delete's dry run: a refusal (in use) is shown before any question is asked. */
+    check?: () => Promise<unknown>;
   };
 }) {
   // A row may open its resource on a click or Enter: the actions' own clicks stay in their cell
@@ -37,6 +39,7 @@ export function RowActions({
         consequence={remove.consequence}
         confirmLabel={`Delete ${remove.kind}`}
         onConfirm={remove.onConfirm}
+        check={remove.check}
       >
         Delete
       </ConfirmButton>

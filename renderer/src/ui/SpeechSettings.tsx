@@ -3,6 +3,7 @@ import { useState } from 'react';
 import type { OutputOf } from '../client';
 import { client } from '../stores/session';
 import { ActionButton, ConfirmButton, ErrorNote, fieldError, useAction } from './common';
+import { SpeechTests } from './SpeechTests';
 
 type Speech = OutputOf<'settings.get'>['speech'];
 type EngineKey = keyof Speech;
@@ -130,6 +131,9 @@ export function SpeechSettings({
           onSaved={onSaved}
         />
       ))}
+      <SpeechTests
+        configured={{ openai: Boolean(speech.openai), elevenlabs: Boolean(speech.elevenlabs) }}
+      />
       <Stack direction="row" spacing={1}>
         <TextField
           size="small"

@@ -14,24 +14,34 @@ import {
   Typography,
   type TextFieldProps,
 } from '@mui/material';
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { ApiError } from '../client';
+import { useReportParse } from './parseProblems';
+import { SettingLink, labelOf, titleOf, type FieldLabels } from './fieldErrors';
 
-/** An engine error where it happened, in words, with the fields it names. */
-export function ErrorNote({ error }: { error: unknown }) {
+/**
+ * An engine error where it happened, in words, with the fields it names. `fields`: the fields the
+ * form shows (engine path → label), whose problems are said at the field (fieldError) and not
+ * again here; when every problem is at a field, there is no note at all.
+ */
+export function ErrorNote({ error, fields }: { error: unknown; fields?: FieldLabels }) {
   if (!error) return null;
   const e =
     error instanceof ApiError
       ? error
       : new ApiError('error', 0, error instanceof Error ? error.message : JSON.stringify(error));
+  const rest = e.fields.filter((f) => labelOf(fields, f.path) === null);
+  if (e.fields.length && !rest.length) return null;
   return (
     <Alert severity="error" role="alert" sx={{ my: 1 }}>
-      <AlertTitle>{e.message}</AlertTitle>
-      {e.fields.map((f) => (
+      <AlertTitle>{titleOf(e.message, e.fields)}</AlertTitle>
+      {rest.map((f) => (
         <div key={f.path}>
           <b>{f.path || 'input'}</b>: {f.message}
+          <SettingLink problem={f} />
         </div>
       ))}
+      {!e.fields.length && <SettingLink problem={{ path: '', message: e.message }} />}
     </Alert>
   );
 }
@@ -153,7 +163,10 @@ export const PassChip = ({ passed }: { passed: boolean | null }) =>
     <Chip size="small" label={passed ? 'passed' : 'failed'} color={passed ? 'success' : 'error'} />
   );
 
-/** JSON for the fields a form does not cover; invalid JSON is shown at the field, never sent. */
+/**
+ * JSON for the fields a form does not cover; invalid JSON is shown at the field, never sent, and
+ * keeps the Save of the dialog around it disabled.
+ */
 export function JsonField({
   value,
   onChange,
@@ -167,6 +180,7 @@ export function JsonField({
 >) {
   const [text, setText] = useState(() => JSON.stringify(value ?? null, null, 2));
   const [problem, setProblem] = useState<string | null>(null);
+  useReportParse(problem === null);
   return (
     <TextField
       {...rest}
@@ -259,6 +273,7 @@ export function ConfirmButton({
   color = 'error',
   size,
   disabled,
+  check,
 }: {
   children: ReactNode;
   /** The dialog's title, e.g. `Delete the persona "Frank"?` */
@@ -270,13 +285,37 @@ export function ConfirmButton({
   color?: 'error' | 'warning' | 'inherit' | 'primary';
   size?: 'small' | 'medium';
   disabled?: boolean;
+  /**
+   * Asked before the question (a delete's dry run): its refusal (the thing is in use) is shown
+   * instead of asking whether to do what would then be refused.
+   */
+  check?: () => Promise<unknown>;
 }) {
   const [open, setOpen] = useState(false);
+  const [refusal, setRefusal] = useState<unknown>(null);
+  const refusalId = useId();
+  const ask = async () => {
+    try {
+      if (check) await check();
+      setOpen(true);
+    } catch (err) {
+      setRefusal(err);
+    }
+  };
   return (
     <>
-      <Button size={size} color={color} disabled={disabled} onClick={() => setOpen(true)}>
+      <Button size={size} color={color} disabled={disabled} onClick={() => void ask()}>
         {children}
       </Button>
+      <Dialog open={Boolean(refusal)} onClose={() => setRefusal(null)} aria-labelledby={refusalId}>
+        <DialogTitle id={refusalId}>Cannot {confirmLabel.toLowerCase()}</DialogTitle>
+        <DialogContent>
+          <ErrorNote error={refusal} />
+        </DialogContent>
+        <DialogActions>
+          <Button onClick={() => setRefusal(null)}>OK</Button>
+        </DialogActions>
+      </Dialog>
       <Dialog open={open} onClose={() => setOpen(false)}>
         <DialogTitle>{question}</DialogTitle>
         <DialogContent>

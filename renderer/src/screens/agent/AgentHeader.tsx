@@ -2,22 +2,10 @@ import type { OperationOutput } from '../../../../src/operations/catalogue';
 import { Chip, MenuItem, Stack, TextField, Typography } from '@mui/material';
 import { client } from '../../stores/session';
 import { ConnectionTestButton, StatusChip, fieldError, fmtDate } from '../../ui/common';
+import { AudioChip } from '../../ui/AgentConnection';
 
 type Agent = OperationOutput<'agents.get'>;
 type Channel = 'provider' | 'http' | 'replica';
-
-/** Whether the agent takes audio simulations, as its provider's transport allows. */
-function audioCalls(provider: string): { label: string; color?: 'warning'; title?: string } {
-  if (provider === 'bland')
-    return {
-      label: 'audio calls: experimental',
-      color: 'warning',
-      title: "Bland's audio socket is undocumented (read from its browser SDK)",
-    };
-  if (provider === 'retell')
-    return { label: 'audio calls: not available', title: "Retell's audio runs on WebRTC" };
-  return { label: 'audio calls' };
-}
 
 /** The agent at a glance: provider, status, sync, audio, the channel simulations use, a test. */
 export function AgentHeader({
@@ -33,7 +21,7 @@ export function AgentHeader({
       <Chip label={a.provider} />
       <StatusChip value={a.status} />
       <StatusChip value={a.sync.status} />
-      <Chip size="small" variant="outlined" {...audioCalls(a.provider)} />
+      <AudioChip agent={a} />
       <Typography variant="body2">Last synced {fmtDate(a.sync.lastSyncedAt)}</Typography>
       <TextField
         select
@@ -50,7 +38,7 @@ export function AgentHeader({
         <MenuItem value="http">http: its own URL</MenuItem>
       </TextField>
       <ConnectionTestButton
-        label={`Test the connection to ${a.name}`}
+        label={`Test connection to ${a.name}`}
         test={() => client().invoke('agents.testConnection', { agent_id: a.id })}
       />
     </Stack>
