@@ -3,6 +3,7 @@ import { isoNow } from '../clock.js';
 import { invalidField, notFound, validationError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
 import { cronFor, isTimeZone, nextSlot, parseEndCondition } from '../schedules/periodicity.js';
+import { describePeriodicity, nextSlots } from '../schedules/preview.js';
 import { Schedule, ScheduleEditable, ScheduleRun } from '../domain/schedules.js';
 import type { Store } from '../store/index.js';
 import { Deleted, Id, pagination, Pagination, Paging, WorkspaceParams, deleted } from './common.js';
@@ -243,6 +244,41 @@ export const scheduleOperations = [
       if (!(await ctx.store.schedules.delete(workspace_id, schedule_id)))
         throw notFound('schedule', schedule_id);
       return deleted(schedule_id);
+    },
+  }),
+  defineOperation({
+    name: 'schedules.preview',
+    summary:
+      'The next runs of a periodicity, and what it means in words, by the rules a save applies (nothing is saved)',
+    http: { method: 'POST', path: `${base}/preview` },
+    params: WorkspaceParams,
+    body: {
+      periodicity: ScheduleInput.shape.periodicity.unwrap(),
+      timezone: ScheduleInput.shape.timezone,
+      count: z.number().int().min(1).max(10).default(3).describe('How many runs, default 3'),
+    },
+    output: z.object({
+      nextRuns: z.array(z.string()).describe('ISO UTC times of the next runs, soonest first'),
+      description: z
+        .string()
+        .nullable()
+        .describe('In words ("every day at 09:00"), in the time zone given; null for rarer shapes'),
+    }),
+    handler({ periodicity, timezone = 'UTC', count }, ctx) {
+      const cron = cronFor(periodicity);
+      const details: ErrorDetail[] = [];
+      if ('error' in cron) details.push({ path: 'periodicity', message: cron.error });
+      if (!isTimeZone(timezone))
+        details.push({
+          path: 'timezone',
+          message: 'must be an IANA time zone such as UTC or Europe/Paris',
+        });
+      if (details.length || 'error' in cron)
+        throw validationError(details.map((d) => `${d.path} ${d.message}`).join('; '), details);
+      return {
+        nextRuns: nextSlots(cron.cron, timezone, new Date(ctx.clock.now()), count),
+        description: describePeriodicity(periodicity, cron.cron),
+      };
     },
   }),
 ];

@@ -3,6 +3,8 @@ import { isoNow } from '../clock.js';
 import { conflict, notFound, validationError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
 import { Tool, ToolDefinition, ToolVersion, type StoredTool } from '../domain/tools.js';
+import { RawToolAnswer } from '../domain/tool-raw.js';
+import { AnalyticsWindow, ToolTrendBucket } from '../domain/trends.js';
 import type { Store } from '../store/index.js';
 import { checkToolDefinition, ToolInput, type ToolInputValue } from '../tools/definition.js';
 import { maskConfig, openConfig, sealConfig } from '../tools/secrets.js';
@@ -11,7 +13,7 @@ import { postgresRoleProblem } from '../tools/database.js';
 import { toolAnalytics } from '../tools/analytics.js';
 import { FAILURE_TYPES } from '../tools/outcome.js';
 import { effectiveConfiguration } from '../providers/view.js';
-import { Deleted, Id, deleted, nameList } from './common.js';
+import { DeletedOrChecked, DryRunQuery, Id, checked, countedNames, deleted } from './common.js';
 import { defineOperation, type OperationContext } from './types.js';
 
 /** The answer: the tool record, its secrets masked (see `present`). */
@@ -201,27 +203,31 @@ export const toolOperations = [
       "Delete a tool that no composite tool, alert or agent's configuration uses (its versions go with it)",
     http: { method: 'DELETE', path: '/v1/tools/:tool' },
     params: ToolRef,
-    output: Deleted,
-    async handler({ tool }, ctx) {
+    query: DryRunQuery,
+    output: DeletedOrChecked,
+    async handler({ tool, dryRun }, ctx) {
       return ctx.store.transaction(async (tx) => {
         const current = await findTool(tx, tool);
         const composites = await tx.tools.compositesUsing(current.name);
         const alerts = await tx.alerts.forTool(current.id);
         const agents = await agentsListing(tx, current.name);
         if (composites.length || alerts.length || agents.length) {
+          const users = [
+            composites.length
+              ? `a step of ${countedNames(
+                  composites.map((name) => ({ name })),
+                  'composite tool',
+                )}`
+              : '',
+            alerts.length ? `watched by ${countedNames(alerts, 'alert')}` : '',
+            agents.length ? `listed by ${countedNames(agents, 'agent')}` : '',
+          ].filter(Boolean);
           throw conflict(
-            `Tool '${current.name}' is still in use: ${[
-              composites.length
-                ? `a step of ${nameList(composites.map((name) => ({ name })))}`
-                : '',
-              alerts.length ? `watched by alert(s) ${nameList(alerts)}` : '',
-              agents.length ? `listed by agent(s) ${nameList(agents)}` : '',
-            ]
-              .filter(Boolean)
-              .join('; ')}`,
+            `Tool '${current.name}' is in use: ${users.join('; ')}; remove it from them first`,
             { composites, alerts, agents },
           );
         }
+        if (dryRun) return checked(current.id);
         await tx.tools.delete(current.id);
         return deleted(current.id);
       });
@@ -307,6 +313,7 @@ export const toolOperations = [
           .unknown()
           .optional()
           .describe('Dry runs: the request that would be sent, secrets masked'),
+        raw: RawToolAnswer.optional(),
       })
       .describe('A failing tool is a 200 with success false; bad parameters are a 400'),
     async handler({ tool, parameters, context, dryRun, agentId }, ctx) {
@@ -317,6 +324,7 @@ export const toolOperations = [
         source: 'test',
         agentId: agentId ?? null,
         dryRun,
+        captureRaw: true,
       });
     },
   }),
@@ -325,7 +333,10 @@ export const toolOperations = [
     summary: 'Usage, performance and errors of a tool over a window of days',
     http: { method: 'GET', path: '/v1/tools/:tool/analytics' },
     params: ToolRef,
-    query: { days: z.coerce.number().int().min(1).max(365).default(7) },
+    query: {
+      days: z.coerce.number().int().min(1).max(365).default(7),
+      window: AnalyticsWindow.optional(),
+    },
     output: z.object({
       toolId: z.string(),
       name: z.string(),
@@ -353,12 +364,17 @@ export const toolOperations = [
         }),
       ),
       recommendations: z.array(z.string()),
+      trend: z
+        .array(ToolTrendBucket)
+        .describe(
+          "The window's calls bucket by bucket, oldest first (buckets sized to the window)",
+        ),
     }),
-    async handler({ tool, days }, ctx) {
+    async handler({ tool, days, window }, ctx) {
       return toolAnalytics(
         ctx.store.toolCalls,
         await findTool(ctx.store, tool),
-        days,
+        { days, window },
         ctx.clock.now(),
       );
     },

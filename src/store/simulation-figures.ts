@@ -12,7 +12,7 @@ export interface AudioCall {
 }
 
 /** A simulation of an agent that ended (scored, or in error): what its analytics read. */
-export type EndedForAgent = Pick<Simulation, 'score' | 'results' | 'passed'> & {
+export type EndedForAgent = Pick<Simulation, 'score' | 'results' | 'passed' | 'duration_ms'> & {
   status: 'completed' | 'failed';
   /** When it ended (when it was queued, for one ended without a time). */
   at: string;
@@ -21,7 +21,10 @@ export type EndedForAgent = Pick<Simulation, 'score' | 'results' | 'passed'> & {
 type Row = Record<string, unknown>;
 
 const callOf = SIM.reader<Pick<Simulation, 'turns'> & { audio: AudioSummary }>(['turns', 'audio']);
-const endedOf = SIM.reader<EndedForAgent>(['status', 'score', 'passed', 'results'], ['at']);
+const endedOf = SIM.reader<EndedForAgent>(
+  ['status', 'score', 'passed', 'results', 'duration_ms'],
+  ['at'],
+);
 
 /** Figures other domains read from simulations (alerts, agent analytics). */
 export function createSimulationFigures({ db }: StoreContext) {
@@ -76,12 +79,22 @@ export function createSimulationFigures({ db }: StoreContext) {
       toIso: string,
     ): Promise<EndedForAgent[]> {
       const { rows } = await sql<Row & { at: string }>`SELECT score, results, status, passed,
-          COALESCE(ended_at, created_at) AS at
+          duration_ms, COALESCE(ended_at, created_at) AS at
         FROM simulations
         WHERE agent_id = ${agentId} AND status IN ('completed', 'failed')
           AND COALESCE(ended_at, created_at) >= ${fromIso}
           AND COALESCE(ended_at, created_at) <= ${toIso}`.execute(db);
       return rows.map((r) => endedOf(r, r.at));
+    },
+    /** When the agent's first simulation ended (an analytics window of all time starts there). */
+    async firstEndedForAgent(agentId: string): Promise<string | null> {
+      const { rows } = await sql<{
+        at: string | null;
+      }>`SELECT MIN(COALESCE(ended_at, created_at)) AS at
+        FROM simulations WHERE agent_id = ${agentId} AND status IN ('completed', 'failed')`.execute(
+        db,
+      );
+      return rows[0]?.at ?? null;
     },
   };
 }

@@ -63,6 +63,58 @@ function windowFigures({ db }: StoreContext, flush: () => Promise<void>) {
   };
 }
 
+/** One bucket of a window, as the trend query answers it (empty buckets are absent). */
+export interface BucketFigures {
+  bucket: number;
+  total: number;
+  successes: number;
+  p50: number | null;
+  p95: number | null;
+}
+
+/**
+ * A tool's window cut into buckets of `size` ms from `from`: per bucket its calls, successes and
+ * nearest-rank p50 and p95 of durations, in one query however many calls (ranked by window
+ * functions, as p95OfTools does). A bucket holds its end and not its start (the first also holds
+ * `from`): the window's last instant, now, is in the last bucket. `from` and `size` are whole
+ * numbers the engine computed, written as literals so that both databases divide integers (and
+ * truncate toward zero alike).
+ */
+function trendFigures({ db }: StoreContext, flush: () => Promise<void>) {
+  return {
+    async trend(toolId: string, from: number, to: number, size: number): Promise<BucketFigures[]> {
+      await flush();
+      const start = sql.lit(Math.floor(from) + 1);
+      const step = sql.lit(Math.max(1, Math.floor(size)));
+      const { rows } = await sql<BucketFigures>`SELECT bucket, MAX(n) AS total,
+          ${sql.raw(countWhere("outcome = 'success'"))} AS successes,
+          MIN(CASE WHEN rn = (n * 50 + 99) / 100 THEN duration_ms END) AS p50,
+          MIN(CASE WHEN rn = (n * 95 + 99) / 100 THEN duration_ms END) AS p95
+        FROM (SELECT bucket, outcome, duration_ms,
+            ROW_NUMBER() OVER (PARTITION BY bucket ORDER BY duration_ms) AS rn,
+            COUNT(*) OVER (PARTITION BY bucket) AS n
+          FROM (SELECT (started_ms - ${start}) / ${step} AS bucket, outcome, duration_ms
+            FROM tool_calls WHERE ${window(toolId, from, to)}) bucketed) ranked
+        GROUP BY bucket ORDER BY bucket`.execute(db);
+      return rows.map((r) => ({
+        bucket: Number(r.bucket),
+        total: Number(r.total),
+        successes: Number(r.successes),
+        p50: r.p50 === null ? null : Number(r.p50),
+        p95: r.p95 === null ? null : Number(r.p95),
+      }));
+    },
+    /** When the tool was first called (an analytics window of all time starts there). */
+    async firstCall(toolId: string): Promise<number | null> {
+      await flush();
+      const { rows } = await sql<{ first: number | null }>`SELECT MIN(started_ms) AS first
+        FROM tool_calls WHERE tool_id = ${toolId}`.execute(db);
+      const first = rows[0]?.first;
+      return first === null || first === undefined ? null : Number(first);
+    },
+  };
+}
+
 /** Figures of many tools, of a tool name, and of failures; each read first writes what is buffered. */
 function toolFigures({ db }: StoreContext, flush: () => Promise<void>) {
   return {
@@ -276,6 +328,7 @@ export function createToolCallStore(ctx: StoreContext, log: ToolCallLog) {
   return {
     ...windowFigures(ctx, flush),
     ...toolFigures(ctx, flush),
+    ...trendFigures(ctx, flush),
     /** Answers once the call is buffered; it is written within 50 ms. */
     insert(c: ToolCallRecord): Promise<void> {
       log.insert(c);

@@ -1,4 +1,6 @@
 import type { StoredTool } from '../store/tools.js';
+import { spanOf, type ToolTrendBucket, type WindowAsk } from '../domain/trends.js';
+import { toolTrend } from './trend.js';
 import type { Store } from '../store/index.js';
 import { recommend } from './recommendations.js';
 import { DEFAULT_TIMEOUT_MS } from './runtime.js';
@@ -18,6 +20,7 @@ export interface ToolAnalytics {
   };
   errors: { type: string; count: number; percentage: number; message: string }[];
   recommendations: string[];
+  trend: ToolTrendBucket[];
 }
 
 const pct = (part: number, total: number): number =>
@@ -46,10 +49,14 @@ export function ratesOf(f: { total: number; successes: number; timeouts: number 
 export async function toolAnalytics(
   calls: Store['toolCalls'],
   tool: StoredTool,
-  days: number,
+  asked: number | WindowAsk,
   now: number,
 ): Promise<ToolAnalytics> {
-  const from = now - days * 86_400_000;
+  const { days, window } = typeof asked === 'number' ? { days: asked, window: undefined } : asked;
+  const span = await spanOf({ days, window }, now, () => calls.firstCall(tool.id));
+  const { from } = span;
+  // A window shorter than a day still averages per day (a call in the last hour is 24 a day).
+  const spanDays = (now - from) / 86_400_000;
   const f = await calls.figures(tool.id, from, now);
   const { successRate, timeoutRate, errorRate } = ratesOf(f);
   const p95 = (await calls.p95(tool.id, from, now, f.total)) ?? 0;
@@ -60,14 +67,14 @@ export async function toolAnalytics(
     message: e.message ?? '',
   }));
   const def = tool.definition as unknown as ToolDef;
-  const analytics: Omit<ToolAnalytics, 'recommendations'> = {
+  const analytics: Omit<ToolAnalytics, 'recommendations' | 'trend'> = {
     toolId: tool.id,
     name: tool.name,
-    timeRange: `${days}d`,
+    timeRange: span.label,
     usage: {
       totalCalls: f.total,
       uniqueAgents: f.agents,
-      avgCallsPerDay: Math.round(f.total / days),
+      avgCallsPerDay: Math.round(f.total / (window ? spanDays : days)),
     },
     performance: {
       successRate,
@@ -88,5 +95,5 @@ export async function toolAnalytics(
     retried: f.retried,
     retriedOk: f.retriedOk,
   });
-  return { ...analytics, recommendations };
+  return { ...analytics, recommendations, trend: await toolTrend(calls, tool.id, span) };
 }

@@ -57,7 +57,9 @@ export async function runComposite({
       }
       let answer: ToolAnswer;
       try {
-        answer = await execute(tool, params, { ...call, depth: (call.depth ?? 0) + 1 });
+        // A composite's raw answer would be one of many: its steps keep none.
+        const depth = (call.depth ?? 0) + 1;
+        answer = await execute(tool, params, { ...call, depth, captureRaw: false });
       } catch (err) {
         if (err instanceof AppError && err.code === 'validation_error') {
           const details = (err.details as { path: string; message: string }[]).map((d) => ({

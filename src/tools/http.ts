@@ -3,6 +3,7 @@ import { blockedBy } from '../net/guard.js';
 import { isCredentialHeader, responseCap, ResponseTooLarge } from '../net/outbound.js';
 import { failureForStatus, ToolFailure } from './outcome.js';
 import type { AuthApplied } from './auth.js';
+import type { ReadAnswer } from './raw-answer.js';
 
 export const MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 export const MAX_REDIRECTS = 3;
@@ -76,10 +77,8 @@ function isEmpty(o: object): boolean {
 const lower = (h: Record<string, string>): Record<string, string> =>
   Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
 
-export interface HttpAnswer {
-  status: number;
-  text: string;
-}
+/** The answer as read: its status, headers and decoded body, and that body as text. */
+export type HttpAnswer = ReadAnswer;
 
 /** Request headers a browser sends to another origin without asking it first (CORS-safelisted). */
 const SAFELISTED = new Set(['accept', 'accept-language', 'content-language', 'content-type']);
@@ -112,7 +111,7 @@ export async function send(
   const deadline = new Deadline(timeoutMs);
   let answer: HttpAnswer;
   try {
-    const { status, body } = await exchange(
+    const { status, headers, body } = await exchange(
       {
         method: request.method,
         url: request.url,
@@ -126,13 +125,14 @@ export async function send(
         keepAcrossOrigins: keptAcrossOrigins(auth),
       },
     );
-    answer = { status, text: body.toString('utf8') };
+    // The buffer and headers are kept by reference: a tool test shows them as its raw answer.
+    answer = { status, headers, body, text: body.toString('utf8') };
   } catch (err) {
     throw classifyTransportError(err, timeoutMs, deadline.aborted);
   } finally {
     deadline.clear();
   }
-  if (answer.status >= 400) throw failureForStatus(answer.status, answer.text);
+  if (answer.status >= 400) throw failureForStatus(answer.status, answer.text, answer);
   return answer;
 }
 
@@ -164,6 +164,7 @@ export function parseBody(answer: HttpAnswer, required: boolean): unknown {
       'invalid_response',
       `The response mapping needs JSON, but ${why}`,
       answer.status,
+      answer,
     );
   };
   if (answer.text.trim() === '') return required ? fail('the response body is empty') : null;

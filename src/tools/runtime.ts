@@ -8,6 +8,7 @@ import { buildRequest, parseBody, send, type HttpConfig } from './http.js';
 import { applyMapping } from './mapping.js';
 import { CallFailed, ToolFailure, type FailureType } from './outcome.js';
 import { resolveParameters } from './params.js';
+import { rawAnswer } from './raw-answer.js';
 import { redact } from './secrets.js';
 import type { ExecuteTool, Handler, RuntimeDeps, ToolAnswer, ToolCall, ToolDef } from './types.js';
 
@@ -19,6 +20,7 @@ interface Produced {
   statusCode: number | null;
   attempts: number;
   warnings: string[];
+  raw?: ToolAnswer['raw'];
 }
 
 const HANDLER_KEY: Partial<Record<FailureType, keyof NonNullable<ToolDef['errorHandling']>>> = {
@@ -81,6 +83,7 @@ export const executeTool: ExecuteTool = async (tool, params, call) => {
       warnings: [],
       error: err.describe(),
     };
+    if (options.captureRaw && err.failure.answer) answer.raw = rawAnswer(err.failure.answer);
     const handler = handlerFor(def, err.failure.type);
     if (handler)
       answer.fallback = { message: handler.fallbackMessage ?? null, action: handler.action };
@@ -178,11 +181,13 @@ async function produce(
       });
       const body = withAttempts(() => parseBody(answer.value, needsJson), answer.attempts);
       const mapped = applyMapping(body, def.responseMapping);
+      // One shape whether or not the raw answer is kept (an added field would change it).
       return {
         result: mapped.result,
         statusCode: answer.value.status,
         attempts: answer.attempts,
         warnings: mapped.warnings,
+        raw: call.captureRaw ? rawAnswer(answer.value) : undefined,
       };
     }
   }

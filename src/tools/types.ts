@@ -3,6 +3,7 @@ import type { CallSource, ToolCallRecord } from '../domain/tools.js';
 import type { StoredTool } from '../store/tools.js';
 import type { ParameterDefinition } from './params.js';
 import type { OAuthTokenCache, TargetAuth } from './auth.js';
+import type { RawToolAnswer } from '../domain/tool-raw.js';
 
 export interface Handler {
   fallbackMessage?: string;
@@ -39,6 +40,8 @@ export interface ToolAnswer {
   fallback?: { message: string | null; action: string };
   dryRun?: true;
   request?: unknown;
+  /** HTTP tools, when the call asked for it: the target's answer as it came, secrets masked. */
+  raw?: RawToolAnswer;
 }
 
 export interface RuntimeDeps {
@@ -61,6 +64,8 @@ export interface CallOptions {
   agentId?: string | null;
   dryRun?: boolean;
   depth?: number;
+  /** Keep the target's raw answer on the answer (a tool test shows it; agents never need it). */
+  captureRaw?: boolean;
 }
 
 /** One call of a tool: who asks and how, in what context, with which runtime. */

@@ -90,7 +90,10 @@ describe('agent analytics: GET /v1/agents/{id}/analytics', () => {
   it("answers the specification's record with figures computed by hand", async () => {
     const res = await s.call('GET', '/v1/agents/agt_a/analytics?breakdown=category&days=7');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({
+    // The trend (7 days in 6-hour buckets) is read in test/api/tool-results.test.ts.
+    const { trend, ...record } = res.body;
+    expect(trend).toHaveLength(28);
+    expect(record).toEqual({
       agent: 'agt_a',
       timeRange: '7d',
       overallScore: 65, // (90 + 70 + 35) / 3

@@ -18,7 +18,9 @@ import { client, useSession, wsInput } from '../stores/session';
 import { ErrorNote, fieldError, fmtDate, useAction, useLoad } from '../ui/common';
 import { EditorDialog } from '../ui/EditorDialog';
 import { ResourcePage } from '../ui/ResourcePage';
+import { EmptyState } from '../ui/EmptyState';
 import { RowActions } from '../ui/RowActions';
+import { PeriodicityField } from '../ui/SchedulePreview';
 
 function ScheduleEditor({ onClose }: { onClose: (saved: boolean) => void }) {
   const scenarios = useScenarios();
@@ -64,9 +66,12 @@ function ScheduleEditor({ onClose }: { onClose: (saved: boolean) => void }) {
           </MenuItem>
         )),
       })}
-      {field('periodicity', 'Periodicity', {
-        hint: 'hourly, daily, weekly, monthly, or a cron expression such as 0 9 * * 1-5',
-      })}
+      <PeriodicityField
+        value={form.periodicity}
+        timezone={form.timezone}
+        saveError={save.error}
+        onChange={(periodicity) => setForm({ ...form, periodicity })}
+      />
       {field('timezone', 'Time zone (IANA)')}
       {field('periodEndCondition', 'Ends', { hint: 'never, after:<N> runs, or until:<date>' })}
     </EditorDialog>
@@ -185,10 +190,12 @@ export function Schedules() {
           ])}
         </TableBody>
       </Table>
-      {items.length === 0 && (
-        <Typography sx={{ mt: 2 }}>
-          No schedules yet: run a scenario on a periodicity with “New schedule”.
-        </Typography>
+      {items.length === 0 && !error && (
+        <EmptyState
+          text="No schedules yet. A schedule runs a scenario again and again (hourly, daily, on a cron), to catch regressions."
+          actionLabel="Schedule a scenario"
+          onAction={() => setCreating(true)}
+        />
       )}
       {creating && (
         <ScheduleEditor

@@ -31,7 +31,6 @@ import { client, useSession } from '../stores/session';
 import {
   ActionButton,
   ErrorNote,
-  JsonField,
   Page,
   fieldError,
   fmtDate,
@@ -40,7 +39,16 @@ import {
   useLoad,
 } from '../ui/common';
 import { ResourcePage } from '../ui/ResourcePage';
+import { plural } from '../ui/words';
+import { EmptyState } from '../ui/EmptyState';
 import { RowActions } from '../ui/RowActions';
+import { JsonToggleField } from '../ui/JsonToggleField';
+import { ParseReportProvider, useParseProblems } from '../ui/parseProblems';
+import { recordOf } from '../ui/rowValues';
+import { ToolRequestForm, definitionProblem } from '../ui/ToolRequestForm';
+import { ToolAnswerPanes } from '../ui/ToolRawAnswer';
+import { ToolTrend } from '../ui/AnalyticsTrends';
+import { WindowPicker, type AnalyticsWindow } from '../ui/WindowPicker';
 
 const VOLATILE = new Set(['id', 'version', 'created_at', 'updated_at']);
 
@@ -58,7 +66,10 @@ type Tool = OutputOf<'tools.get'>;
 /** A definition as the tester wrote it: the engine validates it on save and names any bad field. */
 type ToolDraft = Record<string, unknown>;
 
-/** Common fields as a form; the rest (parameters, mapping, rules, steps, ...) as JSON. */
+/**
+ * Name, description and type, then the definition (request, parameters, mapping) as a form or as
+ * JSON (rules, steps, ...); Save waits while the JSON does not parse.
+ */
 function ToolEditor({
   initial,
   onSave,
@@ -88,6 +99,7 @@ function ToolEditor({
       ? restInitial
       : { config: { url: 'https://', method: 'GET' }, parameters: [] },
   );
+  const problems = useParseProblems();
   return (
     <Stack spacing={2} sx={{ mt: 1 }}>
       <TextField
@@ -111,22 +123,28 @@ function ToolEditor({
           </MenuItem>
         ))}
       </TextField>
-      <JsonField
-        label="Definition (config, parameters, responseMapping, rules, errorHandling, ...)"
-        value={rest}
-        onChange={(v) => setRest(v ?? {})}
-        error={
-          fieldError(error, 'config') ??
-          fieldError(error, 'parameters') ??
-          fieldError(error, 'responseMapping') ??
-          fieldError(error, 'rules')
-        }
-        minRows={10}
-      />
+      <ParseReportProvider value={problems.report}>
+        <JsonToggleField
+          label="Tool definition"
+          jsonLabel="Definition (config, parameters, responseMapping, rules, errorHandling, ...)"
+          value={rest}
+          onChange={(v) => setRest(v ?? {})}
+          formProblem={definitionProblem}
+          form={<ToolRequestForm type={type} definition={recordOf(rest)} onChange={setRest} />}
+          error={
+            fieldError(error, 'config') ??
+            fieldError(error, 'parameters') ??
+            fieldError(error, 'responseMapping') ??
+            fieldError(error, 'rules')
+          }
+          minRows={10}
+        />
+      </ParseReportProvider>
       <ErrorNote error={error} />
       <Box>
         <ActionButton
           busy={busy}
+          disabled={problems.unparsed}
           onClick={() => onSave({ ...(rest as ToolDraft), name, description, type })}
         >
           Save tool
@@ -192,12 +210,20 @@ export function Tools() {
                   name: t.name,
                   consequence: 'Its versions go with it.',
                   onConfirm: () => remove.run(t.id),
+                  check: () => client().invoke('tools.delete', { tool: t.id, dryRun: true }),
                 }}
               />
             </TableRow>
           ))}
         </TableBody>
       </Table>
+      {items.length === 0 && !error && (
+        <EmptyState
+          text="No tools yet. A tool is an API your agent calls during a conversation (an order lookup, a booking)."
+          actionLabel="Create your first tool"
+          onAction={() => setCreating(true)}
+        />
+      )}
       <Dialog open={creating} onClose={() => setCreating(false)} fullWidth maxWidth="md">
         <DialogTitle>New tool</DialogTitle>
         <DialogContent>
@@ -307,12 +333,7 @@ function TestConsole({ tool }: { tool: Tool }) {
               {w}
             </Typography>
           ))}
-          <Box
-            component="pre"
-            sx={{ bgcolor: 'action.hover', p: 1, overflow: 'auto', maxHeight: 300 }}
-          >
-            {JSON.stringify(answer.request ?? answer.result, null, 2)}
-          </Box>
+          <ToolAnswerPanes answer={answer} />
         </Box>
       )}
     </Stack>
@@ -326,7 +347,11 @@ export function ToolDetail({ id }: { id: string }) {
     () => client().invoke('tools.versions', { tool: id }),
     [id, tool.data?.version],
   );
-  const analytics = useLoad(() => client().invoke('tools.analytics', { tool: id, days: 7 }), [id]);
+  const [timeWindow, setTimeWindow] = useState<AnalyticsWindow>('7d');
+  const analytics = useLoad(
+    () => client().invoke('tools.analytics', { tool: id, window: timeWindow }),
+    [id, timeWindow],
+  );
   // Calls from tests, simulations and call history: the figures follow them.
   useEngineRefresh(
     (e) => e.type === 'tools.called' && e.data.toolIds.includes(id),
@@ -401,9 +426,11 @@ export function ToolDetail({ id }: { id: string }) {
             )}
             {tab === 3 && a && (
               <Box>
+                <WindowPicker value={timeWindow} onChange={setTimeWindow} />
                 <Typography>
-                  {a.usage.totalCalls} calls · success {fmtNum(a.performance.successRate, '%')} ·
-                  avg {fmtNum(a.performance.avgResponseTime, ' ms')} · p95{' '}
+                  {plural(a.usage.totalCalls, 'call')} · success{' '}
+                  {fmtNum(a.performance.successRate, '%')} · avg{' '}
+                  {fmtNum(a.performance.avgResponseTime, ' ms')} · p95{' '}
                   {fmtNum(a.performance.p95ResponseTime, ' ms')}
                 </Typography>
                 <BarChart
@@ -420,6 +447,7 @@ export function ToolDetail({ id }: { id: string }) {
                     },
                   ]}
                 />
+                <ToolTrend trend={a.trend} />
                 {a.recommendations.map((r: string) => (
                   <Typography key={r} variant="body2">
                     • {r}
