@@ -3,6 +3,7 @@
 // that the bridge and the renderer are typed from the catalogue without importing the engine. `npm run gen:operations`;
 // a test fails when the file and the catalogue differ.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { THRESHOLD_RANGES, TOOL_METRICS } from '../src/domain/alerts.js';
 import { catalogue } from '../src/operations/catalogue.js';
 import type { Operation } from '../src/operations/types.js';
 
@@ -28,6 +29,8 @@ const ENUM_LISTS: readonly (readonly [string, string, string, ('body' | 'output'
   ['ALERT_CONDITION_TYPES', 'alerts.create', 'condition.type'],
   ['ALERT_OPERATORS', 'alerts.create', 'condition.operator'],
   ['ALERT_SEVERITIES', 'alerts.create', 'severity'],
+  // The input is a union per type, so the answer's list (the scorer's types) is taken.
+  ['METRIC_TYPES', 'scorecards.get', 'scorecard.metrics.type', 'output'],
 ];
 
 interface EnumField {
@@ -65,6 +68,20 @@ function renderList(name: string, values: string[]): string {
   return `export const ${name} = [\n${values.map((v) => `  '${v}',`).join('\n')}\n] as const;\n`;
 }
 
+/**
+ * What the alert editor offers and says that no schema holds as an enum: a tool condition's
+ * metrics, and the range a threshold may take per metric (the engine refuses one outside).
+ */
+const renderAlertFigures = (): string =>
+  `\n/** alerts.create: condition.metric of a tool_performance condition. */\n` +
+  renderList('ALERT_TOOL_METRICS', [...TOOL_METRICS]) +
+  `\n/** alerts.create: condition.threshold's range per metric (no max: unbounded). */\n` +
+  `export const ALERT_THRESHOLD_RANGES: Readonly<Record<string, { min: number; max?: number }>> = {\n` +
+  Object.entries(THRESHOLD_RANGES)
+    .map(([m, r]) => `  ${m}: { min: ${r.min}${r.max === undefined ? '' : `, max: ${r.max}`} },\n`)
+    .join('') +
+  `};\n`;
+
 // Values, not types, so the renderer cannot import them from src/: it imports this generated copy.
 export const renderCatalogueEnums = (ops: readonly Operation[]): string =>
   `// Generated from the engine's catalogue by scripts/operation-names.ts: do not edit.\n` +
@@ -72,7 +89,8 @@ export const renderCatalogueEnums = (ops: readonly Operation[]): string =>
     const [name, operation, field, from] = row;
     const where = from === 'output' ? `${field} (answer)` : field;
     return `\n/** ${operation}: ${where}. */\n${renderList(name, enumOptions(ops, row))}`;
-  }).join('');
+  }).join('') +
+  renderAlertFigures();
 
 if (process.argv[1]?.endsWith('operation-names.ts')) {
   writeFileSync(

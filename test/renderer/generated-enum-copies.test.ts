@@ -25,6 +25,7 @@ describe("the screens' enum lists come from the records", () => {
     const quoted = (v: string) => `'${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}'`;
     // A copy starts with the list's first three values in a row, as a screen would write them.
     const patterns = Object.entries(lists)
+      .flatMap(([name, values]) => (Array.isArray(values) ? [[name, values] as const] : []))
       .filter(([, values]) => values.length >= 3)
       .map(([name, values]) => ({
         name,

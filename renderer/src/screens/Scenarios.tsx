@@ -24,18 +24,15 @@ import { EXECUTION_CHANNELS, EXECUTION_MODES } from '../generated/catalogue-enum
 import { useAgents, usePersonas, useScenarios, useScorecards } from '../stores/resources';
 import { client, useSession, wsInput } from '../stores/session';
 import { changesExecution, useEngineRefresh } from '../stores/events';
-import {
-  ActionButton,
-  ErrorNote,
-  JsonField,
-  StatusChip,
-  fieldError,
-  fmtNum,
-  useAction,
-} from '../ui/common';
+import { ActionButton, ErrorNote, StatusChip, fieldError, fmtNum, useAction } from '../ui/common';
 import { EditorDialog } from '../ui/EditorDialog';
+import { JsonToggleField } from '../ui/JsonToggleField';
+import { ScriptForm, VariablesForm } from '../ui/ScriptForm';
+import { rowsOf, rowsProblem } from '../ui/rowValues';
 import { ResourcePage, useEditor } from '../ui/ResourcePage';
+import { EmptyState } from '../ui/EmptyState';
 import { RowActions } from '../ui/RowActions';
+import { ExecuteGuidance } from '../ui/ExecuteGuidance';
 import { executionEnded } from '../ui/executionStatus';
 import {
   ExecutionLineFields,
@@ -51,8 +48,8 @@ type ScenarioInput = InputOf<'scenarios.create'>;
 type Execution = OutputOf<'executions.get'>['execution'];
 
 /**
- * The editor's form. Variables and script are JSON the tester writes: kept as typed, and the
- * engine validates them on save and names any bad field.
+ * The editor's form. Variables and script are edited as rows or as JSON: kept as the tester wrote
+ * them, and the engine validates them on save and names any bad field.
  */
 interface ScenarioForm {
   name: string;
@@ -175,6 +172,19 @@ const bodyOf = (form: ScenarioForm) => ({
       : null,
 });
 
+/** The scenario editor's fields by engine path: an error on one is said under it, not twice. */
+const SCENARIO_FIELDS = {
+  name: 'Name',
+  prompt: 'Situation',
+  personas: 'Personas',
+  targetAgents: 'Target agents',
+  scorecard: 'Scorecard',
+  'audio.line': 'Line',
+  expectedOutcome: 'Expected outcome',
+  promptVariables: 'Prompt variables',
+  script: 'Caller script',
+};
+
 function ScenarioEditor({
   scenario,
   onClose,
@@ -200,6 +210,7 @@ function ScenarioEditor({
       saveLabel="Save scenario"
       save={save}
       onClose={() => onClose(false)}
+      fields={SCENARIO_FIELDS}
       maxWidth="md"
     >
       <TextField
@@ -237,16 +248,33 @@ function ScenarioEditor({
         onChange={(e) => setForm({ ...form, expectedOutcome: e.target.value })}
         {...err('expectedOutcome')}
       />
-      <JsonField
-        label='Variables: [{"name", "type", "defaultValue"}]'
+      <JsonToggleField
+        label="Prompt variables"
+        jsonLabel='Variables: [{"name", "type", "defaultValue"}]'
         value={form.promptVariables}
         onChange={(v) => setForm({ ...form, promptVariables: v ?? [] })}
+        formProblem={rowsProblem}
+        form={
+          <VariablesForm
+            rows={rowsOf(form.promptVariables) ?? []}
+            onChange={(v) => setForm({ ...form, promptVariables: v })}
+          />
+        }
         error={fieldError(save.error, 'promptVariables')}
+        minRows={3}
       />
-      <JsonField
-        label='Script (optional): [{"say", "expect": {"contains"}}]'
+      <JsonToggleField
+        label="Caller script"
+        jsonLabel='Script (optional): [{"say", "expect": {"contains"}}]'
         value={form.script}
         onChange={(v) => setForm({ ...form, script: v })}
+        formProblem={rowsProblem}
+        form={
+          <ScriptForm
+            rows={rowsOf(form.script) ?? []}
+            onChange={(v) => setForm({ ...form, script: v.length ? v : null })}
+          />
+        }
         error={fieldError(save.error, 'script')}
         helperText={SCRIPT_HELP}
       />
@@ -447,7 +475,15 @@ function ExecutionProgress({ scenario, execution }: { scenario: Scenario; execut
 }
 
 /** Asks for the variables, starts the execution, then follows it to the end with a progress bar. */
-function ExecuteDialog({ scenario, onClose }: { scenario: Scenario; onClose: () => void }) {
+function ExecuteDialog({
+  scenario,
+  onClose,
+  onEditScenario,
+}: {
+  scenario: Scenario;
+  onClose: () => void;
+  onEditScenario: () => void;
+}) {
   const [form, setForm] = useState<ExecuteForm>({
     values: {},
     runs: '1',
@@ -462,6 +498,7 @@ function ExecuteDialog({ scenario, onClose }: { scenario: Scenario; onClose: () 
     <Dialog open onClose={onClose} fullWidth aria-labelledby="execute-title">
       <DialogTitle id="execute-title">Execute “{scenario.name}”</DialogTitle>
       <DialogContent>
+        {!execution && <ExecuteGuidance scenario={scenario} onEditScenario={onEditScenario} />}
         {!execution && (
           <ExecuteFields scenario={scenario} form={form} setForm={setForm} error={start.error} />
         )}
@@ -536,6 +573,11 @@ export function Scenarios() {
                   consequence:
                     'Its executions and their simulations, transcripts and scores are deleted with it.',
                   onConfirm: () => remove.run(s.id),
+                  check: () =>
+                    client().invoke(
+                      'scenarios.delete',
+                      wsInput({ scenario_id: s.id, dryRun: true }),
+                    ),
                 }}
               >
                 <Button size="small" variant="contained" onClick={() => setExecuting(s)}>
@@ -546,6 +588,13 @@ export function Scenarios() {
           ))}
         </TableBody>
       </Table>
+      {items.length === 0 && !error && (
+        <EmptyState
+          text="No scenarios yet. A scenario is a situation your agent must handle: who calls, about what, and how it is scored."
+          actionLabel="Create your first scenario"
+          onAction={() => editor.open(null)}
+        />
+      )}
       {editor.editing !== undefined && (
         <ScenarioEditor scenario={editor.editing} onClose={editor.close} />
       )}
@@ -555,6 +604,10 @@ export function Scenarios() {
           onClose={() => {
             setExecuting(null);
             void reload();
+          }}
+          onEditScenario={() => {
+            setExecuting(null);
+            editor.open(executing);
           }}
         />
       )}

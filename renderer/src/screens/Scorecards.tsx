@@ -3,10 +3,14 @@ import { useEffect, useState } from 'react';
 import type { OutputOf } from '../client';
 import { useScorecards } from '../stores/resources';
 import { client, wsInput } from '../stores/session';
-import { JsonField, fieldError, useAction } from '../ui/common';
+import { fieldError, useAction } from '../ui/common';
 import { EditorDialog } from '../ui/EditorDialog';
+import { JsonToggleField } from '../ui/JsonToggleField';
+import { MetricForm } from '../ui/MetricForm';
 import { ResourcePage, useEditor } from '../ui/ResourcePage';
+import { EmptyState } from '../ui/EmptyState';
 import { RowActions } from '../ui/RowActions';
+import { rowsOf, rowsProblem } from '../ui/rowValues';
 
 type Scorecard = OutputOf<'scorecards.list'>['scorecards'][number];
 type MetricType = Scorecard['metrics'][number]['type'];
@@ -66,7 +70,8 @@ function ScorecardEditor({
 }) {
   const [name, setName] = useState(scorecard?.name ?? '');
   const [threshold, setThreshold] = useState(String(scorecard?.passThreshold ?? 70));
-  // Edited as JSON: each metric as the tester wrote it, without the id the engine gave it.
+  // Edited with the form or as JSON: each metric as the tester wrote it, without the id the
+  // engine gave it. What is saved is what is on screen: Save waits while the JSON does not parse.
   const [metrics, setMetrics] = useState<unknown>(
     scorecard?.metrics.map(({ id: _id, ...m }) => m) ?? EXAMPLE,
   );
@@ -105,11 +110,14 @@ function ScorecardEditor({
         error={Boolean(fieldError(save.error, 'passThreshold'))}
         helperText={fieldError(save.error, 'passThreshold')}
       />
-      <JsonField
-        label='Metrics: [{"name", "type", "config", "weight"}]'
+      <JsonToggleField
+        label="Scorecard metrics"
+        jsonLabel='Metrics: [{"name", "type", "config", "weight"}]'
         helperText={METRIC_HELP}
         value={metrics}
         onChange={setMetrics}
+        formProblem={rowsProblem}
+        form={<MetricForm metrics={rowsOf(metrics) ?? []} onChange={setMetrics} />}
         error={fieldError(save.error, 'metrics')}
         minRows={8}
       />
@@ -155,12 +163,24 @@ export function Scorecards() {
                   name: s.name,
                   consequence: 'Its metrics are gone for good; past simulations keep their scores.',
                   onConfirm: () => remove.run(s.id),
+                  check: () =>
+                    client().invoke(
+                      'scorecards.delete',
+                      wsInput({ scorecard_id: s.id, dryRun: true }),
+                    ),
                 }}
               />
             </TableRow>
           ))}
         </TableBody>
       </Table>
+      {items.length === 0 && !error && (
+        <EmptyState
+          text="No scorecards yet. A scorecard lists what a call must get right, and how each point is measured."
+          actionLabel="Create a scorecard"
+          onAction={() => editor.open(null)}
+        />
+      )}
       {editor.editing !== undefined && (
         <ScorecardEditor scorecard={editor.editing} onClose={editor.close} />
       )}

@@ -16,11 +16,14 @@ import {
   ActionButton,
   ConfirmButton,
   ErrorNote,
-  JsonField,
   fieldError,
   useAction,
   useLoad,
 } from '../../ui/common';
+import { JsonToggleField } from '../../ui/JsonToggleField';
+import { OverridesForm, overridesProblem } from '../../ui/OverridesForm';
+import { ParseReportProvider, useParseProblems } from '../../ui/parseProblems';
+import { recordOf } from '../../ui/rowValues';
 
 type Agent = OperationOutput<'agents.get'>;
 type AgentConfiguration = Agent['configuration'];
@@ -53,9 +56,13 @@ function overridesOf(agent: Agent): Record<string, unknown> {
   return out;
 }
 
-/** Synced value and value in force side by side; the overrides themselves are edited as JSON. */
+/**
+ * Synced value and value in force side by side; the overrides themselves are edited with a field
+ * per synced leaf, or as JSON (Save waits while it does not parse).
+ */
 export function ConfigurationTab({ agent, onSaved }: { agent: Agent; onSaved: () => void }) {
   const [overrides, setOverrides] = useState<unknown>(() => overridesOf(agent));
+  const problems = useParseProblems();
   const save = useAction(async () => {
     // The editor holds every override: what it no longer has goes back to the synced value.
     await client().invoke('agents.reset_overrides', { agent_id: agent.id });
@@ -109,16 +116,26 @@ export function ConfigurationTab({ agent, onSaved }: { agent: Agent; onSaved: ()
         Local overrides (never written back to {agent.provider}), such as{' '}
         {'{"model": {"temperature": 0.7}}'}
       </Typography>
-      <JsonField
-        label="Overrides"
-        value={overridesOf(agent)}
-        onChange={setOverrides}
-        error={fieldError(save.error, 'configuration')}
-        sx={{ mt: 1 }}
-      />
+      <ParseReportProvider value={problems.report}>
+        <JsonToggleField
+          label="Local overrides"
+          jsonLabel="Overrides"
+          value={overrides}
+          onChange={setOverrides}
+          formProblem={overridesProblem}
+          form={
+            <OverridesForm
+              synced={synced}
+              overrides={recordOf(overrides)}
+              onChange={setOverrides}
+            />
+          }
+          error={fieldError(save.error, 'configuration')}
+        />
+      </ParseReportProvider>
       <ErrorNote error={save.error ?? reset.error} />
       <Stack direction="row" spacing={1} sx={{ mt: 1 }}>
-        <ActionButton busy={save.busy} onClick={() => void save.run()}>
+        <ActionButton busy={save.busy} disabled={problems.unparsed} onClick={() => void save.run()}>
           Save overrides
         </ActionButton>
         <ConfirmButton
