@@ -8,6 +8,7 @@ import {
   Drawer,
   IconButton,
   List,
+  ListItem,
   ListItemButton,
   ListItemText,
   Snackbar,
@@ -15,7 +16,6 @@ import {
   Toolbar,
   Tooltip,
   Typography,
-  createTheme,
 } from '@mui/material';
 import { useEffect, useMemo, useState } from 'react';
 import { useSession } from './stores/session';
@@ -24,6 +24,7 @@ import { engineLabel, useTeam } from './stores/team';
 import { Overview } from './screens/Overview';
 import { lazyScreen } from './lazyScreen';
 import { WorkspaceSwitcher } from './ui/WorkspaceSwitcher';
+import { appTheme } from './ui/theme';
 
 // Screens other than the first one load when first opened: the initial bundle carries the shell,
 // the client and the overview only.
@@ -166,7 +167,7 @@ function SignOut() {
 
 export function App() {
   const { theme: mode, setTheme, route, navigate, workspaceId } = useSession();
-  const theme = useMemo(() => createTheme({ palette: { mode } }), [mode]);
+  const theme = useMemo(() => appTheme(mode), [mode]);
   useEngineEventStream();
   useEffect(() => {
     document.body.dataset.ready = 'true';
@@ -201,17 +202,19 @@ export function App() {
           <Toolbar variant="dense" />
           <nav aria-label="Sections">
             <List dense>
+              {/* Each button in its own item: a list holds only list items (axe: list). */}
               {NAV.map(([path, label]) => (
-                <ListItemButton
-                  key={label}
-                  selected={
-                    (route[0] ?? '') === path ||
-                    (path === 'executions' && route[0] === 'simulations')
-                  }
-                  onClick={() => navigate(path)}
-                >
-                  <ListItemText primary={label} />
-                </ListItemButton>
+                <ListItem key={label} disablePadding>
+                  <ListItemButton
+                    selected={
+                      (route[0] ?? '') === path ||
+                      (path === 'executions' && route[0] === 'simulations')
+                    }
+                    onClick={() => navigate(path)}
+                  >
+                    <ListItemText primary={label} />
+                  </ListItemButton>
+                </ListItem>
               ))}
             </List>
           </nav>

@@ -64,6 +64,7 @@ test.describe('audio simulations in the interface', () => {
       persona: 'Dana',
       agent: /Pipecat bot/,
     });
+    await scenario.getByRole('switch', { name: 'Caller script as JSON' }).check();
     await scenario
       .getByLabel(/^Script/)
       .fill('[{"say": "Hello, where is my order?"}, {"say": "Thank you, goodbye."}]');
@@ -82,7 +83,7 @@ test.describe('audio simulations in the interface', () => {
       timeout: 60_000,
     });
     await run.getByRole('button', { name: 'Open results' }).click();
-    await expect(page.getByLabel('Audio latency')).toContainText('1 audio calls');
+    await expect(page.getByLabel('Audio latency')).toContainText('1 audio call');
     await page.getByTestId('simulation-list').getByRole('row').first().click();
 
     await expect(page.getByLabel('Call figures')).toContainText('twilio call');

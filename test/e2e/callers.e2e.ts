@@ -105,6 +105,7 @@ test.describe('realistic callers in the interface', () => {
       persona: 'Priya',
       agent: /Pipecat bot/,
     });
+    await scenario.getByRole('switch', { name: 'Caller script as JSON' }).check();
     await expect(scenario.getByLabel(/^Script/)).toHaveAccessibleDescription(/"dtmf": "123#"/);
     await scenario
       .getByLabel(/^Script/)
@@ -146,7 +147,7 @@ test.describe('realistic callers in the interface', () => {
     });
     await run.getByRole('button', { name: 'Open results' }).click();
 
-    await expect(page.getByLabel('Audio latency')).toContainText('1 audio calls');
+    await expect(page.getByLabel('Audio latency')).toContainText('1 audio call');
     const conditions = page.getByRole('table', { name: 'By noise and line' });
     await expect(conditions.getByRole('row', { name: /cafe mobile 1/ })).toBeVisible();
     await shot(page, '20-noise-and-line');

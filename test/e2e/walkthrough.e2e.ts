@@ -118,7 +118,8 @@ test.describe('the interface, end to end', () => {
       'You are Sam, a support agent.',
     );
     // A local override: the synced value stays beside it, and the agent is never written to.
-    await page.getByLabel('Overrides').fill('{"model": {"temperature": 0.9}}');
+    await page.getByRole('switch', { name: 'Local overrides as JSON' }).check();
+    await page.getByLabel('Overrides', { exact: true }).fill('{"model": {"temperature": 0.9}}');
     await page.getByRole('button', { name: 'Save overrides' }).click();
     const temperature = page.getByRole('row', { name: /model\.temperature/ });
     await expect(temperature).toContainText('override');
@@ -137,6 +138,7 @@ test.describe('the interface, end to end', () => {
     await editor.getByLabel('Name', { exact: true }).fill('order_status');
     await editor.getByLabel('Description').fill('Looks up an order');
     const { name: _n, description: _d, type: _t, ...definition } = ORDER_TOOL();
+    await editor.getByRole('switch', { name: 'Tool definition as JSON' }).check();
     await editor.getByLabel(/Definition/).fill(JSON.stringify(definition));
     await editor.getByRole('button', { name: 'Save tool' }).click();
     await expect(page.getByRole('heading', { name: 'Tool: order_status' })).toBeVisible();
@@ -196,13 +198,13 @@ test.describe('the interface, end to end', () => {
       );
     }
     // The saved judge answers a one-word call: Test connection says so.
-    await models.getByRole('button', { name: 'Test the judge model' }).click();
+    await models.getByRole('button', { name: 'Test connection to the judge model' }).click();
     await expect(models.getByRole('group', { name: 'judge' }).getByRole('status')).toContainText(
       'fake answered',
     );
     await section(page, 'Agents');
     await page.getByRole('cell', { name: 'Support Sam' }).click();
-    await page.getByRole('button', { name: 'Test the connection to Support Sam' }).click();
+    await page.getByRole('button', { name: 'Test connection to Support Sam' }).click();
     await expect(page.getByRole('status').filter({ hasText: 'answered' })).toContainText(
       /vapi answered \(\d+ ms\)/,
     );
@@ -261,10 +263,12 @@ test.describe('the interface, end to end', () => {
     await sched.getByLabel('Scenario').click();
     await page.getByRole('option', { name: 'Late order' }).click();
     await expect(page.getByRole('listbox')).toHaveCount(0);
+    // A periodicity the engine refuses is said under the field as it is typed; Save waits.
     await sched.getByLabel('Periodicity').fill('every full moon');
-    await sched.getByRole('button', { name: 'Save schedule' }).click();
     await expect(sched.getByLabel('Periodicity')).toHaveAttribute('aria-invalid', 'true');
+    await expect(sched.getByRole('button', { name: 'Save schedule' })).toBeDisabled();
     await sched.getByLabel('Periodicity').fill('0 2 * * *');
+    await expect(sched).toContainText('every day at 02:00');
     await sched.getByRole('button', { name: 'Save schedule' }).click();
     await expect(page.getByRole('table', { name: 'Schedules' })).toContainText(
       'Nightly late order',
@@ -306,7 +310,9 @@ test.describe('the interface, end to end', () => {
     await page.getByRole('button', { name: 'New alert' }).click();
     const alert = page.getByRole('dialog');
     await alert.getByLabel('Name', { exact: true }).fill('Order tool failing');
-    await alert.getByLabel('Tool (id or name)').fill('order_status');
+    await alert.getByLabel('Tool', { exact: true }).click();
+    await page.getByRole('option', { name: 'order_status', exact: true }).click();
+    await expect(alert.getByLabel('Threshold')).toHaveAccessibleDescription('0 to 100');
     await alert.getByLabel('E-mail to (comma-separated)').fill('oncall@example.com');
     await alert.getByRole('button', { name: 'Save alert' }).click();
     await expect(page.getByRole('table', { name: 'Alerts' })).toContainText('Order tool failing');
@@ -327,20 +333,20 @@ test.describe('the interface, end to end', () => {
     await expect(confirm).toBeHidden();
     await expect(page.getByRole('table', { name: 'Alerts' })).toContainText('Order tool failing');
 
-    // The tool the alert watches cannot go: the refusal says who uses it, and the list stays.
+    // The tool the alert watches cannot go: the refusal, naming who uses it, comes before the
+    // "for good?" question, and the list stays.
     await section(page, 'Tools');
     await page
       .getByRole('row', { name: /order_status/ })
       .getByRole('button', { name: 'Delete' })
       .click();
-    await page
-      .getByRole('dialog', { name: 'Delete the tool "order_status"?' })
-      .getByRole('button', { name: 'Delete tool' })
-      .click();
-    await expect(page.getByRole('alert')).toContainText("watched by alert(s) 'Order tool failing'");
+    const refusal = page.getByRole('dialog', { name: 'Cannot delete tool' });
+    await expect(refusal).toContainText('watched by 1 alert: Order tool failing');
+    await expect(page.getByRole('dialog', { name: /Delete the tool/ })).toHaveCount(0);
+    await shot(page, '13b-tool-in-use');
+    await refusal.getByRole('button', { name: 'OK' }).click();
     await expect(page.getByRole('table', { name: 'Tools' })).toContainText('order_status');
     expect(errors.splice(0)).toEqual([expect.stringMatching(/^409 POST .*tools\.delete$/)]);
-    await shot(page, '13b-tool-in-use');
     expect(errors).toEqual([]);
   });
 
@@ -412,6 +418,7 @@ async function buildAndExecute(page: Page): Promise<void> {
   await section(page, 'Scorecards');
   await page.getByRole('button', { name: 'New scorecard' }).click();
   await page.getByRole('dialog').getByLabel('Name', { exact: true }).fill('Order support');
+  await page.getByRole('switch', { name: 'Scorecard metrics as JSON' }).check();
   await page
     .getByRole('dialog')
     .getByLabel(/^Metrics/)
@@ -436,6 +443,8 @@ async function buildAndExecute(page: Page): Promise<void> {
   });
   await scenario.getByLabel('Scorecard').click();
   await page.getByRole('option', { name: 'Order support' }).click();
+  await scenario.getByRole('switch', { name: 'Prompt variables as JSON' }).check();
+  await scenario.getByRole('switch', { name: 'Caller script as JSON' }).check();
   await scenario
     .getByLabel(/^Variables/)
     .fill('[{"name": "order_id", "type": "string", "defaultValue": "A1"}]');

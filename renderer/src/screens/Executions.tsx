@@ -14,11 +14,15 @@ import {
   Typography,
 } from '@mui/material';
 import { useEffect, useState } from 'react';
-import { useExecutions } from '../stores/resources';
+import { useExecutions, useScenarios } from '../stores/resources';
 import { client, useSession, wsInput } from '../stores/session';
 import { changesExecution, useEngineRefresh } from '../stores/events';
 import { SimulationList } from '../ui/SimulationList';
 import { executionEnded } from '../ui/executionStatus';
+import { EmptyState } from '../ui/EmptyState';
+import { SimulationHeader } from '../ui/SimulationHeader';
+import { Explained } from '../ui/Explained';
+import { FIGURE_HELP, modeWords, plural } from '../ui/words';
 import { AudioFigures, CallRecording } from '../ui/CallRecording';
 import { CallerPanel, ConditionsTable, HeardText, TurnActChips } from '../ui/CallerSummary';
 import {
@@ -33,10 +37,25 @@ import {
   ConfirmButton,
 } from '../ui/common';
 
+/**
+ * An execution that did not ask for a mode ran each scenario's own: its scenario's audio switch
+ * says which (read now: a scenario switched since shows its new mode).
+ */
+function useScenarioModes() {
+  const load = useScenarios((s) => s.load);
+  const scenarios = useScenarios((s) => s.items);
+  useEffect(() => void load({ limit: 100 }), [load]);
+  return (scenarioId: string) => {
+    const found = scenarios.find((x) => x.id === scenarioId);
+    return found ? (found.audio?.enabled ? 'audio' : 'text') : null;
+  };
+}
+
 export function Executions() {
   const { items, total, error, load } = useExecutions();
   const navigate = useSession((s) => s.navigate);
   const [page, setPage] = useState(0);
+  const scenarioMode = useScenarioModes();
   useEffect(() => void load({ limit: 25, offset: page * 25 }), [load, page]);
   useEngineRefresh(
     (e) => e.type === 'simulation.finished' || e.type === 'execution.cancelled',
@@ -53,10 +72,15 @@ export function Executions() {
           <TableRow>
             <TableCell>Scenario</TableCell>
             <TableCell>Created</TableCell>
+            <TableCell>Mode</TableCell>
             <TableCell>Status</TableCell>
             <TableCell>Simulations</TableCell>
-            <TableCell>Pass rate</TableCell>
-            <TableCell>Avg score</TableCell>
+            <TableCell>
+              <Explained help={FIGURE_HELP.passRate}>Pass rate</Explained>
+            </TableCell>
+            <TableCell>
+              <Explained help={FIGURE_HELP.avgScore}>Avg score</Explained>
+            </TableCell>
           </TableRow>
         </TableHead>
         <TableBody>
@@ -71,6 +95,7 @@ export function Executions() {
             >
               <TableCell title={`execution ${e.id}`}>{e.scenario_name ?? '(deleted)'}</TableCell>
               <TableCell>{fmtDate(e.created_at)}</TableCell>
+              <TableCell>{modeWords(e.mode ?? scenarioMode(e.scenario_id))}</TableCell>
               <TableCell>
                 <StatusChip value={e.status} />
               </TableCell>
@@ -81,6 +106,13 @@ export function Executions() {
           ))}
         </TableBody>
       </Table>
+      {total === 0 && !error && (
+        <EmptyState
+          text="No executions yet. An execution runs a scenario's calls and scores them: execute one from Scenarios."
+          actionLabel="Go to Scenarios"
+          onAction={() => navigate('scenarios')}
+        />
+      )}
       <TablePagination
         component="div"
         count={total}
@@ -150,7 +182,18 @@ export function ExecutionDetail({ id }: { id: string }) {
     >
       <ErrorNote error={execution.error ?? cancel.error} />
       {e && (
-        <Stack direction="row" spacing={2} sx={{ mb: 2 }}>
+        // Whole figures wrap as units, so the header stays a line or two at 1280 px.
+        <Stack
+          direction="row"
+          useFlexGap
+          sx={{
+            mb: 2,
+            flexWrap: 'wrap',
+            columnGap: 2,
+            rowGap: 0.5,
+            '& > *': { whiteSpace: 'nowrap' },
+          }}
+        >
           <StatusChip value={e.status} />
           <Typography>Started {fmtDate(e.created_at)}</Typography>
           <Typography>
@@ -174,7 +217,7 @@ export function ExecutionDetail({ id }: { id: string }) {
           )}
           {e.audio && (
             <Typography aria-label="Audio latency">
-              {e.audio.calls} audio calls · latency p50{' '}
+              {plural(e.audio.calls, 'audio call')} · latency p50{' '}
               {fmtNum(e.audio.response_latency_ms.p50, ' ms')} · p90{' '}
               {fmtNum(e.audio.response_latency_ms.p90, ' ms')} · max{' '}
               {fmtNum(e.audio.response_latency_ms.max, ' ms')}
@@ -240,21 +283,11 @@ export function SimulationDetail({ id }: { id: string }) {
       {s && (
         <Stack direction={{ xs: 'column', lg: 'row' }} spacing={3}>
           <Box sx={{ flex: 3 }}>
-            <Stack direction="row" spacing={1} sx={{ mb: 2, alignItems: 'center' }}>
-              <StatusChip value={s.status} />
-              <PassChip passed={s.passed} />
-              <Typography>score {fmtNum(s.score)}</Typography>
-              <Chip size="small" label={`channel ${s.channel}`} />
-              <Chip size="small" label={`${s.mode} mode`} />
-              <Chip size="small" label={`ended: ${s.end_reason ?? '—'}`} />
-              <Typography variant="body2">
-                {fmtNum(s.duration_ms, ' ms')} · {s.usage.llm_calls} model calls
-              </Typography>
-            </Stack>
-            {s.error && <Typography color="error">{s.error}</Typography>}
+            <SimulationHeader sim={s} />
+            {/* The recording first: it stays above the fold at 1280x720, the figures below it. */}
+            {s.recording_url && <CallRecording sim={s} onTime={setPlayedMs} />}
             {s.audio && <AudioFigures audio={s.audio} />}
             {s.audio?.caller && <CallerPanel caller={s.audio.caller} />}
-            {s.recording_url && <CallRecording sim={s} onTime={setPlayedMs} />}
             <Stack spacing={1} aria-label="Transcript" role="log">
               {s.turns.map((t, i) => (
                 <Box
@@ -269,7 +302,8 @@ export function SimulationDetail({ id }: { id: string }) {
                   data-role={t.role}
                   data-turn={i}
                 >
-                  <Typography variant="caption" component="div" sx={{ opacity: 0.8 }}>
+                  {/* Full opacity: faded, the caption under the agent's blue is 3.5:1 (axe). */}
+                  <Typography variant="caption" component="div">
                     {t.role} · {(t.at_ms / 1000).toFixed(1)} s
                     {t.latency_ms !== null ? ` · ${t.latency_ms} ms` : ''}
                     {t.source ? ` · ${t.source.replace('_', ' ')}` : ''}
@@ -286,8 +320,13 @@ export function SimulationDetail({ id }: { id: string }) {
                   )}
                   {t.role === 'caller' && <HeardText turn={t} />}
                   {t.expectation && !t.expectation.passed && (
-                    <Typography variant="body2" color="error">
-                      Expectation: {t.expectation.problems.join(', ')}
+                    // On the page's own background: red on the agent's blue was unreadable.
+                    <Typography
+                      variant="body2"
+                      sx={{ mt: 0.5, px: 1, borderRadius: 1, bgcolor: 'background.paper' }}
+                      color="error"
+                    >
+                      Expectation not met: {t.expectation.problems.join(', ')}
                     </Typography>
                   )}
                 </Box>

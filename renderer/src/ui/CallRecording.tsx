@@ -1,15 +1,26 @@
-import { Box, Chip, Stack, Typography } from '@mui/material';
+import { Box, Chip, Stack, Tooltip, Typography } from '@mui/material';
 import { useEffect, useRef, useState } from 'react';
 import type { OutputOf } from '../client';
 import { client, wsInput } from '../stores/session';
+import { CallTimeline, spokenTurns } from './CallTimeline';
+import { FIGURE_HELP } from './words';
 
 type Sim = OutputOf<'simulations.get'>['simulation'];
-type Turn = Sim['turns'][number];
+
+/** A figure as a chip, explained on hover (the chip keeps its visible text as its name). */
+function Figure({ label, help, warn = false }: { label: string; help: string; warn?: boolean }) {
+  return (
+    <Tooltip title={help} describeChild>
+      <Chip size="small" color={warn ? 'warning' : 'default'} label={label} tabIndex={0} />
+    </Tooltip>
+  );
+}
 
 /** The call's figures at a glance: first sound, latency percentiles, talk-overs, silences. */
 export function AudioFigures({ audio }: { audio: NonNullable<Sim['audio']> }) {
   const ms = (n: number | null) => (n === null ? '—' : `${n} ms`);
   const l = audio.response_latency_ms;
+  const h = FIGURE_HELP;
   return (
     <Stack
       direction="row"
@@ -17,22 +28,28 @@ export function AudioFigures({ audio }: { audio: NonNullable<Sim['audio']> }) {
       sx={{ mb: 2, flexWrap: 'wrap', rowGap: 1 }}
       aria-label="Call figures"
     >
-      <Chip
-        size="small"
-        color={audio.transport === 'bland' ? 'warning' : 'default'}
+      <Figure
+        warn={audio.transport === 'bland'}
+        help={h.transport}
         label={`${audio.transport} call${audio.transport === 'bland' ? ' (experimental)' : ''}`}
       />
-      <Chip size="small" label={`first audio ${ms(audio.time_to_first_audio_ms)}`} />
-      <Chip size="small" label={`latency p50 ${ms(l.p50)} · p90 ${ms(l.p90)} · max ${ms(l.max)}`} />
-      <Chip
-        size="small"
-        color={audio.talk_over.count ? 'warning' : 'default'}
+      <Figure help={h.firstAudio} label={`first audio ${ms(audio.time_to_first_audio_ms)}`} />
+      <Figure
+        help={h.latency}
+        label={`latency p50 ${ms(l.p50)} · p90 ${ms(l.p90)} · max ${ms(l.max)}`}
+      />
+      <Figure
+        warn={audio.talk_over.count > 0}
+        help={h.talkOver}
         label={`talk-overs ${audio.talk_over.count} (${audio.talk_over.total_ms} ms)`}
       />
-      <Chip size="small" label={`silences > 3 s: ${audio.long_silences}`} />
-      <Chip size="small" label={`talk ratio ${audio.talk_ratio ?? '—'}`} />
-      <Chip size="small" label={`pacing p99 ${audio.pacing.late_p99_ms} ms`} />
-      <Chip size="small" label={`agent words: ${audio.agent_text_source.replace('_', ' ')}`} />
+      <Figure help={h.silences} label={`silences > 3 s: ${audio.long_silences}`} />
+      <Figure help={h.talkRatio} label={`talk ratio ${audio.talk_ratio ?? '—'}`} />
+      <Figure help={h.pacing} label={`pacing p99 ${audio.pacing.late_p99_ms} ms`} />
+      <Figure
+        help={h.agentWords}
+        label={`agent words: ${audio.agent_text_source.replace('_', ' ')}`}
+      />
       {audio.voice_activity && <VoiceActivityChip activity={audio.voice_activity} />}
     </Stack>
   );
@@ -54,8 +71,6 @@ function VoiceActivityChip({
     />
   );
 }
-
-const spoken = (turns: Turn[]) => turns.filter((t) => t.audio && t.role !== 'tool');
 
 /**
  * Plays the stereo recording (agent left, caller right) over a timeline: each side's speech as
@@ -86,9 +101,8 @@ export function CallRecording({ sim, onTime }: { sim: Sim; onTime: (ms: number) 
     };
   }, [id]);
 
-  const turns = spoken(sim.turns);
-  const totalMs = Math.max(1, sim.duration_ms ?? 0, ...turns.map((t) => t.audio!.end_ms));
-  const x = (ms: number) => `${(ms / totalMs) * 100}%`;
+  const turns = spokenTurns(sim.turns);
+  const totalMs = Math.max(1, sim.duration_ms ?? 0, ...turns.map((t) => t.audio.end_ms));
   const seek = (ms: number) => {
     if (audioRef.current) audioRef.current.currentTime = ms / 1000;
   };
@@ -108,59 +122,15 @@ export function CallRecording({ sim, onTime }: { sim: Sim; onTime: (ms: number) 
           }}
         />
       )}
-      <Box
-        role="img"
-        aria-label="Call timeline: caller and agent speech, latencies and talk-overs"
-        sx={{ position: 'relative', height: 64, bgcolor: 'action.hover', borderRadius: 1, mt: 1 }}
-      >
-        {turns.map((t, i) => (
-          <Box
-            key={i}
-            title={`${t.role} ${(t.audio!.start_ms / 1000).toFixed(1)}–${(t.audio!.end_ms / 1000).toFixed(1)} s${t.latency_ms !== null ? ` · ${t.latency_ms} ms` : ''}`}
-            onClick={() => seek(t.audio!.start_ms)}
-            data-side={t.role}
-            sx={{
-              position: 'absolute',
-              cursor: 'pointer',
-              left: x(t.audio!.start_ms),
-              width: x(t.audio!.end_ms - t.audio!.start_ms),
-              top: t.role === 'agent' ? 6 : 36,
-              height: 22,
-              borderRadius: 0.5,
-              bgcolor: t.audio!.talk_over_ms
-                ? 'warning.main'
-                : t.role === 'agent'
-                  ? 'primary.main'
-                  : 'success.main',
-            }}
-          >
-            {t.role === 'agent' && t.latency_ms !== null && (
-              <Typography
-                variant="caption"
-                sx={{
-                  position: 'absolute',
-                  top: -2,
-                  left: 2,
-                  color: 'primary.contrastText',
-                  whiteSpace: 'nowrap',
-                }}
-              >
-                {t.latency_ms} ms
-              </Typography>
-            )}
-          </Box>
-        ))}
-        <Box
-          sx={{
-            position: 'absolute',
-            left: x(nowMs),
-            top: 0,
-            bottom: 0,
-            width: 2,
-            bgcolor: 'error.main',
-          }}
-        />
-      </Box>
+      <CallTimeline
+        turns={turns}
+        totalMs={totalMs}
+        nowMs={nowMs}
+        onSeek={(ms) => {
+          seek(ms);
+          setNowMs(ms);
+        }}
+      />
       <Stack direction="row" spacing={2} sx={{ mt: 0.5 }}>
         <Typography variant="caption">Top: agent · bottom: caller · orange: talk-over</Typography>
       </Stack>

@@ -4,6 +4,8 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { OutputOf } from '../client';
 import { client, wsInput } from '../stores/session';
 import { ErrorNote, PassChip, StatusChip, fmtNum } from './common';
+import { EmptyState } from './EmptyState';
+import { modeWords } from './words';
 
 type SimulationRow = OutputOf<'simulations.list'>['simulations'][number];
 
@@ -61,22 +63,24 @@ function useSimulationPages(executionId: string | undefined) {
   return { total, rows, error, fetchPage };
 }
 
-/** One simulation's cells: what it ran, its score and result, its status. */
+/** One simulation's cells: what it ran (text or audio), its score and result, its status. */
 function SimulationCells({ s }: { s: SimulationRow }) {
   return (
     <>
-      <Typography variant="body2" noWrap title={`simulation ${s.id}`}>
+      <Typography role="gridcell" variant="body2" noWrap title={`simulation ${s.id}`}>
         {s.scenario_name ?? DELETED} · {fmtTime(s.created_at)}
       </Typography>
-      <Typography variant="body2" noWrap>
+      <Typography role="gridcell" variant="body2" noWrap>
         {s.persona_name ?? (s.persona_id ? DELETED : '—')}
       </Typography>
-      <Typography variant="body2" noWrap>
+      <Typography role="gridcell" variant="body2" noWrap>
         {s.agent_name ?? (s.agent_id ? DELETED : '—')}
       </Typography>
-      <div>{s.channel}</div>
-      <div>{fmtNum(s.score)}</div>
-      <div>
+      <Typography role="gridcell" variant="body2" noWrap title={`channel ${s.channel}`}>
+        {modeWords(s.mode)} · {s.channel}
+      </Typography>
+      <div role="gridcell">{fmtNum(s.score)}</div>
+      <div role="gridcell">
         {s.status === 'completed' ? (
           <PassChip passed={s.passed} />
         ) : s.error ? (
@@ -85,8 +89,8 @@ function SimulationCells({ s }: { s: SimulationRow }) {
           </Typography>
         ) : null}
       </div>
-      <div>{s.turn_count}</div>
-      <div>
+      <div role="gridcell">{s.turn_count}</div>
+      <div role="gridcell">
         <StatusChip value={s.status} />
       </div>
     </>
@@ -106,7 +110,7 @@ const HEADER = (
       borderColor: 'divider',
     }}
   >
-    {['Scenario', 'Persona', 'Agent', 'Channel', 'Score', 'Result', 'Turns', 'Status'].map((h) => (
+    {['Scenario', 'Persona', 'Agent', 'Mode', 'Score', 'Result', 'Turns', 'Status'].map((h) => (
       <div key={h} role="columnheader">
         {h}
       </div>
@@ -157,51 +161,54 @@ export function SimulationList({
   return (
     <Box>
       <ErrorNote error={error} />
-      {HEADER}
-      <Box
-        ref={scroller}
-        role="grid"
-        aria-label="Simulations"
-        aria-rowcount={total ?? 0}
-        data-testid="simulation-list"
-        data-total={total ?? ''}
-        sx={{ height: 'calc(100vh - 260px)', minHeight: 300, overflow: 'auto' }}
-      >
-        <Box sx={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-          {items.map((item) => {
-            const s = rows.get(item.index);
-            return (
-              <Box
-                key={item.key}
-                role="row"
-                aria-rowindex={item.index + 1}
-                tabIndex={0}
-                onClick={() => open(s)}
-                onKeyDown={(e) => e.key === 'Enter' && open(s)}
-                sx={{
-                  position: 'absolute',
-                  top: 0,
-                  left: 0,
-                  right: 0,
-                  height: ROW,
-                  transform: `translateY(${item.start}px)`,
-                  display: 'grid',
-                  gridTemplateColumns: COLUMNS,
-                  alignItems: 'center',
-                  px: 1,
-                  cursor: 'pointer',
-                  borderBottom: 1,
-                  borderColor: 'divider',
-                  '&:hover, &:focus': { bgcolor: 'action.hover' },
-                }}
-              >
-                {s ? <SimulationCells s={s} /> : <div>Loading…</div>}
-              </Box>
-            );
-          })}
+      {/* One grid holds the header and the rows (axe: a row needs a grid, a grid its rows). */}
+      <Box role="grid" aria-label="Simulations" aria-rowcount={(total ?? 0) + 1}>
+        <div role="rowgroup">{HEADER}</div>
+        <Box
+          ref={scroller}
+          role="rowgroup"
+          data-testid="simulation-list"
+          data-total={total ?? ''}
+          sx={{ height: 'calc(100vh - 260px)', minHeight: 300, overflow: 'auto' }}
+        >
+          <Box sx={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+            {items.map((item) => {
+              const s = rows.get(item.index);
+              return (
+                <Box
+                  key={item.key}
+                  role="row"
+                  aria-rowindex={item.index + 2}
+                  tabIndex={0}
+                  onClick={() => open(s)}
+                  onKeyDown={(e) => e.key === 'Enter' && open(s)}
+                  sx={{
+                    position: 'absolute',
+                    top: 0,
+                    left: 0,
+                    right: 0,
+                    height: ROW,
+                    transform: `translateY(${item.start}px)`,
+                    display: 'grid',
+                    gridTemplateColumns: COLUMNS,
+                    alignItems: 'center',
+                    px: 1,
+                    cursor: 'pointer',
+                    borderBottom: 1,
+                    borderColor: 'divider',
+                    '&:hover, &:focus': { bgcolor: 'action.hover' },
+                  }}
+                >
+                  {s ? <SimulationCells s={s} /> : <div role="gridcell">Loading…</div>}
+                </Box>
+              );
+            })}
+          </Box>
         </Box>
-        {total === 0 && <Typography sx={{ p: 2 }}>No simulations yet.</Typography>}
       </Box>
+      {total === 0 && (
+        <EmptyState text="No simulations yet. Each execution of a scenario adds its simulated calls here." />
+      )}
     </Box>
   );
 }

@@ -12,6 +12,7 @@ import {
 import { useState } from 'react';
 import { client } from '../../stores/session';
 import { ErrorNote, fmtDate, fmtNum, useLoad } from '../../ui/common';
+import { EmptyState } from '../../ui/EmptyState';
 
 type AgentCall = OperationOutput<'agents.calls'>['calls'][number];
 
@@ -62,6 +63,9 @@ export function CallsTab({ agentId }: { agentId: string }) {
           </Box>
         )}
       </Stack>
+      {calls.data?.calls.length === 0 && (
+        <EmptyState text="No calls yet: the agent's calls at its provider (the last 30 days) appear here after a sync." />
+      )}
     </>
   );
 }

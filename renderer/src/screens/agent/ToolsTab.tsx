@@ -1,6 +1,7 @@
 import { Table, TableBody, TableCell, TableHead, TableRow } from '@mui/material';
 import { client } from '../../stores/session';
 import { ErrorNote, fmtNum, useLoad } from '../../ui/common';
+import { EmptyState } from '../../ui/EmptyState';
 
 /** The tools the agent calls, with how they answer: loaded when the tab is opened. */
 export function ToolsTab({ agentId }: { agentId: string }) {
@@ -28,6 +29,9 @@ export function ToolsTab({ agentId }: { agentId: string }) {
           ))}
         </TableBody>
       </Table>
+      {tools.data?.tools.length === 0 && (
+        <EmptyState text="No tools: this agent's configuration lists none. Tools the agent calls appear here with their success rate." />
+      )}
     </>
   );
 }

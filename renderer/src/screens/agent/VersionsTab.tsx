@@ -1,6 +1,7 @@
 import { Table, TableBody, TableCell, TableHead, TableRow } from '@mui/material';
 import { client } from '../../stores/session';
 import { ErrorNote, fmtDate, useLoad } from '../../ui/common';
+import { EmptyState } from '../../ui/EmptyState';
 
 /** Each configuration synced from the provider, with what changed: loaded when opened. */
 export function VersionsTab({ agentId }: { agentId: string }) {
@@ -29,6 +30,9 @@ export function VersionsTab({ agentId }: { agentId: string }) {
           ))}
         </TableBody>
       </Table>
+      {versions.data?.versions.length === 0 && (
+        <EmptyState text="No versions yet: each sync that changes the agent's configuration adds one." />
+      )}
     </>
   );
 }
