@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { api, CannotRun, printSummary, rowsOf, waitFor } from './run.js';
+import { api, CannotRun, printSummary, reachOf, rowsOf, waitFor } from './run.js';
 
 type Out = (line: string) => void;
 
@@ -15,14 +15,9 @@ function options(args: string[]) {
       url: { type: 'string' },
     },
   });
-  const key = values.key ?? process.env.CALLBENCH_API_KEY;
-  if (!key)
-    throw new CannotRun(
-      'No API key: pass --key or set CALLBENCH_API_KEY (create one with `callbench keys create`).',
-    );
+  const { key, url } = reachOf(values);
   const mode = values.mode ?? 'both';
   if (!['text', 'audio', 'both'].includes(mode)) throw new CannotRun(USAGE);
-  const url = values.url ?? process.env.CALLBENCH_URL ?? 'http://127.0.0.1:4477';
   return { mode: mode as 'text' | 'audio' | 'both', json: values.json, key, url };
 }
 

@@ -85,11 +85,7 @@ function options(args: string[]) {
   });
   const ref = positionals[0];
   if (!ref) throw new CannotRun(USAGE);
-  const key = values.key ?? process.env.CALLBENCH_API_KEY;
-  if (!key)
-    throw new CannotRun(
-      'No API key: pass --key or set CALLBENCH_API_KEY (create one with `callbench keys create`).',
-    );
+  const { key, url } = reachOf(values);
   const variables = Object.fromEntries(
     (values.var ?? []).map((v) => {
       const at = v.indexOf('=');
@@ -97,8 +93,17 @@ function options(args: string[]) {
       return [v.slice(0, at), v.slice(at + 1)];
     }),
   );
-  const url = values.url ?? process.env.CALLBENCH_URL ?? 'http://127.0.0.1:4477';
   return { ...values, ref, key, variables, url, line: lineOption(values.line) };
+}
+
+/** Where the engine is and the key it takes: --url and --key, else CALLBENCH_URL and _API_KEY. */
+export function reachOf(values: { key?: string; url?: string }): { key: string; url: string } {
+  const key = values.key ?? process.env.CALLBENCH_API_KEY;
+  if (!key)
+    throw new CannotRun(
+      'No API key: pass --key or set CALLBENCH_API_KEY (create one with `callbench keys create`).',
+    );
+  return { key, url: values.url ?? process.env.CALLBENCH_URL ?? 'http://127.0.0.1:4477' };
 }
 
 /** --line: a profile's name, or a custom line as JSON ({"codec":"mulaw","sampleRate":8000,...}). */

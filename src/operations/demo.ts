@@ -158,9 +158,10 @@ export const demoOperations = [
       executionIds: z.array(z.string()).describe('One per mode run, text first'),
     }),
     async handler({ mode }, ctx) {
-      if (outboundGuard())
+      // Served on loopback: a team server calls it only where its guard lets loopback through.
+      if (outboundGuard()?.refusal('127.0.0.1'))
         throw conflict(
-          "The demo agent is served on this machine's loopback, which a team server never calls: run the demo on the desktop or a single-user `callbench serve`",
+          "The demo agent is served on this machine's loopback, which this team server never calls: run the demo on the desktop or a single-user `callbench serve` (or let loopback through with CALLBENCH_OUTBOUND_ALLOW=127.0.0.1)",
         );
       const agent = await demoAgent(ctx);
       const ids = await demoResources(ctx, agent.id);

@@ -125,4 +125,12 @@ describe('POST /v1/demo', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error.details[0].path).toBe('mode');
   });
+
+  it('is refused by an engine whose outbound guard never calls loopback, making nothing', async () => {
+    s = await startServer({ outboundGuard: true, outboundAllow: [] });
+    const refused = await s.call('POST', '/v1/demo', {});
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toMatch(/loopback/);
+    expect(((await s.call('GET', '/v1/agents')).body.agents as Json[]).length).toBe(0);
+  });
 });
