@@ -18,7 +18,7 @@ import {
   Typography,
 } from '@mui/material';
 import { useEffect, useMemo, useState } from 'react';
-import { useSession } from './stores/session';
+import { KEY_STORAGE, useSession } from './stores/session';
 import { useEngineEventStream } from './stores/events';
 import { engineLabel, useTeam } from './stores/team';
 import { Overview } from './screens/Overview';
@@ -156,7 +156,12 @@ function SignOut() {
     <>
       <Button
         color="inherit"
-        onClick={() => void signOut().then(signedOut, (e: unknown) => setError(messageOf(e)))}
+        onClick={() => {
+          // The key typed into this page is forgotten at once: a reload before the engine has
+          // answered must not sign back in with it.
+          localStorage.removeItem(KEY_STORAGE);
+          void signOut().then(signedOut, (e: unknown) => setError(messageOf(e)));
+        }}
       >
         Sign out
       </Button>

@@ -28,6 +28,7 @@ test.describe('signing out of the page', () => {
     await page.getByLabel('API key').fill(serve.key);
     await page.getByRole('button', { name: 'Connect' }).click();
     await expect(page.locator('body[data-ready="true"]')).toBeVisible();
+    // A reload at once after the click, before the engine answered, stays signed out.
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.reload();
     await expect(page.getByLabel('API key')).toBeVisible();
