@@ -23,3 +23,18 @@ export function seededRandom(seed: number): () => number {
 export function randomSeed(): number {
   return randomBytes(4).readUInt32LE(0);
 }
+
+/**
+ * The seed of run `run` (1-based) of an execution whose root seed is `root`: run 1 takes the root
+ * itself (so a simulation's seed, given back as an execution's, replays it), every later run a
+ * seed mixed from both. Two executions with the same root give run r the same seed (common random
+ * numbers), and the runs of one execution differ.
+ */
+export function runSeed(root: number, run: number): number {
+  if (run === 1) return root >>> 0;
+  // One splitmix32-style round over the pair: cheap, and neighbouring runs land far apart.
+  let z = (root ^ Math.imul(run, 0x9e3779b9)) >>> 0;
+  z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
+  z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
+  return (z ^ (z >>> 16)) >>> 0;
+}

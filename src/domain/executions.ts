@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { SIMULATION_MODES } from './audio.js';
 import { LineChoice } from './callers.js';
 import { Timestamp } from './records.js';
-import { NameNow, SIMULATION_STATUSES, type SimulationStatus } from './simulations.js';
+import { NameNow, RunIdentity, SIMULATION_STATUSES, type SimulationStatus } from './simulations.js';
 
 /**
  * The execution (a scenario run once over its personas and agents), defined once: the store keeps
@@ -26,7 +26,13 @@ export const ENDED_EXECUTION_STATUSES: readonly ExecutionStatus[] = [
 /** An execution's line: the profile asked for (null: the scenario's), and a seed to replay. */
 export const ExecutionLine = z.object({
   choice: LineChoice.nullable(),
-  seed: z.number().int().nullable(),
+  seed: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'Audio: the root seed (drawn when not given); run 1 takes it, run r one derived from it',
+    ),
 });
 export type ExecutionLine = z.infer<typeof ExecutionLine>;
 
@@ -55,8 +61,16 @@ export const Execution = z.object({
     .nullable()
     .describe("The mode asked for every simulation; null: each scenario's own"),
   line: ExecutionLine.nullable().describe(
-    "Audio mode: the line and seed asked for every simulation; null: each scenario's own",
+    "The line asked for every simulation and, in audio mode, the root seed its runs derive from; null: text mode, each scenario's own",
   ),
+  scenario_hash: RunIdentity.shape.scenario_hash,
+  scorecard_hash: RunIdentity.shape.scorecard_hash,
+  agent_config_hashes: z
+    .array(z.string())
+    .nullable()
+    .describe(
+      "Each target agent's agent_config.hash, in the scenario's order; null before recorded",
+    ),
   counts: SimulationCounts,
   avg_score: z.number().nullable(),
   pass_rate: z
@@ -83,5 +97,8 @@ export const StoredExecution = Execution.pick({
   channel: true,
   mode: true,
   line: true,
+  scenario_hash: true,
+  scorecard_hash: true,
+  agent_config_hashes: true,
 }).extend({ cancelled_at: Timestamp.nullable() });
 export type StoredExecution = z.infer<typeof StoredExecution>;

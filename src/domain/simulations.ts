@@ -95,6 +95,46 @@ export const Usage = z.object({
 });
 export type Usage = z.infer<typeof Usage>;
 
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+
+/**
+ * The agent as a simulation reached it: enough to tell whether two simulations tested the same
+ * agent (same `hash`, same agent tested). Null on simulations made before it was recorded.
+ */
+export const AgentConfigUsed = z.object({
+  version_id: z
+    .number()
+    .int()
+    .nullable()
+    .describe('The `version` of GET /v1/agents/{id}/versions in force; null for http agents'),
+  hash: Sha256.describe(
+    'SHA-256 of the effective configuration (synced + overrides) with every field here',
+  ),
+  provider_hash: Sha256.nullable().describe(
+    "SHA-256 of the provider's raw agent record; null: the raw record is not kept",
+  ),
+  overrides: z.array(z.string()).describe('Leaf paths of the local overrides in force'),
+  channel: z.string(),
+  replica_model: z.string().nullable().describe("The replica role's model on the replica channel"),
+  tools: z
+    .array(z.object({ name: z.string(), version: z.number().int() }))
+    .describe('Callbench tools offered on the replica channel, each at the version in force'),
+});
+export type AgentConfigUsed = z.infer<typeof AgentConfigUsed>;
+
+/** What a simulation tested; every field null on simulations made before it was recorded. */
+export const RunIdentity = z.object({
+  run: z.number().int().nullable().describe('1..runs within its scenario × persona × agent group'),
+  scenario_hash: Sha256.nullable().describe(
+    'SHA-256 of the canonical JSON of the scenario as run (prompt, resolved variables, script, maxTurns, audio)',
+  ),
+  scorecard_hash: Sha256.nullable().describe(
+    'SHA-256 of the canonical JSON of the scorecard (metrics with type, config, weight; passThreshold)',
+  ),
+  agent_config: AgentConfigUsed.nullable(),
+});
+export type RunIdentity = z.infer<typeof RunIdentity>;
+
 /**
  * The simulation as stored, its fields in the order the API answers them. `recording` is the file's
  * name in the data dir, never answered (the operations answer its URL instead), and `error` is null
@@ -108,6 +148,7 @@ export const Simulation = z.object({
   agent_id: z.string().nullable(),
   channel: z.string(),
   mode: z.enum(SIMULATION_MODES).describe('text, or audio (a real audio call)'),
+  ...RunIdentity.shape,
   status: z.enum(SIMULATION_STATUSES),
   created_at: Timestamp,
   started_at: Timestamp.nullable(),

@@ -118,7 +118,7 @@ export const executionOperations = [
         .max(2 ** 32 - 1)
         .optional()
         .describe(
-          "Audio mode: the seed of every simulation's line losses, jitter and caller behaviours; a simulation's audio.caller.line.seed replays it",
+          "Audio mode: the root seed of the line losses, jitter and caller behaviours (drawn when absent): run 1 takes it, run r a seed derived from (seed, r); the same seed gives run r the same line and caller. A run 1 simulation's line.seed replays it",
         ),
     },
     output: z.object({

@@ -24,6 +24,9 @@ import { audioCallProblem, voiceProblems } from '../voice/audio-plan.js';
 import { simulationLine } from '../voice/caller-conditions.js';
 import { SCRIPT_LINE_ACTS, type LineChoice } from '../domain/callers.js';
 import { assertAgentsShared } from './agent-sharing.js';
+import { randomSeed, runSeed } from '../audio/seeded-random.js';
+import type { AgentConfigUsed } from '../domain/simulations.js';
+import { agentConfigUsed, scenarioHash, scorecardHash } from './run-identity.js';
 
 export interface ExecutionRequest {
   variables: Record<string, string>;
@@ -33,7 +36,7 @@ export interface ExecutionRequest {
   mode?: SimulationMode;
   /** Audio mode: the line for every simulation; absent: the scenario's own (`audio.line`). */
   line?: LineChoice;
-  /** Audio mode: the seed of every simulation's losses, jitter and behaviours (to replay one). */
+  /** Audio mode: the root seed of the runs' losses, jitter and behaviours (run r: runSeed). */
   seed?: number;
   /** Started with a workspace token: every target agent must be shared with the workspace. */
   sharedAgentsOnly?: boolean;
@@ -261,22 +264,73 @@ function credentialsOf(ctx: ExecutionDeps, agent: AgentRecord) {
   }
 }
 
-async function createExecution(ctx: ExecutionDeps, plan: ExecutionPlan, req: ExecutionRequest) {
+/** What every simulation of an execution tested: hashes of its scenario and scorecard, each agent. */
+async function identityOf(ctx: ExecutionDeps, plan: ExecutionPlan) {
+  const { scenario } = plan;
+  const scorecard = scenario.scorecard
+    ? ((await ctx.store.scorecards.get(plan.workspaceId, scenario.scorecard)) ?? null)
+    : null;
+  const agents = new Map<string, AgentConfigUsed>();
+  for (const [agentId, channel] of plan.channels) {
+    const agent = await ctx.store.agents.get(agentId);
+    if (agent)
+      agents.set(
+        agentId,
+        await agentConfigUsed(ctx.store, agent, channel, plan.models.replica?.model ?? null),
+      );
+  }
+  return {
+    scenario_hash: scenarioHash(scenario, plan.variables),
+    scorecard_hash: scorecardHash(scorecard, scenario),
+    agents,
+  };
+}
+
+/**
+ * One simulation per persona, target agent and run, numbered 1..runs in its group. Audio runs
+ * take their seeds from the execution's root seed (drawn when none is given), run r the same seed
+ * in every group and in every execution with that root.
+ */
+function plannedSimulations(
+  plan: ExecutionPlan,
+  req: ExecutionRequest,
+  identity: Awaited<ReturnType<typeof identityOf>>,
+  at: { now: number; rootSeed: number },
+) {
   const { scenario, channels } = plan;
-  const now = ctx.clock.now();
-  const sims = scenario.personas.flatMap((persona_id) =>
+  const choice = req.line ?? scenario.audio?.line;
+  return scenario.personas.flatMap((persona_id) =>
     scenario.targetAgents.flatMap((agent_id) =>
-      Array.from({ length: req.runs }, () => ({
-        id: newId('sim', now),
+      Array.from({ length: req.runs }, (_, i) => ({
+        id: newId('sim', at.now),
         persona_id,
         agent_id,
         channel: channels.get(agent_id)!,
         mode: plan.mode,
-        line:
-          plan.mode === 'audio' ? simulationLine(req.line ?? scenario.audio?.line, req.seed) : null,
+        line: plan.mode === 'audio' ? simulationLine(choice, runSeed(at.rootSeed, i + 1)) : null,
+        run: i + 1,
+        scenario_hash: identity.scenario_hash,
+        scorecard_hash: identity.scorecard_hash,
+        agent_config: identity.agents.get(agent_id) ?? null,
       })),
     ),
   );
+}
+
+/** The line an execution records: audio ones always, with the root seed its runs derive from. */
+function executionLine(plan: ExecutionPlan, req: ExecutionRequest, rootSeed: number) {
+  if (plan.mode === 'audio') return { choice: req.line ?? null, seed: rootSeed };
+  return req.line !== undefined || req.seed !== undefined
+    ? { choice: req.line ?? null, seed: req.seed ?? null }
+    : null;
+}
+
+async function createExecution(ctx: ExecutionDeps, plan: ExecutionPlan, req: ExecutionRequest) {
+  const { scenario } = plan;
+  const now = ctx.clock.now();
+  const identity = await identityOf(ctx, plan);
+  const rootSeed = req.seed ?? randomSeed();
+  const sims = plannedSimulations(plan, req, identity, { now, rootSeed });
   const id = newId('exe', now);
   const { concurrency } = await simulationSettings(ctx.store, ctx.simulationDefaults);
   const estimate = new Date(now + Math.ceil(sims.length / concurrency) * 30_000).toISOString();
@@ -289,10 +343,13 @@ async function createExecution(ctx: ExecutionDeps, plan: ExecutionPlan, req: Exe
       runs: req.runs,
       channel: req.channel ?? null,
       mode: req.mode ?? null,
-      line:
-        req.line !== undefined || req.seed !== undefined
-          ? { choice: req.line ?? null, seed: req.seed ?? null }
-          : null,
+      line: executionLine(plan, req, rootSeed),
+      scenario_hash: identity.scenario_hash,
+      scorecard_hash: identity.scorecard_hash,
+      agent_config_hashes: scenario.targetAgents.flatMap((a) => {
+        const used = identity.agents.get(a);
+        return used ? [used.hash] : [];
+      }),
       created_at: isoNow(ctx.clock),
       estimated_completion: estimate,
     },

@@ -22,6 +22,9 @@ const COLUMNS = recordColumns<StoredExecution>({
   channel: { column: 'channel' },
   mode: { column: 'mode' },
   line: { column: 'line', json: true },
+  scenario_hash: { column: 'scenario_hash' },
+  scorecard_hash: { column: 'scorecard_hash' },
+  agent_config_hashes: { column: 'agent_config_hashes', json: true },
   cancelled_at: { column: 'cancelled_at' },
 });
 
@@ -120,7 +123,16 @@ async function readExecutions(
 /** A simulation an execution queues: who calls which agent, how. */
 type NewSimulation = Pick<
   Simulation,
-  'id' | 'persona_id' | 'agent_id' | 'channel' | 'mode' | 'line'
+  | 'id'
+  | 'persona_id'
+  | 'agent_id'
+  | 'channel'
+  | 'mode'
+  | 'line'
+  | 'run'
+  | 'scenario_hash'
+  | 'scorecard_hash'
+  | 'agent_config'
 >;
 
 /** What a new execution stores, with the workspace and scenario it runs. */

@@ -50,6 +50,9 @@ async function seeded(count: number): Promise<string> {
           channel: null,
           mode: null,
           line: null,
+          scenario_hash: null,
+          scorecard_hash: null,
+          agent_config_hashes: null,
           created_at: now,
           estimated_completion: now,
         },
@@ -60,6 +63,10 @@ async function seeded(count: number): Promise<string> {
           channel: 'replica',
           mode: 'text' as const,
           line: null,
+          run: i + 1,
+          scenario_hash: null,
+          scorecard_hash: null,
+          agent_config: null,
         })),
       );
     }

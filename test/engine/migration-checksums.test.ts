@@ -52,6 +52,12 @@ const SHIPPED_SQLITE: Record<number, { name: string; checksum: string }> = {
     name: 'agent workspaces',
     checksum: 'bd56e627028cc98dce5c523b6e7edcd52b108fe6f80e2c5c8e53da122ea525dd',
   },
+  // Compiled from Kysely's schema builder (schema-statements.ts): a Kysely upgrade that wrote the
+  // DDL differently would fail here, before any store refused it.
+  12: {
+    name: 'run identity',
+    checksum: '5b98e3e7031571438c80bed2d363a44123caaac88d5ad05351427602f90e8211',
+  },
 };
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');

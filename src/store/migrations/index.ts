@@ -9,6 +9,7 @@ import { m008AudioSimulations } from './008-audio-simulations.js';
 import { m009RealisticCallers } from './009-realistic-callers.js';
 import { m010RecordingBlobs } from './010-recording-blobs.js';
 import { m011AgentWorkspaces } from './011-agent-workspaces.js';
+import { m012RunIdentity } from './012-run-identity.js';
 
 import type { Migration } from './migration.js';
 
@@ -27,4 +28,5 @@ export const migrations: Migration[] = [
   m009RealisticCallers,
   m010RecordingBlobs,
   m011AgentWorkspaces,
+  m012RunIdentity,
 ];

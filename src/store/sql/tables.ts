@@ -186,6 +186,9 @@ export interface Executions {
   cancelled_at: string | null;
   mode: string | null;
   line: string | null;
+  scenario_hash: string | null;
+  scorecard_hash: string | null;
+  agent_config_hashes: string | null;
 }
 
 export interface Simulations {
@@ -216,6 +219,10 @@ export interface Simulations {
   audio: string | null;
   recording: string | null;
   line: string | null;
+  run: number | null;
+  scenario_hash: string | null;
+  scorecard_hash: string | null;
+  agent_config: string | null;
 }
 
 export interface Schedules {
