@@ -98,6 +98,23 @@ async function prepareStore(
   }
 }
 
+/**
+ * How long a stop lets open requests finish before it drops their connections: a client that
+ * holds one open (an event stream a browser did not close, a request stuck upstream) must not
+ * keep the process from stopping.
+ */
+const SERVER_CLOSE_GRACE_MS = 1_500;
+
+async function closeWithin(server: FastifyInstance | null, graceMs: number): Promise<void> {
+  if (!server) return;
+  const force = setTimeout(() => server.server.closeAllConnections(), graceMs);
+  try {
+    await server.close();
+  } finally {
+    clearTimeout(force);
+  }
+}
+
 /** Stops what a started engine runs, in order: background work first, the database last. */
 async function stopRunning(r: Running): Promise<void> {
   await r.stopBackground?.();
@@ -258,7 +275,7 @@ export function createEngine(options: EngineOptions): Engine {
     async stop() {
       // In-flight requests finish before the database closes; long polls answer now.
       running?.beginStop();
-      await server?.close();
+      await closeWithin(server, SERVER_CLOSE_GRACE_MS);
       server = null;
       const r = running;
       running = null;
