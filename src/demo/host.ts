@@ -12,6 +12,7 @@ import { WebSocketServer } from 'ws';
 import { DEMO_ORDER, type DemoKnobs } from '../domain/demo.js';
 import type { ConnectionTest } from '../domain/providers.js';
 import type { AgentCredentials } from '../providers/credentials.js';
+import { effectiveConfiguration } from '../providers/view.js';
 import type { Speech } from '../speech/index.js';
 import type { Store } from '../store/index.js';
 import { DEMO_FIXED_LINES, DemoBrain, type OrderLookup } from './brain.js';
@@ -49,8 +50,7 @@ interface HostDeps {
 async function knobsOf(store: Store, id: string): Promise<DemoKnobs | null> {
   const agent = await store.agents.get(id);
   if (!agent || agent.provider !== 'demo') return null;
-  const configuration = (agent.overrides as { configuration?: { demo?: DemoKnobs } }).configuration;
-  return { ...agent.snapshot.configuration.demo, ...configuration?.demo };
+  return effectiveConfiguration(agent).demo ?? {};
 }
 
 /** The order service: the one order the demo knows, or 404. */
