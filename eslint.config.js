@@ -31,6 +31,8 @@ const ENGINE_TIERS = [
   ['conversation'],
   ['voice', 'demo'],
   ['alerts', 'simulations'],
+  ['compare'],
+  ['regression'],
   ['schedules'],
   ['operations'],
   ['client', 'server'],
