@@ -1,5 +1,6 @@
 import { compileUserPattern, patternProblem } from '../domain/patterns.js';
 import type { ModelClient } from '../llm/types.js';
+import { SpendRefused } from '../llm/spend-refused.js';
 import type { Usage } from '../llm/types.js';
 import type { Persona } from '../store/personas.js';
 import type { Scenario } from '../store/scenarios.js';
@@ -102,11 +103,14 @@ export function makeCaller({
  */
 export async function converse(
   setup: ConversationSetup,
-): Promise<ConversationOutcome & { cancelled?: true }> {
+): Promise<ConversationOutcome & { cancelled?: true; failure?: string | null }> {
   const turns: Turn[] = [];
   try {
     return await takeTurns(setup, turns);
   } catch (err) {
+    // A spend its cost cap refused: the call ends here, and what was said so far stays on record.
+    if (err instanceof SpendRefused)
+      return { turns, endReason: 'error', failedExpectations: [], failure: err.message };
     if (!(err instanceof TurnAborted)) throw err;
     // Aborted by the engine's stop (or a lost lease), not a cancel: the simulation runs again.
     if (setup.shouldStop() === 'interrupt') throw new Interrupted('the engine is stopping');

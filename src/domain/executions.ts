@@ -21,6 +21,7 @@ export const ENDED_EXECUTION_STATUSES: readonly ExecutionStatus[] = [
   'completed',
   'failed',
   'cancelled',
+  'skipped',
 ];
 
 /** An execution's line: the profile asked for (null: the scenario's), and a seed to replay. */
@@ -72,6 +73,17 @@ export const Execution = z.object({
       "Each target agent's agent_config.hash, in the scenario's order; null before recorded",
     ),
   counts: SimulationCounts,
+  max_cost_usd: z
+    .number()
+    .nullable()
+    .describe('The spend cap: simulations it leaves no budget for are skipped; null: none'),
+  cost_usd: z
+    .number()
+    .nullable()
+    .describe(
+      "Its simulations' cost_usd summed; null while any of them used an unpriced model, or ran before costs",
+    ),
+  unpriced_models: z.array(z.string()).describe('Models, engines or providers without a price'),
   avg_score: z.number().nullable(),
   pass_rate: z
     .number()
@@ -100,5 +112,10 @@ export const StoredExecution = Execution.pick({
   scenario_hash: true,
   scorecard_hash: true,
   agent_config_hashes: true,
-}).extend({ cancelled_at: Timestamp.nullable() });
+  max_cost_usd: true,
+}).extend({
+  cancelled_at: Timestamp.nullable(),
+  /** What each simulation reserves of the cap as it starts (null: no cap). */
+  budget_per_simulation_usd: z.number().nullable(),
+});
 export type StoredExecution = z.infer<typeof StoredExecution>;

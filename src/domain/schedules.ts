@@ -21,6 +21,10 @@ export const Schedule = z.object({
   nextRun: Timestamp.nullable(),
   lastRun: Timestamp.nullable(),
   endedReason: z.string().nullable(),
+  maxCostUsd: z
+    .number()
+    .nullable()
+    .describe("Each run's spend cap in dollars (scenarios.execute maxCostUsd); null: none"),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -34,6 +38,7 @@ export const ScheduleEditable = Schedule.pick({
   timezone: true,
   periodEndCondition: true,
   isActive: true,
+  maxCostUsd: true,
 });
 
 /**

@@ -15,6 +15,8 @@ export const SIMULATION_STATUSES = [
   'completed',
   'failed',
   'cancelled',
+  // Stopped by its execution's cost cap (maxCostUsd) before it ran: in no pass rate.
+  'skipped',
 ] as const;
 export type SimulationStatus = (typeof SIMULATION_STATUSES)[number];
 
@@ -87,11 +89,51 @@ export const MetricResult = z.object({
 });
 export type MetricResult = z.infer<typeof MetricResult>;
 
-/** Model calls and tokens a simulation spent (every attempt counted). */
-export const Usage = z.object({
+/** The roles a language model plays in a simulation. */
+export const MODEL_ROLES = ['caller', 'judge', 'replica'] as const;
+
+/** Model calls and tokens, as a running count (every attempt counted). */
+export const TokenCounts = z.object({
   llm_calls: z.number().int(),
-  input_tokens: z.number().int(),
+  input_tokens: z.number().int().describe('Cached input tokens included'),
+  cached_input_tokens: z.number().int(),
   output_tokens: z.number().int(),
+});
+export type TokenCounts = z.infer<typeof TokenCounts>;
+
+/** One role's model calls and tokens in a simulation. */
+export const ModelUsage = z.object({
+  role: z.enum(MODEL_ROLES),
+  model: z.string(),
+  ...TokenCounts.shape,
+});
+export type ModelUsage = z.infer<typeof ModelUsage>;
+
+/**
+ * What an audio call spent on speech and on the provider's line, for its cost: characters sent to
+ * each voice engine, seconds transcribed, and the call's own seconds.
+ */
+export const SpeechUsage = z.object({
+  tts: z.array(z.object({ engine: z.string(), model: z.string(), characters: z.number().int() })),
+  stt: z.array(z.object({ engine: z.string(), model: z.string(), seconds: z.number() })),
+  call: z
+    .object({ provider: z.string(), seconds: z.number() })
+    .nullable()
+    .describe('The audio call on the provider'),
+});
+export type SpeechUsage = z.infer<typeof SpeechUsage>;
+
+/** Model calls and tokens a simulation spent (every attempt counted), by model, and its speech. */
+export const Usage = TokenCounts.extend({
+  cached_input_tokens: TokenCounts.shape.cached_input_tokens
+    .optional()
+    .describe(
+      'Of input_tokens, those the model answered as cached; absent before they were counted',
+    ),
+  by_model: z
+    .array(ModelUsage)
+    .describe('By role and model, summing to the totals; [] on simulations made before'),
+  speech: SpeechUsage.optional().describe('Audio calls: speech and call time, for their cost'),
 });
 export type Usage = z.infer<typeof Usage>;
 
@@ -163,6 +205,15 @@ export const Simulation = z.object({
   passed: z.boolean().nullable(),
   results: z.array(MetricResult),
   usage: Usage,
+  cost_usd: z
+    .number()
+    .nullable()
+    .describe(
+      'What it cost at the prices in force when it ended; null: not ended, priced without a model in unpriced_models, or made before costs',
+    ),
+  unpriced_models: z
+    .array(z.string())
+    .describe('Models, speech engines or providers it used that have no price (cost_usd null)'),
   /** Audio mode: what the call measured (null in text mode, or before it ran). */
   audio: AudioSummary.nullable().describe('Audio mode: what the call measured'),
   /** Audio mode: the recording's file name in the data dir, while it is kept. */

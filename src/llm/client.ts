@@ -62,6 +62,8 @@ async function openaiOnce(
       : undefined,
   });
   usage.input_tokens += res.usage?.prompt_tokens ?? 0;
+  // OpenAI counts cached prompt tokens inside prompt_tokens; they are priced apart.
+  usage.cached_input_tokens += res.usage?.prompt_tokens_details?.cached_tokens ?? 0;
   usage.output_tokens += res.usage?.completion_tokens ?? 0;
   const message = res.choices[0]?.message;
   const toolCalls: ToolCallRequest[] = (message?.tool_calls ?? [])
@@ -116,7 +118,10 @@ async function anthropicOnce(
         }))
       : undefined,
   });
-  usage.input_tokens += res.usage.input_tokens;
+  // Anthropic counts cache reads apart from input_tokens: the input total includes them here.
+  const cacheRead = res.usage.cache_read_input_tokens ?? 0;
+  usage.input_tokens += res.usage.input_tokens + cacheRead;
+  usage.cached_input_tokens += cacheRead;
   usage.output_tokens += res.usage.output_tokens;
   const text = res.content
     .filter((b): b is Anthropic.TextBlock => b.type === 'text')

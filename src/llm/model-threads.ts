@@ -138,6 +138,7 @@ export function createModelThreads(size: number) {
           throw new ModelError('the model thread answered out of turn', null);
         usage.llm_calls += reply.usage.llm_calls;
         usage.input_tokens += reply.usage.input_tokens;
+        usage.cached_input_tokens += reply.usage.cached_input_tokens;
         usage.output_tokens += reply.usage.output_tokens;
         if ('error' in reply) throw new ModelError(reply.error.message, reply.error.status);
         return reply.completion;

@@ -1,5 +1,6 @@
-export type { Usage } from '../domain/simulations.js';
-import type { Usage } from '../domain/simulations.js';
+import type { TokenCounts } from '../domain/simulations.js';
+/** What model calls spent, counted as they are made (the simulation stores it by model, too). */
+export type Usage = TokenCounts;
 /** A language model connection: the OpenAI chat completions API at a base URL, or Anthropic. */
 export interface ModelConnection {
   kind: 'openai' | 'anthropic';
@@ -43,7 +44,12 @@ export interface Completion {
 }
 
 /** What model calls cost a simulation: every call made, retries included. */
-export const emptyUsage = (): Usage => ({ llm_calls: 0, input_tokens: 0, output_tokens: 0 });
+export const emptyUsage = (): Usage => ({
+  llm_calls: 0,
+  input_tokens: 0,
+  cached_input_tokens: 0,
+  output_tokens: 0,
+});
 
 /** Makes a model call; every attempt is counted in `usage`. */
 export type ModelClient = (request: CompletionRequest, usage: Usage) => Promise<Completion>;

@@ -27,6 +27,56 @@ const SimulationSchema = Simulation.omit({ recording: true })
 type SimulationAnswer = z.infer<typeof SimulationSchema>;
 
 const TERMINAL = new Set<string>(ENDED_EXECUTION_STATUSES);
+
+/** What scenarios.execute takes (and scenarios.estimate, to price the same run). */
+export const executeBody = {
+  variables: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe(
+      "Values of the scenario's promptVariables ({{name}}); missing ones take their defaultValue",
+    ),
+  runs: z
+    .number()
+    .int()
+    .min(1)
+    .max(20)
+    .optional()
+    .describe('Repeats of each persona-agent pair (default 1)'),
+  channel: z
+    .enum(['provider', 'replica', 'http'])
+    .optional()
+    .describe(
+      "Overrides each agent's own channel for this execution: provider (its provider's text chat API), replica (its effective configuration on the replica model), http (agents at a URL)",
+    ),
+  mode: z
+    .enum(SIMULATION_MODES)
+    .optional()
+    .describe(
+      "text, or audio (real audio calls through the provider's audio channel); absent: the scenario's audio.enabled",
+    ),
+  line: LineChoice.optional().describe(
+    "Audio mode: the line of every simulation; absent: the scenario's audio.line, else studio",
+  ),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 32 - 1)
+    .optional()
+    .describe(
+      "Audio mode: the root seed of the line losses, jitter and caller behaviours (drawn when absent): run 1 takes it, run r a seed derived from (seed, r); the same seed gives run r the same line and caller. A run 1 simulation's line.seed replays it",
+    ),
+  maxCostUsd: z
+    .number()
+    .min(0)
+    .max(1_000_000)
+    .optional()
+    .describe(
+      'A hard cap on what the execution spends, in dollars at the prices in force (PATCH /v1/settings {prices}): each simulation reserves its estimated share as it starts; those the cap leaves no budget for end skipped',
+    ),
+};
+
 const base = '/api/v1/workspaces/:workspace_id';
 
 async function getExecution(
@@ -82,45 +132,7 @@ export const executionOperations = [
       'Execute a scenario: one simulation per persona, target agent and run, each agent on its channel (or `channel` for all)',
     http: { method: 'POST', path: `${base}/scenarios/:scenario_id/execute`, status: 202 },
     params: { ...WorkspaceParams, scenario_id: Id },
-    body: {
-      variables: z
-        .record(z.string(), z.string())
-        .optional()
-        .describe(
-          "Values of the scenario's promptVariables ({{name}}); missing ones take their defaultValue",
-        ),
-      runs: z
-        .number()
-        .int()
-        .min(1)
-        .max(20)
-        .optional()
-        .describe('Repeats of each persona-agent pair (default 1)'),
-      channel: z
-        .enum(['provider', 'replica', 'http'])
-        .optional()
-        .describe(
-          "Overrides each agent's own channel for this execution: provider (its provider's text chat API), replica (its effective configuration on the replica model), http (agents at a URL)",
-        ),
-      mode: z
-        .enum(SIMULATION_MODES)
-        .optional()
-        .describe(
-          "text, or audio (real audio calls through the provider's audio channel); absent: the scenario's audio.enabled",
-        ),
-      line: LineChoice.optional().describe(
-        "Audio mode: the line of every simulation; absent: the scenario's audio.line, else studio",
-      ),
-      seed: z
-        .number()
-        .int()
-        .min(0)
-        .max(2 ** 32 - 1)
-        .optional()
-        .describe(
-          "Audio mode: the root seed of the line losses, jitter and caller behaviours (drawn when absent): run 1 takes it, run r a seed derived from (seed, r); the same seed gives run r the same line and caller. A run 1 simulation's line.seed replays it",
-        ),
-    },
+    body: executeBody,
     output: z.object({
       execution: Execution.pick({
         id: true,
@@ -130,7 +142,10 @@ export const executionOperations = [
         estimated_completion: true,
       }),
     }),
-    async handler({ workspace_id, scenario_id, variables, runs, channel, mode, line, seed }, ctx) {
+    async handler(
+      { workspace_id, scenario_id, variables, runs, channel, mode, line, seed, maxCostUsd },
+      ctx,
+    ) {
       const execution = await startCheckedExecution(ctx, workspace_id, scenario_id, {
         variables: variables ?? {},
         runs: runs ?? 1,
@@ -138,6 +153,7 @@ export const executionOperations = [
         mode,
         line,
         seed,
+        maxCostUsd,
         sharedAgentsOnly: ctx.caller.kind === 'token',
       });
       return withStatus(202, { execution });

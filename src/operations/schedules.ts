@@ -5,18 +5,27 @@ import { newId } from '../ids.js';
 import { cronFor, isTimeZone, nextSlot, parseEndCondition } from '../schedules/periodicity.js';
 import { describePeriodicity, nextSlots } from '../schedules/preview.js';
 import { Schedule, ScheduleEditable, ScheduleRun } from '../domain/schedules.js';
+import { EXECUTION_STATUSES } from '../domain/executions.js';
 import type { Store } from '../store/index.js';
 import { Deleted, Id, pagination, Pagination, Paging, WorkspaceParams, deleted } from './common.js';
 import { assertAgentsShared } from '../simulations/agent-sharing.js';
+import { assertScheduleCapPriced } from '../simulations/schedule-cap.js';
 import { defineOperation, type Caller, type OperationContext } from './types.js';
 
 const RunSchema = ScheduleRun.extend({
   result: z
     .object({
-      status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
+      status: z.enum(EXECUTION_STATUSES),
       counts: z.record(z.string(), z.number().int()),
       avg_score: z.number().nullable(),
       pass_rate: z.number().nullable(),
+      cost_usd: z
+        .number()
+        .nullable()
+        .describe(
+          "What the run's simulations cost; null while any is unpriced (see unpriced_models)",
+        ),
+      unpriced_models: z.array(z.string()),
     })
     .nullable()
     .describe("The started execution's status and result; null when none started"),
@@ -28,7 +37,14 @@ async function withResult(ctx: OperationContext, workspaceId: string, run: Sched
     ? await ctx.store.simulations.execution(workspaceId, run.executionId)
     : undefined;
   const result = e
-    ? { status: e.status, counts: e.counts, avg_score: e.avg_score, pass_rate: e.pass_rate }
+    ? {
+        status: e.status,
+        counts: e.counts,
+        avg_score: e.avg_score,
+        pass_rate: e.pass_rate,
+        cost_usd: e.cost_usd,
+        unpriced_models: e.unpriced_models,
+      }
     : null;
   return { ...run, result };
 }
@@ -54,6 +70,13 @@ const ScheduleInput = ScheduleEditable.extend({
     .max(100)
     .optional()
     .describe('never (default), after:<N> scheduled runs, or until:<ISO date>'),
+  maxCostUsd: z
+    .number()
+    .min(0)
+    .max(1_000_000)
+    .nullable()
+    .optional()
+    .describe("Each run's spend cap in dollars, as scenarios.execute takes it; null removes it"),
 }).partial();
 
 /** Validates the timing fields together and computes the next run they give (null when inactive). */
@@ -108,6 +131,27 @@ async function checkSharedForToken(
   if (scenario) await assertAgentsShared(store, workspaceId, scenario.targetAgents);
 }
 
+/**
+ * A change that sets a cap, or moves a capped schedule to another scenario: the cap must be
+ * priceable (schedule-cap.ts). Checked before the change's transaction, which awaits only the store.
+ */
+async function capOfPatchPriced(
+  ctx: OperationContext,
+  workspaceId: string,
+  scheduleId: string,
+  patch: { scenarioId?: string; maxCostUsd?: number | null },
+): Promise<void> {
+  if (patch.maxCostUsd === undefined && patch.scenarioId === undefined) return;
+  const current = await ctx.store.schedules.get(workspaceId, scheduleId);
+  if (!current) return;
+  await assertScheduleCapPriced(ctx, {
+    workspaceId,
+    scenarioId: patch.scenarioId ?? current.scenarioId,
+    maxCostUsd: patch.maxCostUsd === undefined ? current.maxCostUsd : patch.maxCostUsd,
+    sharedAgentsOnly: ctx.caller.kind === 'token',
+  });
+}
+
 const base = '/api/v1/workspaces/:workspace_id/schedules';
 const ItemParams = { ...WorkspaceParams, schedule_id: Id };
 
@@ -132,6 +176,12 @@ export const scheduleOperations = [
     body: ScheduleInput.required({ name: true, scenarioId: true, periodicity: true }).shape,
     output: z.object({ schedule: Schedule }),
     async handler({ workspace_id, ...input }, ctx) {
+      await assertScheduleCapPriced(ctx, {
+        workspaceId: workspace_id,
+        scenarioId: input.scenarioId,
+        maxCostUsd: input.maxCostUsd,
+        sharedAgentsOnly: ctx.caller.kind === 'token',
+      });
       return ctx.store.transaction(async (tx) => {
         await scenarioMustExist(tx, workspace_id, input.scenarioId);
         await checkSharedForToken(ctx.caller, tx, workspace_id, input.scenarioId);
@@ -152,6 +202,7 @@ export const scheduleOperations = [
             nextRun,
             lastRun: null,
             endedReason: null,
+            maxCostUsd: input.maxCostUsd ?? null,
             created_at: now,
             updated_at: now,
           }),
@@ -181,6 +232,7 @@ export const scheduleOperations = [
     async handler({ workspace_id, schedule_id, ...patch }, ctx) {
       if (Object.values(patch).every((v) => v === undefined))
         throw invalidField('', 'send at least one field to change');
+      await capOfPatchPriced(ctx, workspace_id, schedule_id, patch);
       return ctx.store.transaction(async (tx) => {
         const current = await tx.schedules.get(workspace_id, schedule_id);
         if (!current) throw notFound('schedule', schedule_id);

@@ -16,6 +16,8 @@ import {
 } from '../voice/speech-settings.js';
 import { ConnectionTestSchema } from './common.js';
 import { SIMULATION_LIMITS, simulationSettings } from '../simulations/settings.js';
+import { Prices, PricesPatch } from '../domain/prices.js';
+import { duplicatePrices, patchedPrices, pricesOf } from '../simulations/pricing.js';
 
 const RoleSchema = z
   .object({
@@ -82,6 +84,9 @@ const SettingsSchema = z.object({
     .describe(
       'The largest answer taken from a provider, agent, model or OAuth endpoint (tool answers: 5 MiB at most)',
     ),
+  prices: Prices.describe(
+    "What simulations cost: each model's tokens, speech engines' characters and minutes, providers' call minutes (dollars)",
+  ),
 });
 
 const MIB = 1024 * 1024;
@@ -155,7 +160,16 @@ async function present(ctx: OperationContext) {
     network: { maxResponseMiB: responseCap() / MIB },
     speech: await presentSpeech(ctx.store, ctx.secrets),
     recordings: { retentionDays: await recordingRetentionDays(ctx.store) },
+    prices: await pricesOf(ctx.store),
   };
+}
+
+/** The prices with a change applied (each list given replaces its own); two prices for one model: 400. */
+async function checkedPrices(ctx: OperationContext, prices: PricesPatch): Promise<Prices> {
+  const duplicates = duplicatePrices(prices);
+  if (duplicates.length)
+    throw validationError(duplicates.map((e) => `${e.path} ${e.message}`).join('; '), duplicates);
+  return patchedPrices(await pricesOf(ctx.store), prices);
 }
 
 export const settingsOperations = [
@@ -183,9 +197,14 @@ export const settingsOperations = [
           retentionDays: z.number().int().min(RECORDING_RETENTION.min).max(RECORDING_RETENTION.max),
         })
         .optional(),
+      prices: PricesPatch.optional().describe(
+        'Each list given replaces the one stored: llm [{model, inputPerMTok, cachedInputPerMTok, outputPerMTok}], tts [{engine, model, perMChars}], stt [{engine, model, perMinute}], calls [{provider, perMinute}]',
+      ),
     },
     output: SettingsSchema,
-    async handler({ smtp, llm, simulations, sync, network, speech, recordings }, ctx) {
+    async handler({ smtp, llm, simulations, sync, network, speech, recordings, prices }, ctx) {
+      // Checked before anything is stored: a refused change of prices changes nothing else.
+      const newPrices = prices && (await checkedPrices(ctx, prices));
       if (speech) {
         const patched = await patchSpeech(ctx.store, ctx.secrets, speech);
         if (patched.errors.length)
@@ -238,7 +257,11 @@ export const settingsOperations = [
           merged.password = ctx.secrets.sealUnlessMask(smtp.password, current?.password);
         await ctx.store.settings.set('smtp', merged, isoNow(ctx.clock));
       }
-      const keys = Object.entries({ smtp, llm, simulations, sync, network, speech, recordings })
+      if (newPrices) await ctx.store.settings.set('prices', newPrices, isoNow(ctx.clock));
+      const keys = Object.entries({
+        ...{ smtp, llm, simulations, sync, network, speech, recordings },
+        prices,
+      })
         .filter(([, v]) => v !== undefined)
         .map(([k]) => k);
       ctx.events.emit('settings.changed', { keys });

@@ -9,7 +9,7 @@ import { cronFor, nextSlot, parseEndCondition } from './periodicity.js';
 
 type Services = ExecutionDeps & { events: EventBus };
 
-const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'skipped']);
 /** A run this long after its slot was missed (the engine was stopped or asleep). */
 const LATE_AFTER_MS = 60_000;
 
@@ -27,11 +27,14 @@ async function startScheduled(
   services: Services,
   workspaceId: string,
   scenarioId: string,
+  maxCostUsd: number | null = null,
 ): Promise<{ executionId: string | null; outcome: ScheduleRun['outcome']; reason: string | null }> {
   try {
     const execution = await startExecution(services, workspaceId, scenarioId, {
       variables: {},
       runs: 1,
+      // The schedule's cap holds on every run it starts.
+      ...(maxCostUsd === null ? {} : { maxCostUsd }),
     });
     return { executionId: execution.id, outcome: 'started', reason: null };
   } catch (err) {
@@ -76,7 +79,7 @@ async function runDue(services: Services, s: Due, now: number): Promise<Schedule
           outcome: 'skipped' as const,
           reason: `the previous execution ${previous} is still running`,
         }
-      : await startScheduled(services, s.workspaceId, s.scenarioId);
+      : await startScheduled(services, s.workspaceId, s.scenarioId, s.maxCostUsd);
   // The run and the schedule's move to its next slot land together: a crash between them would
   // leave a recorded run whose slot is still due, and the next tick would run it again.
   const run = await store.transaction(async (tx) => {
@@ -137,7 +140,8 @@ export function createScheduler(services: Services) {
       scheduleId: string,
       scenarioId: string,
     ): Promise<ScheduleRun> {
-      const result = await startScheduled(services, workspaceId, scenarioId);
+      const cap = (await store.schedules.get(workspaceId, scheduleId))?.maxCostUsd ?? null;
+      const result = await startScheduled(services, workspaceId, scenarioId, cap);
       const at = isoNow(clock);
       return store.transaction(async (tx) => {
         await tx.schedules.ranAt(scheduleId, at);

@@ -12,6 +12,7 @@ import {
   type ModelPolicy,
 } from '../llm/types.js';
 import { effectiveConfiguration } from '../providers/view.js';
+import { agentInExecution } from './candidate-configuration.js';
 import type { SecretBox } from '../kernel/secret-box.js';
 import type { Store } from '../store/index.js';
 import type { EndedHere, Simulation } from '../store/simulations.js';
@@ -36,6 +37,11 @@ import type { AudioSummary } from '../domain/audio.js';
 import { runAudioConversation } from '../voice/run-audio.js';
 import { demoReach, type DemoHost } from '../demo/host.js';
 import { isDatabaseOutage } from '../store/sql/postgres-errors.js';
+import { simulationSpending, type SimulationSpending } from './usage-ledger.js';
+import { guardSpending } from './cost-guard.js';
+import { pricesOf, usageCost } from './pricing.js';
+import type { Scorecard } from '../store/scorecards.js';
+import { identityAsRun } from './identity-at-run.js';
 
 export interface RunnerDeps {
   store: Store;
@@ -76,7 +82,9 @@ export interface RunnerDeps {
 async function inputsOf(store: Store, sim: Simulation & { workspace_id: string }) {
   const scenario = await store.scenarios.get(sim.workspace_id, sim.scenario_id);
   const persona = await store.personas.profile(sim.workspace_id, sim.persona_id ?? '');
-  const agent = await store.agents.get(sim.agent_id ?? '');
+  const stored = await store.agents.get(sim.agent_id ?? '');
+  // An experiment's candidate runs its agent with the experiment's configuration on top.
+  const agent = stored && (await agentInExecution(store, sim.execution_id, stored));
   if (!scenario || !persona || !agent)
     throw new Error('its scenario, persona or agent was deleted');
   const variables = (await store.simulations.variablesOf(sim.execution_id)) ?? {};
@@ -89,32 +97,37 @@ type Ending = Partial<Finished> & { status: Simulation['status'] };
 
 /**
  * Stores how a simulation ended (what it did not get to stays empty) and tells who listens.
- * `began` times it; `usage` is what it spent on models, even when it ended in error.
+ * `began` times it; `spending` is what it spent, even when it ended in error. One its cost cap
+ * stopped is skipped, whatever it ended as (stoppedByCap).
  */
 async function finishSimulation(
   deps: RunnerDeps,
   sim: Simulation,
   ran: {
     began: number;
-    usage: Finished['usage'];
+    spending: SimulationSpending;
     ending: Ending;
     heldBy: string;
     /** Try again while the database refuses (the run got through; its result must not be lost). */
     retry: boolean;
   },
 ): Promise<void> {
+  const ended = stoppedByCap(ran.spending, ran.ending);
+  const usage = ran.spending.stored();
   const ending: Finished = {
     end_reason: null,
     turns: [],
     score: null,
     passed: null,
     results: [],
-    ...ran.ending,
-    usage: ran.usage,
+    ...ended,
+    usage,
+    // At the prices in force as it ends: what its execution's cap spends, and what it answers.
+    ...usageCost(usage, await pricesOf(deps.store)),
     ended_at: isoNow(deps.clock),
     // An audio call's length is its own, connect to hang-up: not the voices' start-up before it,
     // nor the speech-to-text and scoring after it. Anything else is timed whole.
-    duration_ms: ran.ending.audio?.duration_ms ?? Date.now() - ran.began,
+    duration_ms: ended.audio?.duration_ms ?? Date.now() - ran.began,
   };
   const recorded = await recordEnding(deps, { id: sim.id, ending, heldBy: ran.heldBy }, ran.retry);
   // Not ours any more (its lease lapsed and it was taken back): the run that holds it records it.
@@ -122,9 +135,34 @@ async function finishSimulation(
   deps.events.emit('simulation.finished', {
     simulationId: sim.id,
     executionId: sim.execution_id,
-    status: ran.ending.status,
+    status: ended.status,
   });
 }
+
+/** A simulation its execution's cost cap leaves no budget for: it ends before it runs. */
+const SKIPPED: Ending = {
+  status: 'skipped',
+  error: "its execution's cost cap (maxCostUsd) had no budget left for it",
+};
+
+/** A simulation its cost cap stopped mid-run is skipped: what it said and spent stays, unscored. */
+function stoppedByCap(spending: SimulationSpending, ending: Ending): Ending {
+  const refusal = spending.refusal();
+  if (!refusal) return ending;
+  return {
+    ...ending,
+    status: 'skipped',
+    end_reason: null,
+    error: refusal,
+    score: null,
+    passed: null,
+    results: [],
+  };
+}
+
+/** The judge on the judge role's model, its calls counted; reached only when a metric asks. */
+const judgeOn = (found: ModelConnection | null, spending: SimulationSpending) =>
+  found ? modelJudge(spending.client('judge', found), spending.usage) : null;
 
 /** A result the database could not take, after the retries: the run leaves it running. */
 class EndingNotRecorded extends Error {}
@@ -191,15 +229,16 @@ async function agentFor(
 type Outcome = Awaited<ReturnType<typeof converse>>;
 type StoredScenario = NonNullable<Awaited<ReturnType<Store['scenarios']['get']>>>;
 
-/** Scores a finished conversation: the scorecard's metrics, then the script's expectations. */
+/**
+ * Scores a finished conversation: the scorecard's metrics, then the script's expectations. The
+ * scorecard is the one read as the simulation started, the one its scorecard_hash names.
+ */
 async function scoreOutcome(
   outcome: Outcome & { audio?: AudioSummary | null },
   scenario: StoredScenario,
-  ctx: { store: Store; workspaceId: string; judge: () => ReturnType<typeof modelJudge> | null },
+  ctx: { scorecard: Scorecard | null; judge: () => ReturnType<typeof modelJudge> | null },
 ): Promise<{ score: number | null; passed: boolean | null; results: MetricResult[] }> {
-  const scorecard = scenario.scorecard
-    ? ((await ctx.store.scorecards.get(ctx.workspaceId, scenario.scorecard)) ?? null)
-    : null;
+  const { scorecard } = ctx;
   const metrics = metricsFor(
     scorecard,
     scenario.expectedBehavior,
@@ -227,9 +266,10 @@ async function converseInText(
     sim: Simulation;
     agent: NonNullable<Awaited<ReturnType<Store['agents']['get']>>>;
     setup: Omit<Parameters<typeof converse>[0], 'agent'>;
-    usage: ReturnType<typeof emptyUsage>;
     began: number;
     connection: (role: 'caller' | 'judge' | 'replica') => ModelConnection | null;
+    /** Its role clients, their calls counted by role and model into its usage. */
+    spending: SimulationSpending;
   },
 ): Promise<Outcome> {
   const agentUnderTest = await agentFor(run.sim.channel, run.agent, {
@@ -237,9 +277,9 @@ async function converseInText(
     model: (role) => {
       const found = run.connection(role);
       if (!found) throw new Error(`no language model is configured for the ${role} role`);
-      return ctx.clientFor(found);
+      return run.spending.client(role, found);
     },
-    usage: run.usage,
+    usage: run.spending.usage,
     began: run.began,
   });
   try {
@@ -258,6 +298,7 @@ async function endingOf(
   run: {
     sim: Simulation & { workspace_id: string };
     scenario: StoredScenario;
+    scorecard: Scorecard | null;
     outcome: Outcome & Partial<AudioOutcome>;
     judge: () => ReturnType<typeof modelJudge> | null;
   },
@@ -270,8 +311,7 @@ async function endingOf(
     return { status: 'failed', end_reason: 'error', error: outcome.failure, ...recorded };
   if (outcome.cancelled) return { status: 'cancelled', end_reason: null, ...recorded };
   const scored = await scoreOutcome(outcome, run.scenario, {
-    store: deps.store,
-    workspaceId: sim.workspace_id,
+    scorecard: run.scorecard,
     judge: run.judge,
   });
   return { status: 'completed', end_reason: outcome.endReason, ...scored, ...recorded };
@@ -339,14 +379,20 @@ async function runSimulation(
 ): Promise<void> {
   const { deps, clientFor, cancellations } = ctx;
   const began = Date.now();
-  const usage = emptyUsage();
+  const spending = simulationSpending(clientFor);
+  const { usage } = spending;
   const held = ctx.leases.hold(sim.id, claim);
-  const finish = (ending: Ending) =>
-    finishSimulation(deps, sim, { began, usage, ending, heldBy: claim, retry: true });
+  const finish = (ending: Ending, retry = true) =>
+    finishSimulation(deps, sim, { began, spending, ending, heldBy: claim, retry });
   try {
+    // Its share of the cost cap, taken now (none: skipped), then each spend held (cost-guard.ts).
+    const budget = await deps.store.simulations.budgets.reserve(sim.id);
+    if (budget === 'refused') return await finish(SKIPPED);
     const { scenario, persona, agent, variables } = await inputsOf(deps.store, sim);
     const connections = await connectionsFor(deps.store, deps.secrets, deps.llmDefault);
     const connection = (role: 'caller' | 'judge' | 'replica') => connections[role];
+    // What it tests, from what it runs with now; scored on this scorecard (identity-at-run.ts).
+    const scorecard = await identityAsRun(deps, sim, { scenario, variables, agent, connections });
     const callerConnection = scenario.script ? null : connection('caller');
     if (!scenario.script && !callerConnection)
       throw new Error('no language model is configured for the caller role');
@@ -356,7 +402,7 @@ async function runSimulation(
       scenario,
       persona,
       variables,
-      callerModel: callerConnection && clientFor(callerConnection),
+      callerModel: callerConnection && spending.client('caller', callerConnection),
       limits: {
         maxTurns: scenario.maxTurns ?? limits.maxTurns,
         maxDurationMs: scenario.maxDurationMs ?? limits.maxDurationMs,
@@ -370,6 +416,7 @@ async function runSimulation(
             : null,
       signal: turnsEndOn(sim.mode, [abort.signal, held.signal], ctx.stopping),
     };
+    if (budget === 'reserved') await guardSpending(deps.store, spending, { sim, agent, setup });
     let outcome: Outcome & Partial<AudioOutcome>;
     try {
       if (sim.mode === 'audio' && setup.callerModel) await ctx.warmModels();
@@ -378,22 +425,19 @@ async function runSimulation(
           ? await runAudioConversation(setup, {
               agent,
               secrets: deps.secrets,
-              speech: deps.speech,
+              speech: await spending.meteredSpeech(deps),
               adapters: deps.adapters,
               noiseDir: deps.noiseDir,
               line: sim.line,
               reach: await demoReach(deps.demo, agent),
             })
-          : await converseInText(ctx, { sim, agent, setup, usage, began, connection });
+          : await converseInText(ctx, { sim, agent, setup, began, connection, spending });
+      spending.called(agent.provider, outcome.audio);
     } finally {
       abort.release();
     }
-    const judge = () => {
-      // The judge model is reached only when a metric asks for it.
-      const found = connection('judge');
-      return found ? modelJudge(clientFor(found), usage) : null;
-    };
-    await finish(await endingOf(deps, { sim, scenario, outcome, judge }));
+    const judge = () => judgeOn(connection('judge'), spending);
+    await finish(await endingOf(deps, { sim, scenario, scorecard, outcome, judge }));
   } catch (err) {
     // Interrupted, it stays running: the next start (or, once its lease lapses, another server)
     // runs it again. With its lease lost, it is no longer ours to record; an ending the database
@@ -408,13 +452,10 @@ async function runSimulation(
       return;
     }
     // One attempt: when the database cannot take it, the simulation stays running too.
-    await finishSimulation(deps, sim, {
-      began,
-      usage,
-      ending: { status: 'failed', end_reason: 'error', error: (err as Error).message },
-      heldBy: claim,
-      retry: false,
-    }).catch((e: unknown) =>
+    await finish(
+      { status: 'failed', end_reason: 'error', error: (err as Error).message },
+      false,
+    ).catch((e: unknown) =>
       deps.log(`simulation ${sim.id} stays running, to run again: ${(e as Error).message}`),
     );
   } finally {

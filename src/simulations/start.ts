@@ -27,6 +27,9 @@ import { assertAgentsShared } from './agent-sharing.js';
 import { randomSeed, runSeed } from '../audio/seeded-random.js';
 import type { AgentConfigUsed } from '../domain/simulations.js';
 import { agentConfigUsed, scenarioHash, scorecardHash } from './run-identity.js';
+import { withConfiguration } from './candidate-configuration.js';
+import type { ExecutionBatch } from '../store/executions.js';
+import { costCap } from './cost-estimate.js';
 
 export interface ExecutionRequest {
   variables: Record<string, string>;
@@ -40,6 +43,23 @@ export interface ExecutionRequest {
   seed?: number;
   /** Started with a workspace token: every target agent must be shared with the workspace. */
   sharedAgentsOnly?: boolean;
+  /**
+   * A hard cap on what the execution spends (dollars, at the prices in force): each simulation
+   * reserves its estimated share as it starts and each spend's worst case before making it
+   * (cost-guard.ts); those it leaves no budget for are skipped (cost-estimate.ts). Refused while
+   * anything in play has no price.
+   */
+  maxCostUsd?: number;
+  /**
+   * Run on these agents instead of the scenario's target agents (the drift suite runs a scenario
+   * on the one agent whose new version it tests); absent: the scenario's targets.
+   */
+  agentIds?: string[];
+  /**
+   * An experiment's candidate: this configuration on top of each agent, for this execution only
+   * (candidate-configuration.ts; the runner finds it again by the execution's id).
+   */
+  configuration?: Record<string, unknown>;
 }
 
 /** Why `agent` cannot be reached on `channel`, or null when it can. */
@@ -72,7 +92,7 @@ export interface ExecutionDeps {
 }
 
 /** What an execution would run, and every problem found without touching the network. */
-interface ExecutionPlan {
+export interface ExecutionPlan {
   workspaceId: string;
   scenario: Scenario;
   variables: Record<string, string>;
@@ -87,14 +107,16 @@ interface ExecutionPlan {
  * Looks at a scenario as an execution would run it: personas and agents to pair, variables that
  * are declared, each agent on a channel it has, and a model for every role that needs one.
  */
-async function planExecution(
+export async function planExecution(
   ctx: ExecutionDeps,
   workspaceId: string,
   scenarioId: string,
   req: ExecutionRequest,
 ): Promise<ExecutionPlan> {
-  const scenario = await ctx.store.scenarios.get(workspaceId, scenarioId);
-  if (!scenario) throw notFound('scenario', scenarioId);
+  const found = await ctx.store.scenarios.get(workspaceId, scenarioId);
+  if (!found) throw notFound('scenario', scenarioId);
+  // Every later step reads the targets from the scenario: narrowed here, once.
+  const scenario = req.agentIds ? { ...found, targetAgents: req.agentIds } : found;
   // Before any other check: a token learns nothing of an agent it may not run.
   if (req.sharedAgentsOnly) await assertAgentsShared(ctx.store, workspaceId, scenario.targetAgents);
   const problems: ErrorDetail[] = [];
@@ -133,7 +155,8 @@ async function planExecution(
   const mode: SimulationMode = req.mode ?? (scenario.audio?.enabled ? 'audio' : 'text');
   const channels = new Map<string, Channel>();
   for (const agentId of scenario.targetAgents) {
-    const agent = await ctx.store.agents.get(agentId);
+    const stored = await ctx.store.agents.get(agentId);
+    const agent = stored && withConfiguration(stored, req.configuration);
     if (!agent) {
       problems.push({ path: 'targetAgents', message: `agent ${agentId} no longer exists` });
       continue;
@@ -265,18 +288,28 @@ function credentialsOf(ctx: ExecutionDeps, agent: AgentRecord) {
 }
 
 /** What every simulation of an execution tested: hashes of its scenario and scorecard, each agent. */
-async function identityOf(ctx: ExecutionDeps, plan: ExecutionPlan) {
+async function identityOf(
+  ctx: ExecutionDeps,
+  plan: ExecutionPlan,
+  configuration: ExecutionRequest['configuration'],
+) {
   const { scenario } = plan;
   const scorecard = scenario.scorecard
     ? ((await ctx.store.scorecards.get(plan.workspaceId, scenario.scorecard)) ?? null)
     : null;
   const agents = new Map<string, AgentConfigUsed>();
   for (const [agentId, channel] of plan.channels) {
-    const agent = await ctx.store.agents.get(agentId);
+    const stored = await ctx.store.agents.get(agentId);
+    const agent = stored && withConfiguration(stored, configuration);
     if (agent)
       agents.set(
         agentId,
-        await agentConfigUsed(ctx.store, agent, channel, plan.models.replica?.model ?? null),
+        await agentConfigUsed(ctx.store, {
+          agent,
+          channel,
+          replicaModel: plan.models.replica?.model ?? null,
+          credentials: credentialsOf(ctx, agent),
+        }),
       );
   }
   return {
@@ -325,17 +358,36 @@ function executionLine(plan: ExecutionPlan, req: ExecutionRequest, rootSeed: num
     : null;
 }
 
+/**
+ * An execution built and checked, not yet queued: experiments queue several at once, their
+ * simulations taking turns (store/executions.ts insertInterleaved).
+ */
+export interface PreparedExecution {
+  batch: ExecutionBatch;
+  answer: Awaited<ReturnType<typeof createExecution>>;
+}
+
 async function createExecution(ctx: ExecutionDeps, plan: ExecutionPlan, req: ExecutionRequest) {
+  const { batch, answer } = await prepareExecution(ctx, plan, req);
+  await ctx.store.simulations.createExecution(batch.e, batch.sims);
+  ctx.runner.enqueued();
+  return answer;
+}
+
+async function prepareExecution(ctx: ExecutionDeps, plan: ExecutionPlan, req: ExecutionRequest) {
   const { scenario } = plan;
   const now = ctx.clock.now();
-  const identity = await identityOf(ctx, plan);
+  const identity = await identityOf(ctx, plan, req.configuration);
   const rootSeed = req.seed ?? randomSeed();
   const sims = plannedSimulations(plan, req, identity, { now, rootSeed });
   const id = newId('exe', now);
   const { concurrency } = await simulationSettings(ctx.store, ctx.simulationDefaults);
   const estimate = new Date(now + Math.ceil(sims.length / concurrency) * 30_000).toISOString();
-  await ctx.store.simulations.createExecution(
-    {
+  const cap = await costCap(ctx, plan, req);
+  if (cap.problems.length) throw refuse(cap.problems);
+  const batch: ExecutionBatch = {
+    e: {
+      ...cap.budget,
       id,
       workspaceId: plan.workspaceId,
       scenarioId: scenario.id,
@@ -354,15 +406,15 @@ async function createExecution(ctx: ExecutionDeps, plan: ExecutionPlan, req: Exe
       estimated_completion: estimate,
     },
     sims,
-  );
-  ctx.runner.enqueued();
-  return {
+  };
+  const answer = {
     id,
     scenario_id: scenario.id,
     status: 'queued' as const,
     simulations_created: sims.length,
     estimated_completion: estimate,
   };
+  return { batch, answer };
 }
 
 /**
@@ -393,4 +445,20 @@ export async function startCheckedExecution(
   const problems = [...plan.problems, ...(await unreachable(ctx, plan))];
   if (problems.length) throw refuse(problems);
   return createExecution(ctx, plan, req);
+}
+
+/**
+ * Every check of the execute operation, and the execution built but not queued (the caller queues
+ * it: an experiment queues its sides together). Refuses as startCheckedExecution does.
+ */
+export async function prepareCheckedExecution(
+  ctx: ExecutionDeps,
+  workspaceId: string,
+  scenarioId: string,
+  req: ExecutionRequest,
+): Promise<PreparedExecution> {
+  const plan = await planExecution(ctx, workspaceId, scenarioId, req);
+  const problems = [...plan.problems, ...(await unreachable(ctx, plan))];
+  if (problems.length) throw refuse(problems);
+  return prepareExecution(ctx, plan, req);
 }

@@ -7,6 +7,7 @@ import { CHUNK, SIM } from './simulation-rows.js';
 import { pageOf, valueList, type StoreContext } from './sql/query.js';
 import type { Executions, Simulations, Tables } from './sql/tables.js';
 import { PASS_RATE } from './usage.js';
+import { costsOf } from './execution-costs.js';
 
 /**
  * The execution's columns in the `executions` table (besides `workspace_id`, and `status`: always
@@ -25,7 +26,9 @@ const COLUMNS = recordColumns<StoredExecution>({
   scenario_hash: { column: 'scenario_hash' },
   scorecard_hash: { column: 'scorecard_hash' },
   agent_config_hashes: { column: 'agent_config_hashes', json: true },
+  max_cost_usd: { column: 'max_cost_usd' },
   cancelled_at: { column: 'cancelled_at' },
+  budget_per_simulation_usd: { column: 'budget_per_simulation_usd' },
 });
 
 const STORED_COLUMNS = sql.raw(COLUMNS.selectList('e', Object.keys(COLUMNS.fields)));
@@ -34,7 +37,10 @@ const ANSWER_FIELDS = Object.keys(Execution.shape) as (keyof Execution)[];
 type Row = Record<string, unknown> & { id: string; scenario_name: string | null };
 type Counts = Execution['counts'];
 /** What is counted from an execution's simulations as they are now (its status is read from these). */
-type Figures = Pick<Execution, 'simulations_created' | 'counts' | 'avg_score' | 'pass_rate'>;
+type Figures = Pick<
+  Execution,
+  'simulations_created' | 'counts' | 'avg_score' | 'pass_rate' | 'cost_usd' | 'unpriced_models'
+>;
 
 const round = (n: number | null) => (n === null ? null : Math.round(n * 100) / 100);
 
@@ -45,14 +51,16 @@ const inAnswerOrder = (e: Execution): Execution =>
   Object.fromEntries(ANSWER_FIELDS.map((f) => [f, e[f]])) as Execution;
 
 /**
- * Completed once every simulation has ended (even when some failed); failed only when none could
- * run; cancelled once asked, whatever still runs.
+ * Completed once every simulation has ended (even when some failed, or the cost cap skipped some);
+ * failed only when none could run; skipped when the cap let none run; cancelled once asked,
+ * whatever still runs.
  */
 function statusOf(cancelled: boolean, f: Figures): ExecutionStatus {
   if (cancelled) return 'cancelled';
   const { counts, simulations_created: total } = f;
-  const ended = counts.completed + counts.failed + counts.cancelled;
+  const ended = counts.completed + counts.failed + counts.cancelled + counts.skipped;
   if (ended < total) return counts.running > 0 || ended > 0 ? 'running' : 'queued';
+  if (total > 0 && counts.skipped === total) return 'skipped';
   const noneRan = counts.completed === 0 && counts.failed > 0 && counts.failed === total;
   return noneRan && f.avg_score === null ? 'failed' : 'completed';
 }
@@ -77,14 +85,22 @@ async function figuresOf(db: Kysely<Tables>, ids: string[]): Promise<Map<string,
     counts[r.status as keyof Counts] = r.n;
   }
   const scoredOf = new Map(scored.map((f) => [f.execution_id, f]));
+  const costs = await costsOf(db, found);
   return new Map(
     ids.map((id) => {
       const counts = countsOf.get(id) ?? noCounts();
       const { avg, rate } = scoredOf.get(id) ?? { avg: null, rate: null };
       const total = Object.values(counts).reduce((a, b) => a + b, 0);
+      const cost = costs.get(id) ?? { cost_usd: 0, unpriced_models: [] };
       return [
         id,
-        { simulations_created: total, counts, avg_score: round(avg), pass_rate: round(rate) },
+        {
+          simulations_created: total,
+          counts,
+          avg_score: round(avg),
+          pass_rate: round(rate),
+          ...cost,
+        },
       ];
     }),
   );
@@ -121,7 +137,7 @@ async function readExecutions(
 }
 
 /** A simulation an execution queues: who calls which agent, how. */
-type NewSimulation = Pick<
+export type NewSimulation = Pick<
   Simulation,
   | 'id'
   | 'persona_id'
@@ -136,10 +152,25 @@ type NewSimulation = Pick<
 >;
 
 /** What a new execution stores, with the workspace and scenario it runs. */
-type NewExecution = Omit<StoredExecution, 'scenario_id' | 'cancelled_at'> & {
-  workspaceId: string;
-  scenarioId: string;
-};
+export type NewExecution = Omit<
+  StoredExecution,
+  'scenario_id' | 'cancelled_at' | 'max_cost_usd' | 'budget_per_simulation_usd'
+> &
+  // No cap unless given.
+  Partial<Pick<StoredExecution, 'max_cost_usd' | 'budget_per_simulation_usd'>> & {
+    workspaceId: string;
+    scenarioId: string;
+  };
+
+/** A new execution's row (its cap null unless given). */
+const executionRow = (e: NewExecution) =>
+  COLUMNS.toRow({
+    ...e,
+    scenario_id: e.scenarioId,
+    cancelled_at: null,
+    max_cost_usd: e.max_cost_usd ?? null,
+    budget_per_simulation_usd: e.budget_per_simulation_usd ?? null,
+  });
 
 /** A simulation as queued: nothing run, scored or spent yet. */
 const queued = (e: NewExecution, s: NewSimulation): Simulation => ({
@@ -156,7 +187,9 @@ const queued = (e: NewExecution, s: NewSimulation): Simulation => ({
   score: null,
   passed: null,
   results: [],
-  usage: { llm_calls: 0, input_tokens: 0, output_tokens: 0 },
+  usage: { llm_calls: 0, input_tokens: 0, cached_input_tokens: 0, output_tokens: 0, by_model: [] },
+  cost_usd: null,
+  unpriced_models: [],
   audio: null,
   recording: null,
   error: null,
@@ -185,11 +218,62 @@ async function insertSimulations(
   }
 }
 
+/** An execution to queue with its simulations (several are queued together by an experiment). */
+export interface ExecutionBatch {
+  e: NewExecution;
+  sims: NewSimulation[];
+}
+
+/**
+ * Inserts executions whose simulations take turns in the queue (the first of each, then the
+ * second of each, ...), so that what happens meanwhile (a slow model, a busy host) meets every
+ * execution alike. Run inside a transaction: it takes the queue numbers' lock itself.
+ */
+export async function insertInterleaved(
+  ctx: StoreContext,
+  db: Kysely<Tables>,
+  batches: ExecutionBatch[],
+): Promise<void> {
+  await ctx.dialect.transactionLock('simulations.seq').execute(db);
+  for (const { e } of batches) {
+    const stored = executionRow(e);
+    await db
+      .insertInto('executions')
+      .values({
+        ...stored,
+        workspace_id: e.workspaceId,
+        status: 'queued',
+      } as Insertable<Executions>)
+      .execute();
+  }
+  const { rows } = await sql<{
+    last: number;
+  }>`SELECT COALESCE(MAX(seq), 0) AS last FROM simulations`.execute(db);
+  let seq = rows[0]!.last;
+  const longest = Math.max(0, ...batches.map((b) => b.sims.length));
+  const queue: Insertable<Simulations>[] = [];
+  for (let i = 0; i < longest; i++)
+    for (const { e, sims } of batches) {
+      const s = sims[i];
+      if (s)
+        queue.push({
+          ...SIM.toRow(queued(e, s)),
+          workspace_id: e.workspaceId,
+          seq: ++seq,
+        } as Insertable<Simulations>);
+    }
+  for (let i = 0; i < queue.length; i += CHUNK)
+    await db
+      .insertInto('simulations')
+      .values(queue.slice(i, i + CHUNK))
+      .execute();
+}
+
 /** Creating and cancelling executions. */
 function executionWrites(ctx: StoreContext) {
   return {
     async createExecution(e: NewExecution, sims: NewSimulation[]): Promise<void> {
-      const stored = COLUMNS.toRow({ ...e, scenario_id: e.scenarioId, cancelled_at: null });
+      const stored = executionRow(e);
       const values = { ...stored, workspace_id: e.workspaceId, status: 'queued' };
       await ctx.atomic(async (db) => {
         // Executions created together number their simulations one after the other: PostgreSQL's

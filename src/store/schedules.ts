@@ -21,6 +21,7 @@ const COLUMNS = recordColumns<Schedule>({
   nextRun: { column: 'next_run' },
   lastRun: { column: 'last_run' },
   endedReason: { column: 'ended_reason' },
+  maxCostUsd: { column: 'max_cost_usd' },
   created_at: { column: 'created_at' },
   updated_at: { column: 'updated_at' },
 });

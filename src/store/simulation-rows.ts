@@ -37,6 +37,8 @@ const STORED: RecordColumnMap<Simulation> = {
   passed: { column: 'passed', flag: true, nullable: true },
   results: { column: 'results', json: true },
   usage: { column: 'usage', json: true },
+  cost_usd: { column: 'cost_usd' },
+  unpriced_models: { column: 'unpriced_models', json: true },
   audio: { column: 'audio', json: true },
   recording: { column: 'recording' },
   line: { column: 'line', json: true },

@@ -1,7 +1,9 @@
 import { sql, type Updateable } from 'kysely';
 import { createExecutionStore } from './executions.js';
+import { createCostBudgets, settleBudget } from './cost-budget.js';
 import { createSimulationFigures } from './simulation-figures.js';
 import { createSimulationQueue } from './simulation-queue.js';
+import { simulationIdentity } from './simulation-identity.js';
 import {
   CHUNK,
   NAMED,
@@ -105,7 +107,8 @@ function simulationReads(ctx: StoreContext) {
 }
 
 /** Ending simulations, and where one stands. */
-function simulationEnds({ db }: StoreContext) {
+function simulationEnds(ctx: StoreContext) {
+  const { db } = ctx;
   return {
     /**
      * Records how a simulation ended, if the lease it ran under still holds: a server that lost
@@ -126,7 +129,7 @@ function simulationEnds({ db }: StoreContext) {
         | 'results'
         | 'usage'
       > &
-        Partial<Pick<Simulation, 'audio' | 'recording' | 'error'>>,
+        Partial<Pick<Simulation, 'audio' | 'recording' | 'error' | 'cost_usd' | 'unpriced_models'>>,
       heldBy: string,
     ): Promise<boolean> {
       // What the run did not get to (no audio, no recording, no error) is stored empty.
@@ -135,15 +138,32 @@ function simulationEnds({ db }: StoreContext) {
         audio: r.audio ?? null,
         recording: r.recording ?? null,
         error: r.error ?? null,
+        cost_usd: r.cost_usd ?? null,
+        unpriced_models: r.unpriced_models ?? [],
       }) as Updateable<Simulations>;
-      const result = await db
-        .updateTable('simulations')
-        .set({ ...ended, lease_owner: null })
-        .where('id', '=', id)
-        .where('status', '=', 'running')
-        .where('lease_owner', '=', heldBy)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
+      // With the ending, its execution's cap gets back what it reserved and spends what it cost.
+      return ctx.atomic(async (tx) => {
+        const held = await tx
+          .selectFrom('simulations')
+          .select(['execution_id', 'reserved_usd'])
+          .where('id', '=', id)
+          .executeTakeFirst();
+        const result = await tx
+          .updateTable('simulations')
+          .set({ ...ended, lease_owner: null, reserved_usd: 0 })
+          .where('id', '=', id)
+          .where('status', '=', 'running')
+          .where('lease_owner', '=', heldBy)
+          .executeTakeFirst();
+        const recorded = Number(result.numUpdatedRows) > 0;
+        if (recorded && held)
+          await settleBudget(tx, {
+            executionId: held.execution_id,
+            reservedUsd: held.reserved_usd,
+            costUsd: r.cost_usd ?? null,
+          });
+        return recorded;
+      });
     },
     /** Which of these recording names a simulation still keeps. */
     async withRecordings(names: string[]): Promise<Set<string>> {
@@ -187,6 +207,8 @@ export function createSimulationStore(ctx: StoreContext) {
     ...createSimulationQueue(ctx),
     ...simulationEnds(ctx),
     ...createSimulationFigures(ctx),
+    budgets: createCostBudgets(ctx),
+    ...simulationIdentity(ctx),
   };
 }
 

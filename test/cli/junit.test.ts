@@ -27,6 +27,12 @@ describe('JUnit XML', () => {
         failures: ['Politeness: rude once', 'Script expectations: never said "refund"'],
       },
       { name: 'Frank x Support #3', seconds: 0, failures: [], error: 'agent unreachable' },
+      {
+        name: 'Frank x Support #4',
+        seconds: 0.5,
+        failures: [],
+        skipped: "its execution's cost cap (maxCostUsd) had no budget left for it",
+      },
     ],
   });
   const doc = parse(xml);
@@ -34,19 +40,19 @@ describe('JUnit XML', () => {
   it('carries every count and attribute on both levels', () => {
     expect(doc.testsuites).toMatchObject({
       name: 'Refund <"late"> & co',
-      tests: '3',
+      tests: '4',
       failures: '1',
       errors: '1',
-      skipped: '0',
-      time: '3.250',
+      skipped: '1',
+      time: '3.750',
     });
     expect(doc.testsuites.testsuite).toMatchObject({
       name: 'Refund <"late"> & co',
-      tests: '3',
+      tests: '4',
       failures: '1',
       errors: '1',
-      skipped: '0',
-      time: '3.250',
+      skipped: '1',
+      time: '3.750',
       timestamp: '2026-06-10T12:00:00.000Z',
       hostname: 'qa-box',
     });
@@ -69,5 +75,19 @@ describe('JUnit XML', () => {
     });
     expect(notRun).toMatchObject({ error: { message: 'agent unreachable', type: 'not_run' } });
     expect(notRun).not.toHaveProperty('failure');
+  });
+
+  it('reports a simulation the cost cap skipped as a skipped case, neither failed nor errored', () => {
+    expect(xml).toContain(
+      '<skipped message="its execution&apos;s cost cap (maxCostUsd) had no budget left for it"/>',
+    );
+    const skipped = doc.testsuites.testsuite.testcase[3]!;
+    expect(skipped).toMatchObject({
+      name: 'Frank x Support #4',
+      time: '0.500',
+      skipped: { message: "its execution's cost cap (maxCostUsd) had no budget left for it" },
+    });
+    expect(skipped).not.toHaveProperty('error');
+    expect(skipped).not.toHaveProperty('failure');
   });
 });

@@ -35,13 +35,27 @@ const answer = (content: string | null, toolCalls: { name: string; arguments: Js
  * conversations stay deterministic: the replica agent (looks orders up with its tool), the
  * caller (asks about an order, thanks, hangs up) and the judge (scores 90).
  */
-export async function startFakeBrain(options: { delayMs?: number } = {}) {
+export async function startFakeBrain(
+  options: {
+    delayMs?: number;
+    /** Of each call's 20 prompt tokens, how many it answers as cached (OpenAI's prompt_tokens_details). */
+    cachedTokens?: number;
+    /**
+     * Each call's token counts instead of 20 and 8 (to make simulations' costs vary): told the
+     * request's size in bytes and its max_tokens (null when it sent none).
+     */
+    usage?: (call: { requestBytes: number; maxTokens: number | null }) => {
+      prompt_tokens: number;
+      completion_tokens: number;
+    };
+  } = {},
+) {
   const calls = { replica: 0, caller: 0, judge: 0 };
   const server = createServer(
     handled(async (req, res) => {
       let raw = '';
       for await (const c of req) raw += c;
-      const body = JSON.parse(raw) as { messages: Json[]; tools?: Json[] };
+      const body = JSON.parse(raw) as { messages: Json[]; tools?: Json[]; max_tokens?: unknown };
       const system = String(body.messages.find((m) => m.role === 'system')?.content ?? '');
       const last = body.messages[body.messages.length - 1]!;
       let out;
@@ -67,6 +81,19 @@ export async function startFakeBrain(options: { delayMs?: number } = {}) {
           out = answer(null, [{ name: 'order_status', arguments: { orderId: order } }]);
         else out = answer('How can I help you today?');
       }
+      if (options.usage) {
+        const sized = options.usage({
+          requestBytes: Buffer.byteLength(raw),
+          maxTokens: typeof body.max_tokens === 'number' ? body.max_tokens : null,
+        });
+        Object.assign(out.usage, sized, {
+          total_tokens: sized.prompt_tokens + sized.completion_tokens,
+        });
+      }
+      if (options.cachedTokens !== undefined)
+        Object.assign(out.usage, {
+          prompt_tokens_details: { cached_tokens: options.cachedTokens },
+        });
       if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(out));

@@ -40,7 +40,11 @@ export async function startFakeModels() {
     openai(
       content: string | null,
       toolCalls: { id: string; name: string; arguments: string }[] = [],
-      usage = { prompt_tokens: 10, completion_tokens: 5 },
+      usage: {
+        prompt_tokens: number;
+        completion_tokens: number;
+        prompt_tokens_details?: { cached_tokens: number };
+      } = { prompt_tokens: 10, completion_tokens: 5 },
     ) {
       script.push({
         status: 200,
@@ -70,7 +74,13 @@ export async function startFakeModels() {
         },
       });
     },
-    anthropic(blocks: Json[], usage = { input_tokens: 12, output_tokens: 7 }) {
+    anthropic(
+      blocks: Json[],
+      usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number } = {
+        input_tokens: 12,
+        output_tokens: 7,
+      },
+    ) {
       script.push({
         status: 200,
         body: {

@@ -19,7 +19,12 @@ describe('language model connections', () => {
       { kind: 'openai', baseUrl: `${models.url}/v1`, apiKey: 'sk-test', model: 'gpt-test' },
       FAST,
     );
-    models.openai(null, [{ id: 'call_1', name: 'order_status', arguments: '{"orderId":"A1"}' }]);
+    // Cached prompt tokens are counted within prompt_tokens, and apart (they are priced apart).
+    models.openai(null, [{ id: 'call_1', name: 'order_status', arguments: '{"orderId":"A1"}' }], {
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      prompt_tokens_details: { cached_tokens: 4 },
+    });
     const usage = emptyUsage();
     const out = await complete(
       {
@@ -40,7 +45,12 @@ describe('language model connections', () => {
       text: '',
       toolCalls: [{ id: 'call_1', name: 'order_status', arguments: { orderId: 'A1' } }],
     });
-    expect(usage).toEqual({ llm_calls: 1, input_tokens: 10, output_tokens: 5 });
+    expect(usage).toEqual({
+      llm_calls: 1,
+      input_tokens: 10,
+      cached_input_tokens: 4,
+      output_tokens: 5,
+    });
     const sent = models.requests.at(-1)!;
     expect(sent.path).toBe('/v1/chat/completions');
     expect(sent.headers.authorization).toBe('Bearer sk-test');
@@ -104,7 +114,12 @@ describe('language model connections', () => {
     expect((await complete({ messages: [{ role: 'user', content: 'hi' }] }, usage)).text).toBe(
       'finally',
     );
-    expect(usage).toEqual({ llm_calls: 3, input_tokens: 3, output_tokens: 2 });
+    expect(usage).toEqual({
+      llm_calls: 3,
+      input_tokens: 3,
+      cached_input_tokens: 0,
+      output_tokens: 2,
+    });
     models.fail(400);
     const refused = emptyUsage();
     await expect(
@@ -122,10 +137,14 @@ describe('language model connections', () => {
       { kind: 'anthropic', baseUrl: models.url, apiKey: 'ak-test', model: 'claude-test' },
       FAST,
     );
-    models.anthropic([
-      { type: 'text', text: 'Let me check.' },
-      { type: 'tool_use', id: 'tu_1', name: 'order_status', input: { orderId: 'A1' } },
-    ]);
+    // Anthropic counts cache reads apart from input_tokens: the input total includes them.
+    models.anthropic(
+      [
+        { type: 'text', text: 'Let me check.' },
+        { type: 'tool_use', id: 'tu_1', name: 'order_status', input: { orderId: 'A1' } },
+      ],
+      { input_tokens: 12, output_tokens: 7, cache_read_input_tokens: 3 },
+    );
     const usage = emptyUsage();
     const out = await complete(
       {
@@ -139,7 +158,12 @@ describe('language model connections', () => {
       text: 'Let me check.',
       toolCalls: [{ id: 'tu_1', name: 'order_status', arguments: { orderId: 'A1' } }],
     });
-    expect(usage).toEqual({ llm_calls: 1, input_tokens: 12, output_tokens: 7 });
+    expect(usage).toEqual({
+      llm_calls: 1,
+      input_tokens: 15,
+      cached_input_tokens: 3,
+      output_tokens: 7,
+    });
     const sent = models.requests.at(-1)!;
     expect(sent.path).toBe('/v1/messages');
     // The SDK decides the header (x-api-key in older releases, a bearer token in this one).

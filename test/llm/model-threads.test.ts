@@ -32,7 +32,12 @@ describe('model threads', () => {
         text: 'From the thread.',
         toolCalls: [{ id: 'c1', name: 'lookup', arguments: { id: 7 } }],
       });
-      expect(usage).toEqual({ llm_calls: 2, input_tokens: 3, output_tokens: 2 });
+      expect(usage).toEqual({
+        llm_calls: 2,
+        input_tokens: 3,
+        cached_input_tokens: 0,
+        output_tokens: 2,
+      });
       expect(models.requests.at(-1)!.headers.authorization).toBe('Bearer sk-thread');
 
       models.fail(400);

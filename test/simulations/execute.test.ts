@@ -203,7 +203,22 @@ describe('executing scenarios: whole simulated conversations, scored', () => {
       ['Brief', true],
       ['Script expectations', true],
     ]);
-    expect(sim.usage).toEqual({ llm_calls: 3, input_tokens: 60, output_tokens: 24 });
+    expect(sim.usage).toEqual({
+      llm_calls: 3,
+      input_tokens: 60,
+      cached_input_tokens: 0,
+      output_tokens: 24,
+      by_model: [
+        {
+          role: 'replica',
+          model: 'fake',
+          llm_calls: 3,
+          input_tokens: 60,
+          cached_input_tokens: 0,
+          output_tokens: 24,
+        },
+      ],
+    });
     expect(target.last!.path).toBe('/orders/B7');
     // The tool call is logged as simulation traffic of this agent.
     const analytics = (await s.call('GET', '/v1/tools/order_status/analytics')).body;

@@ -125,7 +125,7 @@ describe.skipIf(onPostgres())('a team server: instances and workers sharing one 
         score: null,
         passed: null,
         results: [],
-        usage: { llm_calls: 0, input_tokens: 0, output_tokens: 0 },
+        usage: { llm_calls: 0, input_tokens: 0, output_tokens: 0, by_model: [] },
         error: 'late',
       },
       'dead-worker',

@@ -90,6 +90,14 @@ describe('audio simulations', () => {
     // bound is over the event loop's longest stall meanwhile; the bench measures pacing alone.
     expect(audio.pacing.late_p99_ms).toBeLessThan(25 + loop.max / 1e6);
     expect(audio.recording).toBe(true);
+    // What its cost is counted from: the caller's lines spoken, the agent transcribed, the call.
+    const { speech: spent } = sim.usage;
+    // Priced by the agent's provider (this one is reached at its own URL, over Twilio).
+    expect(spent.call).toEqual({ provider: 'http', seconds: audio.duration_ms / 1000 });
+    const spoken = (spent.tts as Json[]).reduce((n, t) => n + (t.characters as number), 0);
+    expect(spoken).toBeGreaterThanOrEqual('Hello, where is my order?Thank you, goodbye.'.length);
+    expect(spent.stt.length).toBe(1);
+    expect(spent.stt[0].seconds).toBeGreaterThan(0);
 
     const wav = await fetch(`${s!.url}${sim.recording_url}`, {
       headers: { authorization: `Bearer ${s!.key}` },

@@ -34,6 +34,7 @@ import { EmptyState } from '../ui/EmptyState';
 import { RowActions } from '../ui/RowActions';
 import { ExecuteGuidance } from '../ui/ExecuteGuidance';
 import { executionEnded } from '../ui/executionStatus';
+import { costWords, MaxCostField } from '../ui/CostFields';
 import {
   ExecutionLineFields,
   LineFields,
@@ -284,7 +285,7 @@ function ScenarioEditor({
 
 /** What execute answered, completed with counts, until executions.get answers the whole record. */
 type Progress = Pick<Execution, 'id' | 'status' | 'simulations_created' | 'counts'> &
-  Partial<Pick<Execution, 'pass_rate' | 'avg_score'>>;
+  Partial<Pick<Execution, 'pass_rate' | 'avg_score' | 'cost_usd' | 'unpriced_models'>>;
 type ExecuteInput = InputOf<'scenarios.execute'>;
 type Channel = NonNullable<ExecuteInput['channel']>;
 type RunMode = NonNullable<ExecuteInput['mode']>;
@@ -303,6 +304,8 @@ interface ExecuteForm {
   mode: Mode;
   line: LineProfile | 'scenario';
   seed: string;
+  /** The spend cap in dollars; blank: none. */
+  maxCost: string;
 }
 
 // The line and the seed are audio's: the engine refuses them on a text execution.
@@ -320,6 +323,7 @@ const executeInput = (scenario: Scenario, form: ExecuteForm) => {
     ...(form.mode !== 'scenario' ? { mode: form.mode } : {}),
     ...(audioRun && form.line !== 'scenario' ? { line: form.line } : {}),
     ...(audioRun && form.seed.trim() ? { seed: Number(form.seed) } : {}),
+    ...(form.maxCost.trim() ? { maxCostUsd: Number(form.maxCost) } : {}),
   };
 };
 
@@ -333,7 +337,10 @@ function useExecution(scenario: Scenario, form: ExecuteForm) {
     );
     setExecution({
       ...e,
-      counts: { queued: e.simulations_created, running: 0, completed: 0, failed: 0, cancelled: 0 },
+      counts: {
+        ...{ queued: e.simulations_created, running: 0, completed: 0, failed: 0, cancelled: 0 },
+        skipped: 0,
+      },
     });
   });
   const refresh = async () => {
@@ -439,6 +446,11 @@ function ExecuteFields({
         scenarioLine={scenario.audio?.line}
         error={(path) => fieldError(error, path)}
       />
+      <MaxCostField
+        value={form.maxCost}
+        onChange={(maxCost) => setForm({ ...form, maxCost })}
+        error={fieldError(error, 'maxCostUsd')}
+      />
       <ErrorNote error={error} />
     </Stack>
   );
@@ -447,7 +459,7 @@ function ExecuteFields({
 /** How far the execution is: a progress bar over its simulations, then its pass rate. */
 function ExecutionProgress({ scenario, execution }: { scenario: Scenario; execution: Progress }) {
   const c = execution.counts;
-  const ended = c.completed + c.failed + c.cancelled;
+  const ended = c.completed + c.failed + c.cancelled + c.skipped;
   const total = execution.simulations_created ?? 0;
   return (
     <Box aria-label="Execution progress">
@@ -464,10 +476,14 @@ function ExecutionProgress({ scenario, execution }: { scenario: Scenario; execut
       />
       <Typography variant="body2" data-testid="execution-progress">
         {ended} of {total} ended · {c.running} running · {c.completed} completed · {c.failed} failed
+        {c.skipped ? ` · ${c.skipped} skipped (cost cap)` : ''}
       </Typography>
       {ended === total && (
         <Typography sx={{ mt: 1 }}>
           Pass rate {fmtNum(execution.pass_rate, '%')} · average score {fmtNum(execution.avg_score)}
+          {execution.cost_usd !== undefined && execution.unpriced_models
+            ? ` · ${costWords({ cost_usd: execution.cost_usd, unpriced_models: execution.unpriced_models })}`
+            : ''}
         </Typography>
       )}
     </Box>
@@ -491,6 +507,7 @@ function ExecuteDialog({
     mode: 'scenario',
     line: 'scenario',
     seed: '',
+    maxCost: '',
   });
   const { execution, start } = useExecution(scenario, form);
   const navigate = useSession((s) => s.navigate);

@@ -21,19 +21,41 @@ import { ResourcePage } from '../ui/ResourcePage';
 import { EmptyState } from '../ui/EmptyState';
 import { RowActions } from '../ui/RowActions';
 import { PeriodicityField } from '../ui/SchedulePreview';
+import { MaxCostField } from '../ui/CostFields';
+import { maxCostOf, maxCostText, runResultWords } from '../ui/ScheduleCost';
 
-function ScheduleEditor({ onClose }: { onClose: (saved: boolean) => void }) {
+type ScheduleItem = ReturnType<typeof useSchedules.getState>['items'][number];
+
+/** A new schedule, or (`editing`) a stored one with its fields, its cost cap included, read back. */
+function ScheduleEditor({
+  onClose,
+  editing,
+}: {
+  onClose: (saved: boolean) => void;
+  editing?: ScheduleItem;
+}) {
   const scenarios = useScenarios();
   useEffect(() => void scenarios.load({ limit: 100 }), []);
   const [form, setForm] = useState({
-    name: '',
-    scenarioId: '',
-    periodicity: 'daily',
-    timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-    periodEndCondition: 'never',
+    name: editing?.name ?? '',
+    scenarioId: editing?.scenarioId ?? '',
+    periodicity: editing?.periodicity ?? 'daily',
+    timezone: editing?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+    periodEndCondition: editing?.periodEndCondition ?? 'never',
   });
+  const [maxCost, setMaxCost] = useState(maxCostText(editing?.maxCostUsd ?? null));
   const save = useAction(async () => {
-    await client().invoke('schedules.create', wsInput(form));
+    const maxCostUsd = maxCostOf(maxCost);
+    if (editing)
+      await client().invoke(
+        'schedules.update',
+        wsInput({ schedule_id: editing.id, ...form, maxCostUsd }),
+      );
+    else
+      await client().invoke(
+        'schedules.create',
+        wsInput({ ...form, ...(maxCostUsd === null ? {} : { maxCostUsd }) }),
+      );
     onClose(true);
   });
   const field = (
@@ -52,7 +74,7 @@ function ScheduleEditor({ onClose }: { onClose: (saved: boolean) => void }) {
   );
   return (
     <EditorDialog
-      title="New schedule"
+      title={editing ? 'Edit schedule' : 'New schedule'}
       saveLabel="Save schedule"
       save={save}
       onClose={() => onClose(false)}
@@ -74,6 +96,11 @@ function ScheduleEditor({ onClose }: { onClose: (saved: boolean) => void }) {
       />
       {field('timezone', 'Time zone (IANA)')}
       {field('periodEndCondition', 'Ends', { hint: 'never, after:<N> runs, or until:<date>' })}
+      <MaxCostField
+        value={maxCost}
+        onChange={setMaxCost}
+        error={fieldError(save.error, 'maxCostUsd')}
+      />
     </EditorDialog>
   );
 }
@@ -91,7 +118,7 @@ function Runs({ id }: { id: string }) {
         <Typography key={r.id} variant="body2">
           {fmtDate(r.scheduledFor ?? r.startedAt)} · {r.trigger} · {r.late ? 'late · ' : ''}
           {r.result
-            ? `${r.result.status}${r.result.pass_rate === null ? '' : ` · ${r.result.pass_rate}% passed`}${r.result.counts.failed ? ` · ${r.result.counts.failed} errored` : ''}`
+            ? runResultWords(r.result)
             : `${r.outcome.replace(/_/g, ' ')}${r.reason ? `: ${r.reason}` : ''}`}{' '}
           {r.executionId && (
             <Button size="small" onClick={() => navigate(`executions/${r.executionId}`)}>
@@ -107,6 +134,7 @@ function Runs({ id }: { id: string }) {
 export function Schedules() {
   const { items, error, load } = useSchedules();
   const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<ScheduleItem | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   useEffect(() => void load({ limit: 100 }), [load]);
   // Pause, run now, delete: each its own operation, then the list again.
@@ -168,6 +196,9 @@ export function Schedules() {
                 <Button size="small" onClick={() => setOpen(open === s.id ? null : s.id)}>
                   Runs
                 </Button>
+                <Button size="small" onClick={() => setEditing(s)}>
+                  Edit
+                </Button>
                 <Button
                   size="small"
                   onClick={() =>
@@ -197,10 +228,13 @@ export function Schedules() {
           onAction={() => setCreating(true)}
         />
       )}
-      {creating && (
+      {(creating || editing) && (
         <ScheduleEditor
+          key={editing?.id ?? 'new'}
+          editing={editing ?? undefined}
           onClose={(saved) => {
             setCreating(false);
+            setEditing(null);
             if (saved) void load({ limit: 100 });
           }}
         />

@@ -21,6 +21,7 @@ import type { InputOf, OutputOf } from '../client';
 import { client, useSession } from '../stores/session';
 import { useTeam } from '../stores/team';
 import { SpeechSettings } from '../ui/SpeechSettings';
+import { PricesSettings } from '../ui/PricesSettings';
 import {
   ActionButton,
   ConfirmButton,
@@ -558,6 +559,9 @@ export function Settings() {
               retentionDays={settings.data.recordings.retentionDays}
               onSaved={() => void settings.reload()}
             />
+          </Section>
+          <Section title="Prices" id="prices">
+            <PricesSettings prices={settings.data.prices} onSaved={() => void settings.reload()} />
           </Section>
           <SmtpSection data={settings.data} onSaved={settings.reload} />
         </>

@@ -142,6 +142,8 @@ const COLORS: Record<string, 'success' | 'error' | 'warning' | 'info' | 'default
   running: 'info',
   queued: 'default',
   cancelled: 'warning',
+  // Stopped by its execution's cost cap before it ran.
+  skipped: 'warning',
   paused: 'warning',
   disconnected: 'warning',
 };
