@@ -1,6 +1,7 @@
 import { blandChat } from './chat.js';
 import { providerClient, type RetryPolicy } from './client.js';
 import { arr, iso, num, obj, str, text, type Json } from './read.js';
+import { rawRecord } from './raw-record.js';
 import type {
   AgentSnapshot,
   NormalizedCall,
@@ -98,6 +99,7 @@ function snapshotOf(a: Json, agentId: string): AgentSnapshot {
       : [],
     tags: [],
     textChat: str(a.pathway_id) !== null,
+    raw: rawRecord('bland', a),
   };
 }
 

@@ -1,6 +1,7 @@
 import { elevenLabsChat } from './elevenlabs-chat.js';
 import { DEFAULT_RETRY, providerClient, type RetryPolicy } from './client.js';
 import { arr, bool, iso, num, obj, parsedWhenJson, str, text, type Json } from './read.js';
+import { rawRecord } from './raw-record.js';
 import type {
   AgentSnapshot,
   AgentTool,
@@ -149,6 +150,7 @@ function snapshotOf(found: { agent: Json; agentId: string; tools: Json[] }): Age
       })),
     tags: arr(a.tags).filter((t): t is string => typeof t === 'string'),
     textChat: true,
+    raw: rawRecord('elevenlabs', a),
   };
 }
 

@@ -1,6 +1,7 @@
 import { retellChat } from './chat.js';
 import { providerClient, type RetryPolicy } from './client.js';
 import { arr, bool, iso, num, obj, parsedWhenJson, str, text, type Json } from './read.js';
+import { rawRecord } from './raw-record.js';
 import type {
   AgentSnapshot,
   AgentTool,
@@ -159,6 +160,11 @@ function snapshotOf(found: {
       })),
     tags: [],
     textChat: obj(a.response_engine).type === 'retell-llm',
+    // The LLM's record under the engine that names it: prompt, model and tools live there.
+    raw: rawRecord('retell', {
+      ...a,
+      response_engine: { ...obj(a.response_engine), ...(Object.keys(llm).length ? { llm } : {}) },
+    }),
   };
 }
 

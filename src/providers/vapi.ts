@@ -23,6 +23,7 @@ import type {
   TranscriptTurn,
 } from './types.js';
 import type { RetryPolicy } from './client.js';
+import { rawRecord } from './raw-record.js';
 
 const PAGE = 100;
 
@@ -180,6 +181,7 @@ function snapshotOf(found: {
       })),
     tags: [],
     textChat: true,
+    raw: rawRecord('vapi', a),
   };
 }
 

@@ -1,7 +1,9 @@
 import { canonicalHash } from '../kernel/canonical-hash.js';
 import type { AgentConfigUsed } from '../domain/simulations.js';
 import type { Channel } from '../conversation/agent-under-test.js';
+import type { AgentCredentials } from '../providers/credentials.js';
 import { leafPaths } from '../providers/diff.js';
+import { providerHash } from '../providers/raw-record.js';
 import { effectiveConfiguration } from '../providers/view.js';
 import type { AgentRecord } from '../store/agents.js';
 import type { Store } from '../store/index.js';
@@ -12,7 +14,8 @@ import { metricsFor } from './scoring.js';
 /*
  * What a simulation tests, reduced to hashes so that two results can be told to come from the same
  * test: the scenario as run, the scorecard it is scored on, and the agent as reached. Worked out
- * once per execution, when its simulations are queued.
+ * when an execution's simulations are queued, and again as each starts (identity-at-run.ts): the
+ * runner reads the scenario, scorecard and agent as they are then.
  */
 
 /** The pass mark a simulation is scored against when its scenario has no scorecard (runner.ts). */
@@ -59,22 +62,32 @@ async function replicaTools(store: Store, agent: AgentRecord): Promise<AgentConf
   return found.flatMap((t) => (t ? [{ name: t.name, version: t.version }] : []));
 }
 
+/** What the agent's identity is worked out from: the agent, how it is reached, its credentials. */
+export interface AgentReached {
+  agent: AgentRecord;
+  channel: Channel;
+  /** The replica role's model (used on the replica channel). */
+  replicaModel: string | null;
+  /** Its opened credentials (an http agent's provider hash is made of them), or null. */
+  credentials: AgentCredentials | null;
+}
+
 /**
- * The agent as a simulation reaches it on `channel`. The provider's raw agent record is not kept
- * (a sync maps it into the snapshot and drops it), so `provider_hash` is null: never invented.
+ * The agent as a simulation reaches it on `channel`. `provider_hash` is the provider's raw agent
+ * record's (providers/raw-record.ts); null where none is kept yet, never invented.
  */
 export async function agentConfigUsed(
   store: Store,
-  agent: AgentRecord,
-  channel: Channel,
-  replicaModel: string | null,
+  { agent, channel, replicaModel, credentials }: AgentReached,
 ): Promise<AgentConfigUsed> {
   const ownUrl = agent.provider === 'http' || agent.provider === 'demo';
-  const version = ownUrl ? undefined : await store.agents.latestVersion(agent.id);
+  // A variant has no history of its own: it follows its parent's syncs, so the parent's version
+  // is the one in force.
+  const version = ownUrl ? undefined : await store.agents.latestVersion(agent.parentId ?? agent.id);
   const onReplica = channel === 'replica';
   const { version_id, ...rest }: Omit<AgentConfigUsed, 'hash'> = {
     version_id: version?.version ?? null,
-    provider_hash: null,
+    provider_hash: providerHash(agent, credentials),
     overrides: leafPaths(agent.overrides),
     channel,
     replica_model: onReplica ? replicaModel : null,

@@ -96,6 +96,11 @@ export interface FakeProviders {
   writes: string[];
   state: {
     vapiAssistant: Json;
+    /** The agents the other providers answer (a test changes a field between syncs). */
+    retellAgent: Json;
+    retellLlm: Json;
+    elevenAgent: Json;
+    blandAgent: Json;
     vapiCalls: Json[];
     retellCalls: Json[];
     elevenConversations: Json[];
@@ -166,6 +171,85 @@ export async function startFakeProviders(
         unknownSetting: 3,
       },
       newVapiFeature: { anything: true },
+    },
+    retellAgent: {
+      agent_id: 'ret_1',
+      agent_name: 'Retail Rita',
+      version: 3,
+      voice_id: '11labs-Adrian',
+      voice_temperature: 1,
+      language: 'en-US',
+      response_engine: { type: 'retell-llm', llm_id: 'llm_1' },
+      webhook_url: null,
+    },
+    retellLlm: {
+      llm_id: 'llm_1',
+      general_prompt: 'You are Rita.',
+      begin_message: 'Hello from Rita',
+      model: 'gpt-4o-mini',
+      model_temperature: 0.2,
+      knowledge_base_ids: ['kbr_1'],
+      general_tools: [
+        {
+          type: 'custom',
+          name: 'check_stock',
+          description: 'Stock lookup',
+          url: 'https://shop.example/stock',
+          method: 'GET',
+          headers: { Authorization: 'Bearer x' },
+        },
+        {
+          type: 'transfer_call',
+          name: 'to_human',
+          transfer_destination: { type: 'predefined', number: '+15550199' },
+        },
+        { type: 'end_call', name: 'end' },
+      ],
+    },
+    elevenAgent: {
+      agent_id: 'el_1',
+      name: 'Eleven Eve',
+      tags: ['prod', 'billing'],
+      phone_numbers: [{ phone_number: '+15550400', provider: 'twilio', label: 'Billing line' }],
+      conversation_config: {
+        agent: {
+          first_message: 'Hi, Eve here',
+          language: 'en',
+          prompt: {
+            prompt: 'You are Eve.',
+            llm: 'gemini-2.0-flash',
+            temperature: 0.4,
+            max_tokens: -1,
+            tool_ids: ['elt_1'],
+            knowledge_base: [{ id: 'kbe_1', name: 'Billing FAQ', type: 'file' }],
+          },
+        },
+        tts: {
+          voice_id: 'eve_voice',
+          model_id: 'eleven_turbo_v2',
+          stability: 0.6,
+          similarity_boost: 0.8,
+        },
+      },
+    },
+    blandAgent: {
+      agent: {
+        agent_id: 'bl_1',
+        name: 'Bland Bob',
+        prompt: 'You are Bob.',
+        first_sentence: 'Bob here.',
+        model: 'enhanced',
+        temperature: 0.7,
+        voice: 'maya',
+        tools: [
+          {
+            name: 'lookup',
+            description: 'Look up',
+            url: 'https://b.example/l',
+            method: 'POST',
+          },
+        ],
+      },
     },
     vapiCalls: [],
     retellCalls: [],
@@ -265,44 +349,8 @@ export async function startFakeProviders(
       }
 
       // Retell
-      if (path === '/get-agent/ret_1') {
-        return send(200, {
-          agent_id: 'ret_1',
-          agent_name: 'Retail Rita',
-          version: 3,
-          voice_id: '11labs-Adrian',
-          voice_temperature: 1,
-          language: 'en-US',
-          response_engine: { type: 'retell-llm', llm_id: 'llm_1' },
-          webhook_url: null,
-        });
-      }
-      if (path === '/get-retell-llm/llm_1') {
-        return send(200, {
-          llm_id: 'llm_1',
-          general_prompt: 'You are Rita.',
-          begin_message: 'Hello from Rita',
-          model: 'gpt-4o-mini',
-          model_temperature: 0.2,
-          knowledge_base_ids: ['kbr_1'],
-          general_tools: [
-            {
-              type: 'custom',
-              name: 'check_stock',
-              description: 'Stock lookup',
-              url: 'https://shop.example/stock',
-              method: 'GET',
-              headers: { Authorization: 'Bearer x' },
-            },
-            {
-              type: 'transfer_call',
-              name: 'to_human',
-              transfer_destination: { type: 'predefined', number: '+15550199' },
-            },
-            { type: 'end_call', name: 'end' },
-          ],
-        });
-      }
+      if (path === '/get-agent/ret_1') return send(200, state.retellAgent);
+      if (path === '/get-retell-llm/llm_1') return send(200, state.retellLlm);
       if (path === '/v2/list-phone-numbers')
         return send(200, {
           items: [
@@ -339,34 +387,7 @@ export async function startFakeProviders(
       }
 
       // ElevenLabs
-      if (path === '/v1/convai/agents/el_1') {
-        return send(200, {
-          agent_id: 'el_1',
-          name: 'Eleven Eve',
-          tags: ['prod', 'billing'],
-          phone_numbers: [{ phone_number: '+15550400', provider: 'twilio', label: 'Billing line' }],
-          conversation_config: {
-            agent: {
-              first_message: 'Hi, Eve here',
-              language: 'en',
-              prompt: {
-                prompt: 'You are Eve.',
-                llm: 'gemini-2.0-flash',
-                temperature: 0.4,
-                max_tokens: -1,
-                tool_ids: ['elt_1'],
-                knowledge_base: [{ id: 'kbe_1', name: 'Billing FAQ', type: 'file' }],
-              },
-            },
-            tts: {
-              voice_id: 'eve_voice',
-              model_id: 'eleven_turbo_v2',
-              stability: 0.6,
-              similarity_boost: 0.8,
-            },
-          },
-        });
-      }
+      if (path === '/v1/convai/agents/el_1') return send(200, state.elevenAgent);
       if (path === '/v1/convai/tools/elt_1') {
         return send(200, {
           id: 'elt_1',
@@ -405,27 +426,7 @@ export async function startFakeProviders(
       }
 
       // Bland
-      if (path === '/v1/agents/bl_1') {
-        return send(200, {
-          agent: {
-            agent_id: 'bl_1',
-            name: 'Bland Bob',
-            prompt: 'You are Bob.',
-            first_sentence: 'Bob here.',
-            model: 'enhanced',
-            temperature: 0.7,
-            voice: 'maya',
-            tools: [
-              {
-                name: 'lookup',
-                description: 'Look up',
-                url: 'https://b.example/l',
-                method: 'POST',
-              },
-            ],
-          },
-        });
-      }
+      if (path === '/v1/agents/bl_1') return send(200, state.blandAgent);
       if (path === '/v1/agents/bl_2') {
         return send(200, {
           agent: {
