@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isSealed, type Sealed } from '../kernel/secret-box.js';
 import { DemoKnobs } from './demo.js';
+import { RegressionSuite } from './regression.js';
 import { Timestamp } from './records.js';
 
 /**
@@ -65,6 +66,12 @@ export const AgentSnapshot = z.object({
   tags: z.array(z.string()),
   /** Whether the provider offers a text conversation API for this agent (the default channel). */
   textChat: z.boolean(),
+  /**
+   * The provider's own agent record, without volatile fields and secrets (providers/raw-record.ts):
+   * its voice pipeline is there only. Absent on snapshots synced before it was kept, and on
+   * agents of our own. Never answered as such; hashed as `agent_config.provider_hash`.
+   */
+  raw: z.record(z.string(), z.unknown()).optional(),
 });
 export type AgentSnapshot = z.infer<typeof AgentSnapshot>;
 
@@ -99,13 +106,22 @@ export const Agent = z.object({
   credentials: SealedValue.nullable(),
   /** Where the next import of calls starts (the newest imported call's start, epoch ms). */
   callsCursorMs: z.number().nullable(),
+  /**
+   * A variant's parent (migration 15); null or absent for every other agent. A variant runs its
+   * parent's synced configuration with the parent's overrides and then its own on top.
+   */
+  parentId: z.string().nullable().optional(),
+  /** The drift suite (migration 16) run at each new version; null or absent: none. */
+  regressionSuite: RegressionSuite.nullable().optional(),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
 export type Agent = z.infer<typeof Agent>;
 
 /** What the store may change of an agent: everything but its identity and its creation. */
-export type AgentPatch = Partial<Omit<Agent, 'id' | 'provider' | 'providerAgentId' | 'created_at'>>;
+export type AgentPatch = Partial<
+  Omit<Agent, 'id' | 'provider' | 'providerAgentId' | 'parentId' | 'created_at'>
+>;
 
 /** One distinct synced configuration of an agent, numbered from 1. */
 export const AgentVersion = z.object({

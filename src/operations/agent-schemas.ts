@@ -7,6 +7,7 @@ import {
   AgentVersion,
 } from '../domain/agents.js';
 import { Timestamp } from './common.js';
+import { RegressionSuite } from '../domain/regression.js';
 
 /** Response schemas of the agent endpoints, for the OpenAPI document. Null: the provider does not give it. */
 const N = <T extends z.ZodType>(t: T) => t.nullable();
@@ -67,6 +68,15 @@ export const AgentSchema = Agent.pick({
   overrides: z
     .array(z.string())
     .describe("Overridden paths from the agent's root, such as configuration.model.temperature"),
+  regressionSuite: RegressionSuite.nullable().describe(
+    "The drift suite run at each new version of the agent, compared with the previous version's run; null: none",
+  ),
+  parentId: z
+    .string()
+    .nullable()
+    .describe(
+      "A variant's parent agent (its synced configuration and overrides are the parent's, its own on top); null for every other agent",
+    ),
   created_at: Agent.shape.created_at,
   updated_at: Agent.shape.updated_at,
 });

@@ -9,13 +9,8 @@ export function changedPaths(before: unknown, after: unknown, prefix = ''): stri
   return JSON.stringify(before) === JSON.stringify(after) ? [] : [prefix];
 }
 
-/** Deep merge of plain objects; arrays and scalars in `over` replace. */
-export function deepMerge<T>(base: T, over: unknown): T {
-  if (!isRecord(base) || !isRecord(over)) return (over === undefined ? base : over) as T;
-  const out: Record<string, unknown> = { ...base };
-  for (const [k, v] of Object.entries(over)) out[k] = deepMerge(out[k], v);
-  return out as T;
-}
+/** Deep merge of plain objects; arrays and scalars in `over` replace (defined in the domain). */
+export { deepMerge } from '../domain/deep-merge.js';
 
 /** Leaf paths of a nested object, from its root (for listing local overrides). */
 export function leafPaths(value: unknown, prefix = ''): string[] {

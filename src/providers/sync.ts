@@ -7,7 +7,7 @@ import type { SecretBox } from '../kernel/secret-box.js';
 import type { AgentRecord } from '../store/agents.js';
 import type { Store } from '../store/index.js';
 import { connectError, ProviderError } from './client.js';
-import { changedPaths } from './diff.js';
+import { snapshotChange } from './raw-record.js';
 import { CredentialsUnreadable, openCredentials, sealCredentials } from './credentials.js';
 import type { ProviderName } from './registry.js';
 import type { ConnectionTest } from '../domain/providers.js';
@@ -55,14 +55,20 @@ export interface ConnectInput {
 
 type StoreClock = { store: Store; clock: Clock };
 
-/** Stores a snapshot; a changed one becomes the next version. Answers the changed paths. */
+/**
+ * Stores a snapshot; a changed one (its raw provider record alone included) becomes the next
+ * version. Answers the changed paths.
+ */
 async function recordSnapshot(
   { store, clock }: StoreClock,
   agent: AgentRecord,
   snapshot: AgentSnapshot,
 ): Promise<string[]> {
   const latest = await store.agents.latestVersion(agent.id);
-  const paths = latest ? changedPaths(latest.snapshot, snapshot) : [];
+  const change = latest ? snapshotChange(latest.snapshot, snapshot) : null;
+  const paths = change?.paths ?? [];
+  if (latest && change?.backfill)
+    await store.agents.keepRawRecord(agent.id, latest.version, snapshot);
   if (!latest || paths.length > 0) {
     const added = await store.agents.addVersion(agent.id, {
       version: (latest?.version ?? 0) + 1,
@@ -351,6 +357,7 @@ export function createSyncService(deps: SyncDeps) {
     for (const agent of await store.agents.list()) {
       if (
         agent.status === 'active' &&
+        !agent.parentId && // a variant follows its parent's syncs (read through the parent)
         agent.provider !== 'http' &&
         agent.provider !== 'demo' &&
         agent.syncStatus !== 'needs_credentials'

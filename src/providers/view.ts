@@ -62,6 +62,8 @@ export async function agentView(store: Store, agent: AgentRecord) {
       error: agent.syncError,
     },
     overrides: leafPaths(agent.overrides),
+    regressionSuite: agent.regressionSuite ?? null,
+    parentId: agent.parentId ?? null,
     created_at: agent.created_at,
     updated_at: agent.updated_at,
   };

@@ -5,6 +5,7 @@ import { recordColumns } from './record-columns.js';
 import { patchRow, type StoreContext } from './sql/query.js';
 import type { Agents } from './sql/tables.js';
 import { agentWorkspaces } from './agent-workspaces.js';
+import { composeVariants } from './agent-variants.js';
 
 export type { Agent, AgentPatch, AgentVersion };
 /** The stored agent, under the name its readers know it by. */
@@ -27,23 +28,41 @@ const COLUMNS = recordColumns<Agent>({
   syncError: { column: 'sync_error' },
   credentials: { column: 'credentials', json: true },
   callsCursorMs: { column: 'calls_cursor_ms' },
+  parentId: { column: 'parent_id' },
+  regressionSuite: { column: 'regression_suite', json: true },
   created_at: { column: 'created_at' },
   updated_at: { column: 'updated_at' },
 });
 
 /** What an update may set: all but the identity and the creation time (see AgentPatch). */
-const PATCH_COLUMNS = COLUMNS.patchColumns(['id', 'provider', 'providerAgentId', 'created_at']);
+const PATCH_COLUMNS = COLUMNS.patchColumns([
+  'id',
+  'provider',
+  'providerAgentId',
+  'parentId',
+  'created_at',
+]);
 
 type Row = Record<string, unknown>;
 
-/** One agent by its id. */
-async function readAgent(ctx: StoreContext, id: string): Promise<Agent | undefined> {
+/** One agent by its id, as stored (a variant not yet read through its parent). */
+async function readRow(ctx: StoreContext, id: string): Promise<Agent | undefined> {
   const row: Row | undefined = await ctx.db
     .selectFrom('agents')
     .selectAll()
     .where('id', '=', id)
     .executeTakeFirst();
   return row && COLUMNS.fromRow(row);
+}
+
+/** Agents as they run: a variant read through its parent (agent-variants.ts). */
+const composed = (ctx: StoreContext, agents: Agent[]): Promise<Agent[]> =>
+  composeVariants(agents, (id) => readRow(ctx, id));
+
+/** One agent by its id. */
+async function readAgent(ctx: StoreContext, id: string): Promise<Agent | undefined> {
+  const agent = await readRow(ctx, id);
+  return agent && (await composed(ctx, [agent]))[0];
 }
 
 /** Saving agents: connect, update, disconnect. */
@@ -75,6 +94,8 @@ function agentWrites(ctx: StoreContext) {
           .where('agent_id', '=', id)
           .where('source', '=', 'production')
           .execute();
+        // A parent's variants go with it (the operation refuses while a scenario targets one).
+        await db.deleteFrom('agents').where('parent_id', '=', id).execute();
         const result = await db.deleteFrom('agents').where('id', '=', id).executeTakeFirst();
         return Number(result.numDeletedRows) > 0;
       });
@@ -97,7 +118,7 @@ function agentReads(ctx: StoreContext) {
         .where('provider', '=', provider)
         .where('provider_agent_id', '=', providerAgentId)
         .executeTakeFirst();
-      return row && COLUMNS.fromRow(row);
+      return row && (await composed(ctx, [COLUMNS.fromRow(row)]))[0];
     },
     async list(): Promise<Agent[]> {
       const rows: Row[] = await ctx.db
@@ -106,7 +127,24 @@ function agentReads(ctx: StoreContext) {
         .orderBy('created_at')
         .orderBy('id')
         .execute();
-      return rows.map((r) => COLUMNS.fromRow(r));
+      return composed(
+        ctx,
+        rows.map((r) => COLUMNS.fromRow(r)),
+      );
+    },
+    /** A parent's variants, oldest first, as they run. */
+    async variantsOf(parentId: string): Promise<Agent[]> {
+      const rows: Row[] = await ctx.db
+        .selectFrom('agents')
+        .selectAll()
+        .where('parent_id', '=', parentId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      return composed(
+        ctx,
+        rows.map((r) => COLUMNS.fromRow(r)),
+      );
     },
   };
 }
@@ -156,6 +194,26 @@ function agentVersions(ctx: StoreContext) {
         .returning('version')
         .executeTakeFirst();
       return added !== undefined;
+    },
+    /**
+     * Gives a version recorded before raw provider records were kept the raw record a later sync
+     * read with nothing else changed (providers/raw-record.ts): the record it had, now known.
+     * Only a version still without one is written.
+     */
+    async keepRawRecord(id: string, version: number, snapshot: AgentSnapshot): Promise<void> {
+      const row = await ctx.db
+        .selectFrom('agent_versions')
+        .select('configuration')
+        .where('agent_id', '=', id)
+        .where('version', '=', version)
+        .executeTakeFirst();
+      if (!row || fromJson<AgentSnapshot>(row.configuration).raw !== undefined) return;
+      await ctx.db
+        .updateTable('agent_versions')
+        .set({ configuration: toJson(snapshot) })
+        .where('agent_id', '=', id)
+        .where('version', '=', version)
+        .execute();
     },
     async versions(id: string): Promise<(AgentVersion & { snapshot: AgentSnapshot })[]> {
       const rows = await ctx.db

@@ -32,6 +32,8 @@ import {
   useLoad,
 } from '../ui/common';
 import { SharedWorkspaces } from '../ui/AgentSharing';
+import { RegressionSuite } from '../ui/RegressionSuite';
+import { AgentVariants, nestVariants } from '../ui/AgentVariants';
 import { CONNECTION_FIELDS, ConnectionActions } from '../ui/AgentConnection';
 import { AgentHeader } from './agent/AgentHeader';
 import { AnalyticsTab } from './agent/AnalyticsTab';
@@ -182,7 +184,7 @@ export function Agents() {
           </TableRow>
         </TableHead>
         <TableBody>
-          {items.map((a) => (
+          {nestVariants(items).map((a) => (
             <TableRow
               key={a.id}
               hover
@@ -191,7 +193,9 @@ export function Agents() {
               onClick={() => navigate(`agents/${a.id}`)}
               onKeyDown={(e) => e.key === 'Enter' && navigate(`agents/${a.id}`)}
             >
-              <TableCell>{a.name}</TableCell>
+              <TableCell sx={a.parentId ? { pl: 4 } : undefined}>
+                {a.parentId ? `↳ ${a.name} (variant)` : a.name}
+              </TableCell>
               <TableCell>{a.provider}</TableCell>
               <TableCell>{a.channel}</TableCell>
               <TableCell>
@@ -246,7 +250,7 @@ export function AgentDetail({ id }: { id: string }) {
       actions={
         a && (
           <>
-            {a.provider !== 'http' && (
+            {a.provider !== 'http' && !a.parentId && (
               <ActionButton busy={sync.busy} onClick={() => void sync.run()}>
                 Sync now
               </ActionButton>
@@ -261,6 +265,12 @@ export function AgentDetail({ id }: { id: string }) {
         <>
           <AgentHeader agent={a} setChannel={setChannel} />
           <SharedWorkspaces key={a.updated_at} agent={a} onSaved={() => void agent.reload()} />
+          <RegressionSuite
+            key={`suite-${a.updated_at}`}
+            agent={a}
+            onSaved={() => void agent.reload()}
+          />
+          <AgentVariants agent={a} onApplied={() => void agent.reload()} />
           <Tabs value={tab} onChange={(_e, v: number) => setTab(v)} aria-label="Agent sections">
             <Tab label="Configuration" />
             <Tab label="Tools" />
