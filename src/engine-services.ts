@@ -10,6 +10,7 @@ import { createToolRuntime } from './tools/deps.js';
 import { createAlertService } from './alerts/service.js';
 import { createAlertEvaluator } from './alerts/evaluator.js';
 import { createSimulationRunner } from './simulations/runner.js';
+import { watchExperiments } from './regression/experiment-completion.js';
 import { relayEvents } from './team/event-relay.js';
 import { lead } from './team/leadership.js';
 import { createScheduler } from './schedules/scheduler.js';
@@ -18,6 +19,9 @@ import { createSyncService } from './providers/sync.js';
 import { createSpeech } from './speech/index.js';
 import { createRecordings } from './voice/recordings.js';
 import { createDemoHost } from './demo/host.js';
+import { createDriftSuite, type DriftSuite } from './regression/drift-suite.js';
+import { judgeFromSettings } from './compare/judge-source.js';
+import type { ExecutionDeps } from './simulations/start.js';
 import { defaultNoiseDir } from './audio/noise-beds.js';
 import { speechConnections } from './voice/speech-settings.js';
 
@@ -30,14 +34,27 @@ export interface ServiceBase {
   log: Logger;
 }
 
+/** What background work uses of the services (experiments compare: store, clock, judge model). */
+type BackgroundServices = Pick<
+  EngineServices,
+  | 'runner'
+  | 'scheduler'
+  | 'evaluator'
+  | 'sync'
+  | 'events'
+  | 'recordings'
+  | 'store'
+  | 'clock'
+  | 'secrets'
+  | 'llmDefault'
+>;
+
 /** What an engine runs in the background, and how it starts (see startBackground). */
 function backgroundWork(
   options: EngineOptions,
-  s: Pick<
-    EngineServices,
-    'runner' | 'scheduler' | 'evaluator' | 'sync' | 'events' | 'recordings'
-  > & {
+  s: BackgroundServices & {
     log: Logger;
+    driftSuite: DriftSuite;
   },
 ) {
   const { runner, scheduler, evaluator, sync, log } = s;
@@ -52,7 +69,10 @@ function backgroundWork(
     const stopRelay = await relayAcrossInstances(options, s);
     if (what.simulations) await runner.start();
     // Recordings live in each instance's own data dir: each sweeps its own.
-    const stopSweeping = sweepRecordings(s.recordings, logError);
+    const stopRecordings = sweepRecordings(s.recordings, logError);
+    // Experiments are compared as their sides end, on every instance (the stored state: once).
+    const stopExperiments = watchExperiments(s, logError);
+    const stopSweeping = () => [stopRecordings, stopExperiments].forEach((stop) => stop());
     // Settings changed here or on another instance: each applies what it runs.
     const offSettings = s.events.subscribe((e) => {
       if (e.type !== 'settings.changed') return;
@@ -67,17 +87,22 @@ function backgroundWork(
         await stopRelay();
       };
     let stopEvaluator: (() => void) | null = null;
+    let stopDriftSuite: (() => void) | null = null;
     const startSingletons = async () => {
       scheduler.start(logError);
       stopEvaluator = evaluator.start();
+      stopDriftSuite = s.driftSuite.start();
       await sync.schedule(options.syncIntervalMinutes ?? 15);
     };
     const stopSingletons = async () => {
       scheduler.stop();
       stopEvaluator?.();
       stopEvaluator = null;
+      stopDriftSuite?.();
+      stopDriftSuite = null;
       sync.unschedule();
       await evaluator.idle();
+      await s.driftSuite.idle();
     };
     if (!options.databaseUrl) {
       await startSingletons();
@@ -170,6 +195,20 @@ function alertServices(options: EngineOptions, base: ServiceBase) {
   return { alerts, evaluator };
 }
 
+/** The drift suite: it starts executions as schedules do, and compares as the comparison API does. */
+function driftSuiteOf(base: ServiceBase, execution: ExecutionDeps): DriftSuite {
+  const { store, clock, events, secrets, log } = base;
+  const judge = judgeFromSettings({ store, secrets, llmDefault: execution.llmDefault });
+  return createDriftSuite({
+    store,
+    clock,
+    events,
+    execution,
+    comparison: { store, clock, judge },
+    log: (m) => log.error(m),
+  });
+}
+
 /**
  * The engine's services, wired together: tool runtime, provider sync, alerts, the simulation
  * runner and the scheduler. Nothing runs until `startBackground()`.
@@ -243,9 +282,10 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
   };
   const scheduler = createScheduler(partial);
   const services: EngineServices = { ...partial, scheduler, stopping: stopping.signal };
+  const driftSuite = driftSuiteOf(base, partial);
   return {
     services,
     beginStop: () => stopping.abort(),
-    startBackground: backgroundWork(options, { ...services, log }),
+    startBackground: backgroundWork(options, { ...services, log, driftSuite }),
   };
 }

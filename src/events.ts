@@ -5,12 +5,22 @@ export interface EngineEventMap {
   'simulation.progress': { simulationId: string; executionId: string; status: string };
   'simulation.finished': { simulationId: string; executionId: string; status: string };
   'execution.cancelled': { executionId: string };
+  /** An experiment ended: compared (completed), failed or cancelled. */
+  'experiment.finished': { experimentId: string; status: string };
   /** Tools called in the last quarter second (one event for many calls: analytics screens reload). */
   'tools.called': { toolIds: string[] };
   'schedule.ran': { scheduleId: string; outcome: string; executionId: string | null };
   'sync.started': { agentId: string };
   'sync.finished': { agentId: string; ok: boolean; error?: string };
   'agent.config_changed': { agentId: string; changedPaths: string[] };
+  /** An agent's drift suite run ended (compared with the previous version's run, when there was one). */
+  'regression.suite_finished': {
+    agentId: string;
+    version: number;
+    runId: string;
+    comparisonId: string | null;
+    verdict: string | null;
+  };
   notification: { alertId: string; title: string; body: string };
   'alert.firing': { alertId: string; name: string; value: number | null };
   'alert.resolved': { alertId: string; name: string; value: number | null };

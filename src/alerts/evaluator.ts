@@ -4,6 +4,7 @@ import type { EventBus } from '../events.js';
 import type { StoredAlert } from '../store/alerts.js';
 import type { Store } from '../store/index.js';
 import { durationMs, measureAll, type Measurement } from './measure.js';
+import { measureRegressions } from './regression-measure.js';
 import type { AlertService, Condition } from './service.js';
 
 const COMPARE: Record<string, (v: number, t: number) => boolean> = {
@@ -16,7 +17,7 @@ const COMPARE: Record<string, (v: number, t: number) => boolean> = {
 
 function holds(c: Condition, m: Measurement): boolean {
   if (m.value === null) return false;
-  if (c.type === 'agent_config_changed') return m.value > 0;
+  if (c.type === 'agent_config_changed' || c.type === 'agent_regression') return m.value > 0;
   return COMPARE[c.operator ?? 'less_than']!(m.value, c.threshold ?? 0);
 }
 
@@ -68,7 +69,7 @@ async function change(
     name: alert.definition.name,
     value: m.value,
   });
-  const deliveries = await deps.alerts.notify(alert, state, m.value);
+  const deliveries = await deps.alerts.notify(alert, state, m.value, m.detail);
   await store.alertEvents.setDeliveries(eventId, deliveries);
   return { alertId: alert.id, state, value: m.value };
 }
@@ -79,6 +80,7 @@ async function round(deps: EvaluatorDeps): Promise<Change[]> {
   const now = deps.clock.now();
   const active = (await store.alerts.list()).filter((a) => a.isActive);
   const measured = await measureAll(store, active, now);
+  for (const [id, m] of await measureRegressions(store, active)) measured.set(id, m);
   const changes: Promise<Change>[] = [];
   for (const alert of active) {
     const c = alert.definition.condition;
@@ -131,7 +133,8 @@ export function createAlertEvaluator(deps: EvaluatorDeps) {
         );
       // A burst of events (an execution of many simulations finishing) makes one round, not one each.
       const off = deps.events.subscribe((e) => {
-        if ((e.type === 'agent.config_changed' || e.type === 'simulation.finished') && !soon) {
+        const about = ['agent.config_changed', 'simulation.finished', 'regression.suite_finished'];
+        if (about.includes(e.type) && !soon) {
           soon = setTimeout(() => {
             soon = null;
             void evaluate().catch(() => {});

@@ -3,9 +3,17 @@ import type { Store } from '../store/index.js';
 import { ratesOf } from '../tools/analytics.js';
 import type { Condition } from './service.js';
 
+/** What a notification adds about a measurement: words for people, fields for machines. */
+export interface AlertDetail {
+  text: string;
+  data: Record<string, unknown>;
+}
+
 export interface Measurement {
   value: number | null;
   samples: number;
+  /** What the notification names beyond the value (agent_regression: scenarios, comparison). */
+  detail?: AlertDetail;
 }
 
 const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };

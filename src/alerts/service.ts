@@ -62,6 +62,8 @@ export function createAlertService(deps: AlertServiceDeps) {
         return `the average simulation score of agent ${(await store.agents.get(c.agentId ?? ''))?.name ?? c.agentId}`;
       case 'scenario_failure':
         return `the pass rate of scenario ${c.scenarioId}`;
+      case 'agent_regression':
+        return `the drift suite of agent ${(await store.agents.get(c.agentId ?? ''))?.name ?? c.agentId}`;
       default:
         return `configuration changes of agent ${(await store.agents.get(c.agentId ?? ''))?.name ?? c.agentId} on its provider`;
     }
@@ -71,6 +73,7 @@ export function createAlertService(deps: AlertServiceDeps) {
     alert: StoredAlert,
     state: AlertFacts['state'],
     value: number | null,
+    detail?: AlertFacts['detail'],
   ): Promise<AlertFacts> {
     const c = alert.definition.condition;
     return {
@@ -85,6 +88,7 @@ export function createAlertService(deps: AlertServiceDeps) {
       threshold: c.threshold ?? null,
       timeWindow: c.timeWindow ?? null,
       at: isoNow(clock),
+      ...(detail ? { detail } : {}),
     };
   }
 
@@ -95,10 +99,11 @@ export function createAlertService(deps: AlertServiceDeps) {
       alert: StoredAlert,
       state: AlertFacts['state'],
       value: number | null,
+      detail?: AlertFacts['detail'],
     ): Promise<Delivery[]> {
       return deliver(
         channelsOf(alert),
-        composeNotification(await facts(alert, state, value)),
+        composeNotification(await facts(alert, state, value, detail)),
         notifyDeps,
       );
     },

@@ -13,6 +13,7 @@ export const CONDITION_TYPES = [
   'agent_score',
   'scenario_failure',
   'agent_config_changed',
+  'agent_regression',
 ] as const;
 export const TOOL_METRICS = [
   'success_rate',
@@ -59,7 +60,7 @@ export const Duration = z
 export const AlertCondition = z.strictObject({
   type: z.enum(CONDITION_TYPES),
   toolId: z.string().optional().describe('tool_performance: the tool (id or name)'),
-  agentId: z.string().optional().describe('agent_score, agent_config_changed'),
+  agentId: z.string().optional().describe('agent_score, agent_config_changed, agent_regression'),
   scenarioId: z.string().optional().describe('scenario_failure'),
   metric: z
     .string()

@@ -13,6 +13,8 @@ export interface AlertFacts {
   threshold: number | null;
   timeWindow: string | null;
   at: string;
+  /** What the change is about beyond the value (a drift suite's worse scenarios and comparison). */
+  detail?: { text: string; data: Record<string, unknown> };
 }
 
 const OPERATOR_WORDS: Record<string, string> = {
@@ -32,8 +34,9 @@ export function composeNotification(f: AlertFacts): Notification {
     f.state === 'test'
       ? `[Callbench] Test notification for "${f.name}"`
       : `[Callbench] ${f.state === 'firing' ? 'FIRING' : 'Resolved'} (${f.severity}): ${f.name}`;
-  const measured =
-    f.value === null
+  const measured = f.detail
+    ? `${f.subject}: ${f.detail.text}`
+    : f.value === null
       ? `${f.subject}`
       : `${f.subject} was ${f.value}${f.operator ? `, ${f.state === 'resolved' ? 'no longer ' : ''}${OPERATOR_WORDS[f.operator] ?? f.operator} the threshold of ${f.threshold}` : ''}`;
   const window = f.timeWindow ? ` over the last ${f.timeWindow}` : '';

@@ -32,6 +32,8 @@ import {
   CallSchema,
 } from './agent-schemas.js';
 import { defineOperation, withStatus, type OperationContext } from './types.js';
+import { assertVariantsUnused, refuseOnVariant } from './variant-rules.js';
+import { checkedRegressionSuite, RegressionSuiteField } from './regression-suite.js';
 
 const AgentParams = { agent_id: Id };
 
@@ -39,7 +41,7 @@ const AgentParams = { agent_id: Id };
 const strict = <S extends z.ZodRawShape>(o: z.ZodObject<S>) => z.strictObject(o.shape);
 
 /** Local overrides of the configuration, with the rules of its values; null clears one. */
-const ConfigurationPatch = strict(
+export const ConfigurationPatch = strict(
   AgentConfiguration.extend({
     model: strict(
       AgentConfiguration.shape.model
@@ -83,7 +85,7 @@ const ConfigurationPatch = strict(
   }).partial(),
 );
 
-async function getAgent(ctx: OperationContext, id: string): Promise<Agent> {
+export async function getAgent(ctx: OperationContext, id: string): Promise<Agent> {
   const agent = await ctx.store.agents.get(id);
   if (!agent) throw notFound('agent', id);
   return agent;
@@ -102,7 +104,7 @@ const PROVIDER_CHOICES = ALL_PROVIDERS.filter((p) => p !== 'demo');
  * An agent as answered: its view, and whether it takes audio calls (its provider's transport and
  * its connection, read in src/voice, which src/providers may not import).
  */
-const answerOf = async (ctx: OperationContext, agent: AgentRecord) => ({
+export const answerOf = async (ctx: OperationContext, agent: AgentRecord) => ({
   ...(await agentView(ctx.store, agent)),
   audio: agentAudio(ctx.secrets, agent),
 });
@@ -243,13 +245,21 @@ export const agentOperations = [
       configuration: ConfigurationPatch.optional(),
       tags: z.array(z.string().trim().min(1).max(64)).max(50).optional(),
       channel: Agent.shape.channel.unwrap().optional(),
+      regressionSuite: RegressionSuiteField,
     },
     output: AgentSchema,
-    async handler({ agent_id, configuration, tags, channel }, ctx) {
+    async handler({ agent_id, configuration, tags, channel, regressionSuite }, ctx) {
       const agent = await getAgent(ctx, agent_id);
+      const suite =
+        regressionSuite === undefined
+          ? undefined
+          : await checkedRegressionSuite(ctx, agent, regressionSuite);
       if (channel) {
         // The replica model may be configured later: only what the agent itself rules out is refused.
-        const problem = channelProblem({ ...agent, status: 'active' }, channel, () => true);
+        const problem =
+          agent.parentId && channel !== 'replica'
+            ? 'a variant runs on the replica channel only'
+            : channelProblem({ ...agent, status: 'active' }, channel, () => true);
         if (problem) throw invalidField('channel', problem);
       }
       if (configuration?.demo && agent.provider !== 'demo')
@@ -268,6 +278,7 @@ export const agentOperations = [
           overrides,
           tags,
           channel,
+          regressionSuite: suite,
           updated_at: isoNow(ctx.clock),
         }))!,
       );
@@ -332,6 +343,7 @@ export const agentOperations = [
     async handler({ agent_id, purge }, ctx) {
       const agent = await getAgent(ctx, agent_id);
       if (purge) {
+        await assertVariantsUnused(ctx, agent);
         const users = await ctx.store.scenarios.referencing(null, 'target_agents', agent_id);
         if (users.length)
           throw conflict(
@@ -370,6 +382,7 @@ export const agentOperations = [
     output: ConnectionTestSchema,
     async handler({ agent_id }, ctx) {
       const agent = await getAgent(ctx, agent_id);
+      refuseOnVariant(agent, 'test a connection with');
       if (agent.provider === 'demo') return ctx.demo.test();
       if (agent.provider !== 'http') return ctx.sync.testProvider(agent);
       const creds = openCredentials(ctx.secrets, agent);
@@ -386,6 +399,7 @@ export const agentOperations = [
     output: AgentSchema,
     async handler({ agent_id }, ctx) {
       const agent = await getAgent(ctx, agent_id);
+      refuseOnVariant(agent, 'sync from');
       if (agent.status === 'disconnected')
         throw conflict('This agent is disconnected: connect it again with POST /v1/agents/connect');
       if (agent.provider === 'http')

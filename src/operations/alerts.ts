@@ -84,7 +84,11 @@ async function checkCondition(
     }
     needsThreshold(c, c.metric, details);
     out.timeWindow ??= '15m';
-  } else if (c.type === 'agent_score' || c.type === 'agent_config_changed') {
+  } else if (
+    c.type === 'agent_score' ||
+    c.type === 'agent_config_changed' ||
+    c.type === 'agent_regression'
+  ) {
     if (!c.agentId)
       details.push({ path: 'condition.agentId', message: `is required for ${c.type}` });
     else if (!(await ctx.store.agents.existing([c.agentId])).has(c.agentId))

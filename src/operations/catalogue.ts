@@ -1,10 +1,15 @@
 import { accessOperations } from './access.js';
 import { agentOperations } from './agents.js';
+import { variantOperations } from './variants.js';
+import { experimentOperations } from './experiments.js';
+import { regressionSuiteOperations } from './regression-suite.js';
 import { demoOperations } from './demo.js';
 import { alertOperations } from './alerts.js';
 import { personaOperations } from './personas.js';
 import { scenarioOperations } from './scenarios.js';
 import { executionOperations } from './executions.js';
+import { estimateOperations } from './estimates.js';
+import { comparisonOperations } from './comparisons.js';
 import { scheduleOperations } from './schedules.js';
 import { scorecardOperations } from './scorecards.js';
 import { settingsOperations } from './settings.js';
@@ -18,10 +23,15 @@ const operations = [
   ...scorecardOperations,
   ...scenarioOperations,
   ...executionOperations,
+  ...estimateOperations,
+  ...comparisonOperations,
   ...scheduleOperations,
   ...toolOperations,
   ...alertOperations,
   ...agentOperations,
+  ...variantOperations,
+  ...experimentOperations,
+  ...regressionSuiteOperations,
   ...settingsOperations,
   ...demoOperations,
   ...speechTestOperations,

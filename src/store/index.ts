@@ -5,11 +5,15 @@ import { createSealedStore } from './sealed.js';
 import { createSettingsStore } from './settings.js';
 import { createSimulationStore } from './simulations.js';
 import { createCallStore } from './calls.js';
+import { createComparisonReads } from './comparison-reads.js';
+import { createComparisonStore } from './comparisons.js';
 import { createCredentialStore } from './credentials.js';
+import { createExperimentStore } from './experiments.js';
 import type { Db } from './db.js';
 import { createPersonaStore } from './personas.js';
 import { createReadCache, noReadCache, type ReadCache } from './read-cache.js';
 import { createRecordingBlobStore } from './recording-blobs.js';
+import { createRegressionSuiteStore } from './regression-suites.js';
 import { createScenarioStore } from './scenarios.js';
 import { createScheduleStore } from './schedules.js';
 import { createScorecardStore } from './scorecards.js';
@@ -30,9 +34,13 @@ function modulesOn(ctx: StoreContext, toolCallLog: ToolCallLog) {
     settings: createSettingsStore(ctx),
     simulations: createSimulationStore(ctx),
     calls: createCallStore(ctx),
+    comparisons: createComparisonStore(ctx),
+    comparisonReads: createComparisonReads(ctx),
     credentials: createCredentialStore(ctx),
+    experiments: createExperimentStore(ctx),
     personas: createPersonaStore(ctx),
     recordingBlobs: createRecordingBlobStore(ctx),
+    regressionSuites: createRegressionSuiteStore(ctx),
     scenarios: createScenarioStore(ctx),
     schedules: createScheduleStore(ctx),
     scorecards: createScorecardStore(ctx),

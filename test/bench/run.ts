@@ -8,6 +8,8 @@ import { teamBench } from './team.js';
 import { voiceBench } from './voice.js';
 import { cliBench } from './cli.js';
 import { demoBench } from './demo.js';
+import { compareBench } from './compare.js';
+import { experimentBench } from './experiment.js';
 import type { Figure } from './harness.js';
 
 /**
@@ -28,8 +30,10 @@ const suites: [string, (s: number) => Promise<Figure[]>][] = (
     ['voice', voiceBench],
     ['cli', cliBench],
     ['demo', demoBench],
+    ['compare', compareBench],
+    ['compare:experiment', experimentBench],
   ] as [string, (s: number) => Promise<Figure[]>][]
-).filter(([name]) => !only || name === only);
+).filter(([name]) => !only || name === only || name.startsWith(`${only}:`));
 
 let failed = 0;
 for (const [name, run] of suites) {

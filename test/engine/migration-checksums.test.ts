@@ -58,6 +58,22 @@ const SHIPPED_SQLITE: Record<number, { name: string; checksum: string }> = {
     name: 'run identity',
     checksum: '5b98e3e7031571438c80bed2d363a44123caaac88d5ad05351427602f90e8211',
   },
+  13: {
+    name: 'comparisons',
+    checksum: '7649c8a674266c95467d79b353a10ef397a467988a75e7c9e14e9fc3d2e3a06f',
+  },
+  14: {
+    name: 'cost',
+    checksum: '8b1c8f4b03ccc93dc33134c887e7e2ffb27ac0d2147e6f839dc152a463f4f965',
+  },
+  15: {
+    name: 'variants and experiments',
+    checksum: '932614860fb4be26b43ac95bd910da15dc74aae82f166c2778c2bb5a4e3ca3d5',
+  },
+  16: {
+    name: 'drift suite',
+    checksum: '1b51825864e92229e96f272e0b9feac53177f61b43fc96014a90abc75140fb25',
+  },
 };
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');

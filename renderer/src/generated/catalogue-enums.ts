@@ -51,6 +51,7 @@ export const EXECUTION_STATUSES = [
   'completed',
   'failed',
   'cancelled',
+  'skipped',
 ] as const;
 
 /** tools.create: type. */
@@ -62,6 +63,7 @@ export const ALERT_CONDITION_TYPES = [
   'agent_score',
   'scenario_failure',
   'agent_config_changed',
+  'agent_regression',
 ] as const;
 
 /** alerts.create: condition.operator. */

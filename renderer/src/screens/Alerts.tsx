@@ -31,6 +31,7 @@ import { RowActions } from '../ui/RowActions';
 import {
   choiceItems,
   firstMetricOf,
+  hasThreshold,
   rangeOf,
   targetLabelOf,
   useConditionChoices,
@@ -87,7 +88,7 @@ function ConditionFields({
         select: true,
         children: choiceItems(choices.targets, `No ${target.toLowerCase()} yet`),
       })}
-      {type !== 'agent_config_changed' && (
+      {hasThreshold(type) && (
         <Stack direction="row" spacing={1}>
           {f('metric', 'Metric', {
             select: true,
@@ -135,7 +136,7 @@ function AlertEditor({ onClose }: { onClose: (saved: boolean) => void }) {
       [targetKey]: form.target || undefined,
       timeWindow: form.timeWindow || undefined,
     };
-    if (form.type !== 'agent_config_changed')
+    if (hasThreshold(form.type))
       Object.assign(condition, {
         metric: form.metric,
         operator: form.operator,

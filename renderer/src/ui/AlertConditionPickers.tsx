@@ -10,13 +10,17 @@ interface Choice {
 }
 
 // The metric each condition type watches (the engine: a tool's figures, an agent's average score,
-// a scenario's pass rate; a config change has none).
+// a scenario's pass rate; a config change and a drift suite regression have none).
 const METRICS_OF: Record<string, readonly string[]> = {
   tool_performance: ALERT_TOOL_METRICS,
   agent_score: ['avg_score'],
   scenario_failure: ['pass_rate'],
   agent_config_changed: [],
+  agent_regression: [],
 };
+
+/** Whether a condition of `type` compares a metric with a threshold (else it fires on an event). */
+export const hasThreshold = (type: string): boolean => (METRICS_OF[type] ?? []).length > 0;
 
 /** A metric's threshold range in words: "0 to 100", "at least 0". */
 export function rangeOf(metric: string): string | undefined {

@@ -10,6 +10,10 @@ import { m009RealisticCallers } from './009-realistic-callers.js';
 import { m010RecordingBlobs } from './010-recording-blobs.js';
 import { m011AgentWorkspaces } from './011-agent-workspaces.js';
 import { m012RunIdentity } from './012-run-identity.js';
+import { m013Comparisons } from './013-comparisons.js';
+import { m014Cost } from './014-cost.js';
+import { m015VariantsExperiments } from './015-variants-experiments.js';
+import { m016DriftSuite } from './016-drift-suite.js';
 
 import type { Migration } from './migration.js';
 
@@ -29,4 +33,8 @@ export const migrations: Migration[] = [
   m010RecordingBlobs,
   m011AgentWorkspaces,
   m012RunIdentity,
+  m013Comparisons,
+  m014Cost,
+  m015VariantsExperiments,
+  m016DriftSuite,
 ];

@@ -29,6 +29,10 @@ export interface Tables {
   settings: Settings;
   recording_blobs: RecordingBlobs;
   agent_workspaces: AgentWorkspaces;
+  regression_suite_runs: RegressionSuiteRuns;
+  comparisons: Comparisons;
+  experiments: Experiments;
+  experiment_executions: ExperimentExecutions;
 }
 
 /** 0 or 1: neither database driver takes a JS boolean the same way, so flags are integers. */
@@ -84,6 +88,8 @@ export interface Agents {
   last_synced_at: string | null;
   sync_error: string | null;
   calls_cursor_ms: number | null;
+  parent_id: string | null;
+  regression_suite: string | null;
 }
 
 export interface AgentVersions {
@@ -189,6 +195,10 @@ export interface Executions {
   scenario_hash: string | null;
   scorecard_hash: string | null;
   agent_config_hashes: string | null;
+  max_cost_usd: number | null;
+  budget_per_simulation_usd: number | null;
+  reserved_usd: Generated<number>;
+  spent_usd: Generated<number>;
 }
 
 export interface Simulations {
@@ -223,6 +233,9 @@ export interface Simulations {
   scenario_hash: string | null;
   scorecard_hash: string | null;
   agent_config: string | null;
+  cost_usd: number | null;
+  unpriced_models: Generated<string>;
+  reserved_usd: Generated<number>;
 }
 
 export interface Schedules {
@@ -240,6 +253,7 @@ export interface Schedules {
   ended_reason: string | null;
   created_at: string;
   updated_at: string;
+  max_cost_usd: number | null;
 }
 
 export interface ScheduleRuns {
@@ -265,6 +279,14 @@ export interface RecordingBlobs {
 export interface AgentWorkspaces {
   agent_id: string;
   workspace_id: string;
+}
+
+/** A stored comparison (migration 13): the whole record as JSON text. */
+export interface Comparisons {
+  id: string;
+  workspace_id: string;
+  created_at: string;
+  record: string;
 }
 
 export interface Tools {
@@ -329,5 +351,47 @@ export interface AlertEvents {
 export interface Settings {
   key: string;
   value: string;
+  updated_at: string;
+}
+
+/** An experiment (migration 15): JSON lists of its executions by side, `state` as stored. */
+export interface Experiments {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  configuration: string;
+  scenario_ids: string;
+  runs: number;
+  max_cost_usd: number | null;
+  baseline_execution_ids: string;
+  candidate_execution_ids: string;
+  state: string;
+  comparison_id: string | null;
+  verdict: string | null;
+  error: string | null;
+  applied_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ExperimentExecutions {
+  execution_id: string;
+  experiment_id: string;
+  side: string;
+}
+
+/** A run of an agent's drift suite (migration 16): one per agent and version. */
+export interface RegressionSuiteRuns {
+  id: string;
+  agent_id: string;
+  version: number;
+  workspace_id: string;
+  execution_ids: string;
+  status: string;
+  baseline_run_id: string | null;
+  comparison_id: string | null;
+  verdict: string | null;
+  error: string | null;
+  created_at: string;
   updated_at: string;
 }
