@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { api, CannotRun, printSummary, reachOf, rowsOf, waitFor } from './run.js';
+import { api, CannotRun, reachOf } from './local-api.js';
+import { printSummary, rowsOf, waitFor } from './run.js';
 
 type Out = (line: string) => void;
 

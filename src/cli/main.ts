@@ -38,7 +38,15 @@ Commands:
   run <scenario id or name> [--workspace W] [--var name=value ...] [--runs N] [--wait] [--junit FILE] [--json]
                                                  Execute a scenario through the running app or serve
                                                  (key: --key or CALLBENCH_API_KEY; --url or CALLBENCH_URL);
-                                                 exit 0 all passed, 1 some failed, 2 could not run
+                                                 exit 0 all passed, 1 some failed, 2 could not run;
+                                                 --baseline <execution id|last> runs with its seed
+                                                 and exits with the comparison's verdict;
+                                                 --max-cost USD caps its spend (maxCostUsd):
+                                                 what the cap stops is skipped
+  compare <baseline ids> <candidate ids> [--workspace W] [--json] [--junit FILE] [--markdown FILE]
+          [--rescore-baseline]                   Compare executions (ids comma-separated, pooled):
+                                                 rows worst first; exit 0, 1 regressed, 2 could
+                                                 not compare
   demo [--mode text|audio|both] [--json]         Run the built-in demo agent (no account, key or
                                                  model needed) through the running app or serve,
                                                  as run does; exit 0 when all passed
@@ -439,6 +447,8 @@ export async function main(argv: string[], out: Out = (l) => console.log(l)): Pr
         return await workspaces(rest, out);
       case 'run':
         return await (await import('./run.js')).run(rest, out);
+      case 'compare':
+        return await (await import('./compare.js')).compare(rest, out);
       case 'demo':
         return await (await import('./demo.js')).demo(rest, out);
       case 'secrets':

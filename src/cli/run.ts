@@ -1,19 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { apiClient, type ApiClient } from '../client/api-client.js';
-import { restRoute } from '../client/rest-route.js';
+import type { ApiClient } from '../client/api-client.js';
+import type { Comparison } from '../domain/comparisons.js';
+import { ENDED_EXECUTION_STATUSES } from '../domain/executions.js';
 import type { OperationInput, OperationOutput } from '../operations/catalogue.js';
+import { comparisonJunitSuite, comparisonRegressed, comparisonText } from './comparison-report.js';
 import { junitXml } from './junit.js';
+import { api, CannotRun, reachOf, workspaceOf } from './local-api.js';
+import { baselineOf, compareWithBaseline, seedFromBaseline } from './run-baseline.js';
 
 type Out = (line: string) => void;
-
-export class CannotRun extends Error {}
-
-interface FieldProblem {
-  path: string;
-  message: string;
-}
 
 /** What the run command reads of the API's answers, typed by the catalogue. */
 type Execution = OperationOutput<'executions.get'>['execution'];
@@ -37,32 +34,8 @@ interface Row {
   caller: string;
 }
 
-/** The local API as a script sees it: each refusal or failure is a reason nothing can run. */
-export function api(base: string, key: string): ApiClient {
-  return apiClient({
-    base,
-    key,
-    // The desktop app's local API serves each operation at its REST path only.
-    route: restRoute,
-    errors: {
-      unreachable: (err) =>
-        new CannotRun(
-          `Callbench is not reachable at ${base} (${(err as Error).message}). Start the app or \`npm run serve\`.`,
-        ),
-      refused(res, body) {
-        const e = body?.error;
-        const details = (Array.isArray(e?.details) ? (e.details as FieldProblem[]) : [])
-          .map((d) => `\n  ${d.path}: ${d.message}`)
-          .join('');
-        const message = typeof e?.message === 'string' ? e.message : `HTTP ${res.status}`;
-        return new CannotRun(`${message}${details}`);
-      },
-    },
-  });
-}
-
 const USAGE =
-  'Usage: callbench run <scenario id or name> [--workspace W] [--var name=value ...] [--runs N] [--channel C] [--mode text|audio] [--line studio|phone|mobile|JSON] [--seed N] [--wait] [--junit FILE] [--json]';
+  'Usage: callbench run <scenario id or name> [--workspace W] [--var name=value ...] [--runs N] [--channel C] [--mode text|audio] [--line studio|phone|mobile|JSON] [--seed N] [--max-cost USD] [--wait] [--junit FILE] [--json] [--baseline <execution id|last>]';
 
 function options(args: string[]) {
   const { values, positionals } = parseArgs({
@@ -81,6 +54,8 @@ function options(args: string[]) {
       mode: { type: 'string' },
       line: { type: 'string' },
       seed: { type: 'string' },
+      baseline: { type: 'string' },
+      'max-cost': { type: 'string' },
     },
   });
   const ref = positionals[0];
@@ -93,17 +68,20 @@ function options(args: string[]) {
       return [v.slice(0, at), v.slice(at + 1)];
     }),
   );
-  return { ...values, ref, key, variables, url, line: lineOption(values.line) };
+  const maxCostUsd = maxCostOption(values['max-cost']);
+  return { ...values, ref, key, variables, url, line: lineOption(values.line), maxCostUsd };
 }
 
-/** Where the engine is and the key it takes: --url and --key, else CALLBENCH_URL and _API_KEY. */
-export function reachOf(values: { key?: string; url?: string }): { key: string; url: string } {
-  const key = values.key ?? process.env.CALLBENCH_API_KEY;
-  if (!key)
-    throw new CannotRun(
-      'No API key: pass --key or set CALLBENCH_API_KEY (create one with `callbench keys create`).',
-    );
-  return { key, url: values.url ?? process.env.CALLBENCH_URL ?? 'http://127.0.0.1:4477' };
+/**
+ * --max-cost: the execution's spend cap in dollars (maxCostUsd). A number is passed on as it is:
+ * the engine refuses a negative one, or one it cannot price, naming maxCostUsd.
+ */
+function maxCostOption(usd: string | undefined): number | undefined {
+  if (usd === undefined) return undefined;
+  const value = Number(usd);
+  if (usd.trim() === '' || !Number.isFinite(value))
+    throw new CannotRun(`--max-cost takes dollars (a number such as 2.50), got "${usd}"`);
+  return value;
 }
 
 /** --line: a profile's name, or a custom line as JSON ({"codec":"mulaw","sampleRate":8000,...}). */
@@ -118,11 +96,7 @@ function lineOption(line: string | undefined): unknown {
 
 /** The workspace (by id or name, the first by default) and the scenario (by id or name). */
 async function target(client: ApiClient, workspaceRef: string | undefined, ref: string) {
-  const { workspaces } = await client.invoke('workspaces.list', {});
-  const workspace = workspaceRef
-    ? workspaces.find((w) => w.id === workspaceRef || w.name === workspaceRef)
-    : workspaces[0];
-  if (!workspace) throw new CannotRun(`No workspace ${workspaceRef ?? ''}`.trim());
+  const workspace = await workspaceOf(client, workspaceRef);
   const workspace_id = workspace.id;
   const scenario = ref.startsWith('scn_')
     ? (await client.invoke('scenarios.get', { workspace_id, scenario_id: ref })).scenario
@@ -146,9 +120,10 @@ export async function waitFor(
       execution_id,
       wait: 5,
     });
-    const ended = state.counts.completed + state.counts.failed + state.counts.cancelled;
+    const { completed, failed, cancelled, skipped } = state.counts;
+    const ended = completed + failed + cancelled + skipped;
     err(`  ${ended}/${state.simulations_created} done (${state.counts.running} running)`);
-    if (['completed', 'failed', 'cancelled'].includes(state.status)) return state;
+    if (ENDED_EXECUTION_STATUSES.includes(state.status)) return state;
   }
 }
 
@@ -217,29 +192,99 @@ export function printSummary(rows: Row[], state: Execution, out: Out): void {
       ].join('\t'),
     );
   out(`avg score ${state.avg_score ?? '-'}, pass rate ${state.pass_rate ?? '-'}%`);
+  out(costLine(state));
 }
 
-function writeJunit(file: string, scenario: string, state: Execution, rows: Row[]): void {
+/** What the run cost, or why it is not known; and how many the cost cap skipped. */
+function costLine(state: Execution): string {
+  const cost =
+    state.cost_usd !== null
+      ? `cost $${state.cost_usd}`
+      : state.unpriced_models.length
+        ? `cost unknown (unpriced: ${state.unpriced_models.join(', ')})`
+        : 'cost unknown';
+  const skipped = state.counts.skipped;
+  return skipped ? `${cost}, ${skipped} skipped by the cost cap` : cost;
+}
+
+function writeJunit(file: string, run: Ended, comparison: Comparison | null): void {
   writeFileSync(
     file,
-    junitXml({
-      scenario,
-      timestamp: state.created_at ?? new Date().toISOString(),
-      hostname: hostname(),
-      cases: rows.map((r, i) => ({
-        name: `${r.persona} x ${r.agent} #${i + 1}`,
-        seconds: r.seconds,
-        failures: r.failed,
-        error: r.status === 'completed' ? undefined : (r.error ?? r.status),
-      })),
-    }),
+    junitXml(
+      {
+        scenario: run.scenario,
+        timestamp: run.state.created_at ?? new Date().toISOString(),
+        hostname: hostname(),
+        cases: run.rows.map((r, i) => ({
+          name: `${r.persona} x ${r.agent} #${i + 1}`,
+          seconds: r.seconds,
+          failures: r.failed,
+          // Skipped by the cost cap: not run to the end, but nothing went wrong either.
+          skipped: r.status === 'skipped' ? (r.error ?? 'skipped by the cost cap') : undefined,
+          error:
+            r.status === 'completed' || r.status === 'skipped' ? undefined : (r.error ?? r.status),
+        })),
+      },
+      // run --baseline: the comparison's rows, a suite of their own after the simulations'.
+      comparison ? [comparisonJunitSuite(comparison, hostname())] : [],
+    ),
   );
+}
+
+/** An execution that ended, with its simulations as reported. */
+interface Ended {
+  scenario: string;
+  state: Execution;
+  rows: Row[];
+}
+
+/** The seed asked for, else (--baseline) the baseline's, so that audio runs share their dice. */
+function seedOf(
+  o: { seed?: string; mode?: string },
+  scenario: { audio: { enabled: boolean } | null },
+  baseline: Pick<Execution, 'line'> | null,
+): number | undefined {
+  if (o.seed !== undefined) return Number(o.seed);
+  const mode = o.mode ?? (scenario.audio?.enabled ? 'audio' : 'text');
+  return baseline ? seedFromBaseline(baseline, mode === 'audio' ? 'audio' : 'text') : undefined;
+}
+
+/**
+ * Reports an ended run: its summary, then (--baseline) its comparison with the baseline, whose
+ * verdict is the exit code (0 unless regressed, 2 when it cannot compare) instead of the
+ * simulations' own. The JUnit file is written even when the comparison is refused.
+ */
+async function report(
+  client: ApiClient,
+  run: Ended & { workspace_id: string; baseline: { id: string } | null },
+  o: { json?: boolean; junit?: string },
+  out: Out,
+): Promise<number> {
+  if (!o.json) printSummary(run.rows, run.state, out);
+  const compared = run.baseline
+    ? await compareWithBaseline(client, {
+        workspace_id: run.workspace_id,
+        baseline_id: run.baseline.id,
+        candidate_id: run.state.id,
+      })
+    : null;
+  const comparison = compared instanceof CannotRun ? null : compared;
+  if (o.json) {
+    const answer = { execution: run.state, simulations: run.rows };
+    out(JSON.stringify(run.baseline ? { ...answer, comparison } : answer, null, 2));
+  } else if (comparison) for (const line of ['', ...comparisonText(comparison)]) out(line);
+  if (o.junit) writeJunit(o.junit, run, comparison);
+  if (compared instanceof CannotRun) throw compared;
+  if (comparison) return comparisonRegressed(comparison) ? 1 : 0;
+  const allPassed =
+    run.rows.length > 0 && run.rows.every((r) => r.status === 'completed' && r.passed !== false);
+  return allPassed ? 0 : 1;
 }
 
 /**
  * `callbench run <scenario id or name>`: starts an execution through the local API, waits with
  * progress when asked, prints a summary, writes JUnit XML. Exit code: 0 every simulation passed,
- * 1 some did not, 2 nothing could run.
+ * 1 some did not, 2 nothing could run. With --baseline (which waits), the comparison's verdict.
  */
 export async function run(
   args: string[],
@@ -250,6 +295,15 @@ export async function run(
     const o = options(args);
     const client = api(o.url, o.key);
     const { workspace_id, scenario } = await target(client, o.workspace, o.ref);
+    const baseline = o.baseline
+      ? await baselineOf(client, {
+          workspace_id,
+          scenario_id: scenario.id,
+          scenario_name: scenario.name,
+          ref: o.baseline,
+        })
+      : null;
+    const seed = seedOf(o, scenario, baseline);
     const { execution } = await client.invoke('scenarios.execute', {
       workspace_id,
       scenario_id: scenario.id,
@@ -259,23 +313,24 @@ export async function run(
       ...(o.mode ? { mode: o.mode as Execute['mode'] } : {}),
       // The engine checks what the script passed: a wrong value is its 400, with the field.
       ...(o.line !== undefined ? { line: o.line as Execute['line'] } : {}),
-      ...(o.seed !== undefined ? { seed: Number(o.seed) } : {}),
+      ...(seed !== undefined ? { seed } : {}),
+      ...(o.maxCostUsd !== undefined ? { maxCostUsd: o.maxCostUsd } : {}),
     });
     err(
       `Execution ${execution.id}: ${execution.simulations_created} simulation(s) of "${scenario.name}"`,
     );
-    if (!o.wait) {
+    if (!o.wait && !baseline) {
       out(o.json ? JSON.stringify({ execution }) : execution.id);
       return 0;
     }
     const state = await waitFor(client, workspace_id, execution.id, err);
     const rows = await rowsOf(client, workspace_id, execution.id);
-    if (o.json) out(JSON.stringify({ execution: state, simulations: rows }, null, 2));
-    else printSummary(rows, state, out);
-    if (o.junit) writeJunit(o.junit, scenario.name, state, rows);
-    const allPassed =
-      rows.length > 0 && rows.every((r) => r.status === 'completed' && r.passed !== false);
-    return allPassed ? 0 : 1;
+    return await report(
+      client,
+      { scenario: scenario.name, state, rows, workspace_id, baseline },
+      o,
+      out,
+    );
   } catch (e) {
     if (e instanceof CannotRun) {
       err(`callbench run: ${e.message}`);
