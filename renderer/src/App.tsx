@@ -44,6 +44,10 @@ const SimulationDetail = lazyScreen(() =>
 const AllSimulations = lazyScreen(() =>
   import('./screens/Executions').then((m) => m.AllSimulations),
 );
+const Comparisons = lazyScreen(() => import('./screens/Comparisons').then((m) => m.Comparisons));
+const ComparisonDetail = lazyScreen(() =>
+  import('./screens/Comparisons').then((m) => m.ComparisonDetail),
+);
 const Scorecards = lazyScreen(() => import('./screens/Scorecards').then((m) => m.Scorecards));
 const Schedules = lazyScreen(() => import('./screens/Schedules').then((m) => m.Schedules));
 const Alerts = lazyScreen(() => import('./screens/Alerts').then((m) => m.Alerts));
@@ -56,6 +60,7 @@ const NAV: [string, string][] = [
   ['personas', 'Personas'],
   ['scenarios', 'Scenarios'],
   ['executions', 'Executions'],
+  ['comparisons', 'Comparisons'],
   ['scorecards', 'Scorecards'],
   ['schedules', 'Schedules'],
   ['alerts', 'Alerts'],
@@ -78,6 +83,8 @@ function Screen({ route }: { route: string[] }) {
       return id ? <ExecutionDetail id={id} /> : <Executions />;
     case 'simulations':
       return id && id !== 'all' ? <SimulationDetail id={id} /> : <AllSimulations />;
+    case 'comparisons':
+      return id ? <ComparisonDetail id={id} /> : <Comparisons />;
     case 'scorecards':
       return <Scorecards />;
     case 'schedules':

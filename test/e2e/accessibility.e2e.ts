@@ -20,6 +20,7 @@ interface Made {
   executionId: string;
   textSimulationId: string;
   audioSimulationId: string;
+  comparisonId: string;
 }
 
 /** The HTTP API with the key serve was started with; answers the body, throws on an error. */
@@ -133,12 +134,16 @@ async function makeData(
   const text = await runScenario(api, ws, textScenario);
   speech.transcripts.push('Your order has shipped.', 'Your order has shipped.');
   const audio = await runScenario(api, ws, audioScenario);
+  // The audio execution against itself: a comparison with voice rows to read.
+  const same = { executionId: audio.executionId };
+  const comparison = await api('POST', `${ws}/comparisons`, { baseline: same, candidate: same });
   return {
     agentId: agent.id as string,
     toolId: tool.id as string,
     executionId: audio.executionId,
     textSimulationId: text.simulationId,
     audioSimulationId: audio.simulationId,
+    comparisonId: comparison.data.comparison.id as string,
   };
 }
 
@@ -209,6 +214,12 @@ function visits(m: Made): Visit[] {
         await showing(/^Simulation: /, 'Says shipped')(page);
         await expect(page.locator('audio')).toHaveAttribute('src', /^blob:/);
       },
+    },
+    { name: 'comparisons', path: 'comparisons', ready: showing('Comparisons', 'Order by voice') },
+    {
+      name: 'comparison',
+      path: `comparisons/${m.comparisonId}`,
+      ready: showing('Comparison: Order by voice', 'Order by voice × Dana'),
     },
     { name: 'schedules', path: 'schedules', ready: showing('Schedules', 'Nightly order check') },
     { name: 'alerts', path: 'alerts', ready: showing('Alerts', 'CRM slow') },
@@ -364,6 +375,7 @@ test.describe('empty lists', () => {
       ],
       ['Scenarios', 'Create your first scenario', /No scenarios yet/],
       ['Executions', 'Go to Scenarios', /No executions yet/],
+      ['Comparisons', 'Go to Executions', /No comparisons yet/],
       ['Schedules', 'Schedule a scenario', /No schedules yet/],
       ['Alerts', 'Create your first alert', /No alerts yet/],
     ];

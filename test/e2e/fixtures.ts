@@ -65,7 +65,8 @@ export async function openApp(page: Page, serve: ServeHandle, path = ''): Promis
   });
   const { url } = (await res.json()) as { url: string };
   await page.goto(`${url}#/${path}`);
-  await expect(page.locator('body[data-ready="true"]')).toBeVisible();
+  // The first load compiles the bundle: on a busy machine that alone can pass expect's 5 s.
+  await expect(page.locator('body[data-ready="true"]')).toBeVisible({ timeout: 20_000 });
 }
 
 export async function shot(page: Page, name: string): Promise<void> {

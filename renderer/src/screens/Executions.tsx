@@ -21,10 +21,12 @@ import { SimulationList } from '../ui/SimulationList';
 import { executionEnded } from '../ui/executionStatus';
 import { EmptyState } from '../ui/EmptyState';
 import { SimulationHeader } from '../ui/SimulationHeader';
+import { CompareDialogButton, CompareWithPrevious } from '../ui/ComparisonPick';
 import { Explained } from '../ui/Explained';
 import { FIGURE_HELP, modeWords, plural } from '../ui/words';
 import { AudioFigures, CallRecording } from '../ui/CallRecording';
 import { CallerPanel, ConditionsTable, HeardText, TurnActChips } from '../ui/CallerSummary';
+import { costWords } from '../ui/CostFields';
 import {
   ErrorNote,
   Page,
@@ -64,7 +66,13 @@ export function Executions() {
   return (
     <Page
       title="Executions"
-      actions={<Button onClick={() => navigate('simulations/all')}>All simulations</Button>}
+      actions={
+        <>
+          <Button onClick={() => navigate('simulations/all')}>All simulations</Button>
+          <Button onClick={() => navigate('comparisons')}>Comparisons</Button>
+          <CompareDialogButton />
+        </>
+      }
     >
       <ErrorNote error={error} />
       <Table size="small" aria-label="Executions">
@@ -81,6 +89,7 @@ export function Executions() {
             <TableCell>
               <Explained help={FIGURE_HELP.avgScore}>Avg score</Explained>
             </TableCell>
+            <TableCell>Cost</TableCell>
           </TableRow>
         </TableHead>
         <TableBody>
@@ -102,6 +111,7 @@ export function Executions() {
               <TableCell>{e.simulations_created}</TableCell>
               <TableCell>{fmtNum(e.pass_rate, '%')}</TableCell>
               <TableCell>{fmtNum(e.avg_score)}</TableCell>
+              <TableCell>{costWords(e)}</TableCell>
             </TableRow>
           ))}
         </TableBody>
@@ -166,18 +176,20 @@ export function ExecutionDetail({ id }: { id: string }) {
     <Page
       title={e ? `Execution: ${e.scenario_name ?? '(deleted scenario)'}` : 'Execution'}
       actions={
-        e &&
-        !executionEnded(e.status) && (
-          <ConfirmButton
-            color="warning"
-            question="Cancel this execution?"
-            consequence="Simulations under way stop now and those queued never start; finished ones keep their results."
-            confirmLabel="Cancel execution"
-            onConfirm={() => cancel.run()}
-          >
-            Cancel
-          </ConfirmButton>
-        )
+        <>
+          {e && <CompareWithPrevious execution={e} />}
+          {e && !executionEnded(e.status) && (
+            <ConfirmButton
+              color="warning"
+              question="Cancel this execution?"
+              consequence="Simulations under way stop now and those queued never start; finished ones keep their results."
+              confirmLabel="Cancel execution"
+              onConfirm={() => cancel.run()}
+            >
+              Cancel
+            </ConfirmButton>
+          )}
+        </>
       }
     >
       <ErrorNote error={execution.error ?? cancel.error} />
@@ -199,6 +211,11 @@ export function ExecutionDetail({ id }: { id: string }) {
           <Typography>
             {e.counts.completed} completed · {e.counts.failed} failed · {e.counts.running} running ·{' '}
             {e.counts.queued} queued
+            {e.counts.skipped ? ` · ${e.counts.skipped} skipped (cost cap)` : ''}
+          </Typography>
+          <Typography data-testid="execution-cost">
+            Cost {costWords(e)}
+            {e.max_cost_usd !== null ? ` of max $${e.max_cost_usd}` : ''}
           </Typography>
           <Typography>
             Pass rate {fmtNum(e.pass_rate, '%')} · average {fmtNum(e.avg_score)}
