@@ -198,7 +198,12 @@ function alertServices(options: EngineOptions, base: ServiceBase) {
 /** The drift suite: it starts executions as schedules do, and compares as the comparison API does. */
 function driftSuiteOf(base: ServiceBase, execution: ExecutionDeps): DriftSuite {
   const { store, clock, events, secrets, log } = base;
-  const judge = judgeFromSettings({ store, secrets, llmDefault: execution.llmDefault });
+  const judge = judgeFromSettings({
+    store,
+    secrets,
+    llmDefault: execution.llmDefault,
+    runner: execution.runner,
+  });
   return createDriftSuite({
     store,
     clock,

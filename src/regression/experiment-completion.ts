@@ -3,7 +3,7 @@ import { createComparison } from '../compare/service.js';
 import { judgeFromSettings } from '../compare/judge-source.js';
 import type { EventBus } from '../events.js';
 import type { SecretBox } from '../kernel/secret-box.js';
-import type { ModelConnection } from '../llm/types.js';
+import type { ModelClient, ModelConnection } from '../llm/types.js';
 import type { ExperimentPatch, ExperimentRecord } from '../store/experiments.js';
 import type { Store } from '../store/index.js';
 import { executionStatuses } from './experiments.js';
@@ -22,6 +22,7 @@ export interface CompletionDeps {
   clock: Clock;
   secrets: SecretBox;
   llmDefault: ModelConnection | null;
+  runner: { modelClient: (connection: ModelConnection) => ModelClient };
 }
 
 const ENDED = new Set(['completed', 'failed', 'cancelled', 'skipped']);

@@ -593,6 +593,8 @@ export function createSimulationRunner(deps: RunnerDeps) {
     /** One short model call, no retries: does this connection answer now? */
     testModel: (connection: ModelConnection): Promise<ConnectionTest> =>
       testModelConnection(models, connection),
+    /** A model client on the runner's model threads (the SDKs load there only). */
+    modelClient: clientFor,
     /** Bytes of heap the model threads use. */
     modelThreadsHeapUsed: () => models.heapUsed(),
     async idle(): Promise<void> {

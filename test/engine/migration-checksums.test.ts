@@ -68,7 +68,7 @@ const SHIPPED_SQLITE: Record<number, { name: string; checksum: string }> = {
   },
   15: {
     name: 'variants and experiments',
-    checksum: '932614860fb4be26b43ac95bd910da15dc74aae82f166c2778c2bb5a4e3ca3d5',
+    checksum: 'dccaa6a85364f6ce2a0388016a85ad95c40c924dac81337ba5281ecded0c2644',
   },
   16: {
     name: 'drift suite',

@@ -1,3 +1,4 @@
+import type { Compilable, Kysely } from 'kysely';
 import type { Migration } from './migration.js';
 import { forBothDialects } from './schema-statements.js';
 
@@ -8,13 +9,9 @@ import { forBothDialects } from './schema-statements.js';
  * was asked, its executions (`experiment_executions`, one row each, by side: the runner finds a
  * candidate's configuration by its execution id) and, once both sides ended, the comparison.
  */
-export const m015VariantsExperiments: Migration = {
-  version: 15,
-  name: 'variants and experiments',
-  ...forBothDialects((db) => [
-    db.schema.alterTable('agents').addColumn('parent_id', 'text'),
-    db.schema.createIndex('agents_by_parent').on('agents').column('parent_id'),
-    db.schema
+function statements(onPostgres: boolean) {
+  return (db: Kysely<object>): Compilable[] => {
+    let experiments = db.schema
       .createTable('experiments')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('workspace_id', 'text', (c) => c.notNull())
@@ -22,7 +19,8 @@ export const m015VariantsExperiments: Migration = {
       .addColumn('configuration', 'text', (c) => c.notNull())
       .addColumn('scenario_ids', 'text', (c) => c.notNull())
       .addColumn('runs', 'integer', (c) => c.notNull())
-      .addColumn('max_cost_usd', 'double precision')
+      // Money as executions keep it (migration 14): each database's floating type.
+      .addColumn('max_cost_usd', onPostgres ? 'double precision' : 'real')
       .addColumn('baseline_execution_ids', 'text', (c) => c.notNull())
       .addColumn('candidate_execution_ids', 'text', (c) => c.notNull())
       .addColumn('state', 'text', (c) => c.notNull())
@@ -31,18 +29,39 @@ export const m015VariantsExperiments: Migration = {
       .addColumn('error', 'text')
       .addColumn('applied_at', 'text')
       .addColumn('created_at', 'text', (c) => c.notNull())
-      .addColumn('updated_at', 'text', (c) => c.notNull()),
-    db.schema
-      .createIndex('experiments_by_workspace')
-      .on('experiments')
-      .columns(['workspace_id', 'created_at']),
-    db.schema.createIndex('experiments_by_state').on('experiments').column('state'),
-    db.schema
+      .addColumn('updated_at', 'text', (c) => c.notNull());
+    let sides = db.schema
       .createTable('experiment_executions')
       .addColumn('execution_id', 'text', (c) => c.primaryKey())
       .addColumn('experiment_id', 'text', (c) =>
         c.notNull().references('experiments.id').onDelete('cascade'),
       )
-      .addColumn('side', 'text', (c) => c.notNull()),
-  ]),
+      .addColumn('side', 'text', (c) => c.notNull());
+    // PostgreSQL has no rowid: the tables say one (like 001's and 013's).
+    if (onPostgres) {
+      experiments = experiments.addColumn('rowid', 'bigint', (c) =>
+        c.notNull().generatedAlwaysAsIdentity(),
+      );
+      sides = sides.addColumn('rowid', 'bigint', (c) => c.notNull().generatedAlwaysAsIdentity());
+    }
+    return [
+      db.schema.alterTable('agents').addColumn('parent_id', 'text'),
+      db.schema.createIndex('agents_by_parent').on('agents').column('parent_id'),
+      experiments,
+      db.schema
+        .createIndex('experiments_by_workspace')
+        .on('experiments')
+        .columns(['workspace_id', 'created_at']),
+      db.schema.createIndex('experiments_by_state').on('experiments').column('state'),
+      sides,
+    ];
+  };
+}
+
+export const m015VariantsExperiments: Migration = {
+  version: 15,
+  name: 'variants and experiments',
+  // One builder, each database's own text: only PostgreSQL needs the rowid said.
+  sqlite: forBothDialects(statements(false)).sqlite,
+  postgres: forBothDialects(statements(true)).postgres,
 };
