@@ -1,6 +1,6 @@
-import { EventEmitter } from 'node:events';
+import type { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
-import { pipeline, type Readable } from 'node:stream';
+import { finished, pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { guardedConnector, guardGeneration } from './guard.js';
@@ -30,7 +30,7 @@ export interface Answer {
 
 export interface ExchangeOptions {
   /** Ends the exchange, also while the body is still arriving. */
-  signal?: AbortSignal | EventEmitter;
+  signal?: AbortSignal | EventEmitter | Deadline;
   /** Bytes of the (decoded) body past which the exchange fails with ResponseTooLarge. */
   limit: number;
   maxRedirects: number;
@@ -51,18 +51,35 @@ export class TooManyRedirects extends Error {
 
 /**
  * The deadline of one exchange, as the event emitter undici accepts for a signal: a timer and
- * one listener. An AbortController (an EventTarget) costs more than the rest of the tool
- * runtime's own work per call; AbortSignal.timeout also kept its timer until the deadline.
+ * its listeners. An AbortController (an EventTarget) costs more than the rest of the tool
+ * runtime's own work per call; AbortSignal.timeout also kept its timer until the deadline. Not an
+ * EventEmitter either: undici adds one listener and removes it, and setting up an emitter and its
+ * once-wrapper for that cost every tool call more than its timer.
  */
-export class Deadline extends EventEmitter {
+export class Deadline {
   aborted = false;
+  private listeners: (() => void)[] | null = null;
   private readonly timer: NodeJS.Timeout;
   constructor(ms: number) {
-    super();
     this.timer = setTimeout(() => {
       this.aborted = true;
-      this.emit('abort');
+      const listeners = this.listeners ?? [];
+      this.listeners = null;
+      for (const listener of listeners) listener();
     }, ms);
+  }
+  /** undici's way in (an emitter's `once`); the deadline passes once, so `on` is the same. */
+  on(event: string, listener: () => void): this {
+    if (event === 'abort' && !this.aborted) (this.listeners ??= []).push(listener);
+    return this;
+  }
+  once(event: string, listener: () => void): this {
+    return this.on(event, listener);
+  }
+  removeListener(event: string, listener: () => void): this {
+    const at = event === 'abort' && this.listeners ? this.listeners.indexOf(listener) : -1;
+    if (at >= 0) this.listeners!.splice(at, 1);
+    return this;
   }
   clear(): void {
     clearTimeout(this.timer);
@@ -96,13 +113,16 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'up
  * the caller chose (a provider's page of calls is several megabytes; decoding is done here).
  */
 function sendable(headers: Record<string, string>): Record<string, string> {
-  const names = Object.keys(headers).map((name) => name.toLowerCase());
-  const own = names.some((name) => HOP_BY_HOP.has(name))
-    ? withoutHeaders(headers, (name) => HOP_BY_HOP.has(name))
-    : headers;
-  return names.includes('accept-encoding')
-    ? own
-    : { ...own, 'accept-encoding': 'gzip, deflate, br' };
+  // One pass over the names: this runs for every tool call and model call.
+  let hopByHop = false;
+  let chosen = false;
+  for (const name in headers) {
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower)) hopByHop = true;
+    else if (lower === 'accept-encoding') chosen = true;
+  }
+  const own = hopByHop ? withoutHeaders(headers, (name) => HOP_BY_HOP.has(name)) : headers;
+  return chosen ? own : { ...own, 'accept-encoding': 'gzip, deflate, br' };
 }
 
 const withoutHeaders = (headers: Record<string, string>, drop: (name: string) => boolean) =>
@@ -120,7 +140,8 @@ export async function exchange(outgoing: Outgoing, options: ExchangeOptions): Pr
       method: method as 'GET',
       headers: sendable(headers),
       body,
-      signal: options.signal,
+      // A Deadline has the emitter methods undici uses (on, once, removeListener, aborted).
+      signal: options.signal as AbortSignal | EventEmitter | undefined,
       dispatcher: dispatcher(),
     });
     const location = res.headers.location;
@@ -156,7 +177,8 @@ const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
  * The body as it was before its content-encoding, which undici's request API leaves as it came.
  * An encoding it does not know leaves the body as it is, as fetch does.
  */
-function decoded(body: Readable, encoding: string | string[] | undefined): AsyncIterable<Buffer> {
+function decoded(body: Readable, encoding: string | string[] | undefined): Readable {
+  if (encoding === undefined) return body; // nearly every answer: nothing to split
   const codings = String(encoding ?? '')
     .split(',')
     .map((c) => c.trim().toLowerCase())
@@ -164,31 +186,49 @@ function decoded(body: Readable, encoding: string | string[] | undefined): Async
   if (codings.length === 0 || !codings.every((c) => c in DECODERS)) return body;
   // Applied in the order they were listed: the last one is undone first.
   const stages = codings.reverse().map((c) => DECODERS[c]!());
-  return pipeline([body, ...stages], () => undefined) as unknown as AsyncIterable<Buffer>;
+  return pipeline([body, ...stages], () => undefined) as unknown as Readable;
 }
 
-/** The body read to its end, up to the cap: past it, the exchange fails with ResponseTooLarge. */
-async function readCapped(
+/**
+ * The body read to its end, up to the cap: past it, the exchange fails with ResponseTooLarge.
+ * Read with a listener, not `for await`: the stream's async iterator costs a tool call more than
+ * its own mapping (a promise and a generator step per chunk).
+ */
+function readCapped(
   body: Readable & { dump(): Promise<void> },
   headers: IncomingHttpHeaders,
   limit: number,
 ): Promise<Buffer> {
   const encoding = headers['content-encoding'];
   if (!encoding && Number(headers['content-length'] ?? 0) > limit) {
-    await body.dump();
-    throw new ResponseTooLarge(limit);
-  }
-  const chunks: Buffer[] = [];
-  let seen = 0;
-  for await (const chunk of decoded(body, encoding)) {
-    seen += chunk.length;
-    if (seen > limit) {
-      body.destroy();
+    return body.dump().then(() => {
       throw new ResponseTooLarge(limit);
-    }
-    chunks.push(chunk);
+    });
   }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  const source = decoded(body, encoding);
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let seen = 0;
+    let tooLarge = false;
+    source.on('data', (chunk: Buffer) => {
+      if (tooLarge) return;
+      seen += chunk.length;
+      if (seen > limit) {
+        tooLarge = true;
+        body.destroy();
+        reject(new ResponseTooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    // Ends as the iterator did: with the body at its end, or with the error (or a close before
+    // the end) that ended it first, also one that came before these listeners did.
+    finished(source, (err) => {
+      if (tooLarge) return;
+      if (err) reject(err);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    });
+  });
 }
 
 /** Redirects a model call follows. */

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { ToolCallRecord } from '../domain/tools.js';
-import { toJson } from './db.js';
+import { toJson, type Db } from './db.js';
 import { insertShaped } from './sql/compiled-shapes.js';
 import type { StoreDatabase } from './sql/connect.js';
 import { boundCount, valueList, type StoreContext } from './sql/query.js';
@@ -225,6 +225,29 @@ async function insertAll(db: Kysely<Tables>, calls: ToolCallRecord[]): Promise<v
     );
 }
 
+/** The columns toRow fills, in its order. */
+const ROW_COLUMNS = Object.keys(toRow({ parameters: null, result: null } as ToolCallRecord));
+const ROW_INSERT = `INSERT INTO tool_calls (${ROW_COLUMNS.join(', ')}) VALUES (${ROW_COLUMNS.map(() => '?').join(', ')})`;
+
+/**
+ * SQLite: the rows through one INSERT prepared once per connection, run row by row in a savepoint
+ * of the transaction the flush holds (all the rows or none, as one multi-row INSERT was). Each
+ * flush carries a different number of rows: the multi-row INSERT compiled and prepared a new
+ * text for nearly every flush, which cost more than writing the rows.
+ */
+const rowInserts = new WeakMap<Db, (calls: ToolCallRecord[]) => void>();
+function insertRows(sqlite: Db, calls: ToolCallRecord[]): void {
+  let insert = rowInserts.get(sqlite);
+  if (!insert) {
+    const statement = sqlite.prepare(ROW_INSERT);
+    insert = sqlite.transaction((rows: ToolCallRecord[]) => {
+      for (const c of rows) statement.run(Object.values(toRow(c)));
+    });
+    rowInserts.set(sqlite, insert);
+  }
+  insert(calls);
+}
+
 /**
  * The call log's write buffer, one for the store and every transaction's store: one row per tool
  * call, from tests, simulations and production call history. Writes are buffered and land together
@@ -244,6 +267,11 @@ export function createToolCallLog(database: StoreDatabase) {
   const failedOnce = new WeakSet<ToolCallRecord>();
   /** The error of rows a write nobody awaited gave up, for the next flush to report. */
   let lost: Error | undefined;
+  /** On SQLite, `db` is the one connection the flush holds (its own transaction or a store's). */
+  const write = async (db: Kysely<Tables>, calls: ToolCallRecord[]): Promise<void> => {
+    if (database.sqlite) insertRows(database.sqlite, calls);
+    else await insertAll(db, calls);
+  };
 
   const closed = (err?: unknown): boolean =>
     (database.sqlite !== null && !database.sqlite.open) ||
@@ -275,8 +303,8 @@ export function createToolCallLog(database: StoreDatabase) {
     };
     try {
       // On SQLite the transaction may wait for the connection: the buffer is taken once it has it.
-      if (db) await insertAll(db, take());
-      else await database.transaction((tx) => insertAll(tx, take()));
+      if (db) await write(db, take());
+      else await database.transaction((tx) => write(tx, take()));
     } catch (err) {
       if (closed(err)) return; // logged after the store closed: dropped, as nothing could write it
       if (failed(calls) && !awaited) lost ??= err instanceof Error ? err : new Error(String(err));

@@ -108,6 +108,19 @@ export async function applyAuth(
   oauth: OAuthTokenCache,
   timeoutMs: number,
 ): Promise<AuthApplied> {
+  if (auth?.type === 'oauth2')
+    return {
+      headers: { authorization: `Bearer ${await oauth.token(auth, timeoutMs)}` },
+      query: {},
+    };
+  return staticAuth(auth);
+}
+
+/**
+ * What auth other than OAuth2 adds, at once: a tool call need not wait a turn for what its own
+ * config says.
+ */
+export function staticAuth(auth: Exclude<TargetAuth, { type: 'oauth2' }> | undefined): AuthApplied {
   const out: AuthApplied = { headers: {}, query: {} };
   switch (auth?.type) {
     case undefined:
@@ -122,9 +135,6 @@ export async function applyAuth(
       break;
     case 'basic':
       out.headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
-      break;
-    case 'oauth2':
-      out.headers.authorization = `Bearer ${await oauth.token(auth, timeoutMs)}`;
       break;
   }
   return out;

@@ -78,9 +78,11 @@ export function createToolRuntime({
     now: () => clock.now(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     retryBaseMs,
-    record: async (call) => {
-      await store.toolCalls.insert(call);
+    // Not async: the insert only buffers the row, and every tool call passes here.
+    record: (call) => {
+      const buffered = store.toolCalls.insert(call);
       called(call.toolId);
+      return buffered;
     },
   };
 }

@@ -30,6 +30,33 @@ const urlValue = (v: unknown): string => {
   return JSON.stringify(v);
 };
 
+/** A URL cut at its `{name}` placeholders: the text around them (one more than names) and names. */
+interface UrlTemplate {
+  parts: string[];
+  names: string[];
+}
+
+/** Templates by URL: a tool's URL is cut once, not matched again on every call. */
+const templates = new Map<string, UrlTemplate>();
+const TEMPLATES_KEPT = 1000;
+
+function templateOf(url: string): UrlTemplate {
+  let template = templates.get(url);
+  if (!template) {
+    template = { parts: [], names: [] };
+    let last = 0;
+    for (const match of url.matchAll(/\{([^{}]+)\}/g)) {
+      template.parts.push(url.slice(last, match.index));
+      template.names.push(match[1]!);
+      last = match.index + match[0].length;
+    }
+    template.parts.push(url.slice(last));
+    if (templates.size >= TEMPLATES_KEPT) templates.clear();
+    templates.set(url, template);
+  }
+  return template;
+}
+
 /**
  * Fills `{name}` placeholders (URL-encoded), then sends the other parameters as the query string
  * for GET and DELETE and as a JSON body otherwise.
@@ -39,13 +66,12 @@ export function buildRequest(
   params: Record<string, unknown>,
   auth: AuthApplied,
 ): PreparedRequest {
-  const used = new Set<string>();
-  const filled = config.url.replace(/\{([^{}]+)\}/g, (_m, name: string) => {
-    used.add(name);
-    return encodeURIComponent(urlValue(params[name]));
-  });
+  const { parts, names } = templateOf(config.url);
+  let filled = parts[0]!;
+  for (let i = 0; i < names.length; i++)
+    filled += encodeURIComponent(urlValue(params[names[i]!])) + parts[i + 1]!;
   const rest: Record<string, unknown> = {};
-  for (const k in params) if (!used.has(k)) rest[k] = params[k];
+  for (const k in params) if (!names.includes(k)) rest[k] = params[k];
   const method = config.method.toUpperCase();
   const inQuery = method === 'GET' || method === 'DELETE';
   const query = inQuery ? { ...rest, ...auth.query } : auth.query;

@@ -12,12 +12,26 @@ export interface ParameterDefinition {
   dynamicValue?: { basedOn: string; mapping: Record<string, string | number | boolean> };
 }
 
+/** Paths as key lists: a tool's mapping reads the same few paths on every call. */
+const splitPaths = new Map<string, string[]>();
+const PATHS_KEPT = 1000;
+
+function keysOf(path: string): string[] {
+  let keys = splitPaths.get(path);
+  if (!keys) {
+    keys = path
+      .replace(/\[(\d+)\]/g, '.$1')
+      .split('.')
+      .filter((k) => k !== '');
+    if (splitPaths.size >= PATHS_KEPT) splitPaths.clear();
+    splitPaths.set(path, keys);
+  }
+  return keys;
+}
+
 /** Reads a dotted path (`customer.tier`, `items.0.id`, `items[0].id`) from a value. */
 export function readPath(value: unknown, path: string): { found: boolean; value: unknown } {
-  const keys = path
-    .replace(/\[(\d+)\]/g, '.$1')
-    .split('.')
-    .filter((k) => k !== '');
+  const keys = keysOf(path);
   let current: unknown = value;
   for (const key of keys) {
     if (

@@ -1,6 +1,6 @@
 import { validationError } from '../errors.js';
 import type { StoredTool } from '../store/tools.js';
-import { applyAuth, type TargetAuth } from './auth.js';
+import { applyAuth, staticAuth, type TargetAuth } from './auth.js';
 import { runComposite } from './composite.js';
 import { maskConnection, runQuery, type DatabaseConfig } from './database.js';
 import { compileCondition } from './expressions.js';
@@ -44,8 +44,9 @@ export const executeTool: ExecuteTool = async (tool, params, call) => {
       errors,
     );
 
-  const scope = { ...context, ...values };
-  for (const rule of def.rules ?? []) {
+  const rules = def.rules ?? [];
+  const scope = rules.length ? { ...context, ...values } : {};
+  for (const rule of rules) {
     if (compileCondition(rule.condition).evaluate(scope)) {
       return {
         success: false,
@@ -160,7 +161,11 @@ async function produce(
       const needsJson = Object.keys(def.responseMapping ?? {}).length > 0;
       let authRetried = false;
       const answer = await withHandling(def, deps, async () => {
-        const auth = await applyAuth(config.auth, deps.oauth, timeoutMs);
+        // Only an OAuth2 token is waited for; any other auth is the config's own.
+        const auth =
+          config.auth?.type === 'oauth2'
+            ? await applyAuth(config.auth, deps.oauth, timeoutMs)
+            : staticAuth(config.auth);
         try {
           return await send(buildRequest(config, values, auth), timeoutMs, auth);
         } catch (err) {

@@ -1,4 +1,7 @@
 import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReadCache } from '../../src/store/read-cache.js';
 
@@ -62,5 +65,32 @@ describe('read cache', () => {
     expect(c.computed()).toBe(before);
     await c.read('a');
     expect(c.computed()).toBe(before + 1);
+  });
+
+  it('answers a write another connection committed at once, with no turn of the loop between', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'callbench-read-cache-'));
+    const file = join(dir, 'store.db');
+    const mine = new Database(file);
+    const theirs = new Database(file); // the CLI, or a second engine tool, on the same file
+    try {
+      mine.pragma('journal_mode = WAL');
+      mine.exec('CREATE TABLE t (n INTEGER)');
+      const cache = createReadCache(mine, 4);
+      const count = () =>
+        cache.get('count', () =>
+          Promise.resolve(mine.prepare('SELECT COUNT(*) FROM t').pluck().get()),
+        );
+      expect(await count()).toBe(0);
+      expect(await count()).toBe(0); // kept from here on
+      for (let n = 1; n <= 3; n++) {
+        theirs.exec('INSERT INTO t VALUES (1)');
+        expect(await count()).toBe(n);
+        expect(await count()).toBe(n);
+      }
+    } finally {
+      theirs.close();
+      mine.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
