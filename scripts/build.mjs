@@ -66,6 +66,12 @@ const targets = {
       entryPoints: ['src/llm/model-worker.ts'],
       outfile: 'dist/main/model-worker.mjs',
     });
+    // A comparison's voice bootstrap runs on a thread of its own (src/compare/compare-thread.ts).
+    await esbuild({
+      ...shared,
+      entryPoints: ['src/compare/compare-worker.ts'],
+      outfile: 'dist/main/compare-worker.mjs',
+    });
     // Silero VAD runs on a thread of its own; its ONNX runtime is native, so it stays external.
     await esbuild({
       ...shared,

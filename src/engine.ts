@@ -23,6 +23,7 @@ import { bootstrap, type StartResult } from './engine-bootstrap.js';
 import type { Scheduler } from './schedules/scheduler.js';
 import { createServices } from './engine-services.js';
 import type { EngineOptions } from './engine-options.js';
+import { closeCompareThread } from './compare/compare-thread.js';
 
 export type { EngineOptions } from './engine-options.js';
 
@@ -122,6 +123,7 @@ async function stopRunning(r: Running): Promise<void> {
   await r.services.demo.close();
   await r.services.speech.close();
   await r.services.sync.stop();
+  await closeCompareThread();
   await r.store.close();
   r.releaseLock?.();
   r.liftGuard?.();

@@ -2,6 +2,7 @@ import type { Interval } from '../domain/comparisons.js';
 import { settings, type BootstrapResult } from './bootstrap-options.js';
 import { isConstant, percentileInterval } from './bootstrap-parts.js';
 import { strataOf, type Strata } from './bootstrap-strata.js';
+import { drawResample, fusedRows, type FusedDraws } from './bootstrap-draws.js';
 
 /*
  * One stratified bootstrap of pairs for many quantities at once. A comparison's score intervals
@@ -86,7 +87,7 @@ function layoutOf(pairs: readonly PairQuantities[], quantities: number): Layout 
 
 /**
  * The resampled statistics: per quantity overall (q × R + r), and per grouped stratum × grouped
- * quantity, written resample by resample ((r × S + s) × G + q).
+ * quantity ((s × G + q) × R + r): each row's resamples lie together, ready for its interval.
  */
 interface Resampled {
   overall: Float64Array;
@@ -233,9 +234,15 @@ const countOf = (present: Chunk | null, k: number, size: number, running: boolea
   present ? (running ? present.running : present.own)[k]! : size;
 
 /** A stratum's own results for the grouped quantities of a chunk just summed over it. */
-function keepOwn(c: Chunked, size: number, sink: { out: Float64Array; G: number }, at: number) {
+function keepOwn(
+  c: Chunked,
+  size: number,
+  sink: { out: Float64Array; G: number; R: number },
+  at: number,
+) {
   for (let q = c.first; q < Math.min(sink.G, c.first + CHUNK); q++)
-    sink.out[at + q] = c.values.own[q - c.first]! / countOf(c.present, q - c.first, size, false);
+    sink.out[at + q * sink.R] =
+      c.values.own[q - c.first]! / countOf(c.present, q - c.first, size, false);
 }
 
 /**
@@ -254,32 +261,49 @@ function resample(layout: Layout, o: { seed: number; grouped: number; resamples:
     overall: new Float64Array(Q * R),
     byStratum: new Float64Array(S * G * R),
   };
-  const sink = { out: out.byStratum, G };
+  const sink = { out: out.byStratum, G, R };
   const draws: Draws = { picks: new Int32Array(n), state: o.seed >>> 0 };
   const { picks } = draws;
   const chunks = chunksOf(layout, n);
   const first = chunks[0]!;
   // Chunks summed stratum by stratum (those holding a grouped quantity), past the first.
   const split = chunks.filter((c) => c.first > 0 && c.first < G);
+  // The common case (the first four quantities complete, no more kept per group): one call a
+  // resample (./bootstrap-draws.ts).
+  const fused: FusedDraws | null =
+    first.present === null && split.length === 0
+      ? {
+          rows: fusedRows(layout.values, n),
+          offsets,
+          keeps: Uint8Array.from(groups, (g) => (g === null ? 0 : 1)),
+          G,
+          R,
+          picks,
+          running: first.values.running,
+          byStratum: out.byStratum,
+        }
+      : null;
   for (let r = 0; r < R; r++) {
     for (const c of chunks) {
       c.values.running.fill(0);
       c.present?.running.fill(0);
     }
-    for (let s = 0; s < S; s++) {
-      const from = offsets[s]!;
-      const to = offsets[s + 1]!;
-      drawStratum(first.values, draws, from, to);
-      if (first.present) chunkSums(first.present, picks, from, to);
-      for (let k = 0; k < split.length; k++) {
-        chunkSums(split[k]!.values, picks, from, to);
-        if (split[k]!.present) chunkSums(split[k]!.present!, picks, from, to);
+    if (fused) draws.state = drawResample(fused, r, draws.state);
+    else
+      for (let s = 0; s < S; s++) {
+        const from = offsets[s]!;
+        const to = offsets[s + 1]!;
+        drawStratum(first.values, draws, from, to);
+        if (first.present) chunkSums(first.present, picks, from, to);
+        for (let k = 0; k < split.length; k++) {
+          chunkSums(split[k]!.values, picks, from, to);
+          if (split[k]!.present) chunkSums(split[k]!.present!, picks, from, to);
+        }
+        if (G === 0 || groups[s] === null) continue;
+        const at = s * G * R + r;
+        keepOwn(first, to - from, sink, at);
+        for (let k = 0; k < split.length; k++) keepOwn(split[k]!, to - from, sink, at);
       }
-      if (G === 0 || groups[s] === null) continue;
-      const at = (r * S + s) * G;
-      keepOwn(first, to - from, sink, at);
-      for (let k = 0; k < split.length; k++) keepOwn(split[k]!, to - from, sink, at);
-    }
     for (const c of chunks) {
       // The first chunk was summed as it was drawn, the split ones stratum by stratum.
       if (c.first > 0 && c.first >= G) {
@@ -353,13 +377,9 @@ export function sharedPairedBootstrap(
   strata.groups.forEach((group, s) => {
     const [from, to] = [strata.offsets[s]!, strata.offsets[s + 1]!];
     if (group !== null) {
-      const S = strata.offsets.length - 1;
-      // Kept resample by resample (r × S + s) × G + q: gathered here, one row at a time.
-      const at = (q: number) => {
-        const row = new Float64Array(resamples);
-        for (let r = 0; r < resamples; r++) row[r] = out.byStratum[(r * S + s) * G + q]!;
-        return row;
-      };
+      // Each stratum's resamples of quantity q lie together ((s × G + q) × R + r).
+      const at = (q: number) =>
+        out.byStratum.subarray((s * G + q) * resamples, (s * G + q + 1) * resamples);
       groups.set(
         group,
         Array.from({ length: G }, (_, q) => resultOf(layout, { q, from, to }, at(q), confidence)),

@@ -27,16 +27,28 @@ export type Unpaired = Comparison['unpaired'][number];
 export const hasOutcome = (s: ComparedSimulation): boolean =>
   s.status === 'completed' && s.passed !== null;
 
+type Case = Pick<ComparedSimulation, 'scenario_id' | 'persona_id'>;
+
+/** Each simulation's case key, made once: pairing, rows, flakiness and sizes all ask for it. */
+const groups = new WeakMap<Case, string>();
+
 /** The case of a simulation: scenario × persona. */
-export const groupOf = (s: Pick<ComparedSimulation, 'scenario_id' | 'persona_id'>): string =>
-  JSON.stringify([s.scenario_id, s.persona_id]);
+export function groupOf(s: Case): string {
+  let key = groups.get(s);
+  if (key === undefined) {
+    key = JSON.stringify([s.scenario_id, s.persona_id]);
+    groups.set(s, key);
+  }
+  return key;
+}
 
 /** Each simulation of a side by its pairing key (case × agent × run, then its occurrence). */
 function keyed(side: readonly ComparedSimulation[]): Map<string, ComparedSimulation> {
   const seen = new Map<string, number>();
   const out = new Map<string, ComparedSimulation>();
   for (const s of side) {
-    const base = JSON.stringify([s.scenario_id, s.persona_id, s.agent_id, s.run]);
+    // The case's key is a JSON array and the agent's a JSON string: together they stay unambiguous.
+    const base = `${groupOf(s)}${JSON.stringify(s.agent_id)}${s.run}`;
     const n = (seen.get(base) ?? 0) + 1;
     seen.set(base, n);
     out.set(`${base}#${n}`, s);

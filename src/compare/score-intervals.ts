@@ -1,6 +1,10 @@
 import type { MetricResult } from '../domain/simulations.js';
 import type { BootstrapResult } from './bootstrap-options.js';
-import { sharedPairedBootstrap, type PairQuantities } from './bootstrap-shared.js';
+import {
+  sharedPairedBootstrap,
+  type PairQuantities,
+  type SharedBootstrapResult,
+} from './bootstrap-shared.js';
 import { withOutcomes, type Pair } from './pairing.js';
 import { seedFrom } from './statistics.js';
 
@@ -42,12 +46,8 @@ export function metricNames(pairs: readonly Pair[]): string[] {
   return [...names];
 }
 
-/**
- * The score intervals of every row, over the pairs where both sides have an outcome: quantity 0
- * is the simulation score's difference (grouped: each case gets its own), then one quantity per
- * metric. Seeded from the comparison's seed, so the same inputs give the same intervals.
- */
-export function scoreIntervals(pairs: readonly Pair[], seed: number): ScoreIntervals {
+/** The bootstrap's inputs: per judged pair, the score's difference then each metric's. */
+function bootstrapInputs(pairs: readonly Pair[], seed: number) {
   const judged = withOutcomes(pairs);
   const metrics = metricNames(judged);
   const quantities: PairQuantities[] = judged.map((p) => ({
@@ -59,14 +59,25 @@ export function scoreIntervals(pairs: readonly Pair[], seed: number): ScoreInter
       ...metrics.map((m) => metricDifference(p.baseline.results, p.candidate.results, m)),
     ],
   }));
-  const { overall, groups } = sharedPairedBootstrap(quantities, {
-    seed: seedFrom([seed, 'scores']),
-    quantities: 1 + metrics.length,
-    grouped: 1,
-  });
+  const options = { seed: seedFrom([seed, 'scores']), quantities: 1 + metrics.length, grouped: 1 };
+  return { metrics, quantities, options };
+}
+
+function intervalsOf(metrics: readonly string[], result: SharedBootstrapResult): ScoreIntervals {
+  const { overall, groups } = result;
   return {
     overall: overall[0] ?? NOTHING,
     byGroup: new Map([...groups].map(([group, results]) => [group, results[0] ?? NOTHING])),
     byMetric: new Map(metrics.map((m, i) => [m, overall[i + 1] ?? NOTHING])),
   };
+}
+
+/**
+ * The score intervals of every row, over the pairs where both sides have an outcome: quantity 0
+ * is the simulation score's difference (grouped: each case gets its own), then one quantity per
+ * metric. Seeded from the comparison's seed, so the same inputs give the same intervals.
+ */
+export function scoreIntervals(pairs: readonly Pair[], seed: number): ScoreIntervals {
+  const { metrics, quantities, options } = bootstrapInputs(pairs, seed);
+  return intervalsOf(metrics, sharedPairedBootstrap(quantities, options));
 }

@@ -4,7 +4,7 @@ import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Store } from '../store/index.js';
 import type { ComparedSimulation } from '../store/comparison-reads.js';
-import { buildComparison } from './build.js';
+import { buildComparisonConcurrently } from './build.js';
 import { rescoreBaseline, type JudgeSource } from './rescore.js';
 
 export type { JudgeSource } from './rescore.js';
@@ -108,7 +108,7 @@ export async function createComparison(
         { baseline, candidate },
       )
     : baseline;
-  const built = buildComparison({
+  const built = await buildComparisonConcurrently({
     baseline: { executionIds: ids.baseline, simulations: scoredBaseline },
     candidate: { executionIds: ids.candidate, simulations: candidate },
     rescored,

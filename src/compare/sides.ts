@@ -43,7 +43,9 @@ function outcomesByGroup(sims: readonly ComparedSimulation[]): Map<string, boole
   for (const s of sims) {
     if (!hasOutcome(s)) continue;
     const key = groupOf(s);
-    out.set(key, [...(out.get(key) ?? []), s.passed === true]);
+    const runs = out.get(key);
+    if (runs) runs.push(s.passed === true);
+    else out.set(key, [s.passed === true]);
   }
   return out;
 }
@@ -52,8 +54,7 @@ const disagree = (runs: readonly boolean[]) => runs.includes(true) && runs.inclu
 
 type SideFlakiness = Comparison['flakiness']['baseline'];
 
-function flakinessOf(sims: readonly ComparedSimulation[]): SideFlakiness {
-  const groups = outcomesByGroup(sims);
+function flakinessOf(groups: Map<string, boolean[]>): SideFlakiness {
   return {
     pass_k: passK([...groups.values()]),
     disagreeing: [...groups.entries()]
@@ -76,7 +77,7 @@ export function flakiness(
   const b = outcomesByGroup(baseline);
   const c = outcomesByGroup(candidate);
   return {
-    flakiness: { baseline: flakinessOf(baseline), candidate: flakinessOf(candidate) },
+    flakiness: { baseline: flakinessOf(b), candidate: flakinessOf(c) },
     flaky: (group) => ({
       baseline: disagree(b.get(group) ?? []),
       candidate: disagree(c.get(group) ?? []),

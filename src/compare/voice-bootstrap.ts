@@ -32,6 +32,13 @@ export interface VoiceBootstrapResult {
   byCondition: Map<string, VoiceStatistic[]>;
 }
 
+export interface VoiceBootstrapOptions {
+  seed: number;
+  percentiles: readonly number[];
+  confidence?: number;
+  resamples?: number;
+}
+
 interface Shape {
   means: number;
   medians: number;
@@ -237,12 +244,7 @@ function statisticOf(x: Sides, at: number, resampled: Float64Array): VoiceStatis
 export function voiceBootstrap(
   baseline: readonly CallValues[],
   candidate: readonly CallValues[],
-  options: {
-    seed: number;
-    percentiles: readonly number[];
-    confidence?: number;
-    resamples?: number;
-  },
+  options: VoiceBootstrapOptions,
 ): VoiceBootstrapResult {
   const { confidence, resamples } = settings(options);
   const conditions = [...new Set([...baseline, ...candidate].map((x) => x.condition))].sort();

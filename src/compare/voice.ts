@@ -2,7 +2,8 @@ import type { AudioSummary } from '../domain/audio.js';
 import type { Comparison, VoiceMeasure, VoiceRow } from '../domain/comparisons.js';
 import type { ComparedSimulation } from '../store/comparison-reads.js';
 import { seedFrom, verdictOf } from './statistics.js';
-import { voiceBootstrap, type CallValues, type VoiceStatistic } from './voice-bootstrap.js';
+import { runHere, runOffThread } from './compare-thread.js';
+import type { CallValues, VoiceBootstrapResult, VoiceStatistic } from './voice-bootstrap.js';
 
 /*
  * Voice rows: what the two sides' audio calls measured, lower is better for each. Intervals come
@@ -139,20 +140,12 @@ function callsOf(sims: readonly ComparedSimulation[]): Call[] {
   );
 }
 
-/** Voice rows, overall and by noise × line; null unless both sides have audio calls. */
-export function voiceRows(
-  baseline: readonly ComparedSimulation[],
-  candidate: readonly ComparedSimulation[],
-  seed: number,
-): Comparison['voice'] {
-  const b = callsOf(baseline);
-  const c = callsOf(candidate);
-  if (b.length === 0 || c.length === 0) return null;
-  const result = voiceBootstrap(b.map(valuesOf), c.map(valuesOf), {
-    seed: seedFrom([seed, 'voice']),
-    percentiles: [50, 90],
-    resamples: VOICE_RESAMPLES,
-  });
+/** The rows of both sides' calls, from their bootstrap. */
+function rowsFrom(
+  b: Call[],
+  c: Call[],
+  result: VoiceBootstrapResult,
+): NonNullable<Comparison['voice']> {
   const conditions = new Map<string, { noise: string; line: string }>();
   for (const x of [...b, ...c]) conditions.set(conditionKey(x), x);
   const of = (calls: Call[], key: string) => calls.filter((x) => conditionKey(x) === key);
@@ -164,4 +157,45 @@ export function voiceRows(
       rows: rowsOf([of(b, key), of(c, key)], result.byCondition.get(key)!),
     })),
   };
+}
+
+/** Both sides' audio calls and their bootstrap's job; null unless both sides have some. */
+function voiceJob(
+  baseline: readonly ComparedSimulation[],
+  candidate: readonly ComparedSimulation[],
+  seed: number,
+) {
+  const b = callsOf(baseline);
+  const c = callsOf(candidate);
+  if (b.length === 0 || c.length === 0) return null;
+  const job = {
+    kind: 'voice' as const,
+    baseline: b.map(valuesOf),
+    candidate: c.map(valuesOf),
+    options: { seed: seedFrom([seed, 'voice']), percentiles: [50, 90], resamples: VOICE_RESAMPLES },
+  };
+  return { b, c, job };
+}
+
+/** Voice rows, overall and by noise × line; null unless both sides have audio calls. */
+export function voiceRows(
+  baseline: readonly ComparedSimulation[],
+  candidate: readonly ComparedSimulation[],
+  seed: number,
+): Comparison['voice'] {
+  const voice = voiceJob(baseline, candidate, seed);
+  return voice && rowsFrom(voice.b, voice.c, runHere(voice.job));
+}
+
+/**
+ * voiceRows with the bootstrap on the compare thread (./compare-thread.ts) when it is up: the
+ * caller's thread is free until it awaits them. The same rows.
+ */
+export async function voiceRowsOffThread(
+  baseline: readonly ComparedSimulation[],
+  candidate: readonly ComparedSimulation[],
+  seed: number,
+): Promise<Comparison['voice']> {
+  const voice = voiceJob(baseline, candidate, seed);
+  return voice && rowsFrom(voice.b, voice.c, await runOffThread(voice.job));
 }

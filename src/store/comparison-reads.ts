@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Simulation } from '../domain/simulations.js';
-import { fromJson } from './db.js';
+import { storedReplyLatencies } from './reply-latencies.js';
 import { SIM } from './simulation-rows.js';
 import { valueList, type StoreContext } from './sql/query.js';
 
@@ -44,30 +44,28 @@ export type ComparedSimulation = Pick<Simulation, (typeof COMPARED_FIELDS)[numbe
 export type StoredTranscript = Pick<Simulation, 'id' | 'turns' | 'end_reason' | 'audio'>;
 
 type Row = Record<string, unknown>;
-type Turns = Pick<Simulation['turns'][number], 'role' | 'latency_ms'>[];
+type Latencies = Row & { audio_latencies: string | null; audio_turns: string | null };
 
 const COLUMNS = sql.raw(SIM.selectList('s', COMPARED_FIELDS));
 const read = SIM.reader<Omit<ComparedSimulation, 'latencies'>>(COMPARED_FIELDS);
 const readTranscript = SIM.reader<StoredTranscript>(['id', 'turns', 'end_reason', 'audio']);
-
-const latenciesOf = (turns: string | null): number[] =>
-  turns === null
-    ? []
-    : fromJson<Turns>(turns).flatMap((t) =>
-        t.role === 'agent' && t.latency_ms !== null ? [t.latency_ms] : [],
-      );
 
 export function createComparisonReads({ db }: StoreContext) {
   return {
     /** The simulations of these executions, each execution's in the order they were queued. */
     async comparedOf(executionIds: readonly string[]): Promise<ComparedSimulation[]> {
       if (executionIds.length === 0) return [];
-      // Text turns are never read: only audio replies' latencies are compared.
-      const { rows } = await sql<Row & { audio_turns: string | null }>`SELECT ${COLUMNS},
-          CASE WHEN s.mode = 'audio' THEN s.turns END AS audio_turns
+      // Only audio replies' latencies are compared: stored apart when the call ended; the turns
+      // are read only for calls that ended before that column existed.
+      const { rows } = await sql<Latencies>`SELECT ${COLUMNS},
+          CASE WHEN s.mode = 'audio' THEN s.reply_latencies END AS audio_latencies,
+          CASE WHEN s.mode = 'audio' AND s.reply_latencies IS NULL THEN s.turns END AS audio_turns
         FROM simulations s WHERE s.execution_id IN (${valueList(executionIds)})
         ORDER BY s.execution_id, s.seq`.execute(db);
-      return rows.map((r) => ({ ...read(r), latencies: latenciesOf(r.audio_turns) }));
+      return rows.map((r) => ({
+        ...read(r),
+        latencies: storedReplyLatencies(r.audio_latencies, r.audio_turns),
+      }));
     },
     /** The stored transcripts of these executions' simulations (rescoring reads, never writes). */
     async transcriptsOf(executionIds: readonly string[]): Promise<StoredTranscript[]> {

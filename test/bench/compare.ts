@@ -3,6 +3,7 @@ import { createComparison, type ComparisonDeps } from '../../src/compare/service
 import type { Store } from '../../src/store/index.js';
 import { openStore } from '../../src/store/open.js';
 import { SIM } from '../../src/store/simulation-rows.js';
+import { replyLatenciesColumn } from '../../src/store/reply-latencies.js';
 import { tempDir } from '../helpers/server.js';
 import { PERSONAS, random, simulationOf, type Side } from './compare-data.js';
 import { drawsBench } from './compare-draws.js';
@@ -37,8 +38,11 @@ function insertExecutions(store: Store, sides: Side[], count: number, seq: { nex
     for (const side of sides) {
       execution.run(side.executionId, AT, RUNS);
       for (let i = 0; i < count; i++) {
+        const simulation = simulationOf(side, i, rand);
         const row = {
-          ...SIM.toRow(simulationOf(side, i, rand)),
+          ...SIM.toRow(simulation),
+          // As the store writes an ended simulation (src/store/simulations.ts, finish).
+          ...replyLatenciesColumn(simulation),
           workspace_id: 'ws_bench',
           seq: seq.next++,
         };

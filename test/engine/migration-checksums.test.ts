@@ -74,6 +74,10 @@ const SHIPPED_SQLITE: Record<number, { name: string; checksum: string }> = {
     name: 'drift suite',
     checksum: '1b51825864e92229e96f272e0b9feac53177f61b43fc96014a90abc75140fb25',
   },
+  17: {
+    name: 'reply latencies',
+    checksum: 'a23bff21c655bcb050c702f1f582dedb534a713595230f668556628797f84693',
+  },
 };
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');

@@ -14,6 +14,7 @@ import { m013Comparisons } from './013-comparisons.js';
 import { m014Cost } from './014-cost.js';
 import { m015VariantsExperiments } from './015-variants-experiments.js';
 import { m016DriftSuite } from './016-drift-suite.js';
+import { m017ReplyLatencies } from './017-reply-latencies.js';
 
 import type { Migration } from './migration.js';
 
@@ -37,4 +38,5 @@ export const migrations: Migration[] = [
   m014Cost,
   m015VariantsExperiments,
   m016DriftSuite,
+  m017ReplyLatencies,
 ];

@@ -236,6 +236,8 @@ export interface Simulations {
   cost_usd: number | null;
   unpriced_models: Generated<string>;
   reserved_usd: Generated<number>;
+  /** Audio simulations: the agent replies' latencies (JSON array), written at their end. */
+  reply_latencies: string | null;
 }
 
 export interface Schedules {
