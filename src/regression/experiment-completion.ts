@@ -95,6 +95,16 @@ export async function settleExperiment(
 }
 
 const SWEEP_MS = 30_000;
+/**
+ * A comparison takes a second or so: one still `comparing` this long after it was claimed was
+ * being made by a server that stopped or died, and is made again. Only then: resetting a
+ * comparison another server is making would have it made twice.
+ */
+export const STALE_COMPARING_MS = 5 * 60_000;
+
+/** Claimed for comparing long enough ago that whoever claimed it is gone. */
+const staleComparing = (e: { state: string; updated_at: string }, nowMs: number): boolean =>
+  e.state === 'comparing' && nowMs - Date.parse(e.updated_at) > STALE_COMPARING_MS;
 
 /**
  * Settles experiments as their simulations end; answers how to stop. One settle at a time per
@@ -116,13 +126,13 @@ export function watchExperiments(deps: CompletionDeps, log: (message: string) =>
         if (again) settle(id);
       });
   };
-  const sweep = (resume: boolean) =>
+  const sweep = () =>
     void deps.store.experiments
       .unfinished()
       .then(async (list) => {
         for (const e of list) {
-          // A comparison under way when the engine stopped is made again (resume: at start only).
-          if (resume && e.state === 'comparing')
+          // A comparison its server never finished is made again, by whichever server sweeps.
+          if (staleComparing(e, deps.clock.now()))
             await deps.store.experiments.claim(e.id, 'comparing', 'running', isoNow(deps.clock));
           settle(e.id);
         }
@@ -135,8 +145,8 @@ export function watchExperiments(deps: CompletionDeps, log: (message: string) =>
       .then((id) => id && settle(id, event.type === 'simulation.finished'))
       .catch((err: unknown) => log(`experiments: ${(err as Error).message}`));
   });
-  sweep(true);
-  const timer = setInterval(() => sweep(false), SWEEP_MS);
+  sweep();
+  const timer = setInterval(sweep, SWEEP_MS);
   timer.unref();
   return () => {
     off();

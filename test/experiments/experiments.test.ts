@@ -254,6 +254,37 @@ describe('experiments', () => {
     expect((await s!.ws('POST', `/experiments/${e.id}/apply`)).status).toBe(409);
   }, 120_000);
 
+  it('leaves a comparison another server is making alone, and makes one whose server is gone', async () => {
+    dataDir = tempDir();
+    const { agent, scenarios } = await setup(1, { dataDir, runSimulations: false });
+    const body = { agentId: agent, configuration: CANDIDATE, scenarioIds: scenarios, runs: 1 };
+    const fresh = (await s!.ws('POST', '/experiments', body)).body.data.experiment;
+    const stale = (await s!.ws('POST', '/experiments', body)).body.data.experiment;
+    // Both claimed for comparing, as a server does: one a moment ago, one ten minutes ago.
+    const experiments = s!.engine.store.experiments;
+    const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+    expect(await experiments.claim(fresh.id, 'running', 'comparing', ago(0))).toBeTruthy();
+    expect(
+      await experiments.claim(stale.id, 'running', 'comparing', ago(10 * 60_000)),
+    ).toBeTruthy();
+    await s!.stop();
+    s = await start({ dataDir });
+    const done = (await s.ws('GET', `/experiments/${stale.id}?wait=120`)).body.data.experiment;
+    expect(done).toMatchObject({
+      status: 'completed',
+      comparison_id: expect.stringMatching(/^cmp_/),
+    });
+    // The fresh one's sides ran too, but its comparison is its claimer's to make: none here.
+    for (const id of [fresh.baseline_execution_id, fresh.candidate_execution_id])
+      expect((await s.ws('GET', `/executions/${id}?wait=60`)).body.data.execution.status).toBe(
+        'completed',
+      );
+    expect((await s.ws('GET', `/experiments/${fresh.id}`)).body.data.experiment).toMatchObject({
+      comparison_id: null,
+    });
+    expect((await s.ws('GET', '/comparisons')).body.data.comparisons).toHaveLength(1);
+  }, 180_000);
+
   it('is compared after a restart when its sides ran on the next engine', async () => {
     dataDir = tempDir();
     const { agent, scenarios } = await setup(1, { dataDir, runSimulations: false });
