@@ -153,7 +153,7 @@ export async function guardSpending(
   store: Store,
   spending: {
     spentUsd: (prices: Prices) => number | null;
-    guardWith: (guard: SpendGuard) => void;
+    guardWith: (guard: SpendGuard, prices: Prices) => void;
   },
   run: {
     sim: { id: string; mode: string };
@@ -174,5 +174,6 @@ export async function guardSpending(
       spentUsd: spending.spentUsd,
       pendingUsd: pendingCallUsd(prices, call),
     }),
+    prices,
   );
 }

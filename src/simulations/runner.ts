@@ -122,8 +122,9 @@ async function finishSimulation(
     results: [],
     ...ended,
     usage,
-    // At the prices in force as it ends: what its execution's cap spends, and what it answers.
-    ...usageCost(usage, await pricesOf(deps.store)),
+    // A capped simulation at the prices its cap held it to (read as it started), so a price
+    // changed mid-run cannot carry it past the cap; any other at the prices as it ends.
+    ...usageCost(usage, ran.spending.guardPrices() ?? (await pricesOf(deps.store))),
     ended_at: isoNow(deps.clock),
     // An audio call's length is its own, connect to hang-up: not the voices' start-up before it,
     // nor the speech-to-text and scoring after it. Anything else is timed whole.

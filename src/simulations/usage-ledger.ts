@@ -145,6 +145,7 @@ export function simulationSpending(clientFor: (connection: ModelConnection) => M
   const ledger = createUsageLedger();
   let call: SpeechUsage['call'] = null;
   let guard: SpendGuard | null = null;
+  let guardPrices: Prices | null = null;
   return {
     usage: ledger.total,
     client: (role: Role, found: ModelConnection): ModelClient =>
@@ -159,10 +160,14 @@ export function simulationSpending(clientFor: (connection: ModelConnection) => M
     stored: (): Usage => ledger.usage(call),
     /** What it has spent so far at these prices (null: something in it has no price). */
     spentUsd: (prices: Prices): number | null => usageCost(ledger.usage(call), prices).cost_usd,
-    guardWith(capped: SpendGuard): void {
+    /** From now on every spend is checked by `capped`, at `prices` (read once, as it started). */
+    guardWith(capped: SpendGuard, prices: Prices): void {
       guard = capped;
+      guardPrices = prices;
       ledger.guardWith(capped);
     },
+    /** The prices its cost cap held it to (null: uncapped). */
+    guardPrices: (): Prices | null => guardPrices,
     /** Why its cost cap stopped it, or null while it did not. */
     refusal: (): string | null => guard?.refusal() ?? null,
   };

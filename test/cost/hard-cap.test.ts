@@ -114,6 +114,43 @@ describe('the spend cap holds on every model call, at concurrency 8', () => {
     expect(stoppedMidRun.some((x) => (x.cost_usd as number) > 0)).toBe(true);
   }, 600_000);
 
+  it('a capped simulation is priced as its cap held it: prices raised mid-run do not pass the cap', async () => {
+    // Every model call after the first raises the model's price a hundredfold (once): the run is
+    // under way with the prices it started with when the new ones land.
+    const raise = { armed: false, done: null as Promise<unknown> | null };
+    const pricey = await startFakeBrain({
+      delayMs: 30,
+      usage: () => {
+        if (raise.armed && !raise.done)
+          raise.done = s!.call('PATCH', '/v1/settings', {
+            prices: {
+              llm: [
+                { model: MODEL, inputPerMTok: 100, cachedInputPerMTok: 50, outputPerMTok: 200 },
+              ],
+            },
+          });
+        return { prompt_tokens: 20, completion_tokens: 8 };
+      },
+    });
+    try {
+      s = await start(pricey);
+      const ids = await costSetup(s, target.url);
+      await priceTheModel(s);
+      const first = await executeAndWait(s, ids.scenario, {});
+      const each = first.sims[0]!.cost_usd as number;
+      // Room for each call's worst case (its whole max_tokens), far below a hundredfold price.
+      const cap = roundUsd(each * 50);
+      raise.armed = true;
+      const { execution, sims } = await executeAndWait(s, ids.scenario, { maxCostUsd: cap });
+      await raise.done;
+      expectWithinCap(execution, sims, cap);
+      // At the prices it started with: what the same run cost before the raise.
+      expect(sims[0]).toMatchObject({ status: 'completed', cost_usd: each });
+    } finally {
+      await pricey.stop();
+    }
+  }, 120_000);
+
   it('a simulation whose next call could pass its share stops there, skipped, its turns kept', async () => {
     s = await start(steady);
     const ids = await costSetup(s, target.url);
