@@ -1,4 +1,4 @@
-import { expect, openApp, section, startServe, test, type ServeHandle } from './fixtures.js';
+import { expect, openApp, section, shot, startServe, test, type ServeHandle } from './fixtures.js';
 
 /**
  * Cost in the app: prices edited in Settings and read back through the API, the Execute dialog's
@@ -46,6 +46,7 @@ test.describe('prices and the spend cap', () => {
       .toEqual([
         { model: 'gpt-4o', inputPerMTok: 2.5, cachedInputPerMTok: 1.25, outputPerMTok: 10 },
       ]);
+    await shot(page, 'settings-prices');
   });
 
   test('the Execute dialog sends Max cost; a negative one is refused under the field', async ({
@@ -74,6 +75,9 @@ test.describe('prices and the spend cap', () => {
     await expect(
       run.getByText(/greater than or equal to 0|too small|at least 0/i).first(),
     ).toBeVisible();
+    // Said once, under the field: not again in a box below the form.
+    await expect(run.getByText('maxCostUsd')).toHaveCount(0);
+    await shot(page, 'execute-max-cost-refused');
     const { executions } = await api<{ executions: unknown[] }>(
       'GET',
       `/api/v1/workspaces/${workspace}/executions`,

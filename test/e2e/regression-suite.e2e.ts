@@ -1,6 +1,6 @@
 import { GOOD_KEY, startFakeProviders, type FakeProviders } from '../helpers/fake-providers.js';
 import type { Json } from '../helpers/json.js';
-import { expect, openApp, section, startServe, test, type ServeHandle } from './fixtures.js';
+import { expect, openApp, section, shot, startServe, test, type ServeHandle } from './fixtures.js';
 
 /**
  * The agent page's "Regression suite": scenarios picked by name and runs, saved, answered so by
@@ -62,6 +62,7 @@ test.describe('the drift suite on screen', () => {
       .poll(async () => (await api('GET', `/v1/agents/${agent.id}`)).regressionSuite)
       .toEqual({ workspaceId: ws, scenarioIds: [scenario], runs: 3 });
     await expect(suite).toContainText('No run yet');
+    await shot(page, 'agent-regression-suite');
 
     // Runs out of range: the engine's words at the field, nothing saved.
     await suite.getByLabel('Runs').fill('25');

@@ -1,7 +1,7 @@
 import { GOOD_KEY, startFakeProviders, type FakeProviders } from '../helpers/fake-providers.js';
 import type { Json } from '../helpers/json.js';
 import { startFakeReplica } from '../experiments/fake-replica.js';
-import { expect, openApp, startServe, test, type ServeHandle } from './fixtures.js';
+import { expect, openApp, shot, startServe, test, type ServeHandle } from './fixtures.js';
 
 /**
  * The agent page's "Variants": a new variant (a name and its configuration) listed under the
@@ -82,6 +82,7 @@ test.describe('variants and experiments on screen', () => {
     await made.getByRole('button', { name: 'Create variant' }).click();
     await expect(made).toBeHidden();
     await expect(variants.getByRole('table', { name: 'Variants' })).toContainText('Sam, warmer');
+    await shot(page, 'agent-variants');
     const listed = (await api('GET', `/v1/agents/${agent.id}/variants`)).variants as Json[];
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({
@@ -100,6 +101,7 @@ test.describe('variants and experiments on screen', () => {
     await expect(dialog.locator('[data-status="completed"]')).toBeVisible({ timeout: 90_000 });
     await expect(dialog.locator('[data-verdict="improved"]')).toBeVisible();
     await expect(dialog.getByRole('button', { name: /Open comparison cmp_/ })).toBeVisible();
+    await shot(page, 'experiment-done');
     await dialog.getByRole('button', { name: 'Apply' }).click();
     await expect(dialog.getByRole('button', { name: 'Applied' })).toBeDisabled();
     const after = await api('GET', `/v1/agents/${agent.id}`);

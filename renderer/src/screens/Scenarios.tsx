@@ -26,6 +26,7 @@ import { client, useSession, wsInput } from '../stores/session';
 import { changesExecution, useEngineRefresh } from '../stores/events';
 import { ActionButton, ErrorNote, StatusChip, fieldError, fmtNum, useAction } from '../ui/common';
 import { EditorDialog } from '../ui/EditorDialog';
+import type { FieldLabels } from '../ui/fieldErrors';
 import { JsonToggleField } from '../ui/JsonToggleField';
 import { ScriptForm, VariablesForm } from '../ui/ScriptForm';
 import { rowsOf, rowsProblem } from '../ui/rowValues';
@@ -451,9 +452,23 @@ function ExecuteFields({
         onChange={(maxCost) => setForm({ ...form, maxCost })}
         error={fieldError(error, 'maxCostUsd')}
       />
-      <ErrorNote error={error} />
+      <ErrorNote error={error} fields={executeLabels(scenario)} />
     </Stack>
   );
+}
+
+/** The Execute form's fields by the paths the engine names: a problem is said under its field only. */
+function executeLabels(scenario: Scenario): FieldLabels {
+  const labels: FieldLabels = {
+    runs: 'Runs per persona and agent',
+    channel: 'Channel',
+    mode: 'Mode',
+    line: 'Line',
+    seed: 'Seed',
+    maxCostUsd: 'Max cost (USD)',
+  };
+  for (const v of scenario.promptVariables) labels[`variables.${v.name}`] = v.name;
+  return labels;
 }
 
 /** How far the execution is: a progress bar over its simulations, then its pass rate. */
