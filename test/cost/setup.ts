@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { AgentSnapshot } from '../../src/providers/types.js';
+import { supportSamSnapshot } from '../helpers/support-sam.js';
 import type { Json } from '../helpers/json.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -11,31 +12,7 @@ import type { TestServer } from '../helpers/server.js';
 
 export const MODEL = 'fake';
 
-const snapshot = (): AgentSnapshot => ({
-  name: 'Support Sam',
-  description: null,
-  phoneNumbers: [],
-  knowledgeBases: [],
-  routingRules: [],
-  tags: [],
-  textChat: true,
-  configuration: {
-    model: { provider: 'openai', name: 'gpt-4o', temperature: 0.3, maxTokens: 200 },
-    voice: { provider: null, voiceId: null, stability: null, similarityBoost: null },
-    prompt: 'You are Sam, a support agent for an online shop.',
-    firstMessage: 'Hello, this is Sam. How can I help?',
-    tools: [
-      {
-        name: 'order_status',
-        description: 'Order lookup',
-        type: 'function',
-        endpoint: null,
-        method: null,
-        auth: 'none',
-      },
-    ],
-  },
-});
+const snapshot = (): AgentSnapshot => supportSamSnapshot();
 
 /** The agent, its tool (at `targetUrl`), a persona and a judged scenario with a model caller. */
 export async function costSetup(s: TestServer, targetUrl: string) {

@@ -1,36 +1,13 @@
 import { rmSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentSnapshot } from '../../src/providers/types.js';
+import { supportSamSnapshot } from '../helpers/support-sam.js';
 import { startFakeBrain } from '../helpers/fake-brain.js';
 import { startServer, tempDir, type TestServer } from '../helpers/server.js';
 import { storedAt, storedRows } from '../helpers/store-under-test.js';
 import { startTarget, type Target } from '../helpers/target.js';
 
-const snapshot = (): AgentSnapshot => ({
-  name: 'Support Sam',
-  description: null,
-  phoneNumbers: [],
-  knowledgeBases: [],
-  routingRules: [],
-  tags: [],
-  textChat: true,
-  configuration: {
-    model: { provider: 'openai', name: 'gpt-4o', temperature: 0.3, maxTokens: 200 },
-    voice: { provider: null, voiceId: null, stability: null, similarityBoost: null },
-    prompt: 'You are Sam, a support agent for an online shop.',
-    firstMessage: 'Hello, this is Sam. How can I help?',
-    tools: [
-      {
-        name: 'order_status',
-        description: 'Order lookup',
-        type: 'function',
-        endpoint: null,
-        method: null,
-        auth: 'none',
-      },
-    ],
-  },
-});
+const snapshot = (): AgentSnapshot => supportSamSnapshot();
 
 describe('executing scenarios: whole simulated conversations, scored', () => {
   let s: TestServer;

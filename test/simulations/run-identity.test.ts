@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runSeed } from '../../src/audio/seeded-random.js';
 import type { AgentSnapshot } from '../../src/providers/types.js';
+import { supportSamSnapshot } from '../helpers/support-sam.js';
 import { startFakeBrain } from '../helpers/fake-brain.js';
 import type { Json } from '../helpers/json.js';
 import { startServer, tempDir, type TestServer } from '../helpers/server.js';
@@ -13,31 +14,7 @@ import { dropStore, storedAt, storedRows } from '../helpers/store-under-test.js'
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
-const snapshot = (): AgentSnapshot => ({
-  name: 'Support Sam',
-  description: null,
-  phoneNumbers: [],
-  knowledgeBases: [],
-  routingRules: [],
-  tags: [],
-  textChat: false,
-  configuration: {
-    model: { provider: 'openai', name: 'gpt-4o', temperature: 0.3, maxTokens: 200 },
-    voice: { provider: null, voiceId: null, stability: null, similarityBoost: null },
-    prompt: 'You are Sam, a support agent for an online shop.',
-    firstMessage: 'Hello, this is Sam. How can I help?',
-    tools: [
-      {
-        name: 'order_status',
-        description: 'Order lookup',
-        type: 'function',
-        endpoint: null,
-        method: null,
-        auth: 'none',
-      },
-    ],
-  },
-});
+const snapshot = (): AgentSnapshot => supportSamSnapshot({ textChat: false });
 
 /** A synced agent on the replica, at version 1, with one of our tools and a scripted scenario. */
 async function setup(s: TestServer) {
