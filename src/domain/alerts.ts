@@ -147,5 +147,7 @@ export type AlertDefinition = z.infer<typeof AlertDefinition>;
 
 /** A row of the `alerts` table (its name and watched tool are copied from the definition). */
 export type StoredAlert = Pick<Alert, 'id' | 'isActive' | 'state' | 'created_at' | 'updated_at'> & {
+  /** The suite key when stored (first export or import); null: not yet (answers derive it). */
+  key: string | null;
   definition: AlertDefinition;
 };

@@ -42,6 +42,8 @@ export const BACKGROUND_NOISES = [
 // The order of the fields is the order the API publishes them in (the list's fields first).
 export const Persona = z.object({
   id: z.string(),
+  /** The suite key when stored (first export or import); null: not yet (answers derive it). */
+  key: z.string().nullable(),
   name: z.string(),
   language: z.string(),
   emotion: z.enum(EMOTIONS),
@@ -72,6 +74,7 @@ export const PersonaListFields = Persona.omit({
 /** What a change may set: everything but the identity and the bookkeeping. */
 export const PersonaEditable = Persona.omit({
   id: true,
+  key: true,
   created_at: true,
   updated_at: true,
   created_by: true,

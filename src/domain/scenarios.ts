@@ -72,9 +72,15 @@ export const ExpectedBehavior = z.object({
 });
 export type ExpectedBehavior = z.infer<typeof ExpectedBehavior>;
 
+/** One data-driven case of a scenario: values of its promptVariables. */
+export const ScenarioCase = z.object({ variables: z.record(z.string(), z.string()) });
+export type ScenarioCase = z.infer<typeof ScenarioCase>;
+
 // The order of the fields is the order the API publishes them in.
 export const Scenario = z.object({
   id: z.string(),
+  /** The suite key when stored (first export or import); null: not yet (answers derive it). */
+  key: z.string().nullable(),
   name: z.string(),
   prompt: z.string(),
   promptVariables: z.array(PromptVariable),
@@ -91,6 +97,8 @@ export const Scenario = z.object({
   maxDurationMs: z.number().int().nullable(),
   /** Audio calls unless an execution says text; null: text. */
   audio: ScenarioAudio.nullable(),
+  /** Data-driven cases: one execution per case, with its variables; null: none. */
+  cases: z.array(ScenarioCase).nullable(),
   created_at: Timestamp,
   updated_at: Timestamp,
   created_by: UserRef,
@@ -100,6 +108,7 @@ export type Scenario = z.infer<typeof Scenario>;
 /** What a change may set: everything but the identity and the bookkeeping. */
 export const ScenarioEditable = Scenario.omit({
   id: true,
+  key: true,
   created_at: true,
   updated_at: true,
   created_by: true,

@@ -10,6 +10,8 @@ import { Timestamp } from './records.js';
 // The order of the fields is the order the API publishes them in.
 export const Schedule = z.object({
   id: z.string(),
+  /** The suite key when stored (first export or import); null: not yet (answers derive it). */
+  key: z.string().nullable(),
   name: z.string(),
   scenarioId: z.string(),
   periodicity: z

@@ -21,6 +21,8 @@ export type Metric = z.infer<typeof Metric>;
 
 export const Scorecard = z.object({
   id: z.string(),
+  /** The suite key when stored (first export or import); null: not yet (answers derive it). */
+  key: z.string().nullable(),
   name: z.string(),
   description: z.string().nullable(),
   metrics: z.array(Metric),
@@ -31,5 +33,10 @@ export const Scorecard = z.object({
 export type Scorecard = z.infer<typeof Scorecard>;
 
 /** What a change may set: everything but the identity and the bookkeeping. */
-export const ScorecardEditable = Scorecard.omit({ id: true, created_at: true, updated_at: true });
+export const ScorecardEditable = Scorecard.omit({
+  id: true,
+  key: true,
+  created_at: true,
+  updated_at: true,
+});
 export type ScorecardPatch = Partial<z.infer<typeof ScorecardEditable>>;

@@ -82,6 +82,8 @@ export type StoredTool = Pick<
   Tool,
   'id' | 'name' | 'type' | 'version' | 'created_at' | 'updated_at'
 > & {
+  /** The suite key when stored (first export or import); null: not yet (answers derive it). */
+  key: string | null;
   definition: ToolDefinition;
 };
 

@@ -2,6 +2,8 @@
 // through it, so neither borrows it from the other.
 import { AppError } from '../errors.js';
 
+const MIB = 1024 * 1024;
+
 interface FastifyishError {
   code?: string;
   statusCode?: number;
@@ -16,13 +18,18 @@ interface FastifyishError {
 export function toAppError(
   err: unknown,
   requestId: string,
+  bodyLimit = MIB,
 ): { error: AppError; unexpected: boolean } {
   if (err instanceof AppError) return { error: err, unexpected: false };
   const e = err as FastifyishError;
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return {
-        error: new AppError('payload_too_large', 413, 'The request body is larger than 1 MiB'),
+        error: new AppError(
+          'payload_too_large',
+          413,
+          `The request body is larger than ${bodyLimit / MIB} MiB`,
+        ),
         unexpected: false,
       };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

@@ -109,52 +109,55 @@ export const answerOf = async (ctx: OperationContext, agent: AgentRecord) => ({
   audio: agentAudio(ctx.secrets, agent),
 });
 
+/** What agents.connect takes (a suite's callbench.yaml agents are written from it too). */
+export const AgentConnectBody = {
+  provider: z
+    .string()
+    .min(1)
+    .max(50)
+    .describe(`One of ${PROVIDER_CHOICES.join(', ')}`),
+  agent_id: z.string().min(1).max(256).describe("The agent's id at the provider"),
+  credentials: z.strictObject({
+    api_key: z
+      .string()
+      .min(1)
+      .max(4_096)
+      .optional()
+      .describe('Required for providers; for http agents, sent as a bearer token when given'),
+    base_url: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe('For regional hosts; for http agents, the URL of the agent (required)'),
+    model: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe(
+        'http agents in the openai format: the model name sent with each request (default "default")',
+      ),
+    websocket_url: z
+      .url({ protocol: /^wss?$/ })
+      .optional()
+      .describe(
+        'http agents: where they take audio calls, speaking Twilio Media Streams (Pipecat, LiveKit and most home-built stacks)',
+      ),
+  }),
+  format: z
+    .enum(['openai', 'simple'])
+    .optional()
+    .describe(
+      'http agents only: "openai" (a chat completions API; /chat/completions is appended to a base URL) or "simple" ({messages} -> {reply, ended?}; the default)',
+    ),
+};
+
 export const agentOperations = [
   defineOperation({
     name: 'agents.connect',
     summary:
       'Connect an agent from its provider (201), or answer the already connected one (200) with its credentials renewed',
     http: { method: 'POST', path: '/v1/agents/connect', status: 201 },
-    body: {
-      provider: z
-        .string()
-        .min(1)
-        .max(50)
-        .describe(`One of ${PROVIDER_CHOICES.join(', ')}`),
-      agent_id: z.string().min(1).max(256).describe("The agent's id at the provider"),
-      credentials: z.strictObject({
-        api_key: z
-          .string()
-          .min(1)
-          .max(4_096)
-          .optional()
-          .describe('Required for providers; for http agents, sent as a bearer token when given'),
-        base_url: z
-          .url({ protocol: /^https?$/ })
-          .optional()
-          .describe('For regional hosts; for http agents, the URL of the agent (required)'),
-        model: z
-          .string()
-          .min(1)
-          .max(200)
-          .optional()
-          .describe(
-            'http agents in the openai format: the model name sent with each request (default "default")',
-          ),
-        websocket_url: z
-          .url({ protocol: /^wss?$/ })
-          .optional()
-          .describe(
-            'http agents: where they take audio calls, speaking Twilio Media Streams (Pipecat, LiveKit and most home-built stacks)',
-          ),
-      }),
-      format: z
-        .enum(['openai', 'simple'])
-        .optional()
-        .describe(
-          'http agents only: "openai" (a chat completions API; /chat/completions is appended to a base URL) or "simple" ({messages} -> {reply, ended?}; the default)',
-        ),
-    },
+    body: AgentConnectBody,
     output: AgentSchema,
     async handler({ provider, agent_id, credentials, format }, ctx) {
       if (provider === 'demo')

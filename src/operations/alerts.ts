@@ -19,6 +19,8 @@ import { isSealed, mask, type Sealed } from '../kernel/secret-box.js';
 import { describeIssues } from './invoke.js';
 import { Deleted, Id, Timestamp, deleted } from './common.js';
 import { defineOperation, type OperationContext } from './types.js';
+import { SuiteKey } from '../domain/suite-keys.js';
+import { withKeys } from './suite-key-answers.js';
 
 export { CONDITION_TYPES, OPERATORS, SEVERITIES, TOOL_METRICS } from '../domain/alerts.js';
 
@@ -33,7 +35,8 @@ const AlertBody = AlertInput.extend({
   notifications: Alert.shape.notifications.default({}),
   isActive: Alert.shape.isActive.default(true),
 }).shape;
-const AlertBodySchema = z.strictObject(AlertBody);
+/** A new alert's fields (the suite files are written from it too). */
+export const AlertBodySchema = z.strictObject(AlertBody);
 
 /** A change: any of the fields; the condition merged key by key, a null cooldown removes it. */
 const AlertPatch = AlertInput.extend({
@@ -156,6 +159,23 @@ function present(ctx: OperationContext, a: StoredAlert): Alert {
   };
 }
 
+/** GET and list answer the suite key too (stored, or the one an export would give), after the id. */
+const KeyedAlertSchema = z.object({
+  id: AlertSchema.shape.id,
+  key: SuiteKey,
+  ...AlertSchema.omit({ id: true }).shape,
+});
+
+/** The answers of GET and list: each alert with its suite key after its id. */
+async function presentKeyed(ctx: OperationContext, alerts: StoredAlert[]) {
+  const shown = alerts.map((a) => ({ ...present(ctx, a), key: a.key }));
+  return (await withKeys(ctx.store, 'alert', null, shown)).map(({ id, key, ...rest }) => ({
+    id,
+    key,
+    ...rest,
+  }));
+}
+
 async function build(
   ctx: OperationContext,
   body: z.output<typeof AlertBodySchema>,
@@ -205,6 +225,7 @@ export const alertOperations = [
         ctx,
         await ctx.store.alerts.insert({
           id: newId('alr', ctx.clock.now()),
+          key: null,
           definition,
           isActive,
           state: 'ok',
@@ -218,9 +239,9 @@ export const alertOperations = [
     name: 'alerts.list',
     summary: 'List alerts',
     http: { method: 'GET', path: '/v1/alerts' },
-    output: z.object({ alerts: z.array(AlertSchema) }),
+    output: z.object({ alerts: z.array(KeyedAlertSchema) }),
     async handler(_input, ctx) {
-      return { alerts: (await ctx.store.alerts.list()).map((a) => present(ctx, a)) };
+      return { alerts: await presentKeyed(ctx, await ctx.store.alerts.list()) };
     },
   }),
   defineOperation({
@@ -228,9 +249,9 @@ export const alertOperations = [
     summary: 'Get one alert',
     http: { method: 'GET', path: '/v1/alerts/:alert_id' },
     params: ItemParams,
-    output: AlertSchema,
+    output: KeyedAlertSchema,
     async handler({ alert_id }, ctx) {
-      return present(ctx, await getAlert(ctx, alert_id));
+      return (await presentKeyed(ctx, [await getAlert(ctx, alert_id)]))[0]!;
     },
   }),
   defineOperation({

@@ -15,6 +15,7 @@ import { scorecardOperations } from './scorecards.js';
 import { settingsOperations } from './settings.js';
 import { speechTestOperations } from './speech-tests.js';
 import { toolOperations } from './tools.js';
+import { suiteOperations } from './suite/operations.js';
 import type { Operation } from './types.js';
 
 const operations = [
@@ -35,6 +36,7 @@ const operations = [
   ...settingsOperations,
   ...demoOperations,
   ...speechTestOperations,
+  ...suiteOperations,
 ];
 
 /** The one list of what the engine can do. HTTP, IPC and the CLI are adapters over it. */

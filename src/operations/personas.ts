@@ -22,6 +22,8 @@ import {
   DryRunQuery,
 } from './common.js';
 import { defineOperation } from './types.js';
+import { SuiteKey } from '../domain/suite-keys.js';
+import { withKey, withKeys, withoutKey } from './suite-key-answers.js';
 
 export { BACKGROUND_NOISES, DIFFICULTIES, EMOTIONS } from '../domain/personas.js';
 
@@ -60,15 +62,19 @@ const PersonaInput = PersonaEditable.extend({
   ),
 }).partial();
 
+/** A new persona's fields (the suite files are written from it too). */
+export const PersonaCreateInput = PersonaInput.required({ name: true, prompt: true });
+
 const UsageStats = z.object({
   total_simulations: z.number().int(),
   avg_score: z.number().nullable().describe('Mean score of scored simulations; null before any'),
   last_used: Timestamp.nullable(),
 });
 
-export const PersonaSchema = Persona;
-const PersonaListItem = PersonaListFields.extend({ usage_stats: UsageStats });
-const PersonaWithUsage = Persona.extend({ usage_stats: UsageStats });
+// Create answers as before; GET and list answer the suite key (stored, or the one an export gives).
+export const PersonaSchema = Persona.omit({ key: true });
+const PersonaListItem = PersonaListFields.extend({ key: SuiteKey, usage_stats: UsageStats });
+const PersonaWithUsage = Persona.extend({ key: SuiteKey, usage_stats: UsageStats });
 const PersonaUpdated = Persona.pick({
   id: true,
   name: true,
@@ -90,12 +96,13 @@ export const personaOperations = [
     summary: 'Create a persona (a simulated caller)',
     http: { method: 'POST', path: base, status: 201 },
     params: WorkspaceParams,
-    body: PersonaInput.required({ name: true, prompt: true }).shape,
+    body: PersonaCreateInput.shape,
     output: z.object({ persona: PersonaSchema }),
     async handler({ workspace_id, ...input }, ctx) {
       const now = isoNow(ctx.clock);
       const persona = await ctx.store.personas.insert(workspace_id, {
         id: newId('per', ctx.clock.now()),
+        key: null,
         name: input.name,
         language: input.language ?? 'en',
         prompt: input.prompt,
@@ -111,7 +118,7 @@ export const personaOperations = [
         created_by: ctx.caller.user,
       });
       const { usage_stats: _none, ...full } = persona;
-      return { persona: full };
+      return { persona: withoutKey(full) };
     },
   }),
 
@@ -141,7 +148,8 @@ export const personaOperations = [
     output: z.object({ personas: z.array(PersonaListItem), pagination: Pagination }),
     async handler({ workspace_id, ...q }, ctx) {
       const { items, total } = await ctx.store.personas.list(workspace_id, q);
-      return { personas: items, pagination: pagination(total, q.limit, q.offset) };
+      const personas = await withKeys(ctx.store, 'persona', workspace_id, items);
+      return { personas, pagination: pagination(total, q.limit, q.offset) };
     },
   }),
 
@@ -154,7 +162,7 @@ export const personaOperations = [
     async handler({ workspace_id, persona_id }, ctx) {
       const persona = await ctx.store.personas.get(workspace_id, persona_id);
       if (!persona) throw notFound('persona', persona_id);
-      return { persona };
+      return { persona: await withKey(ctx.store, 'persona', workspace_id, persona) };
     },
   }),
 

@@ -33,6 +33,9 @@ import {
   DryRunQuery,
 } from './common.js';
 import { defineOperation } from './types.js';
+import { SuiteKey } from '../domain/suite-keys.js';
+import { assertCasesDeclared, ScenarioCasesInput } from './scenario-cases.js';
+import { withKey, withKeys, withoutKey } from './suite-key-answers.js';
 
 const PromptVariableInput = z.strictObject({
   name: IdentifierName,
@@ -63,9 +66,15 @@ const ScenarioInput = ScenarioEditable.extend({
   audio: ScenarioAudio.nullable()
     .optional()
     .describe('Run as real audio calls (voices, latency, recording); null or absent: text'),
+  cases: ScenarioCasesInput,
 }).partial();
 
-const ScenarioWithStats = Scenario.extend({ stats: ScenarioStats });
+/** A new scenario's fields (the suite files are written from it too). */
+export const ScenarioCreateInput = ScenarioInput.required({ name: true, prompt: true });
+
+/** Create and update answer as before; GET and list answer the suite key too. */
+const ScenarioSchema = Scenario.omit({ key: true });
+const ScenarioWithStats = Scenario.extend({ key: SuiteKey, stats: ScenarioStats });
 
 type Refs = {
   personas?: string[] | undefined;
@@ -130,8 +139,8 @@ export const scenarioOperations = [
     summary: 'Create a scenario: a caller situation, personas, target agents and a scorecard',
     http: { method: 'POST', path: base, status: 201 },
     params: WorkspaceParams,
-    body: ScenarioInput.required({ name: true, prompt: true }).shape,
-    output: z.object({ scenario: Scenario }),
+    body: ScenarioCreateInput.shape,
+    output: z.object({ scenario: ScenarioSchema }),
     async handler({ workspace_id, ...input }, ctx) {
       return ctx.store.transaction(async (tx) => {
         if (ctx.caller.kind === 'token')
@@ -140,6 +149,7 @@ export const scenarioOperations = [
         const now = isoNow(ctx.clock);
         const scenario: Scenario = {
           id: newId('scn', ctx.clock.now()),
+          key: null,
           name: input.name,
           prompt: input.prompt,
           promptVariables: input.promptVariables ?? [],
@@ -153,12 +163,14 @@ export const scenarioOperations = [
           maxTurns: input.maxTurns ?? null,
           maxDurationMs: input.maxDurationMs ?? null,
           audio: input.audio ?? null,
+          cases: input.cases ?? null,
           created_at: now,
           updated_at: now,
           created_by: ctx.caller.user,
         };
         assertVariablesDeclared(scenario);
-        return { scenario: await tx.scenarios.insert(workspace_id, scenario) };
+        assertCasesDeclared(scenario.cases, scenario.promptVariables);
+        return { scenario: withoutKey(await tx.scenarios.insert(workspace_id, scenario)) };
       });
     },
   }),
@@ -187,8 +199,9 @@ export const scenarioOperations = [
     async handler({ workspace_id, ...q }, ctx) {
       const { items, total } = await ctx.store.scenarios.list(workspace_id, q);
       const stats = await ctx.store.scenarios.statsOf(items.map((s) => s.id));
+      const keyed = await withKeys(ctx.store, 'scenario', workspace_id, items);
       return {
-        scenarios: items.map((s) => ({ ...s, stats: stats.get(s.id)! })),
+        scenarios: keyed.map((s) => ({ ...s, stats: stats.get(s.id)! })),
         pagination: pagination(total, q.limit, q.offset),
       };
     },
@@ -213,7 +226,8 @@ export const scenarioOperations = [
     async handler({ workspace_id, scenario_id }, ctx) {
       const scenario = await ctx.store.scenarios.get(workspace_id, scenario_id);
       if (!scenario) throw notFound('scenario', scenario_id);
-      return { scenario: { ...scenario, stats: await ctx.store.scenarios.stats(scenario_id) } };
+      const keyed = await withKey(ctx.store, 'scenario', workspace_id, scenario);
+      return { scenario: { ...keyed, stats: await ctx.store.scenarios.stats(scenario_id) } };
     },
   }),
   defineOperation({
@@ -222,7 +236,7 @@ export const scenarioOperations = [
     http: { method: 'PUT', path: `${base}/:scenario_id` },
     params: ItemParams,
     body: ScenarioInput.shape,
-    output: z.object({ scenario: Scenario }),
+    output: z.object({ scenario: ScenarioSchema }),
     async handler({ workspace_id, scenario_id, ...patch }, ctx) {
       if (Object.values(patch).every((v) => v === undefined))
         throw invalidField('', 'send at least one field to change');
@@ -250,14 +264,18 @@ export const scenarioOperations = [
             promptVariables: patch.promptVariables ?? current.promptVariables,
             script: patch.script === undefined ? current.script : patch.script,
           });
-        return {
-          scenario: (await tx.scenarios.update(
-            workspace_id,
-            scenario_id,
-            clean,
-            isoNow(ctx.clock),
-          ))!,
-        };
+        if (patch.cases !== undefined || patch.promptVariables)
+          assertCasesDeclared(
+            patch.cases === undefined ? current.cases : patch.cases,
+            patch.promptVariables ?? current.promptVariables,
+          );
+        const updated = await tx.scenarios.update(
+          workspace_id,
+          scenario_id,
+          clean,
+          isoNow(ctx.clock),
+        );
+        return { scenario: withoutKey(updated!) };
       });
     },
   }),

@@ -11,6 +11,12 @@ import { Deleted, Id, pagination, Pagination, Paging, WorkspaceParams, deleted }
 import { assertAgentsShared } from '../simulations/agent-sharing.js';
 import { assertScheduleCapPriced } from '../simulations/schedule-cap.js';
 import { defineOperation, type Caller, type OperationContext } from './types.js';
+import { SuiteKey } from '../domain/suite-keys.js';
+import { withKey, withKeys, withoutKey } from './suite-key-answers.js';
+
+/** Create and update answer as before; GET and list answer the suite key too. */
+const ScheduleSchema = Schedule.omit({ key: true });
+const KeyedSchedule = Schedule.extend({ key: SuiteKey });
 
 const RunSchema = ScheduleRun.extend({
   result: z
@@ -78,6 +84,13 @@ const ScheduleInput = ScheduleEditable.extend({
     .optional()
     .describe("Each run's spend cap in dollars, as scenarios.execute takes it; null removes it"),
 }).partial();
+
+/** A new schedule's fields (the suite files are written from it too). */
+export const ScheduleCreateInput = ScheduleInput.required({
+  name: true,
+  scenarioId: true,
+  periodicity: true,
+});
 
 /** Validates the timing fields together and computes the next run they give (null when inactive). */
 function timing(
@@ -162,10 +175,11 @@ export const scheduleOperations = [
     http: { method: 'GET', path: base },
     params: WorkspaceParams,
     query: Paging,
-    output: z.object({ schedules: z.array(Schedule), pagination: Pagination }),
+    output: z.object({ schedules: z.array(KeyedSchedule), pagination: Pagination }),
     async handler({ workspace_id, limit, offset }, ctx) {
       const { items, total } = await ctx.store.schedules.list(workspace_id, limit, offset);
-      return { schedules: items, pagination: pagination(total, limit, offset) };
+      const schedules = await withKeys(ctx.store, 'schedule', workspace_id, items);
+      return { schedules, pagination: pagination(total, limit, offset) };
     },
   }),
   defineOperation({
@@ -173,8 +187,8 @@ export const scheduleOperations = [
     summary: 'Schedule recurring runs of a scenario',
     http: { method: 'POST', path: base, status: 201 },
     params: WorkspaceParams,
-    body: ScheduleInput.required({ name: true, scenarioId: true, periodicity: true }).shape,
-    output: z.object({ schedule: Schedule }),
+    body: ScheduleCreateInput.shape,
+    output: z.object({ schedule: ScheduleSchema }),
     async handler({ workspace_id, ...input }, ctx) {
       await assertScheduleCapPriced(ctx, {
         workspaceId: workspace_id,
@@ -194,18 +208,21 @@ export const scheduleOperations = [
         const nextRun = timing(ctx, draft);
         const now = isoNow(ctx.clock);
         return {
-          schedule: await tx.schedules.insert(workspace_id, {
-            id: newId('sch', ctx.clock.now()),
-            name: input.name,
-            scenarioId: input.scenarioId,
-            ...draft,
-            nextRun,
-            lastRun: null,
-            endedReason: null,
-            maxCostUsd: input.maxCostUsd ?? null,
-            created_at: now,
-            updated_at: now,
-          }),
+          schedule: withoutKey(
+            await tx.schedules.insert(workspace_id, {
+              id: newId('sch', ctx.clock.now()),
+              key: null,
+              name: input.name,
+              scenarioId: input.scenarioId,
+              ...draft,
+              nextRun,
+              lastRun: null,
+              endedReason: null,
+              maxCostUsd: input.maxCostUsd ?? null,
+              created_at: now,
+              updated_at: now,
+            }),
+          ),
         };
       });
     },
@@ -215,11 +232,11 @@ export const scheduleOperations = [
     summary: 'Get one schedule',
     http: { method: 'GET', path: `${base}/:schedule_id` },
     params: ItemParams,
-    output: z.object({ schedule: Schedule }),
+    output: z.object({ schedule: KeyedSchedule }),
     async handler({ workspace_id, schedule_id }, ctx) {
       const schedule = await ctx.store.schedules.get(workspace_id, schedule_id);
       if (!schedule) throw notFound('schedule', schedule_id);
-      return { schedule };
+      return { schedule: await withKey(ctx.store, 'schedule', workspace_id, schedule) };
     },
   }),
   defineOperation({
@@ -228,7 +245,7 @@ export const scheduleOperations = [
     http: { method: 'PATCH', path: `${base}/:schedule_id` },
     params: ItemParams,
     body: ScheduleInput.shape,
-    output: z.object({ schedule: Schedule }),
+    output: z.object({ schedule: ScheduleSchema }),
     async handler({ workspace_id, schedule_id, ...patch }, ctx) {
       if (Object.values(patch).every((v) => v === undefined))
         throw invalidField('', 'send at least one field to change');
@@ -253,7 +270,7 @@ export const scheduleOperations = [
           { ...patch, nextRun, endedReason },
           isoNow(ctx.clock),
         );
-        return { schedule: schedule! };
+        return { schedule: withoutKey(schedule!) };
       });
     },
   }),

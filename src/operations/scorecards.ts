@@ -16,6 +16,8 @@ import {
   DryRunQuery,
 } from './common.js';
 import { defineOperation } from './types.js';
+import { SuiteKey } from '../domain/suite-keys.js';
+import { withKey, withKeys, withoutKey } from './suite-key-answers.js';
 
 import { METRIC_CONFIGS } from '../domain/metrics.js';
 
@@ -46,20 +48,41 @@ interface MetricInputValue {
   config: Record<string, unknown>;
 }
 
+/** A metric as sent, one strict object per type; suite files name no metric ids (`withId` false). */
+export const metricInputUnion = ({ withId }: { withId: boolean }) => {
+  const { id, ...common } = metricCommon;
+  return z.discriminatedUnion(
+    'type',
+    METRIC_TYPES.map((type) =>
+      z.strictObject({
+        ...(withId ? { id } : {}),
+        ...common,
+        type: z.literal(type),
+        config: METRIC_CONFIGS[type],
+      }),
+    ) as unknown as [z.ZodObject, ...z.ZodObject[]],
+  );
+};
+
+/** A scorecard's metrics as sent (at most 100). */
+export const metricInputList = ({ withId }: { withId: boolean }) =>
+  z.array(metricInputUnion({ withId })).max(100);
+
 // The union is built from METRIC_CONFIGS, so TypeScript cannot name its output: it is MetricInputValue.
-const MetricInput = z.discriminatedUnion(
-  'type',
-  METRIC_TYPES.map((type) =>
-    z.strictObject({ ...metricCommon, type: z.literal(type), config: METRIC_CONFIGS[type] }),
-  ) as unknown as [z.ZodObject, ...z.ZodObject[]],
-) as unknown as z.ZodType<MetricInputValue>;
+const MetricInputList = metricInputList({ withId: true }) as unknown as z.ZodArray<
+  z.ZodType<MetricInputValue>
+>;
 
 // Answers name only the metric types the scorer knows.
 const MetricSchema = Metric.extend({ type: z.enum(METRIC_TYPES) });
-export const ScorecardSchema = Scorecard.extend({ metrics: z.array(MetricSchema) });
+export const ScorecardSchema = Scorecard.omit({ key: true }).extend({
+  metrics: z.array(MetricSchema),
+});
+/** GET and list answer the suite key too (stored, or the one an export would give). */
+const KeyedScorecard = Scorecard.extend({ key: SuiteKey, metrics: z.array(MetricSchema) });
 
 /** What a caller sends: the scorecard's editable fields, with the rules of each. */
-const fields = Scorecard.pick({
+export const ScorecardCreateFields = Scorecard.pick({
   name: true,
   description: true,
   metrics: true,
@@ -67,9 +90,10 @@ const fields = Scorecard.pick({
 }).extend({
   name: z.string().trim().min(1).max(200),
   description: z.string().max(5_000).nullable().optional(),
-  metrics: z.array(MetricInput).max(100),
+  metrics: MetricInputList,
   passThreshold: z.number().min(0).max(100).optional(),
 }).shape;
+const fields = ScorecardCreateFields;
 
 function toMetrics(input: MetricInputValue[], existing: Metric[], now: number): Metric[] {
   const ids = new Set(existing.map((m) => m.id));
@@ -98,17 +122,17 @@ export const scorecardOperations = [
     output: z.object({ scorecard: ScorecardSchema }),
     async handler({ workspace_id, ...input }, ctx) {
       const now = isoNow(ctx.clock);
-      return {
-        scorecard: await ctx.store.scorecards.insert(workspace_id, {
-          id: newId('scd', ctx.clock.now()),
-          name: input.name,
-          description: input.description ?? null,
-          metrics: toMetrics(input.metrics, [], ctx.clock.now()),
-          passThreshold: input.passThreshold ?? 70,
-          created_at: now,
-          updated_at: now,
-        }),
-      };
+      const scorecard = await ctx.store.scorecards.insert(workspace_id, {
+        id: newId('scd', ctx.clock.now()),
+        key: null,
+        name: input.name,
+        description: input.description ?? null,
+        metrics: toMetrics(input.metrics, [], ctx.clock.now()),
+        passThreshold: input.passThreshold ?? 70,
+        created_at: now,
+        updated_at: now,
+      });
+      return { scorecard: withoutKey(scorecard) };
     },
   }),
   defineOperation({
@@ -117,10 +141,11 @@ export const scorecardOperations = [
     http: { method: 'GET', path: base },
     params: WorkspaceParams,
     query: Paging,
-    output: z.object({ scorecards: z.array(ScorecardSchema), pagination: Pagination }),
+    output: z.object({ scorecards: z.array(KeyedScorecard), pagination: Pagination }),
     async handler({ workspace_id, limit, offset }, ctx) {
       const { items, total } = await ctx.store.scorecards.list(workspace_id, limit, offset);
-      return { scorecards: items, pagination: pagination(total, limit, offset) };
+      const scorecards = await withKeys(ctx.store, 'scorecard', workspace_id, items);
+      return { scorecards, pagination: pagination(total, limit, offset) };
     },
   }),
   defineOperation({
@@ -128,11 +153,11 @@ export const scorecardOperations = [
     summary: 'Get one scorecard',
     http: { method: 'GET', path: `${base}/:scorecard_id` },
     params: ItemParams,
-    output: z.object({ scorecard: ScorecardSchema }),
+    output: z.object({ scorecard: KeyedScorecard }),
     async handler({ workspace_id, scorecard_id }, ctx) {
       const scorecard = await ctx.store.scorecards.get(workspace_id, scorecard_id);
       if (!scorecard) throw notFound('scorecard', scorecard_id);
-      return { scorecard };
+      return { scorecard: await withKey(ctx.store, 'scorecard', workspace_id, scorecard) };
     },
   }),
   defineOperation({
@@ -156,7 +181,7 @@ export const scorecardOperations = [
           { ...patch, metrics },
           isoNow(ctx.clock),
         );
-        return { scorecard: scorecard! };
+        return { scorecard: withoutKey(scorecard!) };
       });
     },
   }),

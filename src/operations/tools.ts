@@ -15,11 +15,18 @@ import { FAILURE_TYPES } from '../tools/outcome.js';
 import { effectiveConfiguration } from '../providers/view.js';
 import { DeletedOrChecked, DryRunQuery, Id, checked, countedNames, deleted } from './common.js';
 import { defineOperation, type OperationContext } from './types.js';
+import { SuiteKey } from '../domain/suite-keys.js';
+import { withKey, withKeys, type Keyed } from './suite-key-answers.js';
 
 /** The answer: the tool record, its secrets masked (see `present`). */
 const ToolSchema = Tool.describe(
   'A Tool; secrets in config.auth are masked (last 4 characters at most)',
 );
+
+/** GET and list answer the suite key too (stored, or the one an export would give), after the id. */
+const KeyedToolSchema = z
+  .object({ id: Tool.shape.id, key: SuiteKey, ...Tool.omit({ id: true }).shape })
+  .describe(ToolSchema.description ?? '');
 
 /** A version as answered: the record's, its definition (secrets masked) last, as `tool`. */
 const ToolVersionSchema = ToolVersion.omit({ definition: true }).extend({ tool: ToolDefinition });
@@ -30,6 +37,12 @@ const withoutUndefined = <T extends Record<string, unknown>>(o: T): T =>
 /** The answer form of a stored definition: secrets masked (stored sealed: see the Tool record). */
 function present(ctx: OperationContext, def: ToolDefinition): ToolDefinition {
   return def.config ? { ...def, config: maskConfig(def.config, ctx.secrets) } : def;
+}
+
+/** The answer of GET and list: the tool with its suite key after its id. */
+function keyedToolView(ctx: OperationContext, t: Keyed<StoredTool>): Tool & { key: string } {
+  const { id, ...rest } = toolView(ctx, t);
+  return { id, key: t.key, ...rest };
 }
 
 export function toolView(ctx: OperationContext, t: StoredTool): Tool {
@@ -139,6 +152,7 @@ export const toolOperations = [
           await tx.tools.insert(
             {
               id: newId('tool', ctx.clock.now()),
+              key: null,
               name: definition.name,
               type: definition.type,
               definition,
@@ -156,10 +170,11 @@ export const toolOperations = [
     summary: 'List tools',
     http: { method: 'GET', path: '/v1/tools' },
     query: { type: Tool.shape.type.optional() },
-    output: z.object({ tools: z.array(ToolSchema) }),
+    output: z.object({ tools: z.array(KeyedToolSchema) }),
     async handler({ type }, ctx) {
-      const tools = await ctx.store.tools.list();
-      return { tools: tools.filter((t) => !type || t.type === type).map((t) => toolView(ctx, t)) };
+      const listed = (await ctx.store.tools.list()).filter((t) => !type || t.type === type);
+      const tools = await withKeys(ctx.store, 'tool', null, listed);
+      return { tools: tools.map((t) => keyedToolView(ctx, t)) };
     },
   }),
   defineOperation({
@@ -167,9 +182,10 @@ export const toolOperations = [
     summary: 'Get a tool by id or name',
     http: { method: 'GET', path: '/v1/tools/:tool' },
     params: ToolRef,
-    output: ToolSchema,
+    output: KeyedToolSchema,
     async handler({ tool }, ctx) {
-      return toolView(ctx, await findTool(ctx.store, tool));
+      const found = await findTool(ctx.store, tool);
+      return keyedToolView(ctx, await withKey(ctx.store, 'tool', null, found));
     },
   }),
   defineOperation({

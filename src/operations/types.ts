@@ -59,6 +59,13 @@ export interface HttpBinding {
   path: string;
   /** Success status (200 unless said); a handler may answer another with `withStatus`. */
   status?: number;
+  /** The largest request body in bytes, where it is not the server's 1 MiB (a suite's files). */
+  bodyLimit?: number;
+  /**
+   * Answered without a credential (a suite file's JSON Schema, which editors fetch): the handler
+   * gets an anonymous caller and must answer the same to anyone.
+   */
+  public?: boolean;
 }
 
 type Shape = z.ZodRawShape;

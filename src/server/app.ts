@@ -36,9 +36,16 @@ declare module 'fastify' {
   interface FastifyRequest {
     caller?: Caller;
   }
+  interface FastifyContextConfig {
+    /** An operation answered without a credential (HttpBinding.public). */
+    public?: boolean;
+  }
 }
 
 const PUBLIC_PATHS = new Set(['/openapi.json', '/favicon.ico']);
+
+/** Who calls a public operation (no credential is asked): its handler answers anyone the same. */
+const ANONYMOUS: Caller = { kind: 'local', user: { id: 'anonymous', name: 'anonymous' } };
 
 /** The app's icon, which browsers ask for on every page; read once, absent in a bare bundle. */
 const favicon = (() => {
@@ -125,6 +132,10 @@ function admit(
   }
   const path = req.url.split('?')[0]!;
   if (PUBLIC_PATHS.has(path) || (opts.ui && isUiAssetPath(path))) return;
+  if (req.routeOptions.config.public) {
+    req.caller = ANONYMOUS;
+    return;
+  }
   const header = req.headers.authorization;
   // Browser mode: a session cookie from a login link, bound to the Host it was opened on.
   const session = header ? null : opts.ui?.sessions.callerOf(req.headers.cookie, host);
@@ -178,6 +189,26 @@ function sendFile(req: FastifyRequest, reply: FastifyReply, file: FileAnswer) {
     .header('content-range', `bytes ${range.start}-${range.end}/${file.size}`)
     .header('content-length', range.end - range.start + 1)
     .send(file.read(range));
+}
+
+/** Each operation with an HTTP binding as its route (a public one answered without a credential). */
+function routeOperations(app: FastifyInstance, opts: ServerOptions): void {
+  for (const op of opts.catalogue) {
+    if (!op.http) continue;
+    app.route({
+      method: op.http.method,
+      url: op.http.path,
+      ...(op.http.bodyLimit && { bodyLimit: op.http.bodyLimit }),
+      config: { public: op.http.public === true },
+      handler: async (req, reply) => {
+        const { status, data } = await opts.invoke(op.name, inputOf(op, req), req.caller!, {
+          binary: true,
+        });
+        if (data instanceof FileAnswer) return sendFile(req, reply, data);
+        reply.code(status).send(success(req.url, data));
+      },
+    });
+  }
 }
 
 export function buildServer(opts: ServerOptions): FastifyInstance {
@@ -239,22 +270,17 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   });
   const ui = opts.ui;
   if (ui)
-    void app.register(async (instance) => registerUi(instance, { ...ui, invoke: opts.invoke }));
+    void app.register(async (instance) =>
+      registerUi(instance, {
+        ...ui,
+        invoke: opts.invoke,
+        largeBodies: opts.catalogue.flatMap((op) =>
+          op.http?.bodyLimit ? [{ name: op.name, bodyLimit: op.http.bodyLimit }] : [],
+        ),
+      }),
+    );
 
-  for (const op of opts.catalogue) {
-    if (!op.http) continue;
-    app.route({
-      method: op.http.method,
-      url: op.http.path,
-      handler: async (req, reply) => {
-        const { status, data } = await opts.invoke(op.name, inputOf(op, req), req.caller!, {
-          binary: true,
-        });
-        if (data instanceof FileAnswer) return sendFile(req, reply, data);
-        reply.code(status).send(success(req.url, data));
-      },
-    });
-  }
+  routeOperations(app, opts);
 
   app.setNotFoundHandler((req, reply) => {
     const err = new AppError(
@@ -266,7 +292,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   });
 
   app.setErrorHandler((err, req, reply) => {
-    const { error, unexpected } = toAppError(err, req.id);
+    const { error, unexpected } = toAppError(err, req.id, req.routeOptions.bodyLimit);
     if (unexpected)
       opts.log.error(`request ${req.id} ${req.method} ${req.url.split('?')[0]} failed`, err);
     reply.code(error.status).send(failure(req.url, error));

@@ -74,7 +74,7 @@ function operationEntry(op: Operation, http: NonNullable<Operation['http']>, pat
   return {
     operationId: op.name,
     summary: op.summary,
-    security: [{ bearer: [] }],
+    security: http.public ? [] : [{ bearer: [] }],
     parameters,
     ...(op.body
       ? {

@@ -33,6 +33,8 @@ export interface UiOptions {
   rendererDir?: string;
   /** Login links and the sessions they open (browser mode). */
   sessions: BrowserSessions;
+  /** Operations that take bodies over the server's 1 MiB (a suite's files), with their limit. */
+  largeBodies?: { name: string; bodyLimit: number }[];
 }
 
 /**
@@ -56,8 +58,7 @@ export const isUiAssetPath = (path: string): boolean =>
  * by name (what the desktop app does over IPC), a stream of engine events, and the page itself.
  */
 export async function registerUi(app: FastifyInstance, opts: UiOptions): Promise<void> {
-  app.post('/v1/operations/:name', async (req, reply) => {
-    const { name } = req.params as { name: string };
+  const invokeByName = async (name: string, req: FastifyRequest, reply: FastifyReply) => {
     const body = req.body ?? {};
     if (typeof body !== 'object' || Array.isArray(body))
       throw validationError('The input must be a JSON object', [
@@ -65,7 +66,15 @@ export async function registerUi(app: FastifyInstance, opts: UiOptions): Promise
       ]);
     const { status, data } = await opts.invoke(name, body, req.caller!);
     reply.code(status).send({ data });
-  });
+  };
+  app.post('/v1/operations/:name', (req, reply) =>
+    invokeByName((req.params as { name: string }).name, req, reply),
+  );
+  // The router prefers a static path: these few take their larger bodies on the same URL.
+  for (const { name, bodyLimit } of opts.largeBodies ?? [])
+    app.post(`/v1/operations/${name}`, { bodyLimit }, (req, reply) =>
+      invokeByName(name, req, reply),
+    );
 
   app.post('/v1/login-links', (req, reply) => {
     // A login link opens a full session: an API key may ask for one, a workspace token may not.

@@ -20,6 +20,7 @@ export function defaultScorecard(now: number, at: string): Scorecard {
   });
   return {
     id: newId('scd', now),
+    key: null,
     name: 'Default scorecard',
     description:
       'Task completion, accuracy, tone, policy compliance and latency. Copy it or pick it as it is.',

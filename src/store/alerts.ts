@@ -9,6 +9,7 @@ export type { AlertDefinition, StoredAlert };
 /** The columns of the `alerts` table that hold the alert (the copies are `definitionCopies`). */
 const COLUMNS = recordColumns<StoredAlert>({
   id: { column: 'id' },
+  key: { column: 'key' },
   definition: { column: 'definition', json: true },
   isActive: { column: 'is_active', flag: true },
   state: { column: 'state' },
@@ -17,7 +18,7 @@ const COLUMNS = recordColumns<StoredAlert>({
 });
 
 /** What a replacement may set: the definition and the activity. */
-const PATCH_COLUMNS = COLUMNS.patchColumns(['id', 'state', 'created_at', 'updated_at']);
+const PATCH_COLUMNS = COLUMNS.patchColumns(['id', 'key', 'state', 'created_at', 'updated_at']);
 
 /**
  * The columns copied from the definition so that they can be searched without reading its JSON:

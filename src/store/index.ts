@@ -17,6 +17,7 @@ import { createRegressionSuiteStore } from './regression-suites.js';
 import { createScenarioStore } from './scenarios.js';
 import { createScheduleStore } from './schedules.js';
 import { createScorecardStore } from './scorecards.js';
+import { createSuiteKeyStore } from './suite-keys.js';
 import type { StoreDatabase } from './sql/connect.js';
 import type { StoreContext } from './sql/query.js';
 import { createToolCallLog, createToolCallStore, type ToolCallLog } from './tool-calls.js';
@@ -44,6 +45,7 @@ function modulesOn(ctx: StoreContext, toolCallLog: ToolCallLog) {
     scenarios: createScenarioStore(ctx),
     schedules: createScheduleStore(ctx),
     scorecards: createScorecardStore(ctx),
+    suiteKeys: createSuiteKeyStore(ctx),
     tools: createToolStore(ctx),
     toolCalls: createToolCallStore(ctx, toolCallLog),
     workspaces: createWorkspaceStore(ctx),

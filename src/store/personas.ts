@@ -28,6 +28,7 @@ export interface PersonaQuery {
 /** The persona's columns in the `personas` table (besides `workspace_id`), in answer order. */
 const COLUMNS = recordColumns<Persona>({
   id: { column: 'id' },
+  key: { column: 'key' },
   name: { column: 'name' },
   language: { column: 'language' },
   prompt: { column: 'prompt' },
@@ -54,7 +55,7 @@ const LIST_COLUMNS = sql.raw(COLUMNS.selectList('p', LIST_FIELDS));
  */
 const toListItem = COLUMNS.reader<PersonaListItem>(LIST_FIELDS, ['usage_stats']);
 
-const PATCH_COLUMNS = COLUMNS.patchColumns(['id', 'created_at', 'updated_at', 'created_by']);
+const PATCH_COLUMNS = COLUMNS.patchColumns(['id', 'key', 'created_at', 'updated_at', 'created_by']);
 
 /** ORDER BY keys of each sort; usage counts the simulations each persona played. */
 const sortKey = (ctx: StoreContext, by: PersonaQuery['sortBy']): RawBuilder<unknown> =>
@@ -181,6 +182,17 @@ export function createPersonaStore(ctx: StoreContext) {
         .where('id', 'in', ids)
         .execute();
       return new Set(rows.map((r) => r.id));
+    },
+    /** Every persona of the workspace whole, without usage figures, oldest first (a suite's plan). */
+    async all(workspaceId: string): Promise<Persona[]> {
+      const rows = (await db
+        .selectFrom('personas')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute()) as Row[];
+      return rows.map((row) => COLUMNS.fromRow(row));
     },
     list(
       workspaceId: string,

@@ -26,6 +26,7 @@ export interface ScenarioQuery {
 /** The scenario's columns in the `scenarios` table (besides `workspace_id`), in answer order. */
 const COLUMNS = recordColumns<Scenario>({
   id: { column: 'id' },
+  key: { column: 'key' },
   name: { column: 'name' },
   prompt: { column: 'prompt' },
   promptVariables: { column: 'prompt_variables', json: true },
@@ -39,6 +40,7 @@ const COLUMNS = recordColumns<Scenario>({
   maxTurns: { column: 'max_turns' },
   maxDurationMs: { column: 'max_duration_ms' },
   audio: { column: 'audio', json: true },
+  cases: { column: 'cases', json: true },
   created_at: { column: 'created_at' },
   updated_at: { column: 'updated_at' },
   created_by: { columns: { id: 'created_by_id', name: 'created_by_name' } },
@@ -46,7 +48,7 @@ const COLUMNS = recordColumns<Scenario>({
 
 type Row = Record<string, unknown>;
 
-const PATCH_COLUMNS = COLUMNS.patchColumns(['id', 'created_at', 'updated_at', 'created_by']);
+const PATCH_COLUMNS = COLUMNS.patchColumns(['id', 'key', 'created_at', 'updated_at', 'created_by']);
 
 /** The columns of a scenario, from `scenarios s`. */
 const SELECT = sql.raw(COLUMNS.selectList('s', Object.keys(COLUMNS.fields)));

@@ -12,6 +12,7 @@ export type { Schedule, SchedulePatch, ScheduleRun };
  */
 const COLUMNS = recordColumns<Schedule>({
   id: { column: 'id' },
+  key: { column: 'key' },
   name: { column: 'name' },
   scenarioId: { column: 'scenario_id' },
   periodicity: { column: 'periodicity' },
@@ -42,7 +43,7 @@ type Row = Record<string, unknown>;
 
 const FIELDS = Object.keys(COLUMNS.fields);
 // The last run is the runs' own (advance, ranAt): a change never sets it.
-const PATCH_COLUMNS = COLUMNS.patchColumns(['id', 'created_at', 'updated_at', 'lastRun']);
+const PATCH_COLUMNS = COLUMNS.patchColumns(['id', 'key', 'created_at', 'updated_at', 'lastRun']);
 
 /** The columns of a schedule, from `schedules`. */
 const SELECT = sql.raw(COLUMNS.selectList('schedules', FIELDS));

@@ -9,6 +9,7 @@ export type { Metric, Scorecard };
 /** The scorecard's columns in the `scorecards` table (besides `workspace_id`), in answer order. */
 const COLUMNS = recordColumns<Scorecard>({
   id: { column: 'id' },
+  key: { column: 'key' },
   name: { column: 'name' },
   description: { column: 'description' },
   metrics: { column: 'metrics', json: true },
@@ -19,7 +20,7 @@ const COLUMNS = recordColumns<Scorecard>({
 
 type Row = Record<string, unknown>;
 
-const PATCH_COLUMNS = COLUMNS.patchColumns(['id', 'created_at', 'updated_at']);
+const PATCH_COLUMNS = COLUMNS.patchColumns(['id', 'key', 'created_at', 'updated_at']);
 const SELECT = sql.raw(COLUMNS.selectList('scorecards', Object.keys(COLUMNS.fields)));
 
 export function createScorecardStore(ctx: StoreContext) {

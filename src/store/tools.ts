@@ -10,6 +10,7 @@ export type { StoredTool, ToolDefinition, ToolVersion };
 /** The columns of the `tools` table, in the order a stored tool is built. */
 const COLUMNS = recordColumns<StoredTool>({
   id: { column: 'id' },
+  key: { column: 'key' },
   name: { column: 'name' },
   type: { column: 'type' },
   definition: { column: 'definition', json: true },
@@ -26,6 +27,9 @@ const VERSION_COLUMNS = recordColumns<ToolVersion>({
   created_at: { column: 'created_at' },
   created_by: { columns: { id: 'created_by_id', name: 'created_by_name' } },
 });
+
+/** What a tool lookup reads: the call log's writes keep it in the read cache. */
+const TOOL_READS = ['tools'];
 
 /** What a new version sets: the definition, and the name and type copied beside it. */
 
@@ -170,6 +174,7 @@ export function createToolStore(ctx: StoreContext) {
     cache.get(
       `tool-ref:${idOrName}`,
       async () => (await toolBy(db, 'id', idOrName)) ?? (await toolBy(db, 'name', idOrName)),
+      TOOL_READS,
     );
 
   return {
@@ -179,7 +184,7 @@ export function createToolStore(ctx: StoreContext) {
     find,
     /** Answered from the read cache: the runtime looks tools up by name on every call. */
     findByName(name: string): Promise<StoredTool | undefined> {
-      return cache.get(`tool:${name}`, () => toolBy(db, 'name', name));
+      return cache.get(`tool:${name}`, () => toolBy(db, 'name', name), TOOL_READS);
     },
   };
 }

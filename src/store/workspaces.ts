@@ -17,12 +17,15 @@ export function createWorkspaceStore(ctx: StoreContext) {
     },
     /** Read on every workspace request: cached until anything is written. */
     async get(id: string): Promise<Workspace | undefined> {
-      return ctx.cache.get(`workspace:${id}`, () =>
-        ctx.db
-          .selectFrom('workspaces')
-          .select(['id', 'name', 'created_at'])
-          .where('id', '=', id)
-          .executeTakeFirst(),
+      return ctx.cache.get(
+        `workspace:${id}`,
+        () =>
+          ctx.db
+            .selectFrom('workspaces')
+            .select(['id', 'name', 'created_at'])
+            .where('id', '=', id)
+            .executeTakeFirst(),
+        ['workspaces'],
       );
     },
     async list(): Promise<Workspace[]> {
@@ -31,6 +34,22 @@ export function createWorkspaceStore(ctx: StoreContext) {
         .select(['id', 'name', 'created_at'])
         .orderBy('created_at')
         .orderBy('id')
+        .execute();
+    },
+    /** The name of the suite last imported into the workspace (#38); null before any import. */
+    async suiteName(id: string): Promise<string | null> {
+      const row = await ctx.db
+        .selectFrom('workspaces')
+        .select('suite_name')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row?.suite_name ?? null;
+    },
+    async setSuiteName(id: string, name: string | null): Promise<void> {
+      await ctx.db
+        .updateTable('workspaces')
+        .set({ suite_name: name })
+        .where('id', '=', id)
         .execute();
     },
     async count(): Promise<number> {

@@ -21,6 +21,7 @@ export async function alertsBench(): Promise<Figure[]> {
       await tx.tools.insert(
         {
           id,
+          key: null,
           name: `tool_${t}`,
           type: 'api',
           definition: {
@@ -76,6 +77,7 @@ export async function alertsBench(): Promise<Figure[]> {
             };
       await tx.alerts.insert({
         id: newId('alr', now + t),
+        key: null,
         definition: {
           name: `alert ${t}`,
           condition,

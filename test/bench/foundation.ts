@@ -4,6 +4,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEngine } from '../../src/engine.js';
 import { newId } from '../../src/ids.js';
+import { slugKey } from '../../src/domain/suite-keys.js';
 import { tempDir } from '../helpers/server.js';
 import { alternate, perCall, round, throughput, type Figure } from './harness.js';
 
@@ -31,9 +32,12 @@ async function engineWith(count: number, marked: number) {
     for (let i = 0; i < count; i++) {
       const at = new Date(base + i * 1000).toISOString();
       const special = i % Math.floor(count / marked) === 0;
+      const name = `${WORDS[i % 10]} caller ${i}${special ? ' Zephyr' : ''}`;
+      // Stored keys, as after an export: the page then reads no other persona to derive one.
       await tx.personas.insert(ws, {
         id: newId('per', base + i),
-        name: `${WORDS[i % 10]} caller ${i}${special ? ' Zephyr' : ''}`,
+        key: slugKey(name, 'persona'),
+        name,
         language: 'en',
         prompt: 'You call about an order that is late and you want a refund.',
         emotion: 'neutral',
@@ -65,6 +69,7 @@ async function engineWith(count: number, marked: number) {
 
 interface BareRow {
   id: string;
+  key: string;
   name: string;
   language: string;
   emotion: string;
@@ -87,7 +92,7 @@ function bareSqlRoute(file: string, ws: string) {
   const db = new Database(file, { readonly: true });
   const count = db.prepare('SELECT COUNT(*) FROM personas p WHERE p.workspace_id = ?').pluck();
   const rows = db.prepare<[string, number, number], BareRow>(
-    `SELECT p.id, p.name, p.language, p.emotion, p.difficulty, p.background_noise, p.tags,
+    `SELECT p.id, p.key, p.name, p.language, p.emotion, p.difficulty, p.background_noise, p.tags,
        p.created_at, p.updated_at, p.created_by_id, p.created_by_name
        FROM personas p WHERE p.workspace_id = ?
       ORDER BY p.created_at DESC, p.id DESC LIMIT CAST(? AS BIGINT) OFFSET CAST(? AS BIGINT)`,
@@ -110,6 +115,7 @@ function bareSqlRoute(file: string, ws: string) {
       const u = used.get(r.id);
       return {
         id: r.id,
+        key: r.key,
         name: r.name,
         language: r.language,
         emotion: r.emotion,

@@ -78,6 +78,10 @@ const SHIPPED_SQLITE: Record<number, { name: string; checksum: string }> = {
     name: 'reply latencies',
     checksum: 'a23bff21c655bcb050c702f1f582dedb534a713595230f668556628797f84693',
   },
+  18: {
+    name: 'suite keys',
+    checksum: '15b5c733ad47e897c6a77e06bc331893ddf5815786d8c4572bee38e3f2549b56',
+  },
 };
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');

@@ -9,6 +9,7 @@ const at = '2026-06-01T12:00:00.000Z';
 
 const scenario = (over: Partial<Scenario> = {}): Scenario => ({
   id: 'scn_1',
+  key: null,
   name: 'Late order',
   prompt: 'Order {{order_id}} is late.',
   promptVariables: [{ name: 'order_id', type: 'string', defaultValue: 'A1' }],
@@ -22,6 +23,7 @@ const scenario = (over: Partial<Scenario> = {}): Scenario => ({
   maxTurns: 6,
   maxDurationMs: null,
   audio: null,
+  cases: null,
   created_at: at,
   updated_at: at,
   created_by: { id: 'usr_1', name: 'Tester' },
@@ -30,6 +32,7 @@ const scenario = (over: Partial<Scenario> = {}): Scenario => ({
 
 const scorecard = (over: Partial<Scorecard> = {}): Scorecard => ({
   id: 'sc_1',
+  key: null,
   name: 'Support',
   description: null,
   metrics: [

@@ -15,6 +15,7 @@ import { m014Cost } from './014-cost.js';
 import { m015VariantsExperiments } from './015-variants-experiments.js';
 import { m016DriftSuite } from './016-drift-suite.js';
 import { m017ReplyLatencies } from './017-reply-latencies.js';
+import { m018SuiteKeys } from './018-suite-keys.js';
 
 import type { Migration } from './migration.js';
 
@@ -39,4 +40,5 @@ export const migrations: Migration[] = [
   m015VariantsExperiments,
   m016DriftSuite,
   m017ReplyLatencies,
+  m018SuiteKeys,
 ];

@@ -49,6 +49,8 @@ export interface Workspaces {
   id: string;
   name: string;
   created_at: string;
+  /** The name of the suite last imported into the workspace (#38). */
+  suite_name: string | null;
 }
 
 export interface ApiKeys {
@@ -129,6 +131,8 @@ export interface Calls {
 
 export interface Personas {
   id: string;
+  /** The suite key (#38): null until first exported or imported. */
+  key: string | null;
   workspace_id: string;
   name: string;
   language: string;
@@ -148,6 +152,7 @@ export interface Personas {
 
 export interface Scorecards {
   id: string;
+  key: string | null;
   workspace_id: string;
   name: string;
   description: string | null;
@@ -159,6 +164,9 @@ export interface Scorecards {
 
 export interface Scenarios {
   id: string;
+  key: string | null;
+  /** Data-driven cases (JSON): a list of variables objects. */
+  cases: string | null;
   workspace_id: string;
   name: string;
   prompt: string;
@@ -242,6 +250,7 @@ export interface Simulations {
 
 export interface Schedules {
   id: string;
+  key: string | null;
   workspace_id: string;
   name: string;
   scenario_id: string;
@@ -293,6 +302,7 @@ export interface Comparisons {
 
 export interface Tools {
   id: string;
+  key: string | null;
   name: string;
   type: string;
   definition: string;
@@ -329,6 +339,7 @@ export interface ToolCalls {
 
 export interface Alerts {
   id: string;
+  key: string | null;
   name: string;
   definition: string;
   tool_id: string | null;
