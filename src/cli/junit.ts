@@ -69,20 +69,28 @@ function countsOf(cases: JunitCase[]) {
  * suites follow the first (`run --baseline` adds its comparison's rows as a suite of their own).
  */
 export function junitXml(suite: JunitSuite, more: JunitSuite[] = []): string {
-  const suites = [suite, ...more];
-  const element = (s: JunitSuite) => ({
-    '@name': s.scenario,
-    ...countsOf(s.cases),
-    '@timestamp': s.timestamp,
-    '@hostname': s.hostname,
-    testcase: s.cases.map((c) => testcase(s, c)),
-  });
+  return junitReport(suite.scenario, [suite, ...more]);
+}
+
+const suiteElement = (s: JunitSuite) => ({
+  '@name': s.scenario,
+  ...countsOf(s.cases),
+  '@timestamp': s.timestamp,
+  '@hostname': s.hostname,
+  testcase: s.cases.map((c) => testcase(s, c)),
+});
+
+/**
+ * `<testsuites name="…">` holding each suite in order (`suite run` writes one per scenario), the
+ * counts summed over them all.
+ */
+export function junitReport(name: string, suites: JunitSuite[]): string {
   return builder.build({
     '?xml': { '@version': '1.0', '@encoding': 'UTF-8' },
     testsuites: {
-      '@name': suite.scenario,
+      '@name': name,
       ...countsOf(suites.flatMap((s) => s.cases)),
-      testsuite: more.length ? suites.map(element) : element(suite),
+      testsuite: suites.length === 1 ? suiteElement(suites[0]!) : suites.map(suiteElement),
     },
   });
 }

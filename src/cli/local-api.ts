@@ -8,6 +8,17 @@ import { restRoute } from '../client/rest-route.js';
 
 export class CannotRun extends Error {}
 
+/** The engine refused the request: its code and details too (`suite_invalid` lists problems). */
+export class Refused extends CannotRun {
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly details: unknown,
+  ) {
+    super(message);
+  }
+}
+
 interface FieldProblem {
   path: string;
   message: string;
@@ -28,10 +39,12 @@ export function api(base: string, key: string): ApiClient {
       refused(res, body) {
         const e = body?.error;
         const details = (Array.isArray(e?.details) ? (e.details as FieldProblem[]) : [])
+          .filter((d) => typeof d?.path === 'string')
           .map((d) => `\n  ${d.path}: ${d.message}`)
           .join('');
         const message = typeof e?.message === 'string' ? e.message : `HTTP ${res.status}`;
-        return new CannotRun(`${message}${details}`);
+        const code = typeof e?.code === 'string' ? e.code : 'error';
+        return new Refused(`${message}${details}`, code, e?.details);
       },
     },
   });

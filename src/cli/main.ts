@@ -43,6 +43,19 @@ Commands:
                                                  and exits with the comparison's verdict;
                                                  --max-cost USD caps its spend (maxCostUsd):
                                                  what the cap stops is skipped
+  suite export --dir D [--workspace W] [--exclude-tag T ...]
+                                                 Write the workspace's suite as files into D,
+                                                 removing the suite files there it did not write
+  suite plan|apply --dir D [--workspace W] [--prune] [--secrets-file F]
+                                                 Show, or apply, what the files in D change
+                                                 (default workspace: the one named after the
+                                                 suite, which apply creates); exit 0, 1 on
+                                                 problems (file:line:column), 2 could not run
+  suite run --dir D [--workspace W] [--scenario KEY ...] [--exclude-tag T ...]
+            [--secrets-file F] [--junit FILE] [--json]
+  run --suite D [the same options]               Apply the suite to its workspace, execute each
+                                                 scenario (one execution per case row) and wait;
+                                                 exit 0 all passed, 1 some failed, 2 could not run
   compare <baseline ids> <candidate ids> [--workspace W] [--json] [--junit FILE] [--markdown FILE]
           [--rescore-baseline]                   Compare executions (ids comma-separated, pooled):
                                                  rows worst first; exit 0, 1 regressed, 2 could
@@ -446,7 +459,12 @@ export async function main(argv: string[], out: Out = (l) => console.log(l)): Pr
       case 'workspaces':
         return await workspaces(rest, out);
       case 'run':
+        // `run --suite D` is `suite run --dir D`: its own module, loaded only then.
+        if (rest.some((a) => a === '--suite' || a.startsWith('--suite=')))
+          return await (await import('./suite-run.js')).suiteRun(rest, out);
         return await (await import('./run.js')).run(rest, out);
+      case 'suite':
+        return await (await import('./suite.js')).suite(rest, out);
       case 'compare':
         return await (await import('./compare.js')).compare(rest, out);
       case 'demo':

@@ -6,7 +6,7 @@ import type { Comparison } from '../domain/comparisons.js';
 import { ENDED_EXECUTION_STATUSES } from '../domain/executions.js';
 import type { OperationInput, OperationOutput } from '../operations/catalogue.js';
 import { comparisonJunitSuite, comparisonRegressed, comparisonText } from './comparison-report.js';
-import { junitXml } from './junit.js';
+import { junitXml, type JunitCase } from './junit.js';
 import { api, CannotRun, reachOf, workspaceOf } from './local-api.js';
 import { baselineOf, compareWithBaseline, seedFromBaseline } from './run-baseline.js';
 
@@ -18,7 +18,7 @@ type Simulation = OperationOutput<'executions.simulations'>['simulations'][numbe
 type Execute = OperationInput<'scenarios.execute'>;
 
 /** One simulation as the summary, --json and JUnit report it. */
-interface Row {
+export interface Row {
   id: string;
   persona: string | null;
   agent: string | null;
@@ -207,6 +207,18 @@ function costLine(state: Execution): string {
   return skipped ? `${cost}, ${skipped} skipped by the cost cap` : cost;
 }
 
+/** A simulation as a JUnit test case of that name. */
+export function junitCaseOf(r: Row, name: string): JunitCase {
+  return {
+    name,
+    seconds: r.seconds,
+    failures: r.failed,
+    // Skipped by the cost cap: not run to the end, but nothing went wrong either.
+    skipped: r.status === 'skipped' ? (r.error ?? 'skipped by the cost cap') : undefined,
+    error: r.status === 'completed' || r.status === 'skipped' ? undefined : (r.error ?? r.status),
+  };
+}
+
 function writeJunit(file: string, run: Ended, comparison: Comparison | null): void {
   writeFileSync(
     file,
@@ -215,15 +227,7 @@ function writeJunit(file: string, run: Ended, comparison: Comparison | null): vo
         scenario: run.scenario,
         timestamp: run.state.created_at ?? new Date().toISOString(),
         hostname: hostname(),
-        cases: run.rows.map((r, i) => ({
-          name: `${r.persona} x ${r.agent} #${i + 1}`,
-          seconds: r.seconds,
-          failures: r.failed,
-          // Skipped by the cost cap: not run to the end, but nothing went wrong either.
-          skipped: r.status === 'skipped' ? (r.error ?? 'skipped by the cost cap') : undefined,
-          error:
-            r.status === 'completed' || r.status === 'skipped' ? undefined : (r.error ?? r.status),
-        })),
+        cases: run.rows.map((r, i) => junitCaseOf(r, `${r.persona} x ${r.agent} #${i + 1}`)),
       },
       // run --baseline: the comparison's rows, a suite of their own after the simulations'.
       comparison ? [comparisonJunitSuite(comparison, hostname())] : [],
