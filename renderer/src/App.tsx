@@ -21,6 +21,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { KEY_STORAGE, useSession } from './stores/session';
 import { useEngineEventStream } from './stores/events';
 import { engineLabel, useTeam } from './stores/team';
+import { useSuite } from './stores/suite';
 import { Overview } from './screens/Overview';
 import { lazyScreen } from './lazyScreen';
 import { WorkspaceSwitcher } from './ui/WorkspaceSwitcher';
@@ -179,6 +180,7 @@ function SignOut() {
 
 export function App() {
   const { theme: mode, setTheme, route, navigate, workspaceId } = useSession();
+  const suiteApplied = useSuite((s) => s.applied);
   const theme = useMemo(() => appTheme(mode), [mode]);
   useEngineEventStream();
   useEffect(() => {
@@ -233,8 +235,8 @@ export function App() {
         </Drawer>
         <Box sx={{ flex: 1, minWidth: 0 }}>
           <Toolbar variant="dense" />
-          {/* Another workspace: every screen starts over with its data. */}
-          <Screen key={workspaceId} route={route} />
+          {/* Another workspace, or a suite applied to it: every screen starts over with its data. */}
+          <Screen key={`${workspaceId}:${suiteApplied}`} route={route} />
         </Box>
       </Box>
     </ThemeProvider>

@@ -10,6 +10,7 @@ import { cliBench } from './cli.js';
 import { demoBench } from './demo.js';
 import { compareBench } from './compare.js';
 import { experimentBench } from './experiment.js';
+import { suitesBench } from './suites.js';
 import type { Figure } from './harness.js';
 
 /**
@@ -32,6 +33,7 @@ const suites: [string, (s: number) => Promise<Figure[]>][] = (
     ['demo', demoBench],
     ['compare', compareBench],
     ['compare:experiment', experimentBench],
+    ['suites', suitesBench],
   ] as [string, (s: number) => Promise<Figure[]>][]
 ).filter(([name]) => !only || name === only || name.startsWith(`${only}:`));
 

@@ -11,9 +11,15 @@ import {
 } from '@mui/material';
 import { useEffect, useState } from 'react';
 import { client, useSession } from '../stores/session';
+import { useSuite } from '../stores/suite';
+import { SuiteExportDialog } from './SuiteExport';
+import { SuiteImportDialog } from './SuiteImport';
 import { ActionButton, ErrorNote, fieldError, useAction, useLoad } from './common';
 
 const NEW = '__new__';
+/** The menu's suite entries: they open a dialog, they are never the workspace shown. */
+const EXPORT = '__export__';
+const IMPORT = '__import__';
 
 /** The workspace every screen shows, in the app bar: switch between them, or start a new one. */
 export function WorkspaceSwitcher() {
@@ -30,6 +36,7 @@ export function WorkspaceSwitcher() {
   });
   const list = workspaces.data?.workspaces ?? [];
   const current = list.find((w) => w.id === workspaceId)?.id ?? '';
+  const currentName = list.find((w) => w.id === workspaceId)?.name ?? '';
   // Another screen showed a workspace this list has not seen (the demo's): read the list again.
   const unseen = Boolean(workspaces.data && workspaceId && !current);
   const { reload } = workspaces;
@@ -41,9 +48,13 @@ export function WorkspaceSwitcher() {
       <Select
         variant="standard"
         value={current}
-        onChange={(e) =>
-          e.target.value === NEW ? setCreating(true) : setWorkspace(e.target.value)
-        }
+        onChange={(e) => {
+          const value = e.target.value;
+          if (value === NEW) setCreating(true);
+          else if (value === EXPORT || value === IMPORT)
+            useSuite.getState().show(value === EXPORT ? 'export' : 'import');
+          else setWorkspace(value);
+        }}
         inputProps={{ 'aria-label': 'Workspace' }}
         sx={{
           color: 'inherit',
@@ -60,7 +71,16 @@ export function WorkspaceSwitcher() {
         ))}
         <Divider />
         <MenuItem value={NEW}>New workspace…</MenuItem>
+        <Divider />
+        <MenuItem value={EXPORT} disabled={!current}>
+          Export suite…
+        </MenuItem>
+        <MenuItem value={IMPORT} disabled={!current}>
+          Import suite…
+        </MenuItem>
       </Select>
+      <SuiteExportDialog workspaceName={currentName} />
+      <SuiteImportDialog workspaceName={currentName} />
       <Dialog open={creating} onClose={() => setCreating(false)}>
         <DialogTitle>New workspace</DialogTitle>
         <DialogContent>
