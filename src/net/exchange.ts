@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { finished, pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, request } from 'undici';
+import { Deadline } from './deadline.js';
 import { guardedConnector, guardGeneration } from './guard.js';
 import { isCredentialHeader, leavesOrigin, responseCap, ResponseTooLarge } from './outbound.js';
 
@@ -41,48 +42,13 @@ export interface ExchangeOptions {
   keepAcrossOrigins?: (name: string) => boolean;
 }
 
+export { Deadline };
+
 const notCredential = (name: string): boolean => !isCredentialHeader(name);
 
 export class TooManyRedirects extends Error {
   constructor(readonly limit: number) {
     super(`More than ${limit} redirects`);
-  }
-}
-
-/**
- * The deadline of one exchange, as the event emitter undici accepts for a signal: a timer and
- * its listeners. An AbortController (an EventTarget) costs more than the rest of the tool
- * runtime's own work per call; AbortSignal.timeout also kept its timer until the deadline. Not an
- * EventEmitter either: undici adds one listener and removes it, and setting up an emitter and its
- * once-wrapper for that cost every tool call more than its timer.
- */
-export class Deadline {
-  aborted = false;
-  private listeners: (() => void)[] | null = null;
-  private readonly timer: NodeJS.Timeout;
-  constructor(ms: number) {
-    this.timer = setTimeout(() => {
-      this.aborted = true;
-      const listeners = this.listeners ?? [];
-      this.listeners = null;
-      for (const listener of listeners) listener();
-    }, ms);
-  }
-  /** undici's way in (an emitter's `once`); the deadline passes once, so `on` is the same. */
-  on(event: string, listener: () => void): this {
-    if (event === 'abort' && !this.aborted) (this.listeners ??= []).push(listener);
-    return this;
-  }
-  once(event: string, listener: () => void): this {
-    return this.on(event, listener);
-  }
-  removeListener(event: string, listener: () => void): this {
-    const at = event === 'abort' && this.listeners ? this.listeners.indexOf(listener) : -1;
-    if (at >= 0) this.listeners!.splice(at, 1);
-    return this;
-  }
-  clear(): void {
-    clearTimeout(this.timer);
   }
 }
 
@@ -122,7 +88,9 @@ function sendable(headers: Record<string, string>): Record<string, string> {
     else if (lower === 'accept-encoding') chosen = true;
   }
   const own = hopByHop ? withoutHeaders(headers, (name) => HOP_BY_HOP.has(name)) : headers;
-  return chosen ? own : { ...own, 'accept-encoding': 'gzip, deflate, br' };
+  // The added header first: spread into a literal that has a field already, the copy costs a few
+  // nanoseconds; a field added after the spread cost a third of a microsecond.
+  return chosen ? own : { 'accept-encoding': 'gzip, deflate, br', ...own };
 }
 
 const withoutHeaders = (headers: Record<string, string>, drop: (name: string) => boolean) =>

@@ -9,6 +9,7 @@ import {
   type Caller,
   type EngineServices,
   type Operation,
+  type OperationContext,
 } from './types.js';
 
 const pathOf = (path: PropertyKey[]): string =>
@@ -99,6 +100,10 @@ export function createInvoker(
   options: { checkOutputs?: boolean } = {},
 ) {
   const byName = new Map(catalogue.map((op) => [op.name, op]));
+  // Every call's context is this copy with its caller set: copying an object that already has a
+  // `caller` field costs a few nanoseconds, while adding the field to a copy of the services cost
+  // about 0.7 µs of every call (the copy changed shape as it grew).
+  const withoutCaller: OperationContext = { ...services, caller: undefined as unknown as Caller };
 
   /** `binary`: the operation's own HTTP route, which streams a file answer as it is. */
   return async function invoke(
@@ -130,7 +135,7 @@ export function createInvoker(
     ) {
       throw notFound('workspace', parsed.workspace_id as string);
     }
-    let out = await op.handler(parsed, { ...services, caller });
+    let out = await op.handler(parsed, { ...withoutCaller, caller });
     if (out instanceof FileAnswer) {
       if (how.binary) return { status: op.http?.status ?? 200, data: out };
       out = await fileData(out);

@@ -19,7 +19,26 @@ export interface TokenRecord {
 }
 
 const KEY_COLUMNS = ['id', 'label', 'prefix', 'created_at', 'last_used_at', 'revoked_at'] as const;
+/** What a key lookup reads: writes to other tables keep it in the read cache. */
+const API_KEY_READS = ['api_keys'];
 const TOKEN_COLUMNS = ['id', 'workspace_id', 'name', 'created_at', 'revoked_at'] as const;
+
+/** A key not revoked, by its hash or id, through the read cache (it is read on every request). */
+const activeKeyBy = (
+  ctx: StoreContext,
+  by: { column: 'key_hash' | 'id'; value: string; cacheKey: string },
+): Promise<ApiKeyRecord | undefined> =>
+  ctx.cache.get(
+    by.cacheKey,
+    () =>
+      ctx.db
+        .selectFrom('api_keys')
+        .select(KEY_COLUMNS)
+        .where(by.column, '=', by.value)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst(),
+    API_KEY_READS,
+  );
 
 /** API keys: only their hashes are stored. */
 function apiKeys(ctx: StoreContext) {
@@ -75,31 +94,17 @@ function apiKeys(ctx: StoreContext) {
         .where('id', '=', id)
         .executeTakeFirst();
     },
-    /** Read on every request: cached until anything is written (a revocation included). */
+    /** Read on every request: cached until api_keys is written (a revocation included). */
     async findKeyBySecret(secret: string): Promise<ApiKeyRecord | undefined> {
       const hash = hashCredential(secret);
-      return ctx.cache.get(`api_key:${hash}`, () =>
-        ctx.db
-          .selectFrom('api_keys')
-          .select(KEY_COLUMNS)
-          .where('key_hash', '=', hash)
-          .where('revoked_at', 'is', null)
-          .executeTakeFirst(),
-      );
+      return activeKeyBy(ctx, { column: 'key_hash', value: hash, cacheKey: `api_key:${hash}` });
     },
     /**
      * A key not revoked, by id: read on every request of a browser session, so cached like
-     * findKeyBySecret (the cache drops it at any write, a revocation included).
+     * findKeyBySecret (the cache drops it when api_keys is written, a revocation included).
      */
     async findActiveKey(id: string): Promise<ApiKeyRecord | undefined> {
-      return ctx.cache.get(`api_key_id:${id}`, () =>
-        ctx.db
-          .selectFrom('api_keys')
-          .select(KEY_COLUMNS)
-          .where('id', '=', id)
-          .where('revoked_at', 'is', null)
-          .executeTakeFirst(),
-      );
+      return activeKeyBy(ctx, { column: 'id', value: id, cacheKey: `api_key_id:${id}` });
     },
     async touchKey(id: string, at: string): Promise<void> {
       await ctx.db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();

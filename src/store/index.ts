@@ -118,7 +118,7 @@ export function createStore(
   const { kysely, dialect, sqlite } = database;
   // Only SQLite can tell cheaply that nothing changed; on PostgreSQL other servers write unseen.
   const cache: ReadCache = sqlite ? createReadCache(sqlite) : noReadCache;
-  const toolCallLog = createToolCallLog(database);
+  const toolCallLog = createToolCallLog(database, cache);
   const bodies = options.checkTransactions ? new TransactionBodies() : null;
   const close = async () => {
     await toolCallLog.flush();

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { ToolCallRecord } from '../domain/tools.js';
 import { toJson, type Db } from './db.js';
+import { noReadCache, type ReadCache } from './read-cache.js';
 import { insertShaped } from './sql/compiled-shapes.js';
 import type { StoreDatabase } from './sql/connect.js';
 import { boundCount, valueList, type StoreContext } from './sql/query.js';
@@ -233,7 +234,9 @@ const ROW_INSERT = `INSERT INTO tool_calls (${ROW_COLUMNS.join(', ')}) VALUES ($
  * SQLite: the rows through one INSERT prepared once per connection, run row by row in a savepoint
  * of the transaction the flush holds (all the rows or none, as one multi-row INSERT was). Each
  * flush carries a different number of rows: the multi-row INSERT compiled and prepared a new
- * text for nearly every flush, which cost more than writing the rows.
+ * text for nearly every flush, which cost more than writing the rows. The read cache is told the
+ * rows went to tool_calls alone, so it keeps what was read from other tables (the API keys and
+ * tools every call looks up).
  */
 const rowInserts = new WeakMap<Db, (calls: ToolCallRecord[]) => void>();
 function insertRows(sqlite: Db, calls: ToolCallRecord[]): void {
@@ -256,9 +259,10 @@ function insertRows(sqlite: Db, calls: ToolCallRecord[]): void {
  *
  * A write that fails puts its rows back to be tried once more (a moment later, or by the next
  * flush); rows that fail again are given up, and their error reaches whoever awaits the flush, or
- * else the next flush. Rows logged after the database is closed are dropped.
+ * else the next flush. Rows logged after the database is closed are dropped. `cache` is the store's
+ * read cache on the same SQLite connection.
  */
-export function createToolCallLog(database: StoreDatabase) {
+export function createToolCallLog(database: StoreDatabase, cache: ReadCache = noReadCache) {
   let buffer: ToolCallRecord[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   /** The write under way, settled either way: each write starts after the one before. */
@@ -269,7 +273,8 @@ export function createToolCallLog(database: StoreDatabase) {
   let lost: Error | undefined;
   /** On SQLite, `db` is the one connection the flush holds (its own transaction or a store's). */
   const write = async (db: Kysely<Tables>, calls: ToolCallRecord[]): Promise<void> => {
-    if (database.sqlite) insertRows(database.sqlite, calls);
+    const sqlite = database.sqlite;
+    if (sqlite) cache.writing('tool_calls', () => insertRows(sqlite, calls));
     else await insertAll(db, calls);
   };
 

@@ -35,6 +35,28 @@ function calledTools(events: EventBus | undefined): (toolId: string) => void {
   };
 }
 
+/**
+ * What `make` answers for a tool, made once per tool version. The read cache hands every call the
+ * same tool object until the tool is read again: that object is looked up first, without building
+ * the `id@version` key each call.
+ */
+function perToolVersion<T>(make: (tool: StoredTool) => T): (tool: StoredTool) => T {
+  const byObject = new WeakMap<StoredTool, T>();
+  const byVersion = new Map<string, T>();
+  return (tool) => {
+    let found = byObject.get(tool);
+    if (found !== undefined) return found;
+    const key = `${tool.id}@${tool.version}`;
+    found = byVersion.get(key);
+    if (found === undefined) {
+      if (byVersion.size > 500) byVersion.clear();
+      byVersion.set(key, (found = make(tool)));
+    }
+    byObject.set(tool, found);
+    return found;
+  };
+}
+
 /** What the tool runtime needs from the engine: tools by name, secrets, a clock, the call log. */
 export function createToolRuntime({
   store,
@@ -47,33 +69,14 @@ export function createToolRuntime({
   const config = (tool: StoredTool, transform: typeof openConfig): ToolDef['config'] =>
     transform((tool.definition as unknown as ToolDef).config, secrets);
   // Opening secrets is an AES decryption: do it once per tool version, not once per call.
-  const opened = new Map<string, ToolDef['config']>();
-  const openOnce = (tool: StoredTool): ToolDef['config'] => {
-    const key = `${tool.id}@${tool.version}`;
-    let found = opened.get(key);
-    if (!found) {
-      if (opened.size > 500) opened.clear();
-      opened.set(key, (found = config(tool, openConfig)));
-    }
-    return found;
-  };
-  const clearSecrets = new Map<string, string[]>();
+  const openOnce = perToolVersion((tool) => config(tool, openConfig));
   return {
     findTool: (name) => store.tools.findByName(name),
     openConfig: openOnce,
     maskedConfig: (tool) => config(tool, maskConfig),
-    secretsOf: (tool) => {
-      const key = `${tool.id}@${tool.version}`;
-      let found = clearSecrets.get(key);
-      if (!found) {
-        if (clearSecrets.size > 500) clearSecrets.clear();
-        clearSecrets.set(
-          key,
-          (found = secretValues((tool.definition as unknown as ToolDef).config, secrets)),
-        );
-      }
-      return found;
-    },
+    secretsOf: perToolVersion((tool) =>
+      secretValues((tool.definition as unknown as ToolDef).config, secrets),
+    ),
     oauth: new OAuthTokenCache(() => clock.now()),
     now: () => clock.now(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),

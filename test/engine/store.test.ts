@@ -32,7 +32,9 @@ describe('store and migrations', () => {
     const dir = tempDir();
     const db = openDatabase(join(dir, 'a.db'));
     migrate(db, join(dir, 'backups'));
-    db.prepare("INSERT INTO workspaces VALUES ('ws_1', 'keep me', '2026-01-01T00:00:00Z')").run();
+    db.prepare(
+      "INSERT INTO workspaces (id, name, created_at) VALUES ('ws_1', 'keep me', '2026-01-01T00:00:00Z')",
+    ).run();
     const next = [
       ...migrations,
       {
