@@ -10,6 +10,7 @@ import { createToolRuntime } from './tools/deps.js';
 import { createAlertService } from './alerts/service.js';
 import { createAlertEvaluator } from './alerts/evaluator.js';
 import { createSimulationRunner } from './simulations/runner.js';
+import { createCallEvaluator } from './simulations/call-evaluator.js';
 import { watchExperiments } from './regression/experiment-completion.js';
 import { relayEvents } from './team/event-relay.js';
 import { lead } from './team/leadership.js';
@@ -38,6 +39,7 @@ export interface ServiceBase {
 type BackgroundServices = Pick<
   EngineServices,
   | 'runner'
+  | 'callEvaluator'
   | 'scheduler'
   | 'evaluator'
   | 'sync'
@@ -68,6 +70,8 @@ function backgroundWork(
   return async (what: { simulations: boolean; singletons: boolean }) => {
     const stopRelay = await relayAcrossInstances(options, s);
     if (what.simulations) await runner.start();
+    // Imported calls are scored where simulations run (a worker, or the engine alone).
+    if (what.simulations) await s.callEvaluator.start();
     // Recordings live in each instance's own data dir: each sweeps its own.
     const stopRecordings = sweepRecordings(s.recordings, logError);
     // Experiments are compared as their sides end, on every instance (the stored state: once).
@@ -215,6 +219,41 @@ function driftSuiteOf(base: ServiceBase, execution: ExecutionDeps): DriftSuite {
 }
 
 /**
+ * Production monitoring's scorer: imported calls scored on the runner's model threads, never while
+ * a sync imports here (a sync that ended lets it claim again, once off the running list).
+ */
+function callScorer(
+  options: EngineOptions,
+  base: ServiceBase,
+  with_: {
+    runner: ReturnType<typeof createSimulationRunner>;
+    sync: ReturnType<typeof createSyncService>;
+    defaults: ReturnType<typeof simulationDefaultsOf>;
+    stopping: AbortSignal;
+  },
+) {
+  const { store, secrets, clock, events, log } = base;
+  const callEvaluator = createCallEvaluator({
+    store,
+    secrets,
+    clock,
+    events,
+    llmDefault: options.llmDefault ?? null,
+    clientFor: with_.runner.modelClient,
+    defaults: with_.defaults,
+    concurrency: options.workerConcurrency,
+    leaseMs: options.leaseMs,
+    stopping: with_.stopping,
+    paused: () => with_.sync.syncing(),
+    log: (m) => log.error(m),
+  });
+  events.subscribe((e) => {
+    if (e.type === 'sync.finished') setImmediate(() => callEvaluator.enqueued());
+  });
+  return callEvaluator;
+}
+
+/**
  * The engine's services, wired together: tool runtime, provider sync, alerts, the simulation
  * runner and the scheduler. Nothing runs until `startBackground()`.
  */
@@ -247,6 +286,7 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
     adapters,
     log: logError,
     info: (m) => log.info(m),
+    evaluationsQueued: () => callEvaluator.enqueued(),
   });
   const { alerts, evaluator } = alertServices(options, base);
   const stopping = new AbortController();
@@ -269,6 +309,8 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
     stopping: stopping.signal,
     log: logError,
   });
+  const scorer = { runner, sync, defaults: simulationDefaults, stopping: stopping.signal };
+  const callEvaluator = callScorer(options, base, scorer);
   const partial = {
     store,
     clock,
@@ -280,6 +322,7 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
     evaluator,
     llmDefault,
     runner,
+    callEvaluator,
     simulationDefaults,
     speech,
     recordings,

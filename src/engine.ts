@@ -119,6 +119,8 @@ async function closeWithin(server: FastifyInstance | null, graceMs: number): Pro
 /** Stops what a started engine runs, in order: background work first, the database last. */
 async function stopRunning(r: Running): Promise<void> {
   await r.stopBackground?.();
+  // Before the runner: the evaluations' judges run on its model threads.
+  await r.services.callEvaluator.stop();
   await r.services.runner.stop();
   await r.services.demo.close();
   await r.services.speech.close();

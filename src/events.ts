@@ -21,6 +21,8 @@ export interface EngineEventMap {
     comparisonId: string | null;
     verdict: string | null;
   };
+  /** A monitored call's evaluation was stored (production alerts measure again soon). */
+  'call.evaluated': { callId: string; agentId: string };
   notification: { alertId: string; title: string; body: string };
   'alert.firing': { alertId: string; name: string; value: number | null };
   'alert.resolved': { alertId: string; name: string; value: number | null };

@@ -5,6 +5,7 @@ import type { StoredAlert } from '../store/alerts.js';
 import type { Store } from '../store/index.js';
 import { durationMs, measureAll, type Measurement } from './measure.js';
 import { measureRegressions } from './regression-measure.js';
+import { measureProduction } from './production-measure.js';
 import type { AlertService, Condition } from './service.js';
 
 const COMPARE: Record<string, (v: number, t: number) => boolean> = {
@@ -81,6 +82,7 @@ async function round(deps: EvaluatorDeps): Promise<Change[]> {
   const active = (await store.alerts.list()).filter((a) => a.isActive);
   const measured = await measureAll(store, active, now);
   for (const [id, m] of await measureRegressions(store, active)) measured.set(id, m);
+  for (const [id, m] of await measureProduction(store, active, now)) measured.set(id, m);
   const changes: Promise<Change>[] = [];
   for (const alert of active) {
     const c = alert.definition.condition;
@@ -133,7 +135,12 @@ export function createAlertEvaluator(deps: EvaluatorDeps) {
         );
       // A burst of events (an execution of many simulations finishing) makes one round, not one each.
       const off = deps.events.subscribe((e) => {
-        const about = ['agent.config_changed', 'simulation.finished', 'regression.suite_finished'];
+        const about = [
+          'agent.config_changed',
+          'simulation.finished',
+          'regression.suite_finished',
+          'call.evaluated',
+        ];
         if (about.includes(e.type) && !soon) {
           soon = setTimeout(() => {
             soon = null;

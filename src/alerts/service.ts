@@ -8,6 +8,7 @@ import type { StoredAlert } from '../store/alerts.js';
 import type { Store } from '../store/index.js';
 import { deliver, type Channels, type SmtpSettings } from '../notify/channels.js';
 import { composeNotification, type AlertFacts } from '../notify/message.js';
+import { productionSubject } from './production-subject.js';
 
 export interface AlertServiceDeps {
   store: Store;
@@ -64,6 +65,9 @@ export function createAlertService(deps: AlertServiceDeps) {
         return `the pass rate of scenario ${c.scenarioId}`;
       case 'agent_regression':
         return `the drift suite of agent ${(await store.agents.get(c.agentId ?? ''))?.name ?? c.agentId}`;
+      case 'production_pass_rate':
+      case 'production_trend':
+        return productionSubject(c, (await store.agents.get(c.agentId ?? ''))?.name);
       default:
         return `configuration changes of agent ${(await store.agents.get(c.agentId ?? ''))?.name ?? c.agentId} on its provider`;
     }

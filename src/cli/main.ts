@@ -60,6 +60,12 @@ Commands:
           [--rescore-baseline]                   Compare executions (ids comma-separated, pooled):
                                                  rows worst first; exit 0, 1 regressed, 2 could
                                                  not compare
+  calibration <scorecard> --workspace W [--min-kappa K] [--json]
+                                                 How far each llm_judge metric's judge agrees
+                                                 with people's labels; exit 0 all calibrated
+                                                 (50+ labels, judge and rubric unchanged) with
+                                                 kappa at least K (default 0.6), 1 when one is
+                                                 not, 2 could not ask
   demo [--mode text|audio|both] [--json]         Run the built-in demo agent (no account, key or
                                                  model needed) through the running app or serve,
                                                  as run does; exit 0 when all passed
@@ -467,6 +473,8 @@ export async function main(argv: string[], out: Out = (l) => console.log(l)): Pr
         return await (await import('./suite.js')).suite(rest, out);
       case 'compare':
         return await (await import('./compare.js')).compare(rest, out);
+      case 'calibration':
+        return await (await import('./calibration.js')).calibration(rest, out);
       case 'demo':
         return await (await import('./demo.js')).demo(rest, out);
       case 'secrets':

@@ -2,6 +2,7 @@ import type { Turn } from '../domain/simulations.js';
 import type { Store } from '../store/index.js';
 import type { ComparedSimulation, StoredTranscript } from '../store/comparison-reads.js';
 import { metricsFor, scoreConversation, type Judge } from '../simulations/scoring.js';
+import { scriptReferences } from '../simulations/judge-transcript.js';
 
 /*
  * Rescoring the baseline: its stored transcripts scored again, through the same scoring code a
@@ -74,6 +75,7 @@ async function rescoreOne(
       endReason: transcript.end_reason ?? 'caller_ended',
       audio: transcript.audio,
       failedExpectations: failedExpectations(transcript.turns),
+      references: scriptReferences(scenario?.script, transcript.turns),
     },
     inputs.scorecard?.passThreshold ?? 70,
     judge,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isSealed, type Sealed } from '../kernel/secret-box.js';
 import { DemoKnobs } from './demo.js';
+import { AgentMonitoring } from './monitoring.js';
 import { RegressionSuite } from './regression.js';
 import { Timestamp } from './records.js';
 
@@ -113,6 +114,10 @@ export const Agent = z.object({
   parentId: z.string().nullable().optional(),
   /** The drift suite (migration 16) run at each new version; null or absent: none. */
   regressionSuite: RegressionSuite.nullable().optional(),
+  /** Production monitoring (migration 20); null or absent: never set. */
+  monitoring: AgentMonitoring.nullable().optional(),
+  /** When monitoring was last turned on: calls imported since are scored (migration 20). */
+  monitoringEnabledAt: Timestamp.nullable().optional(),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

@@ -14,6 +14,8 @@ export const CONDITION_TYPES = [
   'scenario_failure',
   'agent_config_changed',
   'agent_regression',
+  'production_pass_rate',
+  'production_trend',
 ] as const;
 export const TOOL_METRICS = [
   'success_rate',
@@ -36,6 +38,9 @@ export const THRESHOLD_RANGES: Record<string, { min: number; max?: number }> = {
   call_count: { min: 0 },
   avg_score: { min: 0, max: 100 },
   pass_rate: { min: 0, max: 100 },
+  // Production alerts have no metric: their condition type names the figure.
+  production_pass_rate: { min: 0, max: 100 },
+  production_trend: { min: 0, max: 100 },
 };
 
 export const OPERATORS = [
@@ -60,13 +65,30 @@ export const Duration = z
 export const AlertCondition = z.strictObject({
   type: z.enum(CONDITION_TYPES),
   toolId: z.string().optional().describe('tool_performance: the tool (id or name)'),
-  agentId: z.string().optional().describe('agent_score, agent_config_changed, agent_regression'),
+  agentId: z
+    .string()
+    .optional()
+    .describe('agent_score, agent_config_changed, agent_regression, production_*'),
   scenarioId: z.string().optional().describe('scenario_failure'),
   metric: z
     .string()
     .optional()
     .describe(
       `tool_performance: ${TOOL_METRICS.join(', ')}; agent_score: avg_score; scenario_failure: pass_rate`,
+    ),
+  metricId: z
+    .string()
+    .optional()
+    .describe(
+      "production_*: one metric of the agent's monitoring scorecard (its results only; not applicable ones left out)",
+    ),
+  alpha: z
+    .number()
+    .gt(0)
+    .max(1)
+    .optional()
+    .describe(
+      'production_trend: the weight of each new call in the EWMA (0 < alpha <= 1, default 0.3)',
     ),
   operator: z.enum(OPERATORS).optional(),
   threshold: z.number().optional(),

@@ -18,7 +18,11 @@ const Regex = z
 
 /** Each metric type with the config it needs; the simulation runner evaluates them. */
 export const METRIC_CONFIGS = {
-  llm_judge: z.strictObject({ criterion: Text }),
+  llm_judge: z.strictObject({
+    criterion: Text,
+    /** Answered one by one in the judge's single request: the score is the share met. */
+    requirements: z.array(z.string().trim().min(1).max(500)).min(1).max(20).optional(),
+  }),
   tool_called: z.strictObject({
     tool: z.string().min(1),
     arguments: z.record(z.string(), z.unknown()).optional(),

@@ -18,6 +18,12 @@ export interface CallToolCall {
   latencyMs: number | null;
 }
 
+/** A tool call of an imported call: when in the call it was asked for, besides what it did. */
+export interface ImportedToolCall extends CallToolCall {
+  /** Ms from the call's start to the request (the provider's own time); null when it gives none. */
+  atMs: number | null;
+}
+
 export interface NormalizedCall {
   providerCallId: string;
   startedAt: string | null;
@@ -31,7 +37,7 @@ export interface NormalizedCall {
   summary: string | null;
   successful: boolean | null;
   transcript: TranscriptTurn[];
-  toolCalls: CallToolCall[];
+  toolCalls: ImportedToolCall[];
   /** The call ended in a provider-side error. */
   providerError: string | null;
 }

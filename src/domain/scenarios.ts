@@ -29,6 +29,12 @@ export const ScriptLine = z
         toolCalled: z.string().min(1).optional(),
       })
       .optional(),
+    reference: z
+      .string()
+      .min(1)
+      .max(5_000)
+      .optional()
+      .describe("The reference answer to this line: shown to the judge beside the line's turn"),
     ...ScriptLineActs,
   })
   .superRefine((line, ctx) => {

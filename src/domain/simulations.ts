@@ -69,6 +69,17 @@ export const Turn = z.object({
 });
 export type Turn = z.infer<typeof Turn>;
 
+/** How a metric came out: passed, failed, could not be evaluated, or does not apply. */
+export const METRIC_STATUSES = ['passed', 'failed', 'error', 'not_applicable'] as const;
+export type MetricStatus = (typeof METRIC_STATUSES)[number];
+
+/** A judge's evidence: a quote from one turn, its number as the judge's prompt printed it. */
+export const JudgeEvidence = z.object({
+  turn: z.number().int().describe("The turn's index from 0 (tool turns included)"),
+  quote: z.string(),
+});
+export type JudgeEvidence = z.infer<typeof JudgeEvidence>;
+
 export const MetricResult = z.object({
   metric_id: z.string(),
   name: z.string(),
@@ -78,6 +89,12 @@ export const MetricResult = z.object({
   score: z.number().nullable(),
   /** null: not applicable (see not_applicable). */
   passed: z.boolean().nullable(),
+  status: z
+    .enum(METRIC_STATUSES)
+    .optional()
+    .describe(
+      'passed, failed, error (could not be evaluated: see error) or not_applicable (score and passed null, left out of the score and verdict); absent on results scored before it was recorded',
+    ),
   reasoning: z.string(),
   error: z.string().optional(),
   not_applicable: z
@@ -86,8 +103,35 @@ export const MetricResult = z.object({
     .describe(
       'The simulation cannot measure it (an audio figure in a text run): left out of its score and verdict',
     ),
+  evidence: z
+    .array(JudgeEvidence)
+    .optional()
+    .describe(
+      "llm_judge: the judge's quotes, each checked against its turn (case, spacing and punctuation ignored)",
+    ),
+  requirements: z
+    .array(z.object({ text: z.string(), met: z.boolean() }))
+    .optional()
+    .describe("llm_judge with requirements: each met or not, in the metric's order"),
+  judge_model: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("llm_judge: the judge role's model that answered; null when none did"),
+  rubric_hash: z
+    .string()
+    .optional()
+    .describe('llm_judge: SHA-256 of the canonical JSON of {criterion, requirements}'),
 });
 export type MetricResult = z.infer<typeof MetricResult>;
+
+/** A result's status, derived for results stored before `status` was recorded. */
+export function resultStatus(r: MetricResult): MetricStatus {
+  if (r.status) return r.status;
+  if (r.not_applicable) return 'not_applicable';
+  if (r.error !== undefined) return 'error';
+  return r.passed ? 'passed' : 'failed';
+}
 
 /** The roles a language model plays in a simulation. */
 export const MODEL_ROLES = ['caller', 'judge', 'replica'] as const;

@@ -60,6 +60,17 @@ async function openaiOnce(
           function: { name: t.name, description: t.description, parameters: t.parameters },
         }))
       : undefined,
+    response_format: req.structured
+      ? {
+          type: 'json_schema' as const,
+          json_schema: {
+            name: req.structured.name,
+            description: req.structured.description,
+            schema: req.structured.schema,
+            strict: true,
+          },
+        }
+      : undefined,
   });
   usage.input_tokens += res.usage?.prompt_tokens ?? 0;
   // OpenAI counts cached prompt tokens inside prompt_tokens; they are priced apart.
@@ -73,7 +84,28 @@ async function openaiOnce(
       name: t.function.name,
       arguments: parseArguments(t.function.arguments),
     }));
-  return { text: message?.content ?? '', toolCalls };
+  return { text: message?.content ?? '', toolCalls, model: conn.model };
+}
+
+/** The tools offered, and the structured answer as a tool the model must call (see StructuredAnswer). */
+function anthropicTools(
+  req: CompletionRequest,
+): Pick<Anthropic.MessageCreateParamsNonStreaming, 'tools' | 'tool_choice'> {
+  const tools: Anthropic.Tool[] = (req.tools ?? []).map((t) => ({
+    name: t.name,
+    description: t.description,
+    input_schema: t.parameters as Anthropic.Tool.InputSchema,
+  }));
+  if (req.structured)
+    tools.push({
+      name: req.structured.name,
+      description: req.structured.description,
+      input_schema: req.structured.schema as Anthropic.Tool.InputSchema,
+    });
+  return {
+    tools: tools.length ? tools : undefined,
+    tool_choice: req.structured ? { type: 'tool', name: req.structured.name } : undefined,
+  };
 }
 
 async function anthropicOnce(
@@ -110,13 +142,7 @@ async function anthropicOnce(
     max_tokens: req.maxTokens ?? 1_024,
     system: req.system,
     messages,
-    tools: req.tools?.length
-      ? req.tools.map((t) => ({
-          name: t.name,
-          description: t.description,
-          input_schema: t.parameters as Anthropic.Tool.InputSchema,
-        }))
-      : undefined,
+    ...anthropicTools(req),
   });
   // Anthropic counts cache reads apart from input_tokens: the input total includes them here.
   const cacheRead = res.usage.cache_read_input_tokens ?? 0;
@@ -134,7 +160,7 @@ async function anthropicOnce(
       name: b.name,
       arguments: (b.input ?? {}) as Record<string, unknown>,
     }));
-  return { text, toolCalls };
+  return { text, toolCalls, model: conn.model };
 }
 
 /**

@@ -30,17 +30,33 @@ export interface ToolCallRequest {
   arguments: Record<string, unknown>;
 }
 
+/**
+ * An answer that must be one JSON object of a schema: OpenAI-compatible models are asked with
+ * `response_format: {type: 'json_schema'}` (the object comes as the text), Anthropic with a tool
+ * the model is made to call (the object comes as that tool call's arguments). The schema keeps
+ * to what OpenAI's strict mode takes: every property required, no additional properties.
+ */
+export interface StructuredAnswer {
+  name: string;
+  description: string;
+  schema: Record<string, unknown>;
+}
+
 export interface CompletionRequest {
   system?: string;
   messages: ChatMessage[];
   tools?: ToolSpec[];
   temperature?: number;
   maxTokens?: number;
+  /** The answer's shape, when it must be structured (see StructuredAnswer). */
+  structured?: StructuredAnswer;
 }
 
 export interface Completion {
   text: string;
   toolCalls: ToolCallRequest[];
+  /** The connection's model that answered (absent from clients that do not say). */
+  model?: string;
 }
 
 /** What model calls cost a simulation: every call made, retries included. */

@@ -8,6 +8,7 @@ import {
 } from '../domain/agents.js';
 import { Timestamp } from './common.js';
 import { RegressionSuite } from '../domain/regression.js';
+import { AgentMonitoring, CallEvaluation } from '../domain/monitoring.js';
 
 /** Response schemas of the agent endpoints, for the OpenAPI document. Null: the provider does not give it. */
 const N = <T extends z.ZodType>(t: T) => t.nullable();
@@ -71,6 +72,9 @@ export const AgentSchema = Agent.pick({
   regressionSuite: RegressionSuite.nullable().describe(
     "The drift suite run at each new version of the agent, compared with the previous version's run; null: none",
   ),
+  monitoring: AgentMonitoring.nullable().describe(
+    'Production monitoring: which scorecard scores its imported calls, and how many; null when never set or turned off',
+  ),
   parentId: z
     .string()
     .nullable()
@@ -114,7 +118,16 @@ export const CallSchema = z.object({
       result: z.unknown(),
       success: N(z.boolean()),
       latencyMs: N(z.number()),
+      atMs: N(z.number()).describe(
+        "ms from the call's start to the request (as the provider times it); null when unknown",
+      ),
     }),
+  ),
+  agentVersion: N(z.number().int()).describe(
+    'The agent version (GET /v1/agents/{id}/versions) synced most recently at or before the call started; null for a call before the first synced version',
+  ),
+  evaluation: CallEvaluation.nullable().describe(
+    "Its score on the agent's monitoring scorecard (reason: sampled, failed, short, backfill or on_demand); null until scored",
   ),
 });
 

@@ -13,6 +13,8 @@ import { agentTools, agentView } from '../providers/view.js';
 import { agentAudio } from '../voice/audio-plan.js';
 import type { AgentRecord } from '../store/agents.js';
 import { agentAnalytics } from '../simulations/agent-analytics.js';
+import { productionAnalytics } from '../simulations/production-analytics.js';
+import { CallFilterQuery, ProductionFiguresSchema } from './production-reads.js';
 import { AgentTrendBucket, AnalyticsWindow } from '../domain/trends.js';
 import {
   CommaList,
@@ -34,6 +36,7 @@ import {
 import { defineOperation, withStatus, type OperationContext } from './types.js';
 import { assertVariantsUnused, refuseOnVariant } from './variant-rules.js';
 import { checkedRegressionSuite, RegressionSuiteField } from './regression-suite.js';
+import { checkedMonitoring, MonitoringPatch, withEvaluations } from './monitoring.js';
 
 const AgentParams = { agent_id: Id };
 
@@ -249,14 +252,16 @@ export const agentOperations = [
       tags: z.array(z.string().trim().min(1).max(64)).max(50).optional(),
       channel: Agent.shape.channel.unwrap().optional(),
       regressionSuite: RegressionSuiteField,
+      monitoring: MonitoringPatch,
     },
     output: AgentSchema,
-    async handler({ agent_id, configuration, tags, channel, regressionSuite }, ctx) {
+    async handler({ agent_id, configuration, tags, channel, regressionSuite, monitoring }, ctx) {
       const agent = await getAgent(ctx, agent_id);
       const suite =
         regressionSuite === undefined
           ? undefined
           : await checkedRegressionSuite(ctx, agent, regressionSuite);
+      const monitored = await checkedMonitoring(ctx, agent, monitoring);
       if (channel) {
         // The replica model may be configured later: only what the agent itself rules out is refused.
         const problem =
@@ -282,6 +287,7 @@ export const agentOperations = [
           tags,
           channel,
           regressionSuite: suite,
+          ...monitored,
           updated_at: isoNow(ctx.clock),
         }))!,
       );
@@ -422,11 +428,12 @@ export const agentOperations = [
     summary: "The agent's imported calls, newest first",
     http: { method: 'GET', path: '/v1/agents/:agent_id/calls' },
     params: AgentParams,
-    query: Paging,
+    query: { ...Paging, ...CallFilterQuery },
     output: z.object({ calls: z.array(CallSchema), total: z.number().int() }),
-    async handler({ agent_id, limit, offset }, ctx) {
+    async handler({ agent_id, limit, offset, ...filters }, ctx) {
       await getAgent(ctx, agent_id);
-      return ctx.store.calls.list(agent_id, limit, offset);
+      const page = await ctx.store.calls.list(agent_id, limit, offset, filters);
+      return { ...page, calls: await withEvaluations(ctx, page.calls) };
     },
   }),
   defineOperation({
@@ -438,7 +445,7 @@ export const agentOperations = [
     async handler({ call_id }, ctx) {
       const call = await ctx.store.calls.get(call_id);
       if (!call) throw notFound('call', call_id);
-      return call;
+      return (await withEvaluations(ctx, [call]))[0]!;
     },
   }),
   defineOperation({
@@ -510,10 +517,16 @@ export const agentOperations = [
       trend: z
         .array(AgentTrendBucket)
         .describe("The window's simulations bucket by bucket, oldest first (sized to the window)"),
+      production: ProductionFiguresSchema,
     }),
     async handler({ agent_id, days, window }, ctx) {
       await getAgent(ctx, agent_id);
-      return agentAnalytics(ctx.store, agent_id, { days: days ?? 30, window }, ctx.clock.now());
+      const asked = { days: days ?? 30, window };
+      const now = ctx.clock.now();
+      return {
+        ...(await agentAnalytics(ctx.store, agent_id, asked, now)),
+        production: await productionAnalytics(ctx.store, agent_id, asked, now),
+      };
     },
   }),
 ];

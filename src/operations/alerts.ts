@@ -21,6 +21,8 @@ import { Deleted, Id, Timestamp, deleted } from './common.js';
 import { defineOperation, type OperationContext } from './types.js';
 import { SuiteKey } from '../domain/suite-keys.js';
 import { withKeys } from './suite-key-answers.js';
+import { nullableOptionals, withoutNulls } from './removable-keys.js';
+import { checkProductionCondition, withProductionDefaults } from './production-alerts.js';
 
 export { CONDITION_TYPES, OPERATORS, SEVERITIES, TOOL_METRICS } from '../domain/alerts.js';
 
@@ -38,9 +40,16 @@ const AlertBody = AlertInput.extend({
 /** A new alert's fields (the suite files are written from it too). */
 export const AlertBodySchema = z.strictObject(AlertBody);
 
-/** A change: any of the fields; the condition merged key by key, a null cooldown removes it. */
+/**
+ * A change: any of the fields; the condition and the notifications merged key by key (a null
+ * removes a key: a channel, a condition's minSamples), a null cooldown removes it.
+ */
 const AlertPatch = AlertInput.extend({
-  condition: Condition.partial(),
+  condition: z.strictObject({
+    ...nullableOptionals(Condition.shape),
+    type: Condition.shape.type.optional(),
+  }),
+  notifications: z.strictObject(nullableOptionals(Alert.shape.notifications.shape)),
   cooldown: Duration.nullable(),
 }).partial();
 
@@ -65,13 +74,35 @@ const needsThreshold = (
     });
 };
 
+/**
+ * A condition with what the engine fills when it is left out: the one metric a type has, and the
+ * type's time window. The suite files read their conditions through it too, so a file that leaves
+ * them out does not differ from the alert it created.
+ */
+export function withConditionDefaults<C extends z.output<typeof Condition>>(c: C): C {
+  switch (c.type) {
+    case 'tool_performance':
+      return { ...c, timeWindow: c.timeWindow ?? '15m' };
+    case 'agent_score':
+      return { ...c, metric: c.metric ?? 'avg_score', timeWindow: c.timeWindow ?? '1d' };
+    case 'scenario_failure':
+      return { ...c, metric: c.metric ?? 'pass_rate', timeWindow: c.timeWindow ?? '1d' };
+    case 'production_pass_rate':
+    case 'production_trend':
+      return withProductionDefaults(c);
+    default:
+      return c;
+  }
+}
+
 /** Checks what depends on the condition type and on the store; resolves a tool name to its id. */
 async function checkCondition(
   ctx: OperationContext,
   c: z.output<typeof Condition>,
 ): Promise<z.output<typeof Condition>> {
   const details: ErrorDetail[] = [];
-  const out = { ...c };
+  // A copy: the checks below fill it (a tool's id for its name).
+  const out = { ...withConditionDefaults(c) };
   if (c.type === 'tool_performance') {
     const tool = c.toolId ? await ctx.store.tools.find(c.toolId) : undefined;
     if (!c.toolId)
@@ -86,7 +117,6 @@ async function checkCondition(
       });
     }
     needsThreshold(c, c.metric, details);
-    out.timeWindow ??= '15m';
   } else if (
     c.type === 'agent_score' ||
     c.type === 'agent_config_changed' ||
@@ -99,10 +129,10 @@ async function checkCondition(
     if (c.type === 'agent_score') {
       if (c.metric && c.metric !== 'avg_score')
         details.push({ path: 'condition.metric', message: 'must be avg_score' });
-      out.metric = 'avg_score';
       needsThreshold(c, out.metric, details);
-      out.timeWindow ??= '1d';
     }
+  } else if (c.type === 'production_pass_rate' || c.type === 'production_trend') {
+    await checkProductionCondition(ctx, c, { details, needsThreshold });
   } else {
     if (!c.scenarioId)
       details.push({ path: 'condition.scenarioId', message: 'is required for scenario_failure' });
@@ -110,9 +140,7 @@ async function checkCondition(
       details.push({ path: 'condition.scenarioId', message: `unknown scenario: ${c.scenarioId}` });
     if (c.metric && c.metric !== 'pass_rate')
       details.push({ path: 'condition.metric', message: 'must be pass_rate' });
-    out.metric = 'pass_rate';
     needsThreshold(c, out.metric, details);
-    out.timeWindow ??= '1d';
   }
   if (details.length)
     throw validationError(details.map((d) => `${d.path} ${d.message}`).join('; '), details);
@@ -257,7 +285,7 @@ export const alertOperations = [
   defineOperation({
     name: 'alerts.update',
     summary:
-      'Change an alert: top-level fields are replaced, condition and notifications are merged key by key',
+      'Change an alert: top-level fields are replaced, condition and notifications are merged key by key (a null removes a key)',
     http: { method: 'PATCH', path: '/v1/alerts/:alert_id' },
     params: ItemParams,
     body: AlertPatch.shape,
@@ -267,9 +295,9 @@ export const alertOperations = [
       const shown = present(ctx, current);
       const merged = {
         name: patch.name ?? shown.name,
-        condition: { ...shown.condition, ...(patch.condition ?? {}) },
+        condition: withoutNulls({ ...shown.condition, ...(patch.condition ?? {}) }),
         severity: patch.severity ?? shown.severity,
-        notifications: { ...shown.notifications, ...(patch.notifications ?? {}) },
+        notifications: withoutNulls({ ...shown.notifications, ...(patch.notifications ?? {}) }),
         cooldown: patch.cooldown === null ? undefined : (patch.cooldown ?? shown.cooldown),
         isActive: patch.isActive ?? current.isActive,
       };

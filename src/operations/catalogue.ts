@@ -12,16 +12,20 @@ import { estimateOperations } from './estimates.js';
 import { comparisonOperations } from './comparisons.js';
 import { scheduleOperations } from './schedules.js';
 import { scorecardOperations } from './scorecards.js';
+import { reviewOperations } from './reviews.js';
 import { settingsOperations } from './settings.js';
 import { speechTestOperations } from './speech-tests.js';
 import { toolOperations } from './tools.js';
 import { suiteOperations } from './suite/operations.js';
+import { callScenarioOperations } from './call-scenario.js';
+import { monitoringOperations } from './monitoring.js';
 import type { Operation } from './types.js';
 
 const operations = [
   ...accessOperations,
   ...personaOperations,
   ...scorecardOperations,
+  ...reviewOperations,
   ...scenarioOperations,
   ...executionOperations,
   ...estimateOperations,
@@ -30,6 +34,8 @@ const operations = [
   ...toolOperations,
   ...alertOperations,
   ...agentOperations,
+  ...callScenarioOperations,
+  ...monitoringOperations,
   ...variantOperations,
   ...experimentOperations,
   ...regressionSuiteOperations,

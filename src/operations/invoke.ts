@@ -29,12 +29,13 @@ const UNITS: Record<string, string> = {
 /** Says what a value must be, in words, for the bounds and types a schema checks. */
 function plainMessage(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
+    // An exclusive bound (`gt`, `lt`) excludes the value itself: "at least 0" would allow it.
     case 'too_big':
-      return `must be at most ${String(issue.maximum)}${UNITS[issue.origin] ?? ''}`;
+      return `must be ${issue.inclusive === false ? 'less than' : 'at most'} ${String(issue.maximum)}${UNITS[issue.origin] ?? ''}`;
     case 'too_small':
       return issue.origin === 'string' && Number(issue.minimum) === 1
         ? 'must not be empty'
-        : `must be at least ${String(issue.minimum)}${UNITS[issue.origin] ?? ''}`;
+        : `must be ${issue.inclusive === false ? 'more than' : 'at least'} ${String(issue.minimum)}${UNITS[issue.origin] ?? ''}`;
     case 'invalid_type':
       return issue.message === 'is required'
         ? issue.message

@@ -11,6 +11,7 @@ import type { AlertService } from '../alerts/service.js';
 import type { AlertEvaluator } from '../alerts/evaluator.js';
 import type { ModelConnection } from '../llm/types.js';
 import type { SimulationRunner } from '../simulations/runner.js';
+import type { CallEvaluator } from '../simulations/call-evaluator.js';
 import type { Scheduler } from '../schedules/scheduler.js';
 import type { Speech } from '../speech/index.js';
 import type { Recordings } from '../voice/recordings.js';
@@ -34,6 +35,8 @@ export interface EngineServices {
   /** The default model connection of every role (CALLBENCH_LLM_*), or null. */
   llmDefault: ModelConnection | null;
   runner: SimulationRunner;
+  /** Scores imported calls of monitored agents in the background (production monitoring). */
+  callEvaluator: CallEvaluator;
   /** Simulation pool size and limits where the settings say nothing (the engine's options). */
   simulationDefaults: SimulationSettings;
   scheduler: Scheduler;

@@ -5,7 +5,7 @@ import { rawRecord } from './raw-record.js';
 import type {
   AgentSnapshot,
   AgentTool,
-  CallToolCall,
+  ImportedToolCall,
   NormalizedCall,
   ProviderAdapter,
   ProviderContext,
@@ -21,10 +21,12 @@ function normalizeConversation(c: Json): NormalizedCall {
   const durationMs = seconds === null ? null : Math.round(seconds * 1000);
   const turns = arr(c.transcript).map(obj);
   const transcript: TranscriptTurn[] = [];
-  const tools = new Map<string, CallToolCall>();
+  const tools = new Map<string, ImportedToolCall>();
   turns.forEach((t, i) => {
     const at = num(t.time_in_call_secs);
     const next = num(turns[i + 1]?.time_in_call_secs);
+    // A tool call is asked in the turn that lists it: it sits at that turn's time in the call.
+    const atMs = at === null ? null : Math.round(at * 1000);
     if ((t.role === 'user' || t.role === 'agent') && str(t.message)) {
       transcript.push({
         role: t.role,
@@ -40,6 +42,7 @@ function normalizeConversation(c: Json): NormalizedCall {
         result: null,
         success: null,
         latencyMs: null,
+        atMs,
       });
     }
     for (const tr of arr(t.tool_results).map(obj)) {
@@ -49,6 +52,7 @@ function normalizeConversation(c: Json): NormalizedCall {
         result: null,
         success: null,
         latencyMs: null,
+        atMs,
       };
       call.result = parsedWhenJson(tr.result_value);
       call.success = typeof tr.is_error === 'boolean' ? !tr.is_error : null;

@@ -5,7 +5,7 @@ import { rawRecord } from './raw-record.js';
 import type {
   AgentSnapshot,
   AgentTool,
-  CallToolCall,
+  ImportedToolCall,
   NormalizedCall,
   ProviderAdapter,
   ProviderContext,
@@ -24,23 +24,33 @@ function turnTimes(words: unknown): { startMs: number | null; endMs: number | nu
   };
 }
 
-function normalizeCall(c: Json): NormalizedCall {
+/**
+ * The transcript and tool calls of `transcript_with_tool_calls`. Retell times words, not its
+ * tool call invocations: an invocation sits between the utterances it came between, so it is
+ * placed where the speech before it ended (the latest word end so far); null before any timed word.
+ */
+function readTranscript(items: Json[]): {
+  transcript: TranscriptTurn[];
+  toolCalls: ImportedToolCall[];
+} {
   const transcript: TranscriptTurn[] = [];
-  const tools = new Map<string, CallToolCall>();
-  const items = arr(c.transcript_with_tool_calls).length
-    ? arr(c.transcript_with_tool_calls)
-    : arr(c.transcript_object);
-  for (const t of items.map(obj)) {
+  const tools = new Map<string, ImportedToolCall>();
+  let spokenUntil: number | null = null;
+  for (const t of items) {
     const content = str(t.content);
-    if ((t.role === 'agent' || t.role === 'user') && content)
-      transcript.push({ role: t.role, text: content, ...turnTimes(t.words) });
-    else if (t.role === 'tool_call_invocation')
+    if ((t.role === 'agent' || t.role === 'user') && content) {
+      const times = turnTimes(t.words);
+      transcript.push({ role: t.role, text: content, ...times });
+      const reached = times.endMs ?? times.startMs;
+      if (reached !== null) spokenUntil = Math.max(spokenUntil ?? 0, reached);
+    } else if (t.role === 'tool_call_invocation')
       tools.set(String(t.tool_call_id), {
         name: str(t.name) ?? 'unknown',
         arguments: parsedWhenJson(t.arguments),
         result: null,
         success: null,
         latencyMs: null,
+        atMs: spokenUntil,
       });
     else if (t.role === 'tool_call_result') {
       const call = tools.get(String(t.tool_call_id));
@@ -50,6 +60,14 @@ function normalizeCall(c: Json): NormalizedCall {
       }
     }
   }
+  return { transcript, toolCalls: [...tools.values()] };
+}
+
+function normalizeCall(c: Json): NormalizedCall {
+  const items = arr(c.transcript_with_tool_calls).length
+    ? arr(c.transcript_with_tool_calls)
+    : arr(c.transcript_object);
+  const { transcript, toolCalls } = readTranscript(items.map(obj));
   const cents = num(obj(c.call_cost).combined_cost);
   const analysis = obj(c.call_analysis);
   const reason = str(c.disconnection_reason);
@@ -69,7 +87,7 @@ function normalizeCall(c: Json): NormalizedCall {
     summary: str(analysis.call_summary),
     successful: bool(analysis.call_successful),
     transcript,
-    toolCalls: [...tools.values()],
+    toolCalls,
     providerError:
       c.call_status === 'error' || (reason && /error/i.test(reason)) ? (reason ?? 'error') : null,
   };

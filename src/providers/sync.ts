@@ -12,6 +12,7 @@ import { CredentialsUnreadable, openCredentials, sealCredentials } from './crede
 import type { ProviderName } from './registry.js';
 import type { ConnectionTest } from '../domain/providers.js';
 import { reportedCalls } from '../tools/reported.js';
+import { queueMonitoredCalls } from './monitoring-sample.js';
 import type { AgentSnapshot, NormalizedCall, ProviderAdapter, ProviderContext } from './types.js';
 
 export const FIRST_IMPORT_DAYS = 30;
@@ -44,6 +45,8 @@ export interface SyncDeps {
   log: (message: string) => void;
   /** What the sync says in passing (its schedule), where the log takes it. */
   info?: (message: string) => void;
+  /** Told after a page queued calls for the monitoring's background scorer. */
+  evaluationsQueued?: () => void;
 }
 
 export interface ConnectInput {
@@ -97,7 +100,7 @@ async function storeCallPage(
   { store, clock }: StoreClock,
   agentId: string,
   page: NormalizedCall[],
-): Promise<void> {
+): Promise<number> {
   const fresh = await store.calls.upsert(agentId, page, clock.now());
   const at = isoNow(clock);
   const logRow = reportedCalls(store, 'production');
@@ -122,6 +125,7 @@ async function storeCallPage(
     }
   }
   await store.toolCalls.flush();
+  return queueMonitoredCalls(store, agentId, fresh, at);
 }
 
 /** Stores a connection: a known agent gets the new credentials, an unknown one is created. */
@@ -180,7 +184,10 @@ async function importCalls(
   let newest = since;
   for await (const page of prefetched(adapter.listCalls(ctx, agent.providerAgentId, since))) {
     if (stopping()) throw new ProviderError('unavailable', 'the engine is stopping');
-    await store.transaction((tx) => storeCallPage({ store: tx, clock }, agent.id, page));
+    const queued = await store.transaction((tx) =>
+      storeCallPage({ store: tx, clock }, agent.id, page),
+    );
+    if (queued) deps.evaluationsQueued?.();
     for (const c of page) if (c.startedAt) newest = Math.max(newest, Date.parse(c.startedAt));
   }
   // The cursor moves only once every page is in: an interrupted import starts over from the same
@@ -386,6 +393,8 @@ export function createSyncService(deps: SyncDeps) {
     },
     intervalMinutes,
     isRunning: (agentId: string) => running.has(agentId),
+    /** Whether any sync runs here now (the monitoring's scorer waits for it, see call-evaluator). */
+    syncing: () => running.size > 0,
     async idle(): Promise<void> {
       while (running.size) await Promise.allSettled([...running.values()]);
     },

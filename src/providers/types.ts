@@ -6,6 +6,7 @@ export type {
   AgentSnapshot,
   AgentTool,
   CallToolCall,
+  ImportedToolCall,
   NormalizedCall,
   TranscriptTurn,
 } from '../domain/providers.js';

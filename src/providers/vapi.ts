@@ -16,7 +16,7 @@ import {
 import type {
   AgentSnapshot,
   AgentTool,
-  CallToolCall,
+  ImportedToolCall,
   NormalizedCall,
   ProviderAdapter,
   ProviderContext,
@@ -66,25 +66,38 @@ function turnOf(m: Json, start: number | null): TranscriptTurn | null {
   };
 }
 
+/** Ms from the call's start of a message: its `secondsFromStart`, else its epoch `time`. */
+function msFromStart(m: Json, start: number | null): number | null {
+  const fromStart = num(m.secondsFromStart);
+  if (fromStart !== null) return Math.round(fromStart * 1000);
+  const time = num(m.time);
+  return time !== null && start !== null ? Math.round(time - start) : null;
+}
+
 /**
- * The call's transcript and tool calls from its messages. A tool call's latency runs from the
- * message that asked for it to the message with its result.
+ * The call's transcript and tool calls from its messages. A tool call is placed at the time of
+ * the `tool_calls` message that asked for it; its latency runs from that message to the one with
+ * its result.
  */
 function readMessages(
   messages: unknown[],
   start: number | null,
-): { transcript: TranscriptTurn[]; toolCalls: CallToolCall[] } {
+): { transcript: TranscriptTurn[]; toolCalls: ImportedToolCall[] } {
   const transcript: TranscriptTurn[] = [];
   // Each call with the time it was asked at, kept beside it so that the call needs no copy.
-  const calls = new Map<string, { call: CallToolCall; at: number | null }>();
+  const calls = new Map<string, { call: ImportedToolCall; at: number | null }>();
   for (const item of messages) {
     const m = obj(item);
     if (m.role === 'user' || m.role === 'bot' || m.role === 'assistant') {
       const turn = turnOf(m, start);
       if (turn) transcript.push(turn);
     } else if (m.role === 'tool_calls') {
+      const atMs = msFromStart(m, start);
       for (const tc of arr(m.toolCalls))
-        calls.set(String(obj(tc).id), { call: functionToolCall(obj(tc)), at: num(m.time) });
+        calls.set(String(obj(tc).id), {
+          call: { ...functionToolCall(obj(tc)), atMs },
+          at: num(m.time),
+        });
     } else if (m.role === 'tool_call_result') {
       const asked = calls.get(String(m.toolCallId));
       if (asked) {

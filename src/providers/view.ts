@@ -63,6 +63,7 @@ export async function agentView(store: Store, agent: AgentRecord) {
     },
     overrides: leafPaths(agent.overrides),
     regressionSuite: agent.regressionSuite ?? null,
+    monitoring: agent.monitoring ?? null,
     parentId: agent.parentId ?? null,
     created_at: agent.created_at,
     updated_at: agent.updated_at,

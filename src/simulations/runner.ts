@@ -20,6 +20,7 @@ import { reportedCalls } from '../tools/reported.js';
 import type { RuntimeDeps } from '../tools/types.js';
 import { converse, Interrupted } from '../conversation/conversation.js';
 import { modelJudge } from './judge.js';
+import { scriptReferences } from './judge-transcript.js';
 import { replicaAgent } from './replica.js';
 import { createCancellations } from './cancellations.js';
 import { createBackoff } from './backoff.js';
@@ -254,6 +255,7 @@ async function scoreOutcome(
       endReason: outcome.endReason,
       audio: outcome.audio ?? null,
       failedExpectations: outcome.failedExpectations,
+      references: scriptReferences(scenario.script, outcome.turns),
     },
     scorecard?.passThreshold ?? 70,
     judge,

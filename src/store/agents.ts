@@ -30,6 +30,8 @@ const COLUMNS = recordColumns<Agent>({
   callsCursorMs: { column: 'calls_cursor_ms' },
   parentId: { column: 'parent_id' },
   regressionSuite: { column: 'regression_suite', json: true },
+  monitoring: { column: 'monitoring', json: true },
+  monitoringEnabledAt: { column: 'monitoring_enabled_at' },
   created_at: { column: 'created_at' },
   updated_at: { column: 'updated_at' },
 });

@@ -1,14 +1,20 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import { newId } from '../ids.js';
-import type { NormalizedCall } from '../domain/providers.js';
+import type { ImportedToolCall, NormalizedCall } from '../domain/providers.js';
 import { fromJson, toJson } from './db.js';
 import { insertShaped, runShaped } from './sql/compiled-shapes.js';
 import { pageOf, type StoreContext } from './sql/query.js';
+import { callFilterSql, type CallFilters } from './call-filters.js';
 import type { Calls, Tables } from './sql/tables.js';
 
 export interface StoredCall extends Omit<NormalizedCall, 'providerError'> {
   id: string;
   agentId: string;
+  /**
+   * The agent's configuration version synced most recently at or before the call started; null
+   * for a call older than the first synced version (or imported before versions were recorded).
+   */
+  agentVersion: number | null;
 }
 
 interface Row {
@@ -26,7 +32,12 @@ interface Row {
   successful: number | null;
   transcript: string;
   tool_calls: string;
+  agent_version: number | null;
 }
+
+/** Tool calls stored before their times were kept read as untimed. */
+const toolCallsOf = (text: string): ImportedToolCall[] =>
+  fromJson<ImportedToolCall[]>(text).map((tc) => ({ ...tc, atMs: tc.atMs ?? null }));
 
 const fromRow = (r: Row): StoredCall => ({
   id: r.id,
@@ -42,7 +53,8 @@ const fromRow = (r: Row): StoredCall => ({
   summary: r.summary,
   successful: r.successful === null ? null : r.successful === 1,
   transcript: fromJson(r.transcript),
-  toolCalls: fromJson(r.tool_calls),
+  toolCalls: toolCallsOf(r.tool_calls),
+  agentVersion: r.agent_version,
 });
 
 export interface AgentCallFigures {
@@ -74,7 +86,7 @@ export interface AgentErrorEntry {
 
 /** The columns of a stored call, in the order of Row. */
 const CALL_COLUMNS = sql.raw(
-  'id, agent_id, provider_call_id, started_at, ended_at, duration_ms, end_reason, cost, cost_original, recording_url, summary, successful, transcript, tool_calls',
+  'id, agent_id, provider_call_id, started_at, ended_at, duration_ms, end_reason, cost, cost_original, recording_url, summary, successful, transcript, tool_calls, agent_version',
 );
 
 /** Imported calls: a page of an agent's, one call, and the figures of a window. */
@@ -84,13 +96,14 @@ function callReads(ctx: StoreContext) {
       agentId: string,
       limit: number,
       offset: number,
+      filters?: CallFilters,
     ): Promise<{ calls: StoredCall[]; total: number }> {
       // NULLS LAST is SQLite's own order for DESC, spelled out for PostgreSQL (nulls first there).
       const { rows, total } = await pageOf<Row>(
         ctx.db,
         {
           select: CALL_COLUMNS,
-          from: sql`calls WHERE agent_id = ${agentId}`,
+          from: sql`calls WHERE agent_id = ${agentId}${callFilterSql(ctx.dialect, filters)}`,
           order: sql`started_ms DESC NULLS LAST, id DESC`,
         },
         { limit, offset },
@@ -197,6 +210,32 @@ const callValues = (c: NormalizedCall) => ({
   tool_calls: toJson(c.toolCalls),
 });
 
+/**
+ * The agent's version in force at a call's start: the highest version synced at or before it;
+ * null for a call without a start or older than the first version. Read once per batch (an
+ * agent has few versions), so that which sync imports a call never changes its version.
+ */
+async function versionAtStart(
+  db: Kysely<Tables>,
+  agentId: string,
+): Promise<(startedAt: string | null) => number | null> {
+  const versions = (
+    await db
+      .selectFrom('agent_versions')
+      .select(['version', 'synced_at'])
+      .where('agent_id', '=', agentId)
+      .execute()
+  ).map((v) => ({ version: v.version, syncedMs: Date.parse(v.synced_at) }));
+  return (startedAt) => {
+    const started = startedAt ? Date.parse(startedAt) : NaN;
+    if (Number.isNaN(started)) return null;
+    let found: number | null = null;
+    for (const v of versions)
+      if (v.syncedMs <= started && (found === null || v.version > found)) found = v.version;
+    return found;
+  };
+}
+
 /** Of these provider call ids, the ones the agent already has, with their ids. */
 async function knownCalls(
   db: Kysely<Tables>,
@@ -259,13 +298,18 @@ export function createCallStore(ctx: StoreContext) {
         const known = await knownCalls(db, agentId, [
           ...new Set(calls.map((c) => c.providerCallId)),
         ]);
+        const versionOf = await versionAtStart(db, agentId);
+        const valuesOf = (c: NormalizedCall) => ({
+          ...callValues(c),
+          agent_version: versionOf(c.startedAt),
+        });
         const fresh: { id: string; call: NormalizedCall }[] = [];
         const rows: Insertable<Calls>[] = [];
-        const refreshed = new Map<string, ReturnType<typeof callValues>>();
+        const refreshed = new Map<string, ReturnType<typeof valuesOf>>();
         const seen = new Set<string>();
         for (const c of calls) {
           const id = known.get(c.providerCallId);
-          if (id) refreshed.set(id, callValues(c));
+          if (id) refreshed.set(id, valuesOf(c));
           else if (!seen.has(c.providerCallId)) {
             seen.add(c.providerCallId);
             const newCallId = newId('call', now);
@@ -273,7 +317,7 @@ export function createCallStore(ctx: StoreContext) {
               id: newCallId,
               agent_id: agentId,
               provider_call_id: c.providerCallId,
-              ...callValues(c),
+              ...valuesOf(c),
             });
             fresh.push({ id: newCallId, call: c });
           }

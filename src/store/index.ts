@@ -5,6 +5,7 @@ import { createSealedStore } from './sealed.js';
 import { createSettingsStore } from './settings.js';
 import { createSimulationStore } from './simulations.js';
 import { createCallStore } from './calls.js';
+import { createCallEvaluationStore } from './call-evaluations.js';
 import { createComparisonReads } from './comparison-reads.js';
 import { createComparisonStore } from './comparisons.js';
 import { createCredentialStore } from './credentials.js';
@@ -14,6 +15,7 @@ import { createPersonaStore } from './personas.js';
 import { createReadCache, noReadCache, type ReadCache } from './read-cache.js';
 import { createRecordingBlobStore } from './recording-blobs.js';
 import { createRegressionSuiteStore } from './regression-suites.js';
+import { createReviewStore } from './reviews.js';
 import { createScenarioStore } from './scenarios.js';
 import { createScheduleStore } from './schedules.js';
 import { createScorecardStore } from './scorecards.js';
@@ -35,6 +37,7 @@ function modulesOn(ctx: StoreContext, toolCallLog: ToolCallLog) {
     settings: createSettingsStore(ctx),
     simulations: createSimulationStore(ctx),
     calls: createCallStore(ctx),
+    callEvaluations: createCallEvaluationStore(ctx),
     comparisons: createComparisonStore(ctx),
     comparisonReads: createComparisonReads(ctx),
     credentials: createCredentialStore(ctx),
@@ -42,6 +45,7 @@ function modulesOn(ctx: StoreContext, toolCallLog: ToolCallLog) {
     personas: createPersonaStore(ctx),
     recordingBlobs: createRecordingBlobStore(ctx),
     regressionSuites: createRegressionSuiteStore(ctx),
+    reviews: createReviewStore(ctx),
     scenarios: createScenarioStore(ctx),
     schedules: createScheduleStore(ctx),
     scorecards: createScorecardStore(ctx),

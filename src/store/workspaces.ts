@@ -15,7 +15,7 @@ export function createWorkspaceStore(ctx: StoreContext) {
         .execute();
       return ws;
     },
-    /** Read on every workspace request: cached until anything is written. */
+    /** Read on every workspace request: cached until workspaces is written. */
     async get(id: string): Promise<Workspace | undefined> {
       return ctx.cache.get(
         `workspace:${id}`,

@@ -11,6 +11,8 @@ import { demoBench } from './demo.js';
 import { compareBench } from './compare.js';
 import { experimentBench } from './experiment.js';
 import { suitesBench } from './suites.js';
+import { calibrationBench } from './calibration.js';
+import { productionBench } from './production.js';
 import type { Figure } from './harness.js';
 
 /**
@@ -34,6 +36,9 @@ const suites: [string, (s: number) => Promise<Figure[]>][] = (
     ['compare', compareBench],
     ['compare:experiment', experimentBench],
     ['suites', suitesBench],
+    ['production', productionBench],
+    // `npm run bench production` runs it with the other production figures.
+    ['production:calibration', calibrationBench],
   ] as [string, (s: number) => Promise<Figure[]>][]
 ).filter(([name]) => !only || name === only || name.startsWith(`${only}:`));
 

@@ -200,7 +200,8 @@ describe('comparisons', () => {
       ],
     });
     expect(put.status).toBe(200);
-    for (let i = 0; i < 20; i++) models.openai(JSON.stringify({ score: 20, reasoning: 'curt' }));
+    for (let i = 0; i < 20; i++)
+      models.openai(JSON.stringify({ score: 20, reasoning: 'curt', evidence: [] }));
     const candidate = await run(scenario, Array(10).fill(PASS));
     const plain = (
       await compare({ baseline: { executionId: baseline }, candidate: { executionId: candidate } })

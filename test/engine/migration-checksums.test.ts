@@ -82,6 +82,18 @@ const SHIPPED_SQLITE: Record<number, { name: string; checksum: string }> = {
     name: 'suite keys',
     checksum: '15b5c733ad47e897c6a77e06bc331893ddf5815786d8c4572bee38e3f2549b56',
   },
+  19: {
+    name: 'call agent version',
+    checksum: '452294eb56e2c58db6b404b20261fbe465278b5d679bcbcf1f3b13c80fca0d3c',
+  },
+  20: {
+    name: 'production monitoring',
+    checksum: 'b7c38f6ef689fb36cfb4bba4b83a2e3d908037e966674c3b3bb35379e6cfbcb3',
+  },
+  21: {
+    name: 'reviews',
+    checksum: '1d20b7af42c033c88e0cecfb063e47ba0277ec634e56ee8a4d0a54568e50fb99',
+  },
 };
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');

@@ -31,6 +31,28 @@ const answer = (content: string | null, toolCalls: { name: string; arguments: Js
 });
 
 /**
+ * The judge's structured answer (the shape its request's JSON schema asks): 90, or every
+ * requirement met, with the agent's line that gave the tracking number as evidence.
+ */
+function judgeVerdict(body: { messages: Json[]; response_format?: Json }): Json {
+  const question = String(body.messages.find((m) => m.role === 'user')?.content ?? '');
+  const evidence = [...question.matchAll(/^(\d+)\. Agent: (.*tracking.*)$/gim)]
+    .slice(-1)
+    .map((m) => ({ turn: Number(m[1]), quote: m[2]!.slice(0, 40) }));
+  const schema = (body.response_format?.json_schema as Json | undefined)?.schema as
+    Json | undefined;
+  const asked = (schema?.properties as Json | undefined)?.requirements
+    ? [...question.matchAll(/^(\d+)\. (?!Caller:|Agent:|\[tool)/gm)].length
+    : 0;
+  const judged = asked
+    ? {
+        requirements: Array.from({ length: asked }, (_, i) => ({ requirement: i + 1, met: true })),
+      }
+    : { score: 90 };
+  return { ...judged, reasoning: 'The agent gave the tracking number.', evidence };
+}
+
+/**
  * An OpenAI-compatible model that plays every role from what it is asked, so that concurrent
  * conversations stay deterministic: the replica agent (looks orders up with its tool), the
  * caller (asks about an order, thanks, hangs up) and the judge (scores 90).
@@ -55,13 +77,18 @@ export async function startFakeBrain(
     handled(async (req, res) => {
       let raw = '';
       for await (const c of req) raw += c;
-      const body = JSON.parse(raw) as { messages: Json[]; tools?: Json[]; max_tokens?: unknown };
+      const body = JSON.parse(raw) as {
+        messages: Json[];
+        tools?: Json[];
+        max_tokens?: unknown;
+        response_format?: Json;
+      };
       const system = String(body.messages.find((m) => m.role === 'system')?.content ?? '');
       const last = body.messages[body.messages.length - 1]!;
       let out;
       if (system.includes('You grade')) {
         calls.judge++;
-        out = answer('{"score": 90, "reasoning": "The agent gave the tracking number."}');
+        out = answer(JSON.stringify(judgeVerdict(body)));
       } else if (system.includes('a customer phoning')) {
         calls.caller++;
         const agentSaid = String(last.content ?? '');

@@ -94,6 +94,11 @@ export async function startFakeModels() {
         },
       });
     },
+    /** Queues an Anthropic answer that calls a tool (a forced tool's structured answer). */
+    anthropicTool(name: string, input: Json) {
+      this.anthropic([{ type: 'tool_use', id: `toolu_${script.length}`, name, input }]);
+      script.at(-1)!.body.stop_reason = 'tool_use';
+    },
     /** The next queued answer comes after a wait. */
     slow(delayMs: number) {
       script.at(-1)!.delayMs = delayMs;

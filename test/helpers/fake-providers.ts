@@ -58,6 +58,7 @@ export function vapiCall(i: number, assistantId = 'asst_1'): Json {
       {
         role: 'tool_calls',
         time: start + 3600,
+        secondsFromStart: 3.6,
         toolCalls: [
           {
             id: `tc_${i}`,

@@ -44,6 +44,7 @@ describe('language model connections', () => {
     expect(out).toEqual({
       text: '',
       toolCalls: [{ id: 'call_1', name: 'order_status', arguments: { orderId: 'A1' } }],
+      model: 'gpt-test',
     });
     expect(usage).toEqual({
       llm_calls: 1,
@@ -157,6 +158,7 @@ describe('language model connections', () => {
     expect(out).toEqual({
       text: 'Let me check.',
       toolCalls: [{ id: 'tu_1', name: 'order_status', arguments: { orderId: 'A1' } }],
+      model: 'claude-test',
     });
     expect(usage).toEqual({
       llm_calls: 1,

@@ -31,6 +31,7 @@ describe('model threads', () => {
       expect(await complete({ messages: [{ role: 'user', content: 'hi' }] }, usage)).toEqual({
         text: 'From the thread.',
         toolCalls: [{ id: 'c1', name: 'lookup', arguments: { id: 7 } }],
+        model: 'm',
       });
       expect(usage).toEqual({
         llm_calls: 2,

@@ -149,8 +149,14 @@ describe('provider connections: Vapi end to end', () => {
           result: { status: 'shipped' },
           success: true,
           latencyMs: 250,
+          // The tool_calls message's secondsFromStart.
+          atMs: 3600,
         },
       ],
+      // Started before the assistant's first synced version (connected on June 10).
+      agentVersion: null,
+      // Not scored: the agent has no monitoring.
+      evaluation: null,
     });
     expect((await s.call('GET', '/v1/calls/call_nope')).status).toBe(404);
   });

@@ -121,6 +121,8 @@ describe('agent analytics: GET /v1/agents/{id}/analytics', () => {
       ],
       // No audio simulation in the window.
       audio: null,
+      // Never monitored: no production figures.
+      production: null,
     });
   });
 

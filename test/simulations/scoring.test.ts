@@ -116,7 +116,7 @@ describe('scoring a known conversation', () => {
   });
 
   it('llm_judge asks the judge; a judge that fails is an error, never a pass', async () => {
-    const judge: Judge = (criterion) =>
+    const judge: Judge = ({ criterion }) =>
       Promise.resolve({
         score: criterion.includes('polite') ? 85 : 20,
         reasoning: 'judged',
@@ -204,6 +204,7 @@ describe('scoring a known conversation', () => {
       type: 'script',
       score: 100,
       passed: true,
+      status: 'passed',
       reasoning: 'Every expectation of the script held.',
     });
     // The score is the scorecard's alone; a broken expectation fails even a passing scorecard.

@@ -64,6 +64,8 @@ export const ALERT_CONDITION_TYPES = [
   'scenario_failure',
   'agent_config_changed',
   'agent_regression',
+  'production_pass_rate',
+  'production_trend',
 ] as const;
 
 /** alerts.create: condition.operator. */
@@ -118,4 +120,6 @@ export const ALERT_THRESHOLD_RANGES: Readonly<Record<string, { min: number; max?
   call_count: { min: 0 },
   avg_score: { min: 0, max: 100 },
   pass_rate: { min: 0, max: 100 },
+  production_pass_rate: { min: 0, max: 100 },
+  production_trend: { min: 0, max: 100 },
 };

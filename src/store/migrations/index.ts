@@ -16,6 +16,9 @@ import { m015VariantsExperiments } from './015-variants-experiments.js';
 import { m016DriftSuite } from './016-drift-suite.js';
 import { m017ReplyLatencies } from './017-reply-latencies.js';
 import { m018SuiteKeys } from './018-suite-keys.js';
+import { m019CallAgentVersion } from './019-call-agent-version.js';
+import { m020ProductionMonitoring } from './020-production-monitoring.js';
+import { m021Reviews } from './021-reviews.js';
 
 import type { Migration } from './migration.js';
 
@@ -41,4 +44,7 @@ export const migrations: Migration[] = [
   m016DriftSuite,
   m017ReplyLatencies,
   m018SuiteKeys,
+  m019CallAgentVersion,
+  m020ProductionMonitoring,
+  m021Reviews,
 ];

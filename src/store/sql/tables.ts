@@ -33,6 +33,9 @@ export interface Tables {
   comparisons: Comparisons;
   experiments: Experiments;
   experiment_executions: ExperimentExecutions;
+  call_evaluations: CallEvaluations;
+  evaluation_jobs: EvaluationJobs;
+  reviews: Reviews;
 }
 
 /** 0 or 1: neither database driver takes a JS boolean the same way, so flags are integers. */
@@ -92,6 +95,9 @@ export interface Agents {
   calls_cursor_ms: number | null;
   parent_id: string | null;
   regression_suite: string | null;
+  /** Migration 20: production monitoring (JSON), and when it was last turned on. */
+  monitoring: string | null;
+  monitoring_enabled_at: string | null;
 }
 
 export interface AgentVersions {
@@ -127,6 +133,8 @@ export interface Calls {
   successful: Flag | null;
   transcript: string;
   tool_calls: string;
+  /** Migration 19: the agent version in force when the call started. */
+  agent_version: number | null;
 }
 
 export interface Personas {
@@ -407,4 +415,58 @@ export interface RegressionSuiteRuns {
   error: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** A call's evaluation by its agent's monitoring scorecard (migration 20): one per call. */
+export interface CallEvaluations {
+  call_id: string;
+  agent_id: string;
+  workspace_id: string;
+  scorecard_id: string;
+  score: number | null;
+  passed: Flag | null;
+  results: string;
+  reason: string;
+  evaluated_at: string;
+  call_started_at: string | null;
+  agent_version: number | null;
+}
+
+/** A call waiting to be scored, or being scored under a lease (migration 20). */
+export interface EvaluationJobs {
+  call_id: string;
+  agent_id: string;
+  reason: string;
+  status: string;
+  attempts: Generated<number>;
+  lease_owner: string | null;
+  lease_until_ms: number | null;
+  error: string | null;
+  created_at: string;
+}
+
+/** Human labels of judged results (#37): one per reviewer, target and metric. */
+export interface Reviews {
+  id: string;
+  workspace_id: string;
+  scorecard_id: string;
+  metric_id: string;
+  /** `call` or `simulation`. */
+  target_kind: string;
+  target_id: string;
+  reviewer_id: string;
+  reviewer_name: string;
+  /** `pass`, `fail` or `not_applicable`. */
+  verdict: string;
+  note: string | null;
+  created_at: string;
+  updated_at: string;
+  /** The judge's verdict on the result when labelled: 1, 0, or null (errored, not applicable). */
+  judge_passed: number | null;
+  judge_model: string | null;
+  rubric_hash: string | null;
+  /** When that result was made (simulation ended_at, evaluation evaluated_at); null: none yet. */
+  judged_at: string | null;
+  /** 1 on the latest label of its target and metric, 0 on the ones it outdated. */
+  is_latest: Generated<number>;
 }
