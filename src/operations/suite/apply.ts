@@ -18,6 +18,7 @@ import {
 } from './kinds.js';
 import { APPLY_ORDER, planSuite, type Planned, type SuiteRequest } from './plan.js';
 import type { AgentStep, DeleteStep, ResourceStep, SuitePlan } from './plan-types.js';
+import { updateInput } from './update-input.js';
 import {
   errorProblems,
   problemAt,
@@ -189,7 +190,7 @@ class Applying {
     await call(
       this.ctx,
       `${plural}.update`,
-      { ...scope, [id]: step.stored!.id, ...input },
+      { ...scope, [id]: step.stored!.id, ...updateInput(step.kind, input, step.stored!) },
       step.file.source,
     );
   }

@@ -3,7 +3,7 @@ import type { Alert } from '../../domain/alerts.js';
 import type { Tool } from '../../domain/tools.js';
 import { isCredentialHeader } from '../../net/outbound.js';
 import { CONFIG_BY_TYPE, SECRET_AUTH_FIELDS, ToolInput } from '../../tools/definition.js';
-import { AlertBodySchema } from '../alerts.js';
+import { AlertBodySchema, withConditionDefaults } from '../alerts.js';
 import { fileHead, readPath, type FileObject } from './file-common.js';
 import { ordered } from './file-order.js';
 import { kindSpec } from './kind-spec.js';
@@ -22,13 +22,28 @@ const configSchemaOf = (type: unknown): z.ZodObject | undefined =>
  * check it (so a problem names `config.auth.token`, not the whole config). The published JSON
  * Schema says the same with one `if type then config` per type (json-schemas.ts).
  */
-export const ToolFile = z.strictObject({ ...fileHead, ...ToolInput }).superRefine((file, ctx) => {
-  const schema = configSchemaOf(file.type);
-  if (!schema || file.config === undefined) return;
-  const parsed = schema.safeParse(file.config);
-  for (const issue of parsed.error?.issues ?? [])
-    ctx.addIssue({ ...issue, path: ['config', ...issue.path] });
-});
+export const ToolFile = z
+  .strictObject({ ...fileHead, ...ToolInput })
+  .superRefine((file, ctx) => {
+    const schema = configSchemaOf(file.type);
+    if (!schema || file.config === undefined) return;
+    const parsed = schema.safeParse(file.config);
+    for (const issue of parsed.error?.issues ?? [])
+      ctx.addIssue({ ...issue, path: ['config', ...issue.path] });
+  })
+  .overwrite(withConfigDefaults);
+
+/**
+ * The file's `config` as its type's schema reads it, defaults filled (an api tool's `method`,
+ * an api_key auth's `location`): what the tool operations store, so a file that leaves them out
+ * does not differ from the tool it created. The JSON Schema is unchanged (an overwrite has none).
+ */
+function withConfigDefaults<T extends { type: unknown; config?: Record<string, unknown> }>(
+  file: T,
+): T {
+  const parsed = configSchemaOf(file.type)?.safeParse(file.config);
+  return parsed?.success ? { ...file, config: parsed.data } : file;
+}
 
 /** A tool's secret fields: auth secrets, credential-named headers, a database connection. */
 function toolSecretPaths(file: FileObject): string[] {
@@ -71,13 +86,16 @@ const conditionShape = alertShape.condition.shape;
 const AlertFile = z.strictObject({
   ...fileHead,
   ...alertShape,
-  condition: alertShape.condition.extend({
-    toolId: conditionShape.toolId.describe('tool_performance: the tool key'),
-    agentId: conditionShape.agentId.describe(
-      'agent_score, agent_config_changed, agent_regression: the agent key',
-    ),
-    scenarioId: conditionShape.scenarioId.describe('scenario_failure: the scenario key'),
-  }),
+  condition: alertShape.condition
+    .extend({
+      toolId: conditionShape.toolId.describe('tool_performance: the tool key'),
+      agentId: conditionShape.agentId.describe(
+        'agent_score, agent_config_changed, agent_regression: the agent key',
+      ),
+      scenarioId: conditionShape.scenarioId.describe('scenario_failure: the scenario key'),
+    })
+    // What alerts.create fills, filled here too: a file that leaves it out is not a change.
+    .overwrite(withConditionDefaults),
 });
 
 export const alertSpec = kindSpec<Alert>({

@@ -1,6 +1,6 @@
 import { readCasesCsv } from './cases-csv.js';
 import { changedPaths } from './diff.js';
-import { KIND_SPECS, readPath, type FileObject, type RefKind } from './kinds.js';
+import { inputFields, KIND_SPECS, readPath, type FileObject, type RefKind } from './kinds.js';
 import type { ParsedSuite, ResourceFile } from './parse.js';
 import type { ResourceStep } from './plan-types.js';
 import { problemAt, type SuiteProblem } from './problems.js';
@@ -109,18 +109,6 @@ function readCases(
   return { rows: read.rows.map((r) => ({ variables: r.variables })), problems };
 }
 
-/** The fields of the file a plan compares: those it sets (a field left out keeps its value). */
-function comparable(file: FileObject, stored: FileObject): [FileObject, FileObject] {
-  const a: FileObject = {};
-  const b: FileObject = {};
-  for (const key of Object.keys(file)) {
-    if (key === '$schema' || key === 'key') continue;
-    a[key] = stored[key];
-    b[key] = file[key];
-  }
-  return [a, b];
-}
-
 /** The changed fields of a matched resource, its secrets compared with the plan's values apart. */
 function changesOf(
   scope: PlanScope,
@@ -145,7 +133,8 @@ function changesOf(
       before = maskAt(before, field.path);
       after = maskAt(after, field.path);
     }
-  const changes = changedPaths(...comparable(after, before));
+  // `$schema` and `key` are the file's, not the resource's: a key is matched, never changed.
+  const changes = changedPaths(inputFields(before), inputFields(after));
   for (const field of step.secretFields)
     if (
       secretPaths.has(field.path) &&
