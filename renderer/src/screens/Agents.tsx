@@ -41,6 +41,7 @@ import { CallsTab } from './agent/CallsTab';
 import { ConfigurationTab } from './agent/ConfigurationTab';
 import { ToolsTab } from './agent/ToolsTab';
 import { VersionsTab } from './agent/VersionsTab';
+import { ProductionTab } from './agent/ProductionTab';
 import { EmptyState } from '../ui/EmptyState';
 
 function ConnectDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
@@ -277,6 +278,7 @@ export function AgentDetail({ id }: { id: string }) {
             <Tab label="Calls" />
             <Tab label="Versions" />
             <Tab label="Analytics" />
+            <Tab label="Production" />
           </Tabs>
           <Box sx={{ pt: 2 }}>
             {tab === 0 && (
@@ -286,6 +288,7 @@ export function AgentDetail({ id }: { id: string }) {
             {tab === 2 && <CallsTab agentId={id} />}
             {tab === 3 && <VersionsTab agentId={id} />}
             {tab === 4 && <AnalyticsTab agentId={id} />}
+            {tab === 5 && <ProductionTab agent={a} onSaved={() => void agent.reload()} />}
           </Box>
         </>
       )}

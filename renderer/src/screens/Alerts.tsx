@@ -33,9 +33,18 @@ import {
   firstMetricOf,
   hasThreshold,
   rangeOf,
+  targetKeyOf,
   targetLabelOf,
   useConditionChoices,
 } from '../ui/AlertConditionPickers';
+import {
+  PRODUCTION_FIELD_LABELS,
+  ProductionConditionFields,
+  ProductionConditionText,
+  isProductionType,
+  productionConditionOf,
+  productionStartValues,
+} from '../ui/ProductionAlertFields';
 
 /** The new-alert form, as typed: the condition and notifications are built from it on save. */
 interface AlertForm {
@@ -48,6 +57,10 @@ interface AlertForm {
   threshold: string;
   timeWindow: string;
   email: string;
+  /** Production conditions: one metric of the monitoring scorecard ('' all), alpha, minimum. */
+  metricId: string;
+  alpha: string;
+  minSamples: string;
 }
 
 type AlertField = (
@@ -63,11 +76,13 @@ type AlertField = (
 function ConditionFields({
   type,
   metric,
+  target: targetId,
   onType,
   field: f,
 }: {
   type: string;
   metric: string;
+  target: string;
   onType: (type: string) => void;
   field: AlertField;
 }) {
@@ -84,10 +99,14 @@ function ConditionFields({
           </MenuItem>
         )),
       })}
-      {f('target', target, {
-        select: true,
-        children: choiceItems(choices.targets, `No ${target.toLowerCase()} yet`),
-      })}
+      {isProductionType(type) && (
+        <ProductionConditionFields type={type} agentId={targetId} field={f} />
+      )}
+      {!isProductionType(type) &&
+        f('target', target, {
+          select: true,
+          children: choiceItems(choices.targets, `No ${target.toLowerCase()} yet`),
+        })}
       {hasThreshold(type) && (
         <Stack direction="row" spacing={1}>
           {f('metric', 'Metric', {
@@ -111,6 +130,32 @@ function ConditionFields({
   );
 }
 
+/** The condition sent, built from the form's fields for its type. */
+function conditionOf(form: AlertForm): Record<string, unknown> {
+  const condition: Record<string, unknown> = {
+    type: form.type,
+    [targetKeyOf(form.type)]: form.target || undefined,
+    timeWindow: form.timeWindow || undefined,
+  };
+  if (isProductionType(form.type)) Object.assign(condition, productionConditionOf(form.type, form));
+  if (hasThreshold(form.type))
+    Object.assign(condition, {
+      metric: form.metric,
+      operator: form.operator,
+      threshold: Number(form.threshold),
+    });
+  return condition;
+}
+
+/** The form once another condition type is picked: a target of that type, its metric and bounds. */
+const withType = (form: AlertForm, type: string): AlertForm => ({
+  ...form,
+  type,
+  target: '',
+  metric: firstMetricOf(type),
+  ...productionStartValues(type),
+});
+
 function AlertEditor({ onClose }: { onClose: (saved: boolean) => void }) {
   const [form, setForm] = useState<AlertForm>({
     name: '',
@@ -122,26 +167,13 @@ function AlertEditor({ onClose }: { onClose: (saved: boolean) => void }) {
     threshold: '95',
     timeWindow: '1h',
     email: '',
+    metricId: '',
+    alpha: '',
+    minSamples: '',
   });
   const [extra, setExtra] = useState<unknown>({ os: true });
   const save = useAction(async () => {
-    const targetKey =
-      form.type === 'tool_performance'
-        ? 'toolId'
-        : form.type === 'scenario_failure'
-          ? 'scenarioId'
-          : 'agentId';
-    const condition: Record<string, unknown> = {
-      type: form.type,
-      [targetKey]: form.target || undefined,
-      timeWindow: form.timeWindow || undefined,
-    };
-    if (hasThreshold(form.type))
-      Object.assign(condition, {
-        metric: form.metric,
-        operator: form.operator,
-        threshold: Number(form.threshold),
-      });
+    const condition = conditionOf(form);
     const notifications = {
       ...(extra as Record<string, unknown>),
       ...(form.email ? { email: form.email.split(',').map((e) => e.trim()) } : {}),
@@ -159,22 +191,28 @@ function AlertEditor({ onClose }: { onClose: (saved: boolean) => void }) {
     k: keyof AlertForm,
     label: string,
     { hint, ...extra2 }: TextFieldProps & { hint?: string } = {},
-  ) => (
-    <TextField
-      label={label}
-      value={form[k]}
-      onChange={(e) => setForm({ ...form, [k]: e.target.value })}
-      error={Boolean(fieldError(save.error, k) ?? fieldError(save.error, `condition.${k}`))}
-      helperText={fieldError(save.error, k) ?? fieldError(save.error, `condition.${k}`) ?? hint}
-      {...extra2}
-    />
-  );
+  ) => {
+    // The target is sent as the condition's toolId, scenarioId or agentId: its refusal is said here.
+    const path = k === 'target' ? targetKeyOf(form.type) : k;
+    const problem = fieldError(save.error, path) ?? fieldError(save.error, `condition.${path}`);
+    return (
+      <TextField
+        label={label}
+        value={form[k]}
+        onChange={(e) => setForm({ ...form, [k]: e.target.value })}
+        error={Boolean(problem)}
+        helperText={problem ?? hint}
+        {...extra2}
+      />
+    );
+  };
   return (
     <EditorDialog
       title="New alert"
       saveLabel="Save alert"
       save={save}
       onClose={() => onClose(false)}
+      fields={isProductionType(form.type) ? PRODUCTION_FIELD_LABELS : undefined}
     >
       {f('name', 'Name')}
       {f('severity', 'Severity', {
@@ -188,7 +226,8 @@ function AlertEditor({ onClose }: { onClose: (saved: boolean) => void }) {
       <ConditionFields
         type={form.type}
         metric={form.metric}
-        onType={(type) => setForm({ ...form, type, target: '', metric: firstMetricOf(type) })}
+        target={form.target}
+        onType={(type) => setForm(withType(form, type))}
         field={f}
       />
       {f('email', 'E-mail to (comma-separated)')}
@@ -280,8 +319,14 @@ export function Alerts({ focus }: { focus?: string }) {
             <TableRow key={a.id} hover selected={open === a.id}>
               <TableCell>{a.name}</TableCell>
               <TableCell>
-                {a.condition.type.replace(/_/g, ' ')} {a.condition.metric ?? ''}{' '}
-                {a.condition.operator?.replace(/_/g, ' ') ?? ''} {a.condition.threshold ?? ''}
+                {isProductionType(a.condition.type) ? (
+                  <ProductionConditionText condition={a.condition} />
+                ) : (
+                  <>
+                    {a.condition.type.replace(/_/g, ' ')} {a.condition.metric ?? ''}{' '}
+                    {a.condition.operator?.replace(/_/g, ' ') ?? ''} {a.condition.threshold ?? ''}
+                  </>
+                )}
               </TableCell>
               <TableCell>{a.severity}</TableCell>
               <TableCell>

@@ -1,4 +1,4 @@
-import { Table, TableBody, TableCell, TableHead, TableRow, TextField } from '@mui/material';
+import { Button, Table, TableBody, TableCell, TableHead, TableRow, TextField } from '@mui/material';
 import { useEffect, useState } from 'react';
 import type { OutputOf } from '../client';
 import { useScorecards } from '../stores/resources';
@@ -7,9 +7,11 @@ import { fieldError, useAction } from '../ui/common';
 import { EditorDialog } from '../ui/EditorDialog';
 import { JsonToggleField } from '../ui/JsonToggleField';
 import { MetricForm } from '../ui/MetricForm';
+import { withStoredIds } from '../ui/metricIds';
 import { ResourcePage, useEditor } from '../ui/ResourcePage';
 import { EmptyState } from '../ui/EmptyState';
 import { RowActions } from '../ui/RowActions';
+import { ScorecardReview } from '../ui/review/ScorecardReview';
 import { rowsOf, rowsProblem } from '../ui/rowValues';
 
 type Scorecard = OutputOf<'scorecards.list'>['scorecards'][number];
@@ -18,7 +20,7 @@ type MetricType = Scorecard['metrics'][number]['type'];
 // Every metric type with its config, keyed by the catalogue's own list: a new type fails to
 // compile here until it is described.
 const METRIC_CONFIGS: Record<MetricType, string> = {
-  llm_judge: '{criterion}',
+  llm_judge: '{criterion, requirements?: [1 to 20 statements]}',
   tool_called: '{tool, arguments?}',
   tool_not_called: '{tool}',
   contains: '{text, caseSensitive?}',
@@ -71,7 +73,7 @@ function ScorecardEditor({
   const [name, setName] = useState(scorecard?.name ?? '');
   const [threshold, setThreshold] = useState(String(scorecard?.passThreshold ?? 70));
   // Edited with the form or as JSON: each metric as the tester wrote it, without the id the
-  // engine gave it. What is saved is what is on screen: Save waits while the JSON does not parse.
+  // engine gave it (saved with it again: withStoredIds). What is saved is what is on screen: Save waits while the JSON does not parse.
   const [metrics, setMetrics] = useState<unknown>(
     scorecard?.metrics.map(({ id: _id, ...m }) => m) ?? EXAMPLE,
   );
@@ -80,7 +82,9 @@ function ScorecardEditor({
     const body = {
       name: String(name),
       passThreshold: Number(threshold),
-      metrics: metrics as unknown[],
+      metrics: Array.isArray(metrics)
+        ? withStoredIds(metrics, scorecard?.metrics ?? [])
+        : (metrics as unknown[]),
     };
     if (scorecard)
       await client().invoke('scorecards.update', wsInput({ scorecard_id: scorecard.id, ...body }));
@@ -129,6 +133,9 @@ export function Scorecards() {
   const { items, error, load } = useScorecards();
   const reload = () => load({ limit: 100 });
   const editor = useEditor<Scorecard>(reload);
+  // The scorecard whose judge calibration (and review) shows under the list, as last listed.
+  const [calibratingId, setCalibratingId] = useState<string | null>(null);
+  const calibrating = items.find((s) => s.id === calibratingId);
   useEffect(() => void load({ limit: 100 }), [load]);
   const remove = useAction(async (id: string) => {
     await client().invoke('scorecards.delete', wsInput({ scorecard_id: id }));
@@ -169,7 +176,11 @@ export function Scorecards() {
                       wsInput({ scorecard_id: s.id, dryRun: true }),
                     ),
                 }}
-              />
+              >
+                <Button size="small" onClick={() => setCalibratingId(s.id)}>
+                  Calibration
+                </Button>
+              </RowActions>
             </TableRow>
           ))}
         </TableBody>
@@ -181,6 +192,7 @@ export function Scorecards() {
           onAction={() => editor.open(null)}
         />
       )}
+      {calibrating && <ScorecardReview key={calibrating.id} scorecard={calibrating} />}
       {editor.editing !== undefined && (
         <ScorecardEditor scorecard={editor.editing} onClose={editor.close} />
       )}

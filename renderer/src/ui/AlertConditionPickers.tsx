@@ -32,6 +32,10 @@ export function rangeOf(metric: string): string | undefined {
 /** The metric a new condition of `type` starts with. */
 export const firstMetricOf = (type: string): string => METRICS_OF[type]?.[0] ?? '';
 
+/** The condition's field the target is sent as. */
+export const targetKeyOf = (type: string): 'toolId' | 'scenarioId' | 'agentId' =>
+  type === 'tool_performance' ? 'toolId' : type === 'scenario_failure' ? 'scenarioId' : 'agentId';
+
 /** What the target picker is called for a condition type. */
 export const targetLabelOf = (type: string): string =>
   type === 'tool_performance' ? 'Tool' : type === 'scenario_failure' ? 'Scenario' : 'Agent';

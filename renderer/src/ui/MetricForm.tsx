@@ -1,6 +1,7 @@
 import { Checkbox, FormControlLabel, MenuItem, Stack, TextField } from '@mui/material';
 import { METRIC_TYPES } from '../generated/catalogue-enums';
 import { JsonText } from './JsonToggleField';
+import { LinesField } from './LinesField';
 import { RowList } from './RowList';
 import { numberOf, recordOf, textOf, withField, type Row } from './rowValues';
 
@@ -10,7 +11,7 @@ type MetricType = (typeof METRIC_TYPES)[number];
 interface ConfigField {
   key: string;
   label: string;
-  kind: 'text' | 'number' | 'boolean' | 'json' | readonly string[];
+  kind: 'text' | 'number' | 'boolean' | 'json' | 'lines' | readonly string[];
   help?: string;
 }
 
@@ -34,7 +35,15 @@ const TEXT: ConfigField[] = [
 // Keyed by the catalogue's own list of metric types: a new type fails to compile here until its
 // fields are described. The engine checks the values and names any bad one.
 const CONFIG_FIELDS: Record<MetricType, readonly ConfigField[]> = {
-  llm_judge: [{ key: 'criterion', label: 'Criterion (judged by the model)', kind: 'text' }],
+  llm_judge: [
+    { key: 'criterion', label: 'Criterion (judged by the model)', kind: 'text' },
+    {
+      key: 'requirements',
+      label: 'Requirements (one per line, optional)',
+      kind: 'lines',
+      help: 'up to 20 short statements, each judged met or not; the score is the share met',
+    },
+  ],
   tool_called: [
     { key: 'tool', label: 'Tool', kind: 'text' },
     { key: 'arguments', label: 'With arguments (JSON, optional)', kind: 'json' },
@@ -95,6 +104,8 @@ function ConfigFieldInput({
     );
   if (field.kind === 'json')
     return <JsonText label={field.label} value={value} onChange={set} minRows={1} />;
+  if (field.kind === 'lines')
+    return <LinesField label={field.label} value={value} helperText={field.help} onChange={set} />;
   const choices = typeof field.kind === 'string' ? null : field.kind;
   return (
     <TextField

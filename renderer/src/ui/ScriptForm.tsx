@@ -152,7 +152,7 @@ function ActFields({ line, onChange }: { line: Row; onChange: (line: Row) => voi
   );
 }
 
-/** One line of the caller's script: what it says, what the reply must show, and its acts. */
+/** One line of the caller's script: what it says, its reference answer, what the reply must show, and its acts. */
 function ScriptLineRow({ line, onChange }: { line: Row; onChange: (line: Row) => void }) {
   return (
     <Stack spacing={1}>
@@ -161,6 +161,13 @@ function ScriptLineRow({ line, onChange }: { line: Row; onChange: (line: Row) =>
         value={textOf(line.say)}
         helperText="{{variables}} allowed; optional on a line that only acts"
         onChange={(e) => onChange(withField(line, 'say', e.target.value || undefined))}
+      />
+      <TextField
+        label="Reference answer (optional)"
+        value={textOf(line.reference)}
+        multiline
+        helperText="A good reply to this line: the judge sees it beside the turn (up to 5,000 characters)"
+        onChange={(e) => onChange(withField(line, 'reference', e.target.value || undefined))}
       />
       <ExpectFields line={line} onChange={onChange} />
       <ActFields line={line} onChange={onChange} />
