@@ -11,7 +11,7 @@ const clients = new Map<string, ModelClient>();
 async function answer(request: ModelThreadRequest): Promise<ModelThreadReply> {
   if (request.kind === 'heap') {
     (globalThis as { gc?: () => void }).gc?.();
-    return { id: request.id, heapUsed: process.memoryUsage().heapUsed };
+    return { id: request.id, heapUsed: process.env.DIAG_HEAPTOTAL ? process.memoryUsage().heapTotal : process.memoryUsage().heapUsed }; // DIAG-G
   }
   const usage = emptyUsage();
   try {

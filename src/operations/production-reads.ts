@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EvaluationReason } from '../domain/monitoring.js';
 import { QueryBoolean } from './common.js';
 
 /**
@@ -35,6 +36,7 @@ export const CallFilterQuery = {
     .min(1)
     .optional()
     .describe("The call's agentVersion (GET /v1/agents/{id}/versions)"),
+  reason: EvaluationReason.optional().describe('Why the call was evaluated'),
 };
 
 const Rate = z.number().nullable().describe('Percent passed; null for none');

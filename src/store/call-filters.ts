@@ -3,7 +3,7 @@ import type { DialectSql } from './sql/dialect.js';
 
 /**
  * Filters of an agent's imported calls by their evaluation and version
- * (`GET /v1/agents/{id}/calls?passed=&minScore=&maxScore=&metric=&version=`). Each is a condition
+ * (`GET /v1/agents/{id}/calls?passed=&minScore=&maxScore=&metric=&version=&reason=`). Each is a condition
  * on the `calls` row, ANDed after the agent's: the page and its total are counted alike.
  */
 export interface CallFilters {
@@ -15,6 +15,8 @@ export interface CallFilters {
   metric?: string;
   /** The call's agentVersion. */
   version?: number;
+  /** Why the call was evaluated (sampled, failed, short, backfill, on_demand). */
+  reason?: string;
 }
 
 /** Conditions on the call's evaluation row `e`: its verdict and score. */
@@ -24,6 +26,7 @@ function evaluationConditions(f: CallFilters): RawBuilder<unknown>[] {
   if (f.passed === false) out.push(sql`COALESCE(e.passed, 0) = 0`);
   if (f.minScore !== undefined) out.push(sql`e.score >= ${f.minScore}`);
   if (f.maxScore !== undefined) out.push(sql`e.score <= ${f.maxScore}`);
+  if (f.reason !== undefined) out.push(sql`e.reason = ${f.reason}`);
   return out;
 }
 

@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import type { NormalizedCall } from '../../src/domain/providers.js';
 import type { MetricResult } from '../../src/domain/simulations.js';
+import type { EvaluationReason } from '../../src/domain/monitoring.js';
 import { GOOD_KEY, type FakeProviders } from '../helpers/fake-providers.js';
 import type { TestServer } from '../helpers/server.js';
 import { syncEnds } from '../providers/helpers.js';
@@ -105,6 +106,7 @@ export async function storeEvaluation(
     score: number | null;
     passed: boolean | null;
     results: MetricResult[];
+    reason?: EvaluationReason;
   },
 ): Promise<void> {
   const call = (await s.engine.store.calls.get(e.callId))!;
@@ -112,7 +114,7 @@ export async function storeEvaluation(
     ...e,
     workspaceId: s.workspaceId,
     evaluatedAt: call.startedAt!,
-    reason: 'sampled',
+    reason: e.reason ?? 'sampled',
     callStartedAt: call.startedAt,
     agentVersion: call.agentVersion,
   });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MetricResult } from '../../src/domain/simulations.js';
+import type { EvaluationReason } from '../../src/domain/monitoring.js';
 import { startFakeProviders, type FakeProviders } from '../helpers/fake-providers.js';
 import { startServer, testClock, type TestServer } from '../helpers/server.js';
 import { nextSync } from '../providers/helpers.js';
@@ -41,6 +42,7 @@ describe('production reads: call filters and analytics', () => {
         greet?: 'passed' | 'failed';
         scorecardId?: string;
         results?: MetricResult[];
+        reason?: EvaluationReason;
       },
     ) => {
       calls[name] = await storeCall(s, agentId, { providerCallId: `pc_${name}`, startedAt });
@@ -51,6 +53,7 @@ describe('production reads: call filters and analytics', () => {
         scorecardId: e.scorecardId ?? card.id,
         score: e.score,
         passed: e.passed,
+        reason: e.reason,
         results:
           e.results ?? (e.greet ? [resultOf(greet, e.greet), resultOf(wer, 'not_applicable')] : []),
       });
@@ -68,7 +71,12 @@ describe('production reads: call filters and analytics', () => {
       results: [errored as MetricResult],
     });
     await plant('c1', '2026-06-08T10:00:00.000Z', { score: 90, passed: true, greet: 'passed' });
-    await plant('c2', '2026-06-08T11:00:00.000Z', { score: 40, passed: false, greet: 'failed' });
+    await plant('c2', '2026-06-08T11:00:00.000Z', {
+      score: 40,
+      passed: false,
+      greet: 'failed',
+      reason: 'short',
+    });
     // Version 2: the assistant changed and synced the next day.
     clock.set('2026-06-09T00:00:00Z');
     (p.state.vapiAssistant as { firstMessage: string }).firstMessage = 'Hello, Sam here.';
@@ -146,6 +154,12 @@ describe('production reads: call filters and analytics', () => {
     expect((await listed('version=1&passed=false&maxScore=40')).names).toEqual(['c2']);
   });
 
+  it('reason: why the call was evaluated', async () => {
+    expect(await listed('reason=short')).toEqual({ names: ['c2'], total: 1 });
+    expect((await listed('reason=sampled&passed=false')).names).toEqual(['c6', 'c5']);
+    expect(await listed('reason=on_demand')).toEqual({ names: [], total: 0 });
+  });
+
   it('refuses a filter of the wrong shape, naming it', async () => {
     for (const [query, field] of [
       ['passed=maybe', 'passed'],
@@ -153,6 +167,7 @@ describe('production reads: call filters and analytics', () => {
       ['maxScore=101', 'maxScore'],
       ['version=1.5', 'version'],
       ['metric=', 'metric'],
+      ['reason=whim', 'reason'],
     ]) {
       const res = await s.call('GET', `/v1/agents/${agentId}/calls?${query}`);
       expect(res.status, query).toBe(400);

@@ -9,7 +9,6 @@ import {
   TablePagination,
   TableRow,
   TextField,
-  Typography,
 } from '@mui/material';
 import { useState } from 'react';
 import type { InputOf } from '../../client';
@@ -49,7 +48,7 @@ export const NO_FILTERS: CallFilters = {
   reason: '',
 };
 
-/** The engine's filters of GET /v1/agents/{id}/calls, from what is typed (the reason is not one). */
+/** The engine's filters of GET /v1/agents/{id}/calls, from what is typed. */
 function queryOf(f: CallFilters): Partial<InputOf<'agents.calls'>> {
   return {
     ...(f.verdict ? { passed: f.verdict === 'passed' } : {}),
@@ -57,6 +56,7 @@ function queryOf(f: CallFilters): Partial<InputOf<'agents.calls'>> {
     ...(f.maxScore.trim() ? { maxScore: Number(f.maxScore) } : {}),
     ...(f.metric ? { metric: f.metric } : {}),
     ...(f.version.trim() ? { version: Number(f.version) } : {}),
+    ...(f.reason ? { reason: f.reason } : {}),
   };
 }
 
@@ -188,9 +188,7 @@ export function ScoredCalls({
     () => void calls.reload(),
     1000,
   );
-  const shown = (calls.data?.calls ?? []).filter(
-    (c) => !filters.reason || c.evaluation?.reason === filters.reason,
-  );
+  const shown = calls.data?.calls ?? [];
   const filter = (f: CallFilters) => {
     setFilters(f);
     setPage({ ...page, index: 0 });
@@ -215,13 +213,6 @@ export function ScoredCalls({
           ))}
         </TableBody>
       </Table>
-      {filters.reason && calls.data && (
-        // The engine filters by verdict, score, metric and version; the reason, the page shown.
-        <Typography variant="caption" role="note">
-          Reason “{REASON_WORDS[filters.reason]}”: {shown.length} of this page’s{' '}
-          {calls.data.calls.length} calls
-        </Typography>
-      )}
       <TablePagination
         component="div"
         count={calls.data?.total ?? 0}
