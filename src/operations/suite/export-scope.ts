@@ -9,6 +9,7 @@ import { effectiveConfiguration } from '../../providers/view.js';
 import { alertOperations } from '../alerts.js';
 import { toolView } from '../tools.js';
 import type { OperationContext } from '../types.js';
+import { everyPage } from './every-page.js';
 
 /**
  * What an export holds (#38): the workspace's personas, scorecards, scenarios (but those carrying
@@ -25,20 +26,6 @@ export interface ExportScope {
   tools: Tool[];
   alerts: Alert[];
   agents: Agent[];
-}
-
-const PAGE = 1_000;
-
-/** Every item of a paged store list, in its order. */
-async function everyPage<T>(
-  page: (limit: number, offset: number) => Promise<{ items: T[]; total: number }>,
-): Promise<T[]> {
-  const out: T[] = [];
-  for (let offset = 0; ; offset += PAGE) {
-    const { items, total } = await page(PAGE, offset);
-    out.push(...items);
-    if (!items.length || out.length >= total) return out;
-  }
 }
 
 /** Tags are matched as the scenario list's filter matches them: without regard to case. */

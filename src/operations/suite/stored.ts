@@ -5,6 +5,7 @@ import type { Store } from '../../store/index.js';
 import { openConfig } from '../../tools/secrets.js';
 import type { OperationContext } from '../types.js';
 import { SUITE_KINDS, type FileObject, type SuiteKind } from './kinds.js';
+import { everyPage } from './every-page.js';
 
 /**
  * What a workspace holds of a suite's kinds, read once for a plan (#38): its personas, scorecards,
@@ -30,20 +31,6 @@ export interface StoredSuite {
   find(kind: SuiteKind, key: string): StoredResource | undefined;
   keyOf(kind: SuiteKind, id: string): string | undefined;
   agents: Agent[];
-}
-
-const PAGE = 1_000;
-
-/** Every item of a paged store list. */
-async function everyPage<T>(
-  page: (limit: number, offset: number) => Promise<{ items: T[]; total: number }>,
-): Promise<T[]> {
-  const out: T[] = [];
-  for (let offset = 0; ; offset += PAGE) {
-    const { items, total } = await page(PAGE, offset);
-    out.push(...items);
-    if (!items.length || out.length >= total) return out;
-  }
 }
 
 /** The leaves of a value by dotted path, where they are strings (secret values). */
