@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { useOutboundGuard } from '../net/guard.js';
 import { createModelClient } from './client.js';
@@ -11,7 +12,11 @@ const clients = new Map<string, ModelClient>();
 async function answer(request: ModelThreadRequest): Promise<ModelThreadReply> {
   if (request.kind === 'heap') {
     (globalThis as { gc?: () => void }).gc?.();
-    return { id: request.id, heapUsed: process.env.DIAG_HEAPTOTAL ? process.memoryUsage().heapTotal : process.memoryUsage().heapUsed }; // DIAG-G
+    return {
+      id: request.id,
+      heapUsed: process.memoryUsage().heapUsed,
+      heapLimit: getHeapStatistics().heap_size_limit,
+    };
   }
   const usage = emptyUsage();
   try {
