@@ -8,6 +8,7 @@ import { seedFromBaseline } from '../../src/cli/run-baseline.js';
 import { cli } from '../helpers/cli.js';
 import { handled } from '../helpers/handled.js';
 import { startServer, tempDir, type TestServer } from '../helpers/server.js';
+import { insertCliSam } from '../helpers/cli-sam.js';
 
 interface Testcase {
   name: string;
@@ -94,41 +95,7 @@ describe('callbench compare and run --baseline', () => {
       llmDefault: { kind: 'openai', baseUrl: model.url, apiKey: 'k', model: 'fake' },
     });
     env = { CALLBENCH_API_KEY: s.key, CALLBENCH_URL: s.url };
-    const now = new Date().toISOString();
-    await s.engine.store.agents.insert({
-      id: 'agt_sam',
-      provider: 'vapi',
-      providerAgentId: 'a1',
-      name: 'Support Sam',
-      status: 'active',
-      description: null,
-      overrides: {},
-      channel: 'replica',
-      credentials: null,
-      tags: [],
-      syncStatus: 'idle',
-      lastSyncedAt: null,
-      syncError: null,
-      callsCursorMs: null,
-      created_at: now,
-      updated_at: now,
-      snapshot: {
-        name: 'Support Sam',
-        description: null,
-        phoneNumbers: [],
-        knowledgeBases: [],
-        routingRules: [],
-        tags: [],
-        textChat: true,
-        configuration: {
-          model: { provider: null, name: null, temperature: null, maxTokens: null },
-          voice: { provider: null, voiceId: null, stability: null, similarityBoost: null },
-          prompt: 'You are Sam.',
-          firstMessage: null,
-          tools: [],
-        },
-      },
-    });
+    await insertCliSam(s);
     const persona = (await s.ws('POST', '/personas', { name: 'Frank', prompt: 'Busy.' })).body.data
       .persona.id;
     scenarioId = (
