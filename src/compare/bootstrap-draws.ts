@@ -25,6 +25,8 @@ export interface FusedDraws {
   R: number;
   /** The draws of the resample (pair indices), for quantities summed after the loop. */
   picks: Int32Array;
+  /** Quantities are summed after the loop from `picks` (more than four): keep them. */
+  keepPicks: boolean;
   /** The resample's running sums of the four quantities. */
   running: Float64Array;
   byStratum: Float64Array;
@@ -40,8 +42,17 @@ export function fusedRows(columns: readonly Float64Array[], n: number): Float64A
   return rows;
 }
 
-/** Draws resample r of every stratum from generator state `state`; answers the state after. */
+/**
+ * Draws resample r of every stratum from generator state `state`; answers the state after. The
+ * lean loop serves the common case, nothing summed after it and at most one quantity kept per
+ * group: the same draws and sums without storing the picks or the unkept groups' sums.
+ */
 export function drawResample(f: FusedDraws, r: number, state: number): number {
+  return f.G <= 1 && !f.keepPicks ? drawLean(f, r, state) : drawKept(f, r, state);
+}
+
+/** drawResample, keeping every draw in `picks` and up to four group sums. */
+function drawKept(f: FusedDraws, r: number, state: number): number {
   const { rows, offsets, keeps, picks, running, byStratum, G, R } = f;
   const S = offsets.length - 1;
   let s32 = state | 0;
@@ -53,6 +64,8 @@ export function drawResample(f: FusedDraws, r: number, state: number): number {
     const from = offsets[s]!;
     const to = offsets[s + 1]!;
     const size = to - from;
+    // u / 2³² · size, exactly: both products are exact (u < 2³², size < 2²¹).
+    const scale = size / 4294967296;
     let g0 = 0;
     let g1 = 0;
     let g2 = 0;
@@ -61,7 +74,7 @@ export function drawResample(f: FusedDraws, r: number, state: number): number {
       s32 = (s32 + 0x6d2b79f5) | 0;
       let t = Math.imul(s32 ^ (s32 >>> 15), s32 | 1);
       t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      const i = from + (((((t ^ (t >>> 14)) >>> 0) / 4294967296) * size) | 0);
+      const i = from + ((((t ^ (t >>> 14)) >>> 0) * scale) | 0);
       picks[k] = i;
       const at = i << 2;
       const v0 = rows[at]!;
@@ -84,6 +97,42 @@ export function drawResample(f: FusedDraws, r: number, state: number): number {
     if (G > 1) byStratum[at + R] = g1 / size;
     if (G > 2) byStratum[at + 2 * R] = g2 / size;
     if (G > 3) byStratum[at + 3 * R] = g3 / size;
+  }
+  running[0] = a0;
+  running[1] = a1;
+  running[2] = a2;
+  running[3] = a3;
+  return s32;
+}
+
+/** drawResample with no picks kept and at most the first quantity's group means. */
+function drawLean(f: FusedDraws, r: number, state: number): number {
+  const { rows, offsets, keeps, running, byStratum, G, R } = f;
+  const S = offsets.length - 1;
+  let s32 = state | 0;
+  let a0 = 0;
+  let a1 = 0;
+  let a2 = 0;
+  let a3 = 0;
+  for (let s = 0; s < S; s++) {
+    const from = offsets[s]!;
+    const to = offsets[s + 1]!;
+    const size = to - from;
+    const scale = size / 4294967296;
+    let g0 = 0;
+    for (let k = from; k < to; k++) {
+      s32 = (s32 + 0x6d2b79f5) | 0;
+      let t = Math.imul(s32 ^ (s32 >>> 15), s32 | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      const at = (from + ((((t ^ (t >>> 14)) >>> 0) * scale) | 0)) << 2;
+      const v0 = rows[at]!;
+      a0 += v0;
+      a1 += rows[at + 1]!;
+      a2 += rows[at + 2]!;
+      a3 += rows[at + 3]!;
+      g0 += v0;
+    }
+    if (keeps[s] !== 0 && G === 1) byStratum[s * R + r] = g0 / size;
   }
   running[0] = a0;
   running[1] = a1;

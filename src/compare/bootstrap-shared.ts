@@ -279,6 +279,7 @@ function resample(layout: Layout, o: { seed: number; grouped: number; resamples:
           G,
           R,
           picks,
+          keepPicks: chunks.length > 1,
           running: first.values.running,
           byStratum: out.byStratum,
         }

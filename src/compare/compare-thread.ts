@@ -52,6 +52,11 @@ interface Thread {
   worker: Worker;
   /** It has loaded its code and answers (until then bootstraps run on the asking thread). */
   ready: boolean;
+  /**
+   * Set to 1 by the thread once its code is loaded, read without a turn of the event loop: a
+   * caller comparing again and again without one (a script, a bench) still finds it up.
+   */
+  loaded: Int32Array;
   /** Stopped on purpose (closeCompareThread), not failed. */
   closing: boolean;
   /** Each request's settle: its result, or null to run it on the asking thread instead. */
@@ -88,14 +93,15 @@ function onReply(t: Thread, reply: CompareThreadReply): void {
 
 function start(): Thread | null {
   let worker: Worker;
+  const loaded = new Int32Array(new SharedArrayBuffer(4));
   try {
     // The parent's flags are about its own entry (loaders, --eval); some are refused in a worker.
-    worker = new Worker(workerScript(), { execArgv: [] });
+    worker = new Worker(workerScript(), { execArgv: [], workerData: { loaded } });
   } catch {
     unavailable = true;
     return null;
   }
-  const t: Thread = { worker, ready: false, closing: false, pending: new Map() };
+  const t: Thread = { worker, ready: false, loaded, closing: false, pending: new Map() };
   worker.unref();
   worker.on('message', (reply: CompareThreadReply) => onReply(t, reply));
   const stopped = () => {
@@ -118,6 +124,12 @@ function ask(t: Thread, job: CompareJob): Promise<CompareThreadReply | null> {
     t.worker.ref();
     t.worker.postMessage({ ...job, id } satisfies CompareThreadRequest);
   });
+}
+
+/** Whether the thread answers: its ready message seen, or its loaded flag set. */
+function isUp(t: Thread): boolean {
+  t.ready ||= Atomics.load(t.loaded, 0) === 1;
+  return t.ready;
 }
 
 /** The job's bootstrap, run on this thread. */
@@ -144,7 +156,7 @@ function drawsOf(job: CompareJob): number {
 export async function runOffThread<J extends CompareJob>(job: J): Promise<ResultOf<J>> {
   if (drawsOf(job) >= THREAD_DRAWS && !unavailable) {
     thread ??= start();
-    if (thread?.ready) {
+    if (thread && isUp(thread)) {
       const reply = await ask(thread, job);
       if (reply && 'result' in reply) return reply.result as ResultOf<J>;
     }
@@ -167,6 +179,12 @@ export async function warmCompareThread(): Promise<boolean> {
     t.worker.once('exit', () => resolve(false));
   });
 }
+
+/**
+ * Whether the compare thread is up, read without a turn of the event loop (a caller that never
+ * yields still finds it up once its code has loaded).
+ */
+export const compareThreadUp = (): boolean => thread !== null && isUp(thread);
 
 /** How many bootstraps the compare thread has answered in this process. */
 export const compareThreadAnswered = (): number => answered;

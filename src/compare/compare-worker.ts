@@ -1,4 +1,4 @@
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { runHere, type CompareThreadReply, type CompareThreadRequest } from './compare-thread.js';
 
 /**
@@ -16,4 +16,6 @@ port.on('message', (request: CompareThreadRequest) => {
   }
   port.postMessage(reply);
 });
+// Up: the asking thread reads this flag without waiting for the message below.
+Atomics.store((workerData as { loaded: Int32Array }).loaded, 0, 1);
 port.postMessage({ ready: true } satisfies CompareThreadReply);

@@ -5,7 +5,7 @@ import {
   type MetricRow,
   type SideRate,
 } from '../domain/comparisons.js';
-import type { MetricResult } from '../domain/simulations.js';
+import type { ComparedResult } from '../store/compared-figures.js';
 import { hasOutcome, withOutcomes, type Pair } from './pairing.js';
 import type { BootstrapResult } from './bootstrap-options.js';
 import { metricNames, type ScoreIntervals } from './score-intervals.js';
@@ -160,7 +160,7 @@ export function caseRows(
 }
 
 /** A metric's result by name, when it judged (not applicable, or unknown: none). */
-function metricOutcome(results: readonly MetricResult[], name: string): Outcome | null {
+function metricOutcome(results: readonly ComparedResult[], name: string): Outcome | null {
   const r = results.find((x) => x.name === name);
   return r && r.passed !== null ? { passed: r.passed, score: r.score } : null;
 }

@@ -1,4 +1,4 @@
-import type { MetricResult } from '../domain/simulations.js';
+import type { ComparedResult } from '../store/compared-figures.js';
 import type { BootstrapResult } from './bootstrap-options.js';
 import {
   sharedPairedBootstrap,
@@ -25,8 +25,8 @@ const NOTHING: BootstrapResult = { difference: null, interval: null };
 
 /** A metric's score difference in a pair: both sides judged it and scored it (else none). */
 function metricDifference(
-  baseline: readonly MetricResult[],
-  candidate: readonly MetricResult[],
+  baseline: readonly ComparedResult[],
+  candidate: readonly ComparedResult[],
   name: string,
 ): number | null {
   const b = baseline.find((r) => r.name === name);

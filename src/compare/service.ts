@@ -55,15 +55,19 @@ async function checkedSides(
     candidate: idsOf('candidate', request.candidate),
   };
   const running: string[] = [];
+  // Whether each is open (queued or running), read at once: its counts and figures are not needed.
+  const open = await deps.store.comparisonReads.openOf(request.workspaceId, [
+    ...new Set([...sides.baseline, ...sides.candidate].map((x) => x.id)),
+  ]);
   for (const [side, ids] of Object.entries(sides) as [SideName, typeof sides.baseline][]) {
     if (ids.length === 0) throw invalidField(`${side}.executionIds`, 'at least one execution');
     for (const [i, { id, field }] of ids.entries()) {
       if (ids.findIndex((x) => x.id === id) < i)
         throw invalidField(field, `execution '${id}' is listed twice on the ${side} side`);
-      const execution = await deps.store.simulations.execution(request.workspaceId, id);
-      if (!execution)
+      const isOpen = open.get(id);
+      if (isOpen === undefined)
         throw invalidField(field, `execution '${id}' was not found in this workspace`);
-      if (execution.status === 'queued' || execution.status === 'running') running.push(id);
+      if (isOpen) running.push(id);
     }
   }
   if (running.length)

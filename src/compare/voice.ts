@@ -1,6 +1,6 @@
-import type { AudioSummary } from '../domain/audio.js';
 import type { Comparison, VoiceMeasure, VoiceRow } from '../domain/comparisons.js';
 import type { ComparedSimulation } from '../store/comparison-reads.js';
+import type { CallFigures } from '../store/voice-figures.js';
 import { seedFrom, verdictOf } from './statistics.js';
 import { runHere, runOffThread } from './compare-thread.js';
 import type { CallValues, VoiceBootstrapResult, VoiceStatistic } from './voice-bootstrap.js';
@@ -14,7 +14,7 @@ import type { CallValues, VoiceBootstrapResult, VoiceStatistic } from './voice-b
 
 /** An audio call as voice rows read it. */
 interface Call {
-  audio: AudioSummary;
+  figures: CallFigures;
   latencies: number[];
   noise: string;
   line: string;
@@ -36,19 +36,19 @@ type Values = (c: Call) => number | null | undefined;
 
 /** Measures of one number per call, read by their side's mean, and their minimum effect. */
 const MEAN_MEASURES: [VoiceMeasure, Values, number][] = [
-  ['talk_over_count', (c) => c.audio.talk_over.count, PER_CALL],
-  ['talk_over_ms', (c) => c.audio.talk_over.total_ms, MS],
-  ['long_silences', (c) => c.audio.long_silences, PER_CALL],
-  ['barge_in_stop_p90_ms', (c) => c.audio.caller?.barge_ins.stop_ms.p90, MS],
-  ['barge_ins_not_stopped', (c) => c.audio.caller?.barge_ins.not_stopped, PER_CALL],
-  ['false_yields', (c) => c.audio.caller?.backchannels.false_yields, PER_CALL],
-  ['misheard', (c) => c.audio.caller?.asr?.misheard.length, PER_CALL],
+  ['talk_over_count', (c) => c.figures.talk_over_count, PER_CALL],
+  ['talk_over_ms', (c) => c.figures.talk_over_ms, MS],
+  ['long_silences', (c) => c.figures.long_silences, PER_CALL],
+  ['barge_in_stop_p90_ms', (c) => c.figures.barge_in_stop_p90_ms, MS],
+  ['barge_ins_not_stopped', (c) => c.figures.barge_ins_not_stopped, PER_CALL],
+  ['false_yields', (c) => c.figures.false_yields, PER_CALL],
+  ['misheard', (c) => c.figures.misheard, PER_CALL],
 ];
 
 /** Word-weighted WER: a call's errors over its words (none without recognition or words). */
 function werOf(c: Call): [number, number] | null {
-  const a = c.audio.caller?.asr;
-  return a && a.words > 0 ? [a.substitutions + a.deletions + a.insertions, a.words] : null;
+  const { asr_errors: errors, asr_words: words } = c.figures;
+  return errors !== null && words !== null && words > 0 ? [errors, words] : null;
 }
 
 const conditionKey = (c: Call) => JSON.stringify([c.noise, c.line]);
@@ -58,7 +58,7 @@ function valuesOf(c: Call): CallValues {
   return {
     condition: conditionKey(c),
     means: MEAN_MEASURES.map(([, read]) => orNull(read(c))),
-    medians: [c.audio.time_to_first_audio_ms],
+    medians: [c.figures.time_to_first_audio_ms],
     pooled: c.latencies,
     ratio: werOf(c),
   };
@@ -90,7 +90,7 @@ const ROWS: { measure: VoiceMeasure; at: number; has: (c: Call) => boolean; minE
     {
       measure: 'time_to_first_audio_ms',
       at: TTFA,
-      has: (c) => c.audio.time_to_first_audio_ms !== null,
+      has: (c) => c.figures.time_to_first_audio_ms !== null,
       minEffect: MS,
     },
     ...MEAN_MEASURES.map(([measure, read, minEffect], m) => ({
@@ -126,14 +126,14 @@ function rowsOf(sides: [Call[], Call[]], statistics: VoiceStatistic[]): VoiceRow
 /** Audio calls that ran (completed, or failed after the call), as the execution's figures read them. */
 function callsOf(sims: readonly ComparedSimulation[]): Call[] {
   return sims.flatMap((s) =>
-    s.mode === 'audio' && s.audio && (s.status === 'completed' || s.status === 'failed')
+    s.mode === 'audio' && s.figures && (s.status === 'completed' || s.status === 'failed')
       ? [
           {
-            audio: s.audio,
+            figures: s.figures,
             latencies: s.latencies,
             // Calls from before realistic callers ran on a studio line without noise.
-            noise: s.audio.caller?.noise.bed ?? 'none',
-            line: s.audio.caller?.line.profile ?? s.line?.profile ?? 'studio',
+            noise: s.figures.noise ?? 'none',
+            line: s.figures.line ?? s.line?.profile ?? 'studio',
           },
         ]
       : [],

@@ -13,7 +13,7 @@ import {
   type RunNames,
   type Simulation,
 } from './simulation-rows.js';
-import { replyLatenciesColumn } from './reply-latencies.js';
+import { comparisonColumns } from './compared-figures.js';
 import { pageOf, type StoreContext } from './sql/query.js';
 import type { Simulations } from './sql/tables.js';
 
@@ -151,7 +151,7 @@ function simulationEnds(ctx: StoreContext) {
           .executeTakeFirst();
         const result = await tx
           .updateTable('simulations')
-          .set({ ...ended, ...replyLatenciesColumn(r), lease_owner: null, reserved_usd: 0 })
+          .set({ ...ended, ...comparisonColumns(r), lease_owner: null, reserved_usd: 0 })
           .where('id', '=', id)
           .where('status', '=', 'running')
           .where('lease_owner', '=', heldBy)

@@ -3,7 +3,7 @@ import { createComparison, type ComparisonDeps } from '../../src/compare/service
 import type { Store } from '../../src/store/index.js';
 import { openStore } from '../../src/store/open.js';
 import { SIM } from '../../src/store/simulation-rows.js';
-import { replyLatenciesColumn } from '../../src/store/reply-latencies.js';
+import { comparisonColumns } from '../../src/store/compared-figures.js';
 import { tempDir } from '../helpers/server.js';
 import { PERSONAS, random, simulationOf, type Side } from './compare-data.js';
 import { drawsBench } from './compare-draws.js';
@@ -42,7 +42,7 @@ function insertExecutions(store: Store, sides: Side[], count: number, seq: { nex
         const row = {
           ...SIM.toRow(simulation),
           // As the store writes an ended simulation (src/store/simulations.ts, finish).
-          ...replyLatenciesColumn(simulation),
+          ...comparisonColumns(simulation),
           workspace_id: 'ws_bench',
           seq: seq.next++,
         };

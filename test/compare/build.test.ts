@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildComparison } from '../../src/compare/build.js';
 import type { AudioSummary } from '../../src/domain/audio.js';
 import type { ComparedSimulation } from '../../src/store/comparison-reads.js';
+import { callFiguresOf } from '../../src/store/voice-figures.js';
 
 /**
  * The comparison built from simulations as the store reads them (recorded figures, no run): how
@@ -28,7 +29,7 @@ function sim(over: Partial<ComparedSimulation> = {}): ComparedSimulation {
     score: 100,
     passed: true,
     results: [],
-    audio: null,
+    figures: null,
     line: null,
     cost_usd: null,
     latencies: [],
@@ -226,7 +227,7 @@ function audio(over: {
 }
 
 const call = (run: number, a: AudioSummary, latencies: number[]) =>
-  sim({ run, mode: 'audio', audio: a, latencies });
+  sim({ run, mode: 'audio', figures: callFiguresOf(a), latencies });
 
 describe('voice rows', () => {
   it('compares what the calls measured: latency regressed beyond 50 ms, the rest by their effects', () => {

@@ -94,6 +94,10 @@ const SHIPPED_SQLITE: Record<number, { name: string; checksum: string }> = {
     name: 'reviews',
     checksum: '1d20b7af42c033c88e0cecfb063e47ba0277ec634e56ee8a4d0a54568e50fb99',
   },
+  22: {
+    name: 'compared figures',
+    checksum: 'bcd7ac3ea3937347f10c782a1fe8f440e8f96c0d36b9ac30af3f5af166079b8a',
+  },
 };
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');

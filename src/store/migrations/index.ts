@@ -19,6 +19,7 @@ import { m018SuiteKeys } from './018-suite-keys.js';
 import { m019CallAgentVersion } from './019-call-agent-version.js';
 import { m020ProductionMonitoring } from './020-production-monitoring.js';
 import { m021Reviews } from './021-reviews.js';
+import { m022ComparedFigures } from './022-compared-figures.js';
 
 import type { Migration } from './migration.js';
 
@@ -47,4 +48,5 @@ export const migrations: Migration[] = [
   m019CallAgentVersion,
   m020ProductionMonitoring,
   m021Reviews,
+  m022ComparedFigures,
 ];

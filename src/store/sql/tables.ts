@@ -254,6 +254,8 @@ export interface Simulations {
   reserved_usd: Generated<number>;
   /** Audio simulations: the agent replies' latencies (JSON array), written at their end. */
   reply_latencies: string | null;
+  /** What a comparison reads of its outcome (JSON array), written at its end. */
+  compared_figures: string | null;
 }
 
 export interface Schedules {
