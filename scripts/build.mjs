@@ -79,6 +79,12 @@ const targets = {
       outfile: 'dist/main/silero-worker.mjs',
       packages: 'external',
     });
+    // Imported calls are scored on threads of their own (src/simulations/score-threads.ts).
+    await esbuild({
+      ...shared,
+      entryPoints: ['src/simulations/score-worker.ts'],
+      outfile: 'dist/main/score-worker.mjs',
+    });
     // SQLite tool queries run in a process of their own, killed at the tool's timeout.
     await esbuild({
       ...shared,

@@ -219,14 +219,13 @@ function driftSuiteOf(base: ServiceBase, execution: ExecutionDeps): DriftSuite {
 }
 
 /**
- * Production monitoring's scorer: imported calls scored on the runner's model threads, never while
+  * Production monitoring's scorer: imported calls scored on its own scoring thread, never while
  * a sync imports here (a sync that ended lets it claim again, once off the running list).
  */
 function callScorer(
   options: EngineOptions,
   base: ServiceBase,
   with_: {
-    runner: ReturnType<typeof createSimulationRunner>;
     sync: ReturnType<typeof createSyncService>;
     defaults: ReturnType<typeof simulationDefaultsOf>;
     stopping: AbortSignal;
@@ -239,7 +238,7 @@ function callScorer(
     clock,
     events,
     llmDefault: options.llmDefault ?? null,
-    clientFor: with_.runner.modelClient,
+    modelPolicy: options.modelPolicy,
     defaults: with_.defaults,
     concurrency: options.workerConcurrency,
     leaseMs: options.leaseMs,
@@ -309,7 +308,7 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
     stopping: stopping.signal,
     log: logError,
   });
-  const scorer = { runner, sync, defaults: simulationDefaults, stopping: stopping.signal };
+  const scorer = { sync, defaults: simulationDefaults, stopping: stopping.signal };
   const callEvaluator = callScorer(options, base, scorer);
   const partial = {
     store,

@@ -50,7 +50,7 @@ export interface Engine {
   loginUrl(): Promise<string>;
   /** Stops the HTTP server only (the desktop app's setting turns it off); the engine runs on. */
   closeServer(): Promise<void>;
-  /** Bytes of heap the model threads use: the process's own figures leave them out. */
+  /** Bytes of heap the model and scoring threads use: the process's own figures leave them out. */
   modelThreadsHeapUsed(): Promise<number>;
   /** Simulations this engine runs now: what a stop waits for (0 when stopped). */
   simulationsInFlight(): number;
@@ -152,6 +152,15 @@ async function startKeyId(store: Store, envApiKey: string | undefined): Promise<
       'Every API key is revoked: create one (callbench keys create), then ask POST /v1/login-links for a login link',
     );
   return first.id;
+}
+
+/** Heap the model threads and the call scorer's threads use (the process's figures leave them out). */
+async function threadsHeapUsed(services: EngineServices): Promise<number> {
+  const [models, scoring] = await Promise.all([
+    services.runner.modelThreadsHeapUsed(),
+    services.callEvaluator.threadsHeapUsed(),
+  ]);
+  return models + scoring;
 }
 
 /**
@@ -271,7 +280,7 @@ export function createEngine(options: EngineOptions): Engine {
       server = null;
     },
     async modelThreadsHeapUsed() {
-      return (await running?.services.runner.modelThreadsHeapUsed()) ?? 0;
+      return running ? threadsHeapUsed(running.services) : 0;
     },
     simulationsInFlight() {
       return running?.services.runner.inFlight() ?? 0;

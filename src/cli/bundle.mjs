@@ -12,8 +12,8 @@
 // Layout: dist/cli-<key>/main.mjs and its lazy chunks (esbuild's splitting: every dynamic import
 // of the CLI stays a chunk of its own, loaded only by the command that needs it), with the
 // engine's worker entry points beside them (model-worker.mjs, silero-worker.mjs,
-// sqlite-reader.mjs, compare-worker.mjs): the engine finds them next to the module that starts
-// them, as in the desktop bundle. The folder sits at the depth of dist/main/, so the engine's
+// sqlite-reader.mjs, compare-worker.mjs, score-worker.mjs): the engine finds them next to the
+// module that starts them, as in the desktop bundle. The folder sits at the depth of dist/main/, so the engine's
 // paths relative to its modules ('../../resources', '../../dist/renderer') resolve the same from
 // the bundle as from src/.
 import { createHash } from 'node:crypto';
@@ -70,6 +70,7 @@ const buildOptions = (root, outdir) => ({
     'silero-worker': 'src/audio/silero-worker.ts',
     'sqlite-reader': 'src/tools/sqlite-reader.ts',
     'compare-worker': 'src/compare/compare-worker.ts',
+    'score-worker': 'src/simulations/score-worker.ts',
   },
   outdir,
   bundle: true,

@@ -1,14 +1,14 @@
 import { isoNow, type Clock } from '../clock.js';
 import type { SecretBox } from '../kernel/secret-box.js';
 import { connectionsFor } from '../llm/settings.js';
-import { emptyUsage, type ModelClient, type ModelConnection } from '../llm/types.js';
+import { DEFAULT_MODEL_POLICY, type ModelConnection, type ModelPolicy } from '../llm/types.js';
+import { responseCap } from '../net/outbound.js';
 import type { Store } from '../store/index.js';
 import type { ClaimedJob } from '../store/evaluation-jobs.js';
 import type { StoredEvaluation } from '../store/call-evaluations.js';
 import type { StoredCall } from '../store/calls.js';
-import { callConversation } from './call-conversation.js';
-import { modelJudge } from './judge.js';
-import { metricsFor, scoreConversation } from './scoring.js';
+import { metricsFor } from './scoring.js';
+import type { ScoreThreads, ThreadSetup } from './score-threads.js';
 
 /** What scoring a production call needs: the store, and the judge model as simulations reach it. */
 export interface CallScoringDeps {
@@ -16,22 +16,23 @@ export interface CallScoringDeps {
   secrets: SecretBox;
   clock: Clock;
   llmDefault: ModelConnection | null;
-  /** A client on the engine's model threads (the simulation runner's). */
-  clientFor: (connection: ModelConnection) => ModelClient;
+  /** How model calls are retried and bounded (the simulations' policy). */
+  modelPolicy?: ModelPolicy;
 }
 
 /** The agent version a stored call records (null when unknown, or before calls recorded it). */
 const versionOf = (call: StoredCall): number | null =>
   'agentVersion' in call && typeof call.agentVersion === 'number' ? call.agentVersion : null;
 
-/** What scoring an agent's calls takes: its monitoring, scorecard, metrics and judge. */
+/** What scoring an agent's calls takes: its monitoring and scorecard, and what a thread scores with. */
 export interface ScoringSetup {
   workspaceId: string;
   scorecardId: string;
-  passThreshold: number;
-  metrics: ReturnType<typeof metricsFor>;
-  judge: ReturnType<typeof modelJudge> | null;
+  thread: ThreadSetup;
 }
+
+/** Setups read so far in this process: each gets the next number (a scoring thread's key to it). */
+let setups = 0;
 
 /** The agent's scoring setup as stored now; an error when its monitoring or scorecard is gone. */
 async function scoringSetup(deps: CallScoringDeps, agentId: string): Promise<ScoringSetup> {
@@ -42,7 +43,8 @@ async function scoringSetup(deps: CallScoringDeps, agentId: string): Promise<Sco
   if (!scorecard) throw new Error(`scorecard ${scorecardId} was deleted`);
   const metrics = metricsFor(scorecard, null, null);
   const judge = metrics.some((m) => m.type === 'llm_judge') ? await judgeFor(deps) : null;
-  return { workspaceId, scorecardId, passThreshold: scorecard.passThreshold, metrics, judge };
+  const thread = { id: ++setups, metrics, passThreshold: scorecard.passThreshold, judge };
+  return { workspaceId, scorecardId, thread };
 }
 
 /** Reads an agent's setup at most once a `ttlMs` (a pool scores many calls of one agent at once). */
@@ -59,25 +61,20 @@ export function cachedSetups(deps: CallScoringDeps, ttlMs = 1_000) {
 }
 
 /**
- * Scores one imported call on its agent's monitoring scorecard: the call as a conversation
- * (call-conversation.ts), the scorecard's metrics, the judge on the judge role's model when a
- * metric asks for it. A judge that fails makes that metric an error, as in a simulation; a call,
- * agent monitoring or scorecard that is gone is an error of the job (thrown).
+ * Scores one imported call on its agent's monitoring scorecard, on a scoring thread: the call as a
+ * conversation (call-conversation.ts), the scorecard's metrics, the judge on the judge role's model
+ * when a metric asks for it. A judge that fails makes that metric an error, as in a simulation; a
+ * call, agent monitoring or scorecard that is gone is an error of the job (thrown).
  */
 export async function scoreCall(
   deps: CallScoringDeps,
   job: ClaimedJob,
-  setupOf: (agentId: string) => Promise<ScoringSetup>,
+  on: { setupOf: (agentId: string) => Promise<ScoringSetup>; threads: ScoreThreads },
 ): Promise<StoredEvaluation> {
   const call = await deps.store.calls.get(job.callId);
   if (!call) throw new Error(`call ${job.callId} was deleted`);
-  const setup = await setupOf(call.agentId);
-  const scored = await scoreConversation(
-    setup.metrics,
-    callConversation(call),
-    setup.passThreshold,
-    setup.judge,
-  );
+  const setup = await on.setupOf(call.agentId);
+  const scored = await on.threads.score(call, setup.thread);
   return {
     callId: call.id,
     agentId: call.agentId,
@@ -91,8 +88,14 @@ export async function scoreCall(
   };
 }
 
-/** The judge on the judge role's model as the settings say now; null when none is configured. */
-async function judgeFor(deps: CallScoringDeps) {
+/**
+ * The judge role's model as the settings say now, with the simulations' policy; null when none is
+ * configured. The thread has module state of its own: the engine's answer cap travels with it.
+ */
+async function judgeFor(deps: CallScoringDeps): Promise<ThreadSetup['judge']> {
   const connection = (await connectionsFor(deps.store, deps.secrets, deps.llmDefault)).judge;
-  return connection ? modelJudge(deps.clientFor(connection), emptyUsage()) : null;
+  if (!connection) return null;
+  const base = deps.modelPolicy ?? DEFAULT_MODEL_POLICY;
+  const policy = { ...base, maxResponseBytes: base.maxResponseBytes ?? responseCap() };
+  return { key: JSON.stringify([connection, policy]), connection, policy };
 }

@@ -19,7 +19,7 @@ import { memorySampler } from './memory.js';
  *   its monitoring scorecard (3 deterministic metrics, 1 llm_judge on the instant fake judge),
  *   CONCURRENCY at once, after SCORE_WARM_UP untimed ones; timed from the scorer's start to the
  *   queue's end, peak memory sampled (RSS above the start; with BENCH_MEASURE=live and
- *   --expose-gc, what is reachable after a full GC, model threads included).
+ *   --expose-gc, what is reachable after a full GC, model and scoring threads included).
  * - `baseline N`: the same N conversations scored as the simulation runner scores one (the
  *   scorecard's metrics, the judge on model threads), CONCURRENCY at once, nothing queued or stored.
  * - `sample N`: with N calls stored, the sample decision for 1,000 new calls (the import's own

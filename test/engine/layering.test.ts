@@ -64,7 +64,7 @@ describe('layering', () => {
     );
   });
 
-  it('the model SDKs load on the model threads only: src/llm/client.ts imports them, and only the thread imports it', () => {
+  it('the model SDKs load on the model and scoring threads only: src/llm/client.ts imports them, and only the threads import it', () => {
     const sources = files('src').filter((f) => /\.(ts|mjs)$/.test(f));
     const sdkImporters = sources.filter((f) =>
       importsOf(f).some((i) => i === 'openai' || i.startsWith('@anthropic-ai/')),
@@ -77,7 +77,7 @@ describe('layering', () => {
           relative(process.cwd(), resolve(dirname(f), i)) === 'src/llm/client.js',
       ),
     );
-    expect(clientImporters).toEqual(['src/llm/model-worker.ts']);
+    expect(clientImporters).toEqual(['src/llm/model-worker.ts', 'src/simulations/score-worker.ts']);
   });
 
   it('the preload imports electron and its own files only, and exposes one object', () => {
