@@ -72,6 +72,12 @@ const targets = {
       entryPoints: ['src/compare/compare-worker.ts'],
       outfile: 'dist/main/compare-worker.mjs',
     });
+    // Imported calls are scored on threads of their own (src/simulations/score-threads.ts).
+    await esbuild({
+      ...shared,
+      entryPoints: ['src/simulations/score-worker.ts'],
+      outfile: 'dist/main/score-worker.mjs',
+    });
     // Silero VAD runs on a thread of its own; its ONNX runtime is native, so it stays external.
     await esbuild({
       ...shared,
@@ -79,11 +85,12 @@ const targets = {
       outfile: 'dist/main/silero-worker.mjs',
       packages: 'external',
     });
-    // Imported calls are scored on threads of their own (src/simulations/score-threads.ts).
+    // The frames of audio calls run on threads of their own (src/voice/audio-threads.ts).
     await esbuild({
       ...shared,
-      entryPoints: ['src/simulations/score-worker.ts'],
-      outfile: 'dist/main/score-worker.mjs',
+      entryPoints: ['src/voice/audio-worker.ts'],
+      outfile: 'dist/main/audio-worker.mjs',
+      packages: 'external',
     });
     // SQLite tool queries run in a process of their own, killed at the tool's timeout.
     await esbuild({

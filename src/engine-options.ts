@@ -74,6 +74,11 @@ export interface EngineOptions {
   leaderRetryMs?: number;
   /** Where the noise beds of audio callers are; default `resources/noise` beside the engine. */
   noiseDir?: string;
+  /**
+   * Threads the frames of audio calls run on (default 1): their clock is then never held up by
+   * the engine's own work. 0 runs them on the engine's thread (the voice benchmark's baseline).
+   */
+  audioThreads?: number;
   /** Check every answer against its operation's response schema (tests: undocumented fields fail). */
   checkOutputs?: boolean;
   /**

@@ -219,7 +219,7 @@ function driftSuiteOf(base: ServiceBase, execution: ExecutionDeps): DriftSuite {
 }
 
 /**
-  * Production monitoring's scorer: imported calls scored on its own scoring thread, never while
+ * Production monitoring's scorer: imported calls scored on its own scoring thread, never while
  * a sync imports here (a sync that ended lets it claim again, once off the running list).
  */
 function callScorer(
@@ -251,6 +251,12 @@ function callScorer(
   });
   return callEvaluator;
 }
+
+/** Where audio callers' noise beds are, and the threads their frames run on. */
+const audioCallOptions = (options: EngineOptions) => ({
+  noiseDir: options.noiseDir ?? defaultNoiseDir(),
+  audioThreads: options.audioThreads,
+});
 
 /**
  * The engine's services, wired together: tool runtime, provider sync, alerts, the simulation
@@ -304,7 +310,7 @@ export function createServices(options: EngineOptions, base: ServiceBase) {
     speech,
     recordings,
     demo,
-    noiseDir: options.noiseDir ?? defaultNoiseDir(),
+    ...audioCallOptions(options),
     stopping: stopping.signal,
     log: logError,
   });

@@ -22,6 +22,7 @@ import { redactedUrl } from './store/sql/postgres-errors.js';
 import { bootstrap, type StartResult } from './engine-bootstrap.js';
 import type { Scheduler } from './schedules/scheduler.js';
 import { createServices } from './engine-services.js';
+import type { AudioThreads } from './voice/audio-threads.js';
 import type { EngineOptions } from './engine-options.js';
 import { closeCompareThread } from './compare/compare-thread.js';
 
@@ -52,6 +53,11 @@ export interface Engine {
   closeServer(): Promise<void>;
   /** Bytes of heap the model and scoring threads use: the process's own figures leave them out. */
   modelThreadsHeapUsed(): Promise<number>;
+  /**
+   * The threads audio calls' frames run on: their memory (the process's own figures leave it out)
+   * and, for tests, their workers. Null when stopped, or with `audioThreads: 0`.
+   */
+  audioThreads(): AudioThreads | null;
   /** Simulations this engine runs now: what a stop waits for (0 when stopped). */
   simulationsInFlight(): number;
   stop(): Promise<void>;
@@ -282,6 +288,7 @@ export function createEngine(options: EngineOptions): Engine {
     async modelThreadsHeapUsed() {
       return running ? threadsHeapUsed(running.services) : 0;
     },
+    audioThreads: () => running?.services.runner.audioThreads ?? null,
     simulationsInFlight() {
       return running?.services.runner.inFlight() ?? 0;
     },

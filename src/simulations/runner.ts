@@ -35,6 +35,8 @@ import type { Speech } from '../speech/index.js';
 import type { Recordings } from '../voice/recordings.js';
 import type { AudioOutcome } from '../voice/types.js';
 import type { AudioSummary } from '../domain/audio.js';
+import type { AgentRecord } from '../store/agents.js';
+import { createAudioThreads, type AudioThreads } from '../voice/audio-threads.js';
 import { runAudioConversation } from '../voice/run-audio.js';
 import { demoReach, type DemoHost } from '../demo/host.js';
 import { isDatabaseOutage } from '../store/sql/postgres-errors.js';
@@ -67,6 +69,11 @@ export interface RunnerDeps {
   demo: DemoHost;
   /** Where the noise beds of audio callers are. */
   noiseDir: string;
+  /**
+   * Threads the frames of audio calls run on (default 1); 0: on the engine's thread, as before
+   * they had threads of their own (the voice benchmark's baseline).
+   */
+  audioThreads?: number;
   /**
    * Aborted as the engine begins to stop (before `stop()`): turns in flight end at once, and
    * their simulations are left running, to run again at the next start.
@@ -362,8 +369,14 @@ interface RunContext {
   leases: Leases;
   /** RunnerDeps.stopping. */
   stopping: AbortSignal;
-  /** Starts the model threads not running yet, and waits until they answer. */
+  /**
+   * Starts the model threads not running yet, and waits until they answer. A model caller's first
+   * words of a call are written inside its clock: the thread that writes them is started before
+   * dialling, or the first call after a start measures a second slower.
+   */
   warmModels: () => Promise<void>;
+  /** Where audio calls' frames run; null: on the engine's thread. */
+  audioThreads: AudioThreads | null;
 }
 
 /**
@@ -425,15 +438,7 @@ async function runSimulation(
       if (sim.mode === 'audio' && setup.callerModel) await ctx.warmModels();
       outcome =
         sim.mode === 'audio'
-          ? await runAudioConversation(setup, {
-              agent,
-              secrets: deps.secrets,
-              speech: await spending.meteredSpeech(deps),
-              adapters: deps.adapters,
-              noiseDir: deps.noiseDir,
-              line: sim.line,
-              reach: await demoReach(deps.demo, agent),
-            })
+          ? await runAudioConversation(setup, await audioCallContext(ctx, { agent, sim, spending }))
           : await converseInText(ctx, { sim, agent, setup, began, connection, spending });
       spending.called(agent.provider, outcome.audio);
     } finally {
@@ -521,20 +526,47 @@ function announceEnded(events: EventBus, sims: EndedHere[]): void {
     });
 }
 
+/** What an audio simulation's call is placed with. */
+async function audioCallContext(
+  ctx: RunContext,
+  { agent, sim, spending }: { agent: AgentRecord; sim: Simulation; spending: SimulationSpending },
+): Promise<Parameters<typeof runAudioConversation>[1]> {
+  const { deps } = ctx;
+  return {
+    agent,
+    secrets: deps.secrets,
+    speech: await spending.meteredSpeech(deps),
+    adapters: deps.adapters,
+    noiseDir: deps.noiseDir,
+    line: sim.line,
+    reach: await demoReach(deps.demo, agent),
+    audioThreads: ctx.audioThreads,
+  };
+}
+
+/**
+ * The runner's threads. Model threads: two; with one, that thread's SDK work outweighed all the
+ * engine's own and held the pace (the simulations benchmark, on two cores), and a second takes
+ * the calls that come while one is busy. Audio threads: as the options say (none: frames on the
+ * engine's thread).
+ */
+function runnerThreads(deps: RunnerDeps) {
+  const models = createModelThreads(2);
+  const audioThreads = deps.audioThreads === 0 ? null : createAudioThreads(deps.audioThreads ?? 1);
+  return { models, audioThreads };
+}
+
 /**
  * Works the simulation queue (queued rows in SQLite) with a pool of `concurrency` workers.
  * A simulation interrupted by a stop or a crash is still `running` in the store; the next start
  * puts it back in the queue, so it runs again from the start, never lost and never twice at once.
  */
 export function createSimulationRunner(deps: RunnerDeps) {
-  const { store, clock, events } = deps;
+  const { store, clock, events, stopping } = deps;
   const active = new Set<Promise<void>>();
-  // Two: with one, that thread's SDK work outweighed all the engine's own and held the pace (the
-  // simulations benchmark, on two cores); a second takes the calls that come while one is busy.
-  const models = createModelThreads(2);
+  const { models, audioThreads } = runnerThreads(deps);
   const clientFor = (connection: ModelConnection): ModelClient =>
     models.client(connection, deps.modelPolicy ?? DEFAULT_MODEL_POLICY);
-  const { stopping } = deps;
   const cancellations = createCancellations(store);
   let started = false;
   const leases = createLeases({
@@ -545,11 +577,15 @@ export function createSimulationRunner(deps: RunnerDeps) {
     ended: (sims) => announceEnded(events, sims),
     log: deps.log,
   });
-  // A model caller's first words of a call are written inside its clock: the thread that writes
-  // them is started before dialling, or the first call after a start measures a second slower.
-  const warmModels = () => models.warm();
-  const ctx: RunContext = { deps, clientFor, cancellations, leases, stopping, warmModels };
-
+  const ctx: RunContext = {
+    deps,
+    clientFor,
+    cancellations,
+    leases,
+    stopping,
+    warmModels: () => models.warm(),
+    audioThreads,
+  };
   const pump = queuePump(
     () => fill(),
     () => started && !stopping.aborted,
@@ -600,6 +636,8 @@ export function createSimulationRunner(deps: RunnerDeps) {
     modelClient: clientFor,
     /** Bytes of heap the model threads use. */
     modelThreadsHeapUsed: () => models.heapUsed(),
+    /** Where audio calls' frames run (null: this thread): their memory, their workers (tests). */
+    audioThreads,
     async idle(): Promise<void> {
       while (active.size) await Promise.allSettled([...active]);
     },
@@ -611,7 +649,7 @@ export function createSimulationRunner(deps: RunnerDeps) {
       await Promise.allSettled([...active]);
       // After the interrupted simulations have settled: they stay running, ours to hand back.
       await leases.stop();
-      await models.close();
+      await Promise.all([models.close(), audioThreads?.close()]);
     },
   };
 }

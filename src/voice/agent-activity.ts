@@ -26,6 +26,20 @@ export class AgentActivity {
     this.sounding = new Uint8Array(Math.ceil(maxMs / FRAME_MS) + 1);
   }
 
+  /** Its frames and clears as plain data, to cross to another thread (`fromParts`). */
+  parts(): { sounding: Uint8Array; clears: number[] } {
+    return { sounding: this.sounding.slice(0, this.frames), clears: [...this.clears] };
+  }
+
+  /** An activity made from another's `parts()`. */
+  static fromParts(parts: { sounding: Uint8Array; clears: number[] }): AgentActivity {
+    const activity = new AgentActivity(0);
+    activity.sounding = parts.sounding;
+    activity.frames = parts.sounding.length;
+    activity.clears.push(...parts.clears);
+    return activity;
+  }
+
   /** The window that plays at `atMs` (a multiple of 20 ms, in order). */
   add(atMs: number, window: Int16Array): void {
     const index = Math.round(atMs / FRAME_MS);

@@ -1,17 +1,17 @@
-import type { LineStats } from '../audio/line.js';
 import { resampleInSlices } from '../audio/pcm.js';
-import { agentVoiceActivity, type VoiceActivityFactory } from '../audio/voice-activity.js';
+import { agentVoiceActivity } from '../audio/voice-activity.js';
 import type { AudioSummary } from '../domain/audio.js';
 import { BACKCHANNEL_PHRASES } from '../domain/callers.js';
 import { measureCall } from './call-measures.js';
 import { CallDriver } from './call-driver.js';
-import { conditionsOnCall, noiseBedFor } from './caller-conditions.js';
+import { callerDice, noiseBedFor, soundOnCall } from './caller-conditions.js';
+import { LocalCall, type CallSession } from './call-session.js';
+import { dialerFor } from './transports/index.js';
 import { inTurns, voiceScriptLine, voiceText, type LineVoicing } from './caller-lines.js';
 import { measureCaller } from './caller-measures.js';
 import { answerPauseMs, deliveredVoice } from './delivery.js';
-import { AGENT_TURNS, CallInbox, LiveCall, spoken, type Utterance } from './live-call.js';
+import { AGENT_TURNS, CallInbox, spoken, type Utterance } from './live-call.js';
 import { assembleTurns } from './call-turns.js';
-import type { AudioCall } from './transport.js';
 import type { AudioConversationSetup, AudioOutcome, Ending } from './types.js';
 
 /** What is made before dialling, so that neither synthesis nor file reads count as the agent's latency. */
@@ -20,7 +20,6 @@ interface Prepared {
   script: (Utterance | null)[] | null;
   backchannels: Utterance[];
   bed: Int16Array | null;
-  voiceActivity: VoiceActivityFactory;
 }
 
 /**
@@ -47,10 +46,8 @@ async function prepareCaller(setup: AudioConversationSetup): Promise<Prepared> {
         spoken(await voiceText(text, voicing), setup.lineRate, { text, source: 'script' }),
       )
     : [];
-  // Silero's thread starts (once a process) before dialling, never in a call's time.
-  const voiceActivity = await agentVoiceActivity(AGENT_TURNS);
   if (!script) await warmVoice(voicing);
-  return { voicing, script, backchannels, bed, voiceActivity };
+  return { voicing, script, backchannels, bed };
 }
 
 /** Said (and cached) before a model caller's call, to wake its voice: see warmVoice. */
@@ -74,21 +71,38 @@ async function warmVoice(voicing: LineVoicing): Promise<void> {
  */
 export async function converseByAudio(setup: AudioConversationSetup): Promise<AudioOutcome> {
   const prepared = await prepareCaller(setup);
-  const inbox = new CallInbox(setup.lineRate);
-  const call = await setup.dial({
-    ...setup.request,
-    events: inbox,
-    signal: setup.signal ?? new AbortController().signal,
-  });
+  const signal = setup.signal ?? new AbortController().signal;
+  const session = setup.audioThreads
+    ? await setup.audioThreads.dial({ plan: dialPlan(setup), signal })
+    : await dialHere(setup, prepared.bed, signal);
   try {
     // A transport that took another rate than it said: converted now (the first frame waits).
-    if (call.sampleRate !== setup.lineRate)
-      await toCallRate(prepared, setup.lineRate, call.sampleRate);
-    return await runCall(setup, call, inbox, prepared);
-  } catch (err) {
-    await call.hangup().catch(() => {});
-    throw err;
+    if (session.rate !== setup.lineRate) await toCallRate(prepared, setup.lineRate, session.rate);
+    return await runCall(setup, session, prepared);
+  } finally {
+    await session.release();
   }
+}
+
+function dialPlan(setup: AudioConversationSetup) {
+  const { provider, request, lineRate, conditions, noiseDir } = setup;
+  return { provider, request, lineRate, conditions, noiseDir };
+}
+
+/** The call with its frames on this thread (no audio threads: the engine's own baseline). */
+async function dialHere(
+  setup: AudioConversationSetup,
+  bed: Int16Array | null,
+  signal: AbortSignal,
+): Promise<CallSession> {
+  // Silero's thread starts (once a process) before dialling, never in a call's time.
+  const voiceActivity = await agentVoiceActivity(AGENT_TURNS);
+  const dialer = dialerFor(setup.provider);
+  if ('refused' in dialer) throw new Error(dialer.refused);
+  const inbox = new CallInbox(setup.lineRate);
+  const call = await dialer.dial({ ...setup.request, events: inbox, signal });
+  const sound = soundOnCall(setup.conditions, bed, call.sampleRate);
+  return new LocalCall(call, inbox, { ...sound, voiceActivity });
 }
 
 async function toCallRate(p: Prepared, from: number, to: number): Promise<void> {
@@ -103,91 +117,72 @@ async function toCallRate(p: Prepared, from: number, to: number): Promise<void> 
 
 async function runCall(
   setup: AudioConversationSetup,
-  call: AudioCall,
-  inbox: CallInbox,
+  session: CallSession,
   prepared: Prepared,
 ): Promise<AudioOutcome> {
-  const parts = conditionsOnCall(setup.conditions, prepared.bed, call.sampleRate);
   // The model caller must hear the agent during the call: where the line carries no text, STT.
   const sttNeeded =
-    call.agentTextSource === 'stt' ||
-    (call.agentTextSource === 'provider_record' && !prepared.script);
-  let driver: CallDriver | null = null;
-  const live = new LiveCall(call, {
-    maxMs: setup.limits.maxDurationMs + 10_000,
-    keepAgentAudio: sttNeeded,
-    onFrame: (now) => driver?.onFrame(now),
-    onAgentTurnEnd: (now) => driver?.onAgentTurnEnd(now),
-    onEnded: (end) => driver?.onFarEnd(end),
-    noise: parts.noise,
-    line: parts.line,
-    voiceActivity: prepared.voiceActivity,
-  });
-  driver = new CallDriver({
+    session.agentTextSource === 'stt' ||
+    (session.agentTextSource === 'provider_record' && !prepared.script);
+  const driver = new CallDriver({
     setup,
-    call,
-    inbox,
-    live,
+    session,
+    start: { maxMs: setup.limits.maxDurationMs + 10_000, keepAgentAudio: sttNeeded },
     script: prepared.script,
-    dice: parts.dice,
+    dice: callerDice(setup.conditions),
     voicing: prepared.voicing,
     backchannels: prepared.backchannels,
     pauseMs: answerPauseMs(setup.persona),
     sttNeeded,
   });
   const ending = await driver.run();
-  return outcome(
-    { setup, call, inbox, live, driver, lineStats: parts.line?.stats() ?? null },
-    ending,
-  );
+  return outcome({ setup, session, driver }, ending);
 }
 
 interface Finished {
   setup: AudioConversationSetup;
-  call: AudioCall;
-  inbox: CallInbox;
-  live: LiveCall;
+  session: CallSession;
   driver: CallDriver;
-  lineStats: LineStats | null;
 }
 
 async function outcome(
   f: Finished,
   ending: Exclude<Ending, { interrupted: true }>,
 ): Promise<AudioOutcome> {
-  const { live, call, setup } = f;
+  const { session, setup } = f;
+  const record = await session.end();
   // Calls often end together (a time limit): each one's summing-up takes its own turn of the
   // event loop, so the calls still live keep their frames on time.
   await yieldTurn();
-  const measures = measureCall(live.callerSpeech, live.agentSpeech);
-  const providerTranscript = await call.providerTranscript().catch(() => null);
+  const measures = measureCall(session.callerSpeech, session.agentSpeech);
+  const providerTranscript = await session.providerTranscript().catch(() => null);
   const assembled = await assembleTurns({
-    caller: live.callerSpeech,
-    agent: live.agentSpeech,
+    caller: session.callerSpeech,
+    agent: session.agentSpeech,
     measures,
-    inbox: f.inbox,
-    source: call.agentTextSource,
-    toolCalls: call.reportsToolCalls ? f.inbox.toolCalls : null,
+    inbox: session.texts,
+    source: session.agentTextSource,
+    toolCalls: session.reportsToolCalls ? session.texts.toolCalls : null,
     providerTranscript,
-    transcribe: (pcm) => setup.speech.transcribe(pcm, live.rate, setup.signal),
+    transcribe: (pcm) => setup.speech.transcribe(pcm, session.rate, setup.signal),
   });
-  const pacing = live.pacing();
+  const { pacing } = record;
   const caller = measureCaller({
     conditions: setup.conditions,
     log: f.driver.log,
-    lineStats: f.lineStats,
-    callRate: live.rate,
+    lineStats: record.lineStats,
+    callRate: session.rate,
     frames: pacing.frames,
-    caller: live.callerSpeech,
-    agent: live.agentSpeech,
-    activity: live.agentActivity,
+    caller: session.callerSpeech,
+    agent: session.agentSpeech,
+    activity: record.activity,
     turns: assembled.turns,
   });
   const audio: AudioSummary = {
     transport: setup.transport,
-    call_id: call.callId,
-    sample_rate: live.rate,
-    duration_ms: Math.round(live.durationMs),
+    call_id: session.callId,
+    sample_rate: session.rate,
+    duration_ms: Math.round(record.durationMs),
     time_to_first_audio_ms: firstAudioMs(measures.timeToFirstAudioMs, f.driver),
     response_latency_ms: measures.responseLatency,
     talk_over: { count: measures.talkOver.count, total_ms: measures.talkOver.totalMs },
@@ -202,8 +197,8 @@ async function outcome(
       late_p99_ms: round1(pacing.lateP99Ms),
       late_max_ms: round1(pacing.lateMaxMs),
     },
-    voice_activity: live.voiceActivity(),
-    agent_text_source: call.agentTextSource,
+    voice_activity: record.voiceActivity,
+    agent_text_source: session.agentTextSource,
     provider_transcript:
       providerTranscript?.map((t) => ({ role: t.role, text: t.text, at_ms: t.atMs })) ?? null,
     recording: true,
@@ -213,7 +208,7 @@ async function outcome(
     turns: assembled.turns,
     failedExpectations: assembled.failedExpectations,
     audio,
-    wav: await yieldTurn().then(() => live.recording.toWav()),
+    wav: record.wav,
   };
   if ('cancelled' in ending)
     return { ...base, endReason: 'caller_ended', cancelled: true, failure: null };

@@ -3,9 +3,8 @@ import type { ScriptLine } from '../domain/scenarios.js';
 import { Interrupted, makeCaller } from '../conversation/conversation.js';
 import type { CallerDice, OverAgent } from './caller-dice.js';
 import { asAct, voiceText, type LineVoicing } from './caller-lines.js';
-import type { CallInbox, LiveCall } from './live-call.js';
+import type { CallSession, CallStart } from './call-session.js';
 import { spoken, type CallEnd, type Utterance } from './live-call.js';
-import type { AudioCall } from './transport.js';
 import type { AudioConversationSetup, CallerLog, Ending } from './types.js';
 
 /**
@@ -36,9 +35,10 @@ interface Armed {
 
 export interface DriverParts {
   setup: AudioConversationSetup;
-  call: AudioCall;
-  inbox: CallInbox;
-  live: LiveCall;
+  /** The call, its frames on an audio thread or this one. */
+  session: CallSession;
+  /** How its clock's part is made once it is up. */
+  start: CallStart;
   /** Scripted lines as they will be said (null entries say nothing); null for a model caller. */
   script: (Utterance | null)[] | null;
   dice: CallerDice;
@@ -51,7 +51,7 @@ export interface DriverParts {
 
 export class CallDriver {
   private readonly setup: AudioConversationSetup;
-  private readonly live: LiveCall;
+  private readonly live: CallSession;
   private readonly caller: ReturnType<typeof makeCaller>;
   private phase: Phase = 'opening';
   private replies = 0;
@@ -89,7 +89,7 @@ export class CallDriver {
 
   constructor(private readonly parts: DriverParts) {
     this.setup = parts.setup;
-    this.live = parts.live;
+    this.live = parts.session;
     this.caller = makeCaller(parts.setup);
   }
 
@@ -106,15 +106,17 @@ export class CallDriver {
   }
 
   async run(): Promise<Exclude<Ending, { interrupted: true }>> {
-    const { inbox, call } = this.parts;
     const ended = new Promise<Ending>((resolve) => (this.settle = resolve));
-    inbox.onEnd = (end) => this.onFarEnd(end);
-    this.live.start();
-    inbox.attach(this.live);
-    if (inbox.endedAs) this.onFarEnd(inbox.endedAs);
+    this.live.start(
+      {
+        onFrame: (now) => this.onFrame(now),
+        onAgentTurnEnd: (now) => this.onAgentTurnEnd(now),
+        onEnded: (end) => this.onFarEnd(end),
+      },
+      this.parts.start,
+    );
     const ending = await ended;
-    this.live.stop();
-    await call.hangup().catch(() => {});
+    await this.live.end();
     if ('interrupted' in ending) throw new Interrupted('the engine is stopping');
     return ending;
   }
@@ -386,8 +388,9 @@ export class CallDriver {
   /** What the agent said since the caller last spoke: its text events, else speech-to-text of its audio. */
   private async agentWordsSoFar(): Promise<string> {
     if (!this.parts.sttNeeded) {
-      const texts = this.parts.inbox.agentTexts.slice(this.agentTextUpTo);
-      this.agentTextUpTo = this.parts.inbox.agentTexts.length;
+      const { agentTexts } = this.live.texts;
+      const texts = agentTexts.slice(this.agentTextUpTo);
+      this.agentTextUpTo = agentTexts.length;
       return texts.map((t) => t.text).join(' ');
     }
     const spans = this.live.agentSpeech.slice(this.heardUpTo);
@@ -419,9 +422,8 @@ export class CallDriver {
   /** Digits as the protocol's events go as the line starts; in-band tones are in its audio. */
   private sendDigitEvents(u: Utterance, now: number): void {
     if (!u.dtmf) return;
-    const { call, voicing } = this.parts;
-    if (call.sendDtmf && voicing.dtmfEvents) {
-      call.sendDtmf(u.dtmf);
+    if (this.live.sendsDtmf && this.parts.voicing.dtmfEvents) {
+      this.live.sendDtmf(u.dtmf);
       this.log.dtmf.push({ atMs: Math.round(now), digits: u.dtmf, via: 'event' });
     } else this.log.dtmf.push({ atMs: Math.round(now), digits: u.dtmf, via: 'tones' });
   }

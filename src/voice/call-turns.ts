@@ -3,13 +3,8 @@ import type { TextSource } from '../domain/audio.js';
 import type { Turn } from '../domain/simulations.js';
 import { expectationProblems } from '../conversation/conversation.js';
 import type { CallMeasures } from './call-measures.js';
-import type {
-  AgentSpeech,
-  CallerSpeech,
-  CallInbox,
-  TimedText,
-  TimedToolCall,
-} from './live-call.js';
+import type { CallTexts } from './call-session.js';
+import type { AgentSpeech, CallerSpeech, TimedText, TimedToolCall } from './live-call.js';
 import type { AudioCall, ProviderTranscriptTurn } from './transport.js';
 
 /** An agent's turn: its speech spans between two of the caller's. */
@@ -96,7 +91,7 @@ export interface TurnInputs {
   caller: CallerSpeech[];
   agent: AgentSpeech[];
   measures: CallMeasures;
-  inbox: CallInbox;
+  inbox: CallTexts;
   source: AudioCall['agentTextSource'];
   /** The tools the agent reported calling; null where the line does not report them. */
   toolCalls: TimedToolCall[] | null;

@@ -61,12 +61,15 @@ export interface CallerConditions {
   behaviours: CallerBehaviours | null;
 }
 
-/** The conditions' parts for one call at `callRate`; the bed is loaded by the caller (it can fail). */
-export function conditionsOnCall(
+/**
+ * The caller's sound on one call at `callRate`: its line and its noise (none on a studio line, or
+ * without a bed). Made where the call's frames run; the bed is loaded by the caller (it can fail).
+ */
+export function soundOnCall(
   c: CallerConditions,
   bed: Int16Array | null,
   callRate: number,
-): { line: LineSimulator | null; noise: NoiseMixer | null; dice: CallerDice } {
+): { line: LineSimulator | null; noise: NoiseMixer | null } {
   // Separate streams, so a behaviour rolled more or less often never moves the line's losses.
   const seed = c.line.seed >>> 0;
   const line =
@@ -82,8 +85,20 @@ export function conditionsOnCall(
           random: seededRandom((seed + 0x51ed) >>> 0),
         })
       : null;
-  const dice = new CallerDice(c.behaviours, seededRandom((seed ^ 0x9e3779b9) >>> 0));
-  return { line, noise, dice };
+  return { line, noise };
+}
+
+/** The caller's behaviours on one call, on a stream of the seed of their own. */
+export const callerDice = (c: CallerConditions): CallerDice =>
+  new CallerDice(c.behaviours, seededRandom(((c.line.seed >>> 0) ^ 0x9e3779b9) >>> 0));
+
+/** The conditions' parts for one call at `callRate`: its sound and its behaviours. */
+export function conditionsOnCall(
+  c: CallerConditions,
+  bed: Int16Array | null,
+  callRate: number,
+): { line: LineSimulator | null; noise: NoiseMixer | null; dice: CallerDice } {
+  return { ...soundOnCall(c, bed, callRate), dice: callerDice(c) };
 }
 
 /** The persona's noise bed, read before dialling: a missing file fails the run, naming it. */

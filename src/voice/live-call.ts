@@ -121,6 +121,11 @@ export function spoken(
   };
 }
 
+/** A text or tool call the line reported, as stamped (told to an audio thread's engine). */
+export type InboxEntry =
+  | { kind: 'agent' | 'heard' | 'correct'; atMs: number; text: string }
+  | { kind: 'tool'; atMs: number; tool: CallToolCall };
+
 /** The receiving half: what a transport reports, stamped with the call's clock. */
 export class CallInbox implements AgentAudioEvents {
   readonly agentTexts: TimedText[] = [];
@@ -137,6 +142,8 @@ export class CallInbox implements AgentAudioEvents {
   private clearedEarly = false;
   endedAs: CallEnd | null = null;
   onEnd: ((end: CallEnd) => void) | null = null;
+  /** Told each text and tool call as it is stamped (an audio thread passes them on). */
+  observe: ((entry: InboxEntry) => void) | null = null;
 
   /** `rate`: the call's PCM rate as planned, in whose time early audio is capped. */
   constructor(rate: number) {
@@ -161,24 +168,36 @@ export class CallInbox implements AgentAudioEvents {
     this.clearedEarly = true;
   }
   agentText(text: string): void {
-    this.agentTexts.push({ atMs: this.target?.nowMs() ?? 0, text });
+    const atMs = this.target?.nowMs() ?? 0;
+    this.agentTexts.push({ atMs, text });
+    this.observe?.({ kind: 'agent', atMs, text });
   }
   toolCall(call: CallToolCall): void {
-    this.toolCalls.push({ atMs: this.target?.nowMs() ?? 0, call });
+    const atMs = this.target?.nowMs() ?? 0;
+    this.toolCalls.push({ atMs, call });
+    this.observe?.({ kind: 'tool', atMs, tool: call });
   }
   correctAgentText(text: string): void {
-    const last = this.agentTexts.at(-1);
-    if (last) last.text = text;
-    else this.agentText(text);
+    correctLast(this.agentTexts, text, this.target?.nowMs() ?? 0);
+    this.observe?.({ kind: 'correct', atMs: this.target?.nowMs() ?? 0, text });
   }
   heard(text: string): void {
-    this.heardTexts.push({ atMs: this.target?.nowMs() ?? 0, text });
+    const atMs = this.target?.nowMs() ?? 0;
+    this.heardTexts.push({ atMs, text });
+    this.observe?.({ kind: 'heard', atMs, text });
   }
   ended(how: FarEnd, detail: string): void {
     if (this.endedAs) return;
     this.endedAs = how === 'agent_hangup' ? { how } : { how, detail };
     this.onEnd?.(this.endedAs);
   }
+}
+
+/** The agent was cut off: its last text becomes what it said before the cut (or the first one). */
+export function correctLast(texts: TimedText[], text: string, atMs: number): void {
+  const last = texts.at(-1);
+  if (last) last.text = text;
+  else texts.push({ atMs, text });
 }
 
 export class LiveCall {
@@ -227,6 +246,11 @@ export class LiveCall {
    */
   nowMs(): number {
     return this.pacer ? Math.max(0, performance.now() - this.pacer.startedAt) : 0;
+  }
+
+  /** When the call's clock reads 0, on this thread's `performance.now()`; null until started. */
+  get clockStartedAt(): number | null {
+    return this.pacer?.startedAt ?? null;
   }
 
   start(): void {

@@ -8,6 +8,7 @@ import type { Speech } from '../speech/index.js';
 import type { AgentRecord } from '../store/agents.js';
 import type { ConversationSetup } from '../conversation/conversation.js';
 import { converseByAudio } from './audio-conversation.js';
+import type { AudioThreads } from './audio-threads.js';
 import type { AudioOutcome } from './types.js';
 import { dialerFor } from './transports/index.js';
 
@@ -33,6 +34,8 @@ export function runAudioConversation(
     line: SimulationLine | null;
     /** Where the demo agent is now (its engine-served URL changes with every start). */
     reach?: AgentCredentials;
+    /** Where the call's frames run; null: on this thread. */
+    audioThreads: AudioThreads | null;
   },
 ): Promise<AudioOutcome> {
   const { agent } = ctx;
@@ -43,7 +46,8 @@ export function runAudioConversation(
   return converseByAudio({
     ...setup,
     transport: TRANSPORT_NAMES[agent.provider] ?? agent.provider,
-    dial: dialer.dial,
+    provider: agent.provider,
+    audioThreads: ctx.audioThreads,
     lineRate: dialer.sampleRate,
     dtmfEvents: dialer.dtmfEvents,
     conditions: {

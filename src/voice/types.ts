@@ -5,12 +5,16 @@ import type { ConversationOutcome, ConversationSetup } from '../conversation/con
 import type { EndReason } from '../conversation/end-reasons.js';
 import type { Speech } from '../speech/index.js';
 import type { CallerConditions } from './caller-conditions.js';
-import type { Dial, DialRequest } from './transport.js';
+import type { AudioThreads } from './audio-threads.js';
+import type { DialRequest } from './transport.js';
 
 /** What an audio simulation needs beyond a text one: the line to the agent, and a voice. */
 export interface AudioConversationSetup extends Omit<ConversationSetup, 'agent'> {
   transport: string;
-  dial: Dial;
+  /** The agent's provider: which transport dials (transports/index.ts). */
+  provider: string;
+  /** Where the call's frames run; null: on this thread (the engine's own baseline, `audioThreads: 0`). */
+  audioThreads: AudioThreads | null;
   /** The PCM rate the transport's calls run at: lines are converted to it before dialling. */
   lineRate: number;
   /** The transport carries keypad digits as events (else they go in-band as tones). */

@@ -9,6 +9,8 @@ export interface LoadPlan {
   url: string;
   headers: Record<string, string>;
   seconds: number;
+  /** Keep-alive connections (default 10). */
+  connections?: number;
   /** Every request asks for another page: `path` plus `&offset=` stepping by `stride` mod `modulo`. */
   pages?: { path: string; stride: number; modulo: number };
 }
@@ -19,7 +21,7 @@ const pages = plan.pages;
 const result = await autocannon({
   url: plan.url,
   headers: plan.headers,
-  connections: 10,
+  connections: plan.connections ?? 10,
   duration: plan.seconds,
   pipelining: 1,
   requests: pages

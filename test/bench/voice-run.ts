@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createEngine, type Engine } from '../../src/engine.js';
+import { throughput } from './harness.js';
 
 /**
  * One run of the voice bench, in a process of its own so that its memory is its own: the engine
  * (temp data dir, removed at the end) places CALLS concurrent audio calls of CALL_SECONDS to the
- * fake Twilio agent of voice-fakes.ts, one persona x one agent x CALLS runs. Prints what each call
- * measured and the process's memory while they ran, as one JSON line.
+ * fake Twilio agent of test/helpers/voice-fakes-process.ts, one persona x one agent x CALLS runs.
+ * Prints what each call measured and the process's memory while they ran, as one JSON line.
  */
 export interface VoiceRunPlan {
   mediaStreamUrl: string;
@@ -18,6 +19,10 @@ export interface VoiceRunPlan {
   callSeconds: number;
   /** Realistic callers: a persona over car noise, on a mobile line (loss, jitter, mu-law band). */
   impaired?: boolean;
+  /** The engine's audio threads (its default when absent; 0: frames on the engine's thread). */
+  audioThreads?: number;
+  /** The engine also answers a persona-list load over HTTP (4 connections) while the calls run. */
+  load?: boolean;
 }
 
 export interface MeasuredCall {
@@ -37,8 +42,13 @@ export interface VoiceRunResult {
   calls: MeasuredCall[];
   /** From the first execute to the last simulation's end. */
   seconds: number;
-  /** MB: `base` after the warm-up call (and a full GC under --expose-gc), peaks while calls ran. */
+  /**
+   * MB: `base` after the warm-up call (and a full GC under --expose-gc), peaks while calls ran;
+   * live is heap + external of the engine's thread and its audio threads.
+   */
   memory: { baseRss: number; peakRss: number; baseLive: number; peakLive: number; gc: boolean };
+  /** The persona-list load the engine answered meanwhile (plan.load). */
+  load: { rps: number; seconds: number } | null;
   /** The engine's event loop delay while the calls ran: how late a 20 ms timer fired, ms. */
   loopDelay: { p50: number; p99: number; max: number };
   /** Cores the engine process used while the calls ran. */
@@ -155,24 +165,45 @@ function streamingCpu(callSeconds: number) {
   };
 }
 
-/** Memory every SAMPLE_MS, with no forced collection: a full GC would stall the calls' frames. */
-function sampleMemory() {
-  const live = () => {
+/**
+ * Memory every SAMPLE_MS, with no forced collection (a full GC would stall the calls' frames): the
+ * engine's thread's heap and external memory, and its audio threads' (the process's figures leave
+ * a worker's heap out).
+ */
+function sampleMemory(engine: Engine) {
+  const live = async () => {
     const m = process.memoryUsage();
-    return m.heapUsed + m.external;
+    return m.heapUsed + m.external + ((await engine.audioThreads()?.memory()) ?? 0);
   };
-  const peak = { rss: process.memoryUsage.rss(), live: live() };
-  const timer = setInterval(() => {
+  const peak = { rss: process.memoryUsage.rss(), live: 0 };
+  const sample = async () => {
     peak.rss = Math.max(peak.rss, process.memoryUsage.rss());
-    peak.live = Math.max(peak.live, live());
-  }, SAMPLE_MS);
+    peak.live = Math.max(peak.live, await live());
+  };
+  const timer = setInterval(() => void sample(), SAMPLE_MS);
   return {
-    stop() {
+    async stop() {
       clearInterval(timer);
+      await sample();
       return { rss: peak.rss / MB, live: peak.live / MB };
     },
-    now: () => ({ rss: process.memoryUsage.rss() / MB, live: live() / MB }),
+    now: async () => ({ rss: process.memoryUsage.rss() / MB, live: (await live()) / MB }),
   };
+}
+
+/**
+ * The persona-list load (4 connections, for `seconds`) in a process of its own, against the
+ * engine's HTTP API: resolves with its requests per second; any failed request fails the run.
+ */
+async function personaLoad(engine: Engine, apiKey: string, ws: string, seconds: number) {
+  const url = await engine.listen(0, '127.0.0.1');
+  const rps = await throughput({
+    url: `${url}/api/v1/workspaces/${ws}/personas`,
+    headers: { authorization: `Bearer ${apiKey}` },
+    seconds,
+    connections: 4,
+  });
+  return { rps, seconds };
 }
 
 interface PresentedSimulation {
@@ -205,14 +236,16 @@ function measured(s: PresentedSimulation): MeasuredCall {
   };
 }
 
-async function timedRun(engine: Engine, plan: VoiceRunPlan): Promise<VoiceRunResult> {
+async function timedRun(engine: Engine, plan: VoiceRunPlan, apiKey: string) {
   const { ws, timed, warmUp } = await seed(engine, plan);
   await execute(engine, ws, warmUp, 1);
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   console.log(JSON.stringify({ timed: true }));
-  const memory = sampleMemory();
-  const base = memory.now();
+  const memory = sampleMemory(engine);
+  const base = await memory.now();
+  // For the whole run: the calls take a little longer than their length to dial and end.
+  const load = plan.load ? personaLoad(engine, apiKey, ws, plan.callSeconds + 5) : null;
   const loop = monitorEventLoopDelay({ resolution: LOOP_TIMER_MS });
   loop.enable();
   const cpuBefore = process.cpuUsage();
@@ -222,7 +255,7 @@ async function timedRun(engine: Engine, plan: VoiceRunPlan): Promise<VoiceRunRes
   const seconds = (performance.now() - began) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   loop.disable();
-  const peak = memory.stop();
+  const peak = await memory.stop();
   const { simulations } = await call<{ simulations: PresentedSimulation[] }>(
     engine,
     'executions.simulations',
@@ -243,15 +276,16 @@ async function timedRun(engine: Engine, plan: VoiceRunPlan): Promise<VoiceRunRes
     loopDelay: { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) },
     cpuCores: (cpu.user + cpu.system) / 1e6 / seconds,
     streamingCpuCores: streaming.cores(),
-  };
+    load: load && (await load),
+  } satisfies VoiceRunResult;
 }
 
 const plan = JSON.parse(process.argv[2]!) as VoiceRunPlan;
 const dir = mkdtempSync(join(tmpdir(), 'cb-voice-'));
-const engine = createEngine({ dataDir: dir });
+const engine = createEngine({ dataDir: dir, audioThreads: plan.audioThreads });
 try {
-  await engine.start();
-  console.log(JSON.stringify(await timedRun(engine, plan)));
+  const { firstApiKey } = await engine.start();
+  console.log(JSON.stringify(await timedRun(engine, plan, firstApiKey!)));
   await engine.stop();
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -87,4 +87,24 @@ describe('the CLI bundle', () => {
     );
     expect(answer.trim()).toBe('loaded');
   }, 60_000);
+
+  it("the bundle's audio thread starts and answers", () => {
+    execFileSync(process.execPath, ['src/cli/callbench.mjs', '--version']); // built when stale
+    const newest = (a: string, b: string) => statSync(b).mtimeMs - statSync(a).mtimeMs;
+    const dir = bundleDirs().sort(newest)[0]!;
+    const answer = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { Worker } from 'node:worker_threads';
+         const w = new Worker(${JSON.stringify(join(process.cwd(), dir, 'audio-worker.mjs'))}, { execArgv: [] });
+         w.on('message', (m) => { console.log(m.reply === 7 && m.value.heapUsed > 0 ? 'answered' : JSON.stringify(m)); process.exit(0); });
+         w.on('error', (e) => { console.log('error ' + e.message); process.exit(1); });
+         w.postMessage({ op: 'memory', req: 7 });`,
+      ],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
+    expect(answer.trim()).toBe('answered');
+  }, 60_000);
 });

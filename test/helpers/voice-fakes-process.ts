@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startFakeSpeech } from '../helpers/fake-speech.js';
-import { startFakeVoice } from '../helpers/fake-voice.js';
+import { startFakeSpeech } from './fake-speech.js';
+import { startFakeVoice } from './fake-voice.js';
+import type { BrainOptions } from './fake-voice-brain.js';
 
 /**
  * The far side of the voice bench, in a process of its own so that its work (every call's VAD,
@@ -20,8 +21,11 @@ const AGENT_REPLIES = [
 /** Every transcription answers this; the fake STT answers from a list, so the list is long. */
 const TRANSCRIPTS = 20_000;
 
-/** argv[2]: {"hearingDbfs": -35} for callers over background noise (the agent hears over it). */
-const options = JSON.parse(process.argv[2] ?? '{}') as { hearingDbfs?: number };
+/**
+ * argv[2]: the brain's options over these defaults, e.g. {"hearingDbfs": -35} for callers over
+ * background noise (the agent hears over it).
+ */
+const options = JSON.parse(process.argv[2] ?? '{}') as Partial<BrainOptions>;
 const voice = await startFakeVoice({ delayMs: DELAY_MS, replies: AGENT_REPLIES, ...options });
 const speech = await startFakeSpeech();
 for (let i = 0; i < TRANSCRIPTS; i++) speech.transcripts.push(AGENT_REPLIES[0]!);
@@ -42,7 +46,7 @@ process.on('SIGTERM', () => {
 });
 console.log(
   JSON.stringify({
-    delayMs: DELAY_MS,
+    delayMs: options.delayMs ?? DELAY_MS,
     mediaStreamUrl: voice.mediaStreamUrl,
     agentUrl: `${voice.url}/chat`,
     sttUrl: `${speech.url}/v1`,
