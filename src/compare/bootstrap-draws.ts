@@ -11,6 +11,13 @@
  * form), an index ⌊u / 2³² · size⌋ truncated with `| 0` (exact: the product lies in [0, size)).
  */
 
+/**
+ * mulberry32's state `draws` draws after `seed`: each draw adds 0x6d2b79f5 to it (mod 2³²), so a
+ * resample's draws can start anywhere in the stream.
+ */
+export const stateAfter = (seed: number, draws: number): number =>
+  ((seed >>> 0) + (Math.imul(draws % 4294967296, 0x6d2b79f5) >>> 0)) >>> 0;
+
 /** The pairs laid out for the loop. */
 export interface FusedDraws {
   /** Pair i's first four quantities at 4i .. 4i + 3 (missing quantities are never fused). */

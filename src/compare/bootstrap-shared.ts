@@ -2,7 +2,15 @@ import type { Interval } from '../domain/comparisons.js';
 import { settings, type BootstrapResult } from './bootstrap-options.js';
 import { isConstant, percentileInterval } from './bootstrap-parts.js';
 import { strataOf, type Strata } from './bootstrap-strata.js';
-import { drawResample, fusedRows, type FusedDraws } from './bootstrap-draws.js';
+import { drawResample, fusedRows, stateAfter, type FusedDraws } from './bootstrap-draws.js';
+import {
+  CHUNK,
+  chunkOf,
+  chunkSums,
+  drawStratum,
+  type Chunk,
+  type Draws,
+} from './bootstrap-chunks.js';
 
 /*
  * One stratified bootstrap of pairs for many quantities at once. A comparison's score intervals
@@ -89,123 +97,9 @@ function layoutOf(pairs: readonly PairQuantities[], quantities: number): Layout 
  * The resampled statistics: per quantity overall (q × R + r), and per grouped stratum × grouped
  * quantity ((s × G + q) × R + r): each row's resamples lie together, ready for its interval.
  */
-interface Resampled {
+export interface Resampled {
   overall: Float64Array;
   byStratum: Float64Array;
-}
-
-/** The draws of the resample under way, and the generator's state. */
-interface Draws {
-  picks: Int32Array;
-  state: number;
-}
-
-/**
- * One stratum's draws of a resample, summing the first chunk of quantities as it draws: index
- * ⌊u · size⌋ of a mulberry32 output u / 2³² (seededRandom's generator, inlined: a call per draw
- * costs more than the draw). The draws are kept in `picks` for the other sums, the generator's
- * state in `draws`.
- */
-function drawStratum(chunk: Chunk, draws: Draws, from: number, to: number): void {
-  const { c0, c1, c2, c3, running, own } = chunk;
-  const { picks } = draws;
-  const size = to - from;
-  let s = draws.state;
-  let a0 = running[0]!;
-  let a1 = running[1]!;
-  let a2 = running[2]!;
-  let a3 = running[3]!;
-  let g0 = 0;
-  let g1 = 0;
-  let g2 = 0;
-  let g3 = 0;
-  for (let k = from; k < to; k++) {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    const i = from + Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * size);
-    picks[k] = i;
-    const v0 = c0[i]!;
-    const v1 = c1[i]!;
-    const v2 = c2[i]!;
-    const v3 = c3[i]!;
-    a0 += v0;
-    a1 += v1;
-    a2 += v2;
-    a3 += v3;
-    g0 += v0;
-    g1 += v1;
-    g2 += v2;
-    g3 += v3;
-  }
-  running[0] = a0;
-  running[1] = a1;
-  running[2] = a2;
-  running[3] = a3;
-  own[0] = g0;
-  own[1] = g1;
-  own[2] = g2;
-  own[3] = g3;
-  draws.state = s;
-}
-
-/** Quantities summed in one pass: four independent sums keep the processor's adders busy. */
-const CHUNK = 4;
-
-/**
- * Four columns' sums over the draws [from, to): added to `running` (in draw order, so the first
- * quantity's sum is bit for bit a single loop's) and written alone to `own` (a group's part).
- * Written out without destructuring or arrays: this is the innermost loop.
- */
-function chunkSums(chunk: Chunk, picks: Int32Array, from: number, to: number): void {
-  const { c0, c1, c2, c3, running, own } = chunk;
-  let a0 = running[0]!;
-  let a1 = running[1]!;
-  let a2 = running[2]!;
-  let a3 = running[3]!;
-  let g0 = 0;
-  let g1 = 0;
-  let g2 = 0;
-  let g3 = 0;
-  for (let k = from; k < to; k++) {
-    const i = picks[k]!;
-    const v0 = c0[i]!;
-    const v1 = c1[i]!;
-    const v2 = c2[i]!;
-    const v3 = c3[i]!;
-    a0 += v0;
-    a1 += v1;
-    a2 += v2;
-    a3 += v3;
-    g0 += v0;
-    g1 += v1;
-    g2 += v2;
-    g3 += v3;
-  }
-  running[0] = a0;
-  running[1] = a1;
-  running[2] = a2;
-  running[3] = a3;
-  own[0] = g0;
-  own[1] = g1;
-  own[2] = g2;
-  own[3] = g3;
-}
-
-/** Four columns summed together, with their running and own sums. */
-interface Chunk {
-  c0: Float64Array;
-  c1: Float64Array;
-  c2: Float64Array;
-  c3: Float64Array;
-  running: Float64Array;
-  own: Float64Array;
-}
-
-function chunkOf(columns: Float64Array[], first: number, zero: Float64Array): Chunk {
-  const at = (k: number) => columns[first + k] ?? zero;
-  const sums = { running: new Float64Array(CHUNK), own: new Float64Array(CHUNK) };
-  return { c0: at(0), c1: at(1), c2: at(2), c3: at(3), ...sums };
 }
 
 /** Quantities in chunks of four (the last padded with zeros); presence where some pair misses one. */
@@ -249,20 +143,18 @@ function keepOwn(
  * The resamples. Each draws every pair once, summing the first four quantities as it draws
  * (drawStratum); the others are summed over the kept draws four at a time (stratum by stratum
  * where a group needs its own part), and counts too where some pairs miss a quantity. Nothing is
- * allocated per resample.
+ * allocated per resample. Resamples [from, to) of the plan are drawn into `out`: the same numbers
+ * whichever range a call draws, so threads may split the resamples between them.
  */
-function resample(layout: Layout, o: { seed: number; grouped: number; resamples: number }) {
-  const { grouped: G, resamples: R } = o;
+export function sharedDraws(plan: SharedPlan, out: Resampled, range: { from: number; to: number }) {
+  const { layout, grouped: G, resamples: R } = plan;
   const { offsets, groups } = layout.strata;
   const n = layout.strata.items.length;
   const Q = layout.values.length;
   const S = offsets.length - 1;
-  const out: Resampled = {
-    overall: new Float64Array(Q * R),
-    byStratum: new Float64Array(S * G * R),
-  };
   const sink = { out: out.byStratum, G, R };
-  const draws: Draws = { picks: new Int32Array(n), state: o.seed >>> 0 };
+  // Every resample draws n pairs: resample `from` starts n · from draws into the stream.
+  const draws: Draws = { picks: new Int32Array(n), state: stateAfter(plan.seed, n * range.from) };
   const { picks } = draws;
   const chunks = chunksOf(layout, n);
   const first = chunks[0]!;
@@ -284,7 +176,7 @@ function resample(layout: Layout, o: { seed: number; grouped: number; resamples:
           byStratum: out.byStratum,
         }
       : null;
-  for (let r = 0; r < R; r++) {
+  for (let r = range.from; r < range.to; r++) {
     for (const c of chunks) {
       c.values.running.fill(0);
       c.present?.running.fill(0);
@@ -316,7 +208,6 @@ function resample(layout: Layout, o: { seed: number; grouped: number; resamples:
           c.values.running[q - c.first]! / countOf(c.present, q - c.first, n, true);
     }
   }
-  return out;
 }
 
 /** The interval of one statistic's resamples, leaving out those where it had no pair (NaN). */
@@ -358,13 +249,46 @@ export function sharedPairedBootstrap(
   pairs: readonly PairQuantities[],
   options: SharedBootstrapOptions,
 ): SharedBootstrapResult {
+  const plan = sharedPlan(pairs, options);
+  const out = resampledOf(plan);
+  sharedDraws(plan, out, { from: 0, to: plan.resamples });
+  return sharedResults(plan, out);
+}
+
+/** A shared bootstrap ready to draw: its pairs laid out and its settings, checked. */
+export interface SharedPlan {
+  layout: Layout;
+  seed: number;
+  grouped: number;
+  resamples: number;
+  confidence: number;
+}
+
+export function sharedPlan(
+  pairs: readonly PairQuantities[],
+  options: SharedBootstrapOptions,
+): SharedPlan {
   const { confidence, resamples } = settings(options);
   const { quantities: Q, grouped: G = 0, seed } = options;
   if (!Number.isInteger(Q) || Q < 1 || !Number.isInteger(G) || G < 0 || G > Q)
     throw new RangeError(`quantities must be ≥ 1 and 0 ≤ grouped ≤ quantities`);
-  const layout = layoutOf(pairs, Q);
+  return { layout: layoutOf(pairs, Q), seed, grouped: G, resamples, confidence };
+}
+
+/** The plan's resampled statistics, zeroed (in shared memory when `shared`: threads fill it). */
+export function resampledOf(plan: SharedPlan, shared = false): Resampled {
+  const { layout, grouped: G, resamples: R } = plan;
+  const S = layout.strata.offsets.length - 1;
+  const array = (length: number) =>
+    new Float64Array(shared ? new SharedArrayBuffer(length * 8) : new ArrayBuffer(length * 8));
+  return { overall: array(layout.values.length * R), byStratum: array(S * G * R) };
+}
+
+/** Every quantity's result (and each group's) from the plan's resamples, all drawn. */
+export function sharedResults(plan: SharedPlan, out: Resampled): SharedBootstrapResult {
+  const { layout, confidence, resamples, grouped: G } = plan;
+  const Q = layout.values.length;
   const { strata } = layout;
-  const out = resample(layout, { seed, grouped: G, resamples });
   const n = strata.items.length;
   const overall = Array.from({ length: Q }, (_, q) =>
     resultOf(

@@ -2,7 +2,14 @@ import type { Comparison } from '../domain/comparisons.js';
 import type { ComparedSimulation } from '../store/comparison-reads.js';
 import { erroredOf, pairSides } from './pairing.js';
 import { caseRows, metricRows, overallRow } from './rows.js';
-import { scoreIntervals } from './score-intervals.js';
+import {
+  bootstrapInputs,
+  intervalsOf,
+  scoreIntervals,
+  type ScoreIntervals,
+} from './score-intervals.js';
+import { offerToThread } from './compare-thread.js';
+import { allDrawn, drawClaimed, drawMissing, splitResults, splitWork } from './split-bootstraps.js';
 import { conditionsDiffer, flakiness, groupCount, sampleSize, sideSummary } from './sides.js';
 import { seedFrom } from './statistics.js';
 import { voiceRows, voiceRowsOffThread } from './voice.js';
@@ -28,13 +35,15 @@ function seedOf(i: ComparisonInputs): number {
 
 type Built = Omit<Comparison, 'id' | 'created_at'>;
 
-/** Everything but the voice rows, which are built beside it (`buildComparisonConcurrently`). */
-function withoutVoice(i: ComparisonInputs, seed: number): Omit<Built, 'voice'> {
+/** Everything but the voice rows, from the paired sides and their score intervals. */
+function withoutVoice(
+  i: ComparisonInputs,
+  { pairs, unpaired }: ReturnType<typeof pairSides>,
+  scores: ScoreIntervals,
+): Omit<Built, 'voice'> {
   const b = i.baseline.simulations;
   const c = i.candidate.simulations;
-  const { pairs, unpaired } = pairSides(b, c);
   const flaky = flakiness(b, c);
-  const scores = scoreIntervals(pairs, seed);
   return {
     baseline: sideSummary(i.baseline.executionIds, b),
     candidate: sideSummary(i.candidate.executionIds, c),
@@ -55,16 +64,31 @@ function withoutVoice(i: ComparisonInputs, seed: number): Omit<Built, 'voice'> {
 export function buildComparison(i: ComparisonInputs): Built {
   const seed = seedOf(i);
   const voice = voiceRows(i.baseline.simulations, i.candidate.simulations, seed);
-  return { ...withoutVoice(i, seed), voice };
+  const paired = pairSides(i.baseline.simulations, i.candidate.simulations);
+  return { ...withoutVoice(i, paired, scoreIntervals(paired.pairs, seed)), voice };
 }
 
 /**
  * buildComparison with the voice bootstrap on the compare thread (./compare-thread.ts) while this
- * thread draws the score intervals and builds the rest: the same comparison, sooner on two cores.
+ * thread draws the score resamples and builds the score rows; the compare thread then helps with
+ * the score resamples left (./split-bootstraps.ts). The same comparison, sooner on two cores.
  */
 export async function buildComparisonConcurrently(i: ComparisonInputs): Promise<Built> {
   const seed = seedOf(i);
+  // Asked first: the compare thread starts on it while this thread pairs the sides.
   const voice = voiceRowsOffThread(i.baseline.simulations, i.candidate.simulations, seed);
-  const built = withoutVoice(i, seed);
-  return { ...built, voice: await voice };
+  // Its failure is answered below, after any wait for the score draws: not unhandled meanwhile.
+  voice.catch(() => undefined);
+  const paired = pairSides(i.baseline.simulations, i.candidate.simulations);
+  const inputs = bootstrapInputs(paired.pairs, seed);
+  const { work, plan } = splitWork(inputs.quantities, inputs.options);
+  // Asked after the voice bootstrap: the thread helps once that is done.
+  const helped = offerToThread({ kind: 'split', work });
+  drawClaimed(work, () => plan);
+  if (!allDrawn(work)) {
+    await helped;
+    drawMissing(work, plan);
+  }
+  const scores = intervalsOf(inputs.metrics, splitResults(work, plan));
+  return { ...withoutVoice(i, paired, scores), voice: await voice };
 }

@@ -2,6 +2,8 @@ import { Worker } from 'node:worker_threads';
 import { DEFAULT_RESAMPLES } from './bootstrap-options.js';
 import {
   sharedPairedBootstrap,
+  sharedPlan,
+  type SharedPlan,
   type PairQuantities,
   type SharedBootstrapOptions,
   type SharedBootstrapResult,
@@ -12,6 +14,7 @@ import {
   type VoiceBootstrapOptions,
   type VoiceBootstrapResult,
 } from './voice-bootstrap.js';
+import { drawClaimed, type SplitWork } from './split-bootstraps.js';
 
 /*
  * A comparison's bootstraps on a thread of their own. Two executions of 1,000 simulations take ten
@@ -22,6 +25,8 @@ import {
  * thread cannot: before it has started (it starts with the first large bootstrap asked of it and
  * is used once it is up), after it stopped or failed, or where threads cannot start. An idle
  * thread does not keep the process alive; the engine stops it when it stops (closeCompareThread).
+ * It also helps draw a score bootstrap split in chunks (./split-bootstraps.ts): asked after a
+ * comparison's voice bootstrap, it claims whatever score chunks the asking thread has not yet.
  */
 
 /** What the thread is asked: a bootstrap, with the same arguments as on this thread. */
@@ -32,17 +37,25 @@ export type CompareJob =
       baseline: CallValues[];
       candidate: CallValues[];
       options: VoiceBootstrapOptions;
-    };
+    }
+  | { kind: 'split'; work: SplitWork };
+
+/** A split job's answer: how many chunks this thread drew. */
+interface Drew {
+  drew: number;
+}
 
 type ResultOf<J extends CompareJob> = J extends { kind: 'scores' }
   ? SharedBootstrapResult
-  : VoiceBootstrapResult;
+  : J extends { kind: 'voice' }
+    ? VoiceBootstrapResult
+    : Drew;
 
 export type CompareThreadRequest = CompareJob & { id: number };
 
 export type CompareThreadReply =
   | { ready: true }
-  | { id: number; result: SharedBootstrapResult | VoiceBootstrapResult }
+  | { id: number; result: SharedBootstrapResult | VoiceBootstrapResult | Drew }
   | { id: number; error: string };
 
 /** Draws below which a thread's round trip would cost more than it saves. */
@@ -137,16 +150,38 @@ export function runHere<J extends CompareJob>(job: J): ResultOf<J> {
   const result =
     job.kind === 'scores'
       ? sharedPairedBootstrap(job.pairs, job.options)
-      : voiceBootstrap(job.baseline, job.candidate, job.options);
+      : job.kind === 'voice'
+        ? voiceBootstrap(job.baseline, job.candidate, job.options)
+        : { drew: drawClaimed(job.work, lazyPlan(job.work)) };
   return result as ResultOf<J>;
 }
 
 /** Roughly the job's draws: what makes it worth a round trip to the thread. */
 function drawsOf(job: CompareJob): number {
+  if (job.kind === 'split') return drawsOf({ kind: 'scores', ...job.work });
   const resamples = job.options.resamples ?? DEFAULT_RESAMPLES;
   const items =
     job.kind === 'scores' ? job.pairs.length : job.baseline.length + job.candidate.length;
   return items * resamples;
+}
+
+/** The work's plan, made on first use. */
+function lazyPlan(work: SplitWork): () => SharedPlan {
+  let plan: SharedPlan | null = null;
+  return () => (plan ??= sharedPlan(work.pairs, work.options));
+}
+
+/**
+ * Asks the compare thread to draw chunks of a split score bootstrap (./split-bootstraps.ts) when
+ * the work is large and the thread is up. Answers once it has drawn every chunk it claimed: true, or
+ * false when it was not asked or stopped (its claimed chunks may then be undrawn).
+ */
+export async function offerToThread(job: CompareJob & { kind: 'split' }): Promise<boolean> {
+  if (drawsOf(job) < THREAD_DRAWS || unavailable) return false;
+  thread ??= start();
+  if (!thread || !isUp(thread)) return false;
+  const reply = await ask(thread, job);
+  return reply !== null && 'result' in reply;
 }
 
 /**

@@ -47,7 +47,7 @@ export function metricNames(pairs: readonly Pair[]): string[] {
 }
 
 /** The bootstrap's inputs: per judged pair, the score's difference then each metric's. */
-function bootstrapInputs(pairs: readonly Pair[], seed: number) {
+export function bootstrapInputs(pairs: readonly Pair[], seed: number) {
   const judged = withOutcomes(pairs);
   const metrics = metricNames(judged);
   const quantities: PairQuantities[] = judged.map((p) => ({
@@ -63,7 +63,10 @@ function bootstrapInputs(pairs: readonly Pair[], seed: number) {
   return { metrics, quantities, options };
 }
 
-function intervalsOf(metrics: readonly string[], result: SharedBootstrapResult): ScoreIntervals {
+export function intervalsOf(
+  metrics: readonly string[],
+  result: SharedBootstrapResult,
+): ScoreIntervals {
   const { overall, groups } = result;
   return {
     overall: overall[0] ?? NOTHING,

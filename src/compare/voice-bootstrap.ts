@@ -1,6 +1,7 @@
 import type { Interval } from '../domain/comparisons.js';
 import { settings } from './bootstrap-options.js';
 import { percentileInterval } from './bootstrap-parts.js';
+import { unpackSums } from './voice-packing.js';
 import { drawWeights, sideLayout, type CallValues, type SideLayout } from './voice-sides.js';
 import { accumulate, nearestRank, type7 } from './weighted-table.js';
 
@@ -91,19 +92,21 @@ function weighted4(
  * presence of measures some calls miss) land in the side's scratch, summed over conditions last.
  */
 function evaluateSums(side: SideLayout, weights: Float64Array, shape: Shape, out: Float64Array) {
-  const { columns, scratch, range, countAt } = side;
+  const { columns, scratch, range, countAt, packed, sums } = side;
   const width = columns.length;
   const M = shape.means;
   scratch.fill(0, 0, width);
   for (let c = 0; c + 1 < shape.scopes; c++) {
     range[0] = side.from[c]!;
     range[1] = side.to[c]!;
-    range[3] = (c + 1) * width;
-    for (let first = 0; first < width; first += 4) {
+    range[3] = 0;
+    for (let first = 0; first < packed.summed.length; first += 4) {
       range[2] = first;
-      weighted4(columns, weights, range, scratch);
+      weighted4(packed.summed, weights, range, sums);
     }
-    for (let k = 0; k < width; k++) scratch[k]! += scratch[range[3] + k]!;
+    const at = (c + 1) * width;
+    unpackSums(packed, sums, scratch, at);
+    for (let k = 0; k < width; k++) scratch[k]! += scratch[at + k]!;
   }
   for (let scope = 0; scope < shape.scopes; scope++) {
     const sums = scope * width;
@@ -161,16 +164,18 @@ function shapeOf(calls: readonly CallValues[], percentiles: readonly number[], s
   return { means, medians, percentiles, K: means + medians + percentiles.length + 1, scopes };
 }
 
-/** A side's statistic in a resample: its own, or its value when the scope has one call there. */
-/** A side's statistic in a resample: its own, or its value when the scope has one call there. */
-function sideValue(
+/**
+ * A side's statistics in a resample: its own, but its values as they are in a condition where it
+ * has a single call (that call stays there: ./voice-sides.ts).
+ */
+function fixSingles(
   side: SideLayout,
-  scope: number,
+  K: number,
   values: { own: Float64Array; point: Float64Array },
-  at: number,
 ) {
-  const c = scope - 1;
-  return c >= 0 && side.to[c]! - side.from[c]! === 1 ? values.point[at]! : values.own[at]!;
+  for (let c = 0; c < side.from.length; c++)
+    if (side.to[c]! - side.from[c]! === 1)
+      for (let at = (c + 1) * K; at < (c + 2) * K; at++) values.own[at] = values.point[at]!;
 }
 
 interface Sides {
@@ -180,31 +185,40 @@ interface Sides {
   /** Each side's statistics over its calls as they are (every weight 1). */
   point: { b: Float64Array; c: Float64Array };
   confidence: number;
+  seed: number;
+  resamples: number;
+  /** The conditions' keys, in scope order (scope c + 1 is condition c). */
+  conditions: string[];
 }
 
-/** The resampled differences, statistic by statistic: (scope × K + k) × R + r. */
-function resampleDifferences(x: Sides, o: { seed: number; resamples: number }) {
+/**
+ * The resampled differences, statistic by statistic: (scope × K + k) × R + r. A resample's are
+ * written together (one cache line or two), then laid out by statistic once at the end.
+ */
+function resampleDifferences(x: Sides): Float64Array {
   const { b, c, shape, point } = x;
-  const R = o.resamples;
+  const R = x.resamples;
   const size = shape.scopes * shape.K;
-  const differences = new Float64Array(size * R);
+  const byResample = new Float64Array(size * R);
   const weights = { b: new Float64Array(b.calls.length), c: new Float64Array(c.calls.length) };
   const values = {
     b: { own: new Float64Array(size), point: point.b },
     c: { own: new Float64Array(size), point: point.c },
   };
-  let state = o.seed >>> 0;
+  let state = x.seed >>> 0;
   for (let r = 0; r < R; r++) {
     state = drawWeights(weights.b, b.strata, state);
     state = drawWeights(weights.c, c.strata, state);
     evaluate(b, weights.b, shape, values.b.own);
     evaluate(c, weights.c, shape, values.c.own);
-    for (let at = 0; at < size; at++) {
-      const scope = Math.floor(at / shape.K);
-      differences[at * R + r] =
-        sideValue(c, scope, values.c, at) - sideValue(b, scope, values.b, at);
-    }
+    fixSingles(b, shape.K, values.b);
+    fixSingles(c, shape.K, values.c);
+    const [own, other] = [values.c.own, values.b.own];
+    for (let at = 0; at < size; at++) byResample[r * size + at] = own[at]! - other[at]!;
   }
+  const differences = new Float64Array(size * R);
+  for (let at = 0; at < size; at++)
+    for (let r = 0; r < R; r++) differences[at * R + r] = byResample[r * size + at]!;
   return differences;
 }
 
@@ -246,6 +260,26 @@ export function voiceBootstrap(
   candidate: readonly CallValues[],
   options: VoiceBootstrapOptions,
 ): VoiceBootstrapResult {
+  const x = voicePlan(baseline, candidate, options);
+  const { shape, resamples } = x;
+  const differences = resampleDifferences(x);
+  const scope = (s: number) =>
+    Array.from({ length: shape.K }, (_, k) => {
+      const at = s * shape.K + k;
+      return statisticOf(x, at, differences.subarray(at * resamples, (at + 1) * resamples));
+    });
+  return {
+    overall: scope(0),
+    byCondition: new Map(x.conditions.map((key, c) => [key, scope(c + 1)])),
+  };
+}
+
+/** Both sides laid out, checked, with their point statistics. */
+function voicePlan(
+  baseline: readonly CallValues[],
+  candidate: readonly CallValues[],
+  options: VoiceBootstrapOptions,
+): Sides {
   const { confidence, resamples } = settings(options);
   const conditions = [...new Set([...baseline, ...candidate].map((x) => x.condition))].sort();
   const shape = shapeOf([...baseline, ...candidate], options.percentiles, conditions.length + 1);
@@ -255,15 +289,5 @@ export function voiceBootstrap(
   const point = { b: new Float64Array(size), c: new Float64Array(size) };
   evaluate(b, new Float64Array(b.calls.length).fill(1), shape, point.b);
   evaluate(c, new Float64Array(c.calls.length).fill(1), shape, point.c);
-  const x: Sides = { b, c, shape, point, confidence };
-  const differences = resampleDifferences(x, { seed: options.seed, resamples });
-  const scope = (s: number) =>
-    Array.from({ length: shape.K }, (_, k) => {
-      const at = s * shape.K + k;
-      return statisticOf(x, at, differences.subarray(at * resamples, (at + 1) * resamples));
-    });
-  return {
-    overall: scope(0),
-    byCondition: new Map(conditions.map((key, c) => [key, scope(c + 1)])),
-  };
+  return { b, c, shape, point, confidence, seed: options.seed, resamples, conditions };
 }

@@ -1,4 +1,5 @@
-import { weightedTable, type Entry, type WeightedTable } from './weighted-table.js';
+import { packColumns, type PackedColumns } from './voice-packing.js';
+import { weightedTableOf, type EntryColumns, type WeightedTable } from './weighted-table.js';
 
 /*
  * One side's calls laid out for the voice bootstrap (./voice-bootstrap.ts): calls ordered by
@@ -34,6 +35,10 @@ export interface SideLayout {
    * some call misses; padded with zeros to a multiple of four.
    */
   columns: Float64Array[];
+  /** The columns as summed: whole-number ones packed several to a float (./voice-packing.ts). */
+  packed: PackedColumns;
+  /** Scratch for one condition's sums of the packed columns. */
+  sums: Float64Array;
   /** Per mean measure: the column that counts it (ones, or its presence). */
   countAt: Int32Array;
   /** Scratch for the sums: the side's (all conditions), then each condition's. */
@@ -106,7 +111,33 @@ function columnsOf(calls: readonly CallValues[], measures: number, conditions: n
   }
   while (columns.length % 4) columns.push(new Float64Array(calls.length));
   const scratch = new Float64Array(columns.length * (conditions + 1));
-  return { columns, countAt, scratch, range: new Int32Array(4) };
+  const packed = packColumns(columns, calls.length);
+  const sums = new Float64Array(packed.summed.length);
+  return { columns, countAt, scratch, range: new Int32Array(4), packed, sums };
+}
+
+/** Every call's values (none for null), as entry columns, in call order. */
+function entriesOf(
+  calls: readonly CallValues[],
+  conditionOf: Int32Array,
+  valuesOf: (c: CallValues) => readonly (number | null)[],
+): EntryColumns {
+  const values: number[] = [];
+  const owners: number[] = [];
+  const of: number[] = [];
+  calls.forEach((c, call) => {
+    for (const value of valuesOf(c)) {
+      if (value === null) continue;
+      values.push(value);
+      owners.push(call);
+      of.push(conditionOf[call]!);
+    }
+  });
+  return {
+    values: Float64Array.from(values),
+    calls: Int32Array.from(owners),
+    conditions: Int32Array.from(of),
+  };
 }
 
 /** The side laid out over these conditions (every condition of both sides, in key order). */
@@ -118,26 +149,15 @@ export function sideLayout(
   const { byCondition, order, many } = ordered(calls, conditions);
   const laid = order.flatMap((c) => byCondition[c]!);
   const index = new Map(conditions.map((key, c) => [key, c]));
-  const entries = (values: (c: CallValues) => readonly (number | null)[]): Entry[] =>
-    laid.flatMap((c, call) =>
-      values(c).flatMap((value) =>
-        value === null ? [] : [{ value, call, condition: index.get(c.condition)! }],
-      ),
-    );
+  const conditionOf = Int32Array.from(laid, (c) => index.get(c.condition)!);
+  const table = (values: (c: CallValues) => readonly (number | null)[]) =>
+    weightedTableOf(entriesOf(laid, conditionOf, values), conditions.length);
   return {
     calls: laid,
     ...rangesOf(byCondition, order, many),
     ...columnsOf(laid, shape.means, conditions.length),
-    medians: Array.from({ length: shape.medians }, (_, d) =>
-      weightedTable(
-        entries((c) => [c.medians[d] ?? null]),
-        conditions.length,
-      ),
-    ),
-    pooled: weightedTable(
-      entries((c) => c.pooled),
-      conditions.length,
-    ),
+    medians: Array.from({ length: shape.medians }, (_, d) => table((c) => [c.medians[d] ?? null])),
+    pooled: table((c) => c.pooled),
   };
 }
 

@@ -34,21 +34,52 @@ export interface Entry {
 
 /** The table of these entries over `conditions` conditions. */
 export function weightedTable(entries: readonly Entry[], conditions: number): WeightedTable {
-  const sorted = [...entries].sort((a, b) => a.value - b.value || a.condition - b.condition);
-  const parts = Array.from({ length: conditions }, () => [] as Entry[]);
-  for (const e of sorted) parts[e.condition]!.push(e);
-  const before = parts.map(() => new Int32Array(sorted.length + 1));
+  return weightedTableOf(
+    {
+      values: Float64Array.from(entries, (e) => e.value),
+      calls: Int32Array.from(entries, (e) => e.call),
+      conditions: Int32Array.from(entries, (e) => e.condition),
+    },
+    conditions,
+  );
+}
+
+/** Entries as columns: entry i is values[i], from call calls[i] of condition conditions[i]. */
+export interface EntryColumns {
+  values: Float64Array;
+  calls: Int32Array;
+  conditions: Int32Array;
+}
+
+/** weightedTable of entries given as columns (no object per entry: a side has thousands). */
+export function weightedTableOf(entries: EntryColumns, conditions: number): WeightedTable {
+  const { values, calls, conditions: of } = entries;
+  const n = values.length;
+  // Ascending by value, then condition, then entry (a total order: the same table every time).
+  const sorted = new Int32Array(n).map((_, i) => i);
+  sorted.sort((a, b) => values[a]! - values[b]! || of[a]! - of[b]! || a - b);
+  const sizes = new Int32Array(conditions);
+  for (let i = 0; i < n; i++) sizes[of[i]!]!++;
+  const parts = Array.from(sizes, (size) => ({
+    values: new Float64Array(size),
+    owners: new Int32Array(size),
+  }));
+  const before = parts.map(() => new Int32Array(n + 1));
   const seen = new Int32Array(conditions);
-  sorted.forEach((e, p) => {
-    seen[e.condition]!++;
-    for (let c = 0; c < conditions; c++) before[c]![p + 1] = seen[c]!;
-  });
+  for (let p = 0; p < n; p++) {
+    const e = sorted[p]!;
+    const c = of[e]!;
+    parts[c]!.values[seen[c]!] = values[e]!;
+    parts[c]!.owners[seen[c]!] = calls[e]!;
+    seen[c]!++;
+    for (let k = 0; k < conditions; k++) before[k]![p + 1] = seen[k]!;
+  }
   return {
-    values: parts.map((part) => Float64Array.from(part, (e) => e.value)),
-    owners: parts.map((part) => Int32Array.from(part, (e) => e.call)),
-    blocks: parts.map((part) => new Float64Array(Math.ceil(part.length / BLOCK) + 1)),
+    values: parts.map((part) => part.values),
+    owners: parts.map((part) => part.owners),
+    blocks: parts.map((part) => new Float64Array(Math.ceil(part.values.length / BLOCK) + 1)),
     weights: new Float64Array(0),
-    merged: Float64Array.from(sorted, (e) => e.value),
+    merged: Float64Array.from(sorted, (e) => values[e]!),
     before,
   };
 }
