@@ -15,6 +15,13 @@ const bundleDirs = () =>
     .filter((name) => name.startsWith('cli-'))
     .map((name) => join('dist', name));
 
+/** The bundle of the sources as they are now (built when stale), its newest folder. */
+function currentBundleDir(): string {
+  execFileSync(process.execPath, ['src/cli/callbench.mjs', '--version']);
+  const newest = (a: string, b: string) => statSync(b).mtimeMs - statSync(a).mtimeMs;
+  return bundleDirs().sort(newest)[0]!;
+}
+
 /**
  * `callbench` runs its built bundle, not the TypeScript: and the engine's threads and processes,
  * started from files beside the bundle's modules, work from there too.
@@ -65,9 +72,7 @@ describe('the CLI bundle', () => {
   }, 60_000);
 
   it("the bundle's Silero thread loads its model", () => {
-    execFileSync(process.execPath, ['src/cli/callbench.mjs', '--version']); // built when stale
-    const newest = (a: string, b: string) => statSync(b).mtimeMs - statSync(a).mtimeMs;
-    const dir = bundleDirs().sort(newest)[0]!;
+    const dir = currentBundleDir();
     // In a process of its own: onnxruntime must not be torn down with a test worker.
     const answer = execFileSync(
       process.execPath,
@@ -89,9 +94,7 @@ describe('the CLI bundle', () => {
   }, 60_000);
 
   it("the bundle's audio thread starts and answers", () => {
-    execFileSync(process.execPath, ['src/cli/callbench.mjs', '--version']); // built when stale
-    const newest = (a: string, b: string) => statSync(b).mtimeMs - statSync(a).mtimeMs;
-    const dir = bundleDirs().sort(newest)[0]!;
+    const dir = currentBundleDir();
     const answer = execFileSync(
       process.execPath,
       [
