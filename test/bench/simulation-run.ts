@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createEngine } from '../../src/engine.js';
 import { memorySampler } from './memory.js';
 import type { AgentSnapshot } from '../../src/providers/types.js';
+import { replicaAgent } from '../helpers/support-sam.js';
 
 /**
  * One benchmark run, in a process of its own so that its peak memory is its own. Prints
@@ -55,25 +56,9 @@ if (mode === 'engine') {
       tools: [],
     },
   };
-  await engine.store.agents.insert({
-    id: 'agt_bench',
-    provider: 'vapi',
-    providerAgentId: 'b',
-    name: 'Bench agent',
-    status: 'active',
-    description: null,
-    snapshot,
-    overrides: {},
-    channel: 'replica',
-    credentials: null,
-    tags: [],
-    syncStatus: 'idle',
-    lastSyncedAt: null,
-    syncError: null,
-    callsCursorMs: null,
-    created_at: now,
-    updated_at: now,
-  });
+  await engine.store.agents.insert(
+    replicaAgent({ id: 'agt_bench', providerAgentId: 'b', snapshot: snapshot, at: now }),
+  );
   const ws = ((await engine.invoke('workspaces.list', {})).data as { workspaces: { id: string }[] })
     .workspaces[0]!.id;
   const persona = (

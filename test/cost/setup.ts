@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { AgentSnapshot } from '../../src/providers/types.js';
-import { supportSamSnapshot } from '../helpers/support-sam.js';
+import { replicaAgent, supportSamSnapshot } from '../helpers/support-sam.js';
 import type { Json } from '../helpers/json.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -17,25 +17,9 @@ const snapshot = (): AgentSnapshot => supportSamSnapshot();
 /** The agent, its tool (at `targetUrl`), a persona and a judged scenario with a model caller. */
 export async function costSetup(s: TestServer, targetUrl: string) {
   const now = new Date().toISOString();
-  await s.engine.store.agents.insert({
-    id: 'agt_sam',
-    provider: 'vapi',
-    providerAgentId: 'a1',
-    name: 'Support Sam',
-    status: 'active',
-    description: null,
-    snapshot: snapshot(),
-    overrides: {},
-    channel: 'replica',
-    credentials: null,
-    tags: [],
-    syncStatus: 'idle',
-    lastSyncedAt: null,
-    syncError: null,
-    callsCursorMs: null,
-    created_at: now,
-    updated_at: now,
-  });
+  await s.engine.store.agents.insert(
+    replicaAgent({ id: 'agt_sam', providerAgentId: 'a1', snapshot: snapshot(), at: now }),
+  );
   const tool = await s.call('POST', '/v1/tools', {
     name: 'order_status',
     description: 'Looks up an order',

@@ -1,5 +1,6 @@
 import type { Engine } from '../../src/engine.js';
 import type { AgentSnapshot } from '../../src/providers/types.js';
+import { replicaAgent } from './support-sam.js';
 
 /** The secret key every instance of a test team server shares (and every PostgreSQL test store). */
 export const TEAM_KEY = 'team-test-key-0123456789-0123456789';
@@ -47,25 +48,9 @@ async function data<T>(engine: Engine, operation: string, input: object): Promis
  */
 export async function seedTeamScenario(engine: Engine, turns: number): Promise<TeamScenario> {
   const now = new Date().toISOString();
-  await engine.store.agents.insert({
-    id: 'agt_team',
-    provider: 'vapi',
-    providerAgentId: 't',
-    name: 'Team agent',
-    status: 'active',
-    description: null,
-    snapshot,
-    overrides: {},
-    channel: 'replica',
-    credentials: null,
-    tags: [],
-    syncStatus: 'idle',
-    lastSyncedAt: null,
-    syncError: null,
-    callsCursorMs: null,
-    created_at: now,
-    updated_at: now,
-  });
+  await engine.store.agents.insert(
+    replicaAgent({ id: 'agt_team', providerAgentId: 't', snapshot: snapshot, at: now }),
+  );
   const { workspaces } = await data<{ workspaces: { id: string }[] }>(
     engine,
     'workspaces.list',

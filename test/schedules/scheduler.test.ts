@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startFakeBrain } from '../helpers/fake-brain.js';
 import { startServer, tempDir, testClock, type TestServer } from '../helpers/server.js';
+import { promptOnlySnapshot, replicaAgent } from '../helpers/support-sam.js';
 
 describe('schedules run scenarios on a moved clock', () => {
   let s: TestServer;
@@ -27,40 +28,14 @@ describe('schedules run scenarios on a moved clock', () => {
     dataDir = tempDir();
     s = await startServer(options());
     const now = new Date(clock.now()).toISOString();
-    await s.engine.store.agents.insert({
-      id: 'agt_sam',
-      provider: 'vapi',
-      providerAgentId: 'a1',
-      name: 'Sam',
-      status: 'active',
-      description: null,
-      overrides: {},
-      channel: 'replica',
-      credentials: null,
-      tags: [],
-      syncStatus: 'idle',
-      lastSyncedAt: null,
-      syncError: null,
-      callsCursorMs: null,
-      created_at: now,
-      updated_at: now,
-      snapshot: {
-        name: 'Sam',
-        description: null,
-        phoneNumbers: [],
-        knowledgeBases: [],
-        routingRules: [],
-        tags: [],
-        textChat: true,
-        configuration: {
-          model: { provider: null, name: null, temperature: null, maxTokens: null },
-          voice: { provider: null, voiceId: null, stability: null, similarityBoost: null },
-          prompt: 'You are Sam.',
-          firstMessage: null,
-          tools: [],
-        },
-      },
-    });
+    await s.engine.store.agents.insert(
+      replicaAgent({
+        id: 'agt_sam',
+        providerAgentId: 'a1',
+        snapshot: promptOnlySnapshot('Sam', 'You are Sam.'),
+        at: now,
+      }),
+    );
     const persona = (await s.ws('POST', '/personas', { name: 'Frank', prompt: 'Busy.' })).body.data
       .persona.id;
     scenarioId = (

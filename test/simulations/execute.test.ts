@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentSnapshot } from '../../src/providers/types.js';
-import { supportSamSnapshot } from '../helpers/support-sam.js';
+import { replicaAgent, supportSamSnapshot } from '../helpers/support-sam.js';
 import { startFakeBrain } from '../helpers/fake-brain.js';
 import { startServer, tempDir, type TestServer } from '../helpers/server.js';
 import { storedAt, storedRows } from '../helpers/store-under-test.js';
@@ -18,25 +18,9 @@ describe('executing scenarios: whole simulated conversations, scored', () => {
 
   const setup = async (server: TestServer) => {
     const now = new Date().toISOString();
-    await server.engine.store.agents.insert({
-      id: 'agt_sam',
-      provider: 'vapi',
-      providerAgentId: 'a1',
-      name: 'Support Sam',
-      status: 'active',
-      description: null,
-      snapshot: snapshot(),
-      overrides: {},
-      channel: 'replica',
-      credentials: null,
-      tags: [],
-      syncStatus: 'idle',
-      lastSyncedAt: null,
-      syncError: null,
-      callsCursorMs: null,
-      created_at: now,
-      updated_at: now,
-    });
+    await server.engine.store.agents.insert(
+      replicaAgent({ id: 'agt_sam', providerAgentId: 'a1', snapshot: snapshot(), at: now }),
+    );
     await server.call('POST', '/v1/tools', {
       name: 'order_status',
       description: 'Looks up an order',
