@@ -46,6 +46,8 @@ interface AudioThread {
   /** Why it stopped; null while it runs. */
   stopped: string | null;
   closing: boolean;
+  /** How its calls and the pool reach it (one per thread). */
+  link: AudioThreadLink;
 }
 
 /** What the engine asks to dial on an audio thread. */
@@ -93,23 +95,24 @@ function receive(thread: AudioThread, message: FromAudioThread): void {
 }
 
 /** A thread is kept referenced while it has calls or answers to give: an idle one lets the process end. */
-function holdWhileBusy(thread: AudioThread): void {
+function holdWhileBusy(thread: Omit<AudioThread, 'link'>): void {
   if (thread.calls.size || thread.dialling || thread.waiting.size) thread.worker.ref();
   else thread.worker.unref();
 }
 
-function startThread(): AudioThread {
+function startThread(nextRequest: () => number): AudioThread {
   // Flags on the parent's command line are about its own entry and loaders; V8's reach the thread.
   const worker = new Worker(workerScript(), { execArgv: [] });
-  const thread: AudioThread = {
+  const state = {
     worker,
-    calls: new Map(),
+    calls: new Map<number, RemoteCall>(),
     dialling: 0,
-    waiting: new Map(),
+    waiting: new Map<number, Waiting>(),
     silero: null,
     stopped: null,
     closing: false,
   };
+  const thread: AudioThread = Object.assign(state, { link: linkTo(state, nextRequest) });
   worker.on('message', (message: FromAudioThread) => {
     receive(thread, message);
     holdWhileBusy(thread);
@@ -125,7 +128,7 @@ function startThread(): AudioThread {
   return thread;
 }
 
-function linkTo(thread: AudioThread, nextRequest: () => number): AudioThreadLink {
+function linkTo(thread: Omit<AudioThread, 'link'>, nextRequest: () => number): AudioThreadLink {
   const post = (message: ToAudioThread, transfer?: TransferListItem[]) => {
     if (!thread.stopped) thread.worker.postMessage(message, transfer);
   };
@@ -174,7 +177,7 @@ export function createAudioThreads(size: number): AudioThreads {
     let best: AudioThread | null = null;
     for (let slot = 0; slot < threads.length; slot++) {
       let thread = threads[slot];
-      if (!thread || thread.stopped) thread = threads[slot] = startThread();
+      if (!thread || thread.stopped) thread = threads[slot] = startThread(request);
       const load = thread.calls.size + thread.dialling;
       if (!best || load < best.calls.size + best.dialling) best = thread;
     }
@@ -186,7 +189,7 @@ export function createAudioThreads(size: number): AudioThreads {
     const thread = leastBusy();
     thread.dialling++;
     thread.worker.ref();
-    const link = linkTo(thread, request);
+    const { link } = thread;
     const id = nextCall++;
     const cancel = () => link.post({ op: 'cancel', call: id });
     signal.addEventListener('abort', cancel, { once: true });
@@ -212,8 +215,7 @@ export function createAudioThreads(size: number): AudioThreads {
   async function closeThread(thread: AudioThread): Promise<void> {
     thread.closing = true;
     if (!thread.stopped) {
-      const link = linkTo(thread, request);
-      const done = link.ask<null>({ op: 'shutdown', req: request() }).catch(() => null);
+      const done = thread.link.ask<null>({ op: 'shutdown', req: request() }).catch(() => null);
       const grace = new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref());
       await Promise.race([done, grace]);
     }
@@ -226,7 +228,7 @@ export function createAudioThreads(size: number): AudioThreads {
       const running = threads.filter((t): t is AudioThread => t !== null && !t.stopped);
       const sizes = await Promise.all(
         running.map((t) =>
-          linkTo(t, request)
+          t.link
             .ask<{ heapUsed: number; external: number }>({ op: 'memory', req: request() })
             .then((m) => m.heapUsed + m.external)
             .catch(() => 0),

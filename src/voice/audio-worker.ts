@@ -239,17 +239,17 @@ function hosted(id: number): HostedCall {
 }
 
 /** Answers a request (after the reports made before it, so the engine reads them first). */
-function answer(req: number, work: () => unknown): void {
+function answer<T>(
+  req: number,
+  work: () => T | Promise<T>,
+  handOver?: (value: T) => ArrayBuffer[],
+): void {
   Promise.resolve()
     .then(work)
     .then(
-      (value: unknown) => {
+      (value: T) => {
         flush();
-        const wav = (value as Partial<WireRecord> | null)?.wav;
-        port.postMessage(
-          { reply: req, value } satisfies FromAudioThread,
-          wav ? [wav.buffer as ArrayBuffer] : [],
-        );
+        port.postMessage({ reply: req, value } satisfies FromAudioThread, handOver?.(value) ?? []);
       },
       (err: unknown) => {
         flush();
@@ -290,7 +290,12 @@ function handle(m: ToAudioThread): void {
     case 'dtmf':
       return calls.get(m.call)?.sendDtmf(m.digits);
     case 'end':
-      return answer(m.req, () => hosted(m.call).end());
+      // The recording's bytes are handed over, not copied.
+      return answer(
+        m.req,
+        () => hosted(m.call).end(),
+        (r) => [r.wav.buffer as ArrayBuffer],
+      );
     case 'transcript':
       return answer(m.req, async () => {
         const call = hosted(m.call);

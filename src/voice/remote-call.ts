@@ -21,8 +21,6 @@ import {
   type AgentSpeech,
   type CallEnd,
   type CallerSpeech,
-  type TimedText,
-  type TimedToolCall,
   type Utterance,
 } from './live-call.js';
 import type { ProviderTranscriptTurn } from './transport.js';
@@ -48,11 +46,7 @@ const IDLE: CallState = { now: 0, busy: false, idleSeq: 0, spokenMs: 0 };
 export class RemoteCall implements CallSession {
   readonly callerSpeech: CallerSpeech[] = [];
   readonly agentSpeech: AgentSpeech[] = [];
-  readonly texts: CallTexts & {
-    agentTexts: TimedText[];
-    heardTexts: TimedText[];
-    toolCalls: TimedToolCall[];
-  } = { agentTexts: [], heardTexts: [], toolCalls: [] };
+  readonly texts: CallTexts = { agentTexts: [], heardTexts: [], toolCalls: [] };
   private state = IDLE;
   private sentSeq = 0;
   private readonly utterances = new Map<number, Utterance>();

@@ -12,6 +12,7 @@ import { modelJudge } from '../../src/simulations/judge.js';
 import { metricsFor, scoreConversation } from '../../src/simulations/scoring.js';
 import { emptyUsage } from '../../src/llm/types.js';
 import { memorySampler } from './memory.js';
+import { replicaAgent } from '../helpers/support-sam.js';
 
 /**
  * One production-monitoring run, in a process of its own (its memory its own). Prints JSON.
@@ -144,25 +145,9 @@ async function monitoredEngine(options: { runSimulations: boolean; providerAgent
   const now = new Date(clock.now()).toISOString();
   const agent = (id: string, providerAgentId: string) =>
     engine.store.agents.insert({
-      id,
-      provider: 'vapi',
-      providerAgentId,
-      name: 'Bench agent',
-      status: 'active',
-      description: null,
-      snapshot,
-      overrides: {},
-      channel: 'replica',
-      credentials: null,
-      tags: [],
-      syncStatus: 'idle',
-      lastSyncedAt: null,
-      syncError: null,
-      callsCursorMs: null,
+      ...replicaAgent({ id, providerAgentId, snapshot, at: now }),
       monitoring,
       monitoringEnabledAt: now,
-      created_at: now,
-      updated_at: now,
     });
   await agent('agt_bench', 'bench');
   if (options.providerAgentId) await agent('agt_synced', options.providerAgentId);

